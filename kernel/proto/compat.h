@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * MetaRoCE portable protocol core: the one door to kernel or libc types.
+ *
+ * Every file under kernel/proto/ includes this header and no system header
+ * of its own, so the same C builds unchanged in the Linux 6.1 kernel
+ * (__KERNEL__) and in userspace (host unit tests, fuzzers, model test).
+ *
+ * In the kernel the __be* types are sparse "bitwise" types: code must go
+ * through cpu_to_be*()/be*_to_cpu() for every wire field. In userspace
+ * they are plain integers and the same macros map to <endian.h>.
+ */
+#ifndef MR_PROTO_COMPAT_H
+#define MR_PROTO_COMPAT_H
+
+#ifdef __KERNEL__
+
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/errno.h>
+#include <asm/byteorder.h>
+#ifdef MR_KERNEL_CRC32C
+/* Opt-in: use the kernel's (accelerated) crc32c; needs libcrc32c loaded. */
+#include <linux/crc32c.h>
+#endif
+
+#else /* userspace */
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <string.h>
+#include <errno.h>
+#include <endian.h>
+
+/* Same widths and (for u64/s64) the same C types as the kernel's. */
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef unsigned long long u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef long long s64;
+
+typedef uint16_t __be16;
+typedef uint32_t __be32;
+typedef unsigned long long __be64;
+
+#define cpu_to_be16(x) ((__be16)htobe16((u16)(x)))
+#define cpu_to_be32(x) ((__be32)htobe32((u32)(x)))
+#define cpu_to_be64(x) ((__be64)htobe64((u64)(x)))
+#define be16_to_cpu(x) ((u16)be16toh((u16)(x)))
+#define be32_to_cpu(x) ((u32)be32toh((u32)(x)))
+#define be64_to_cpu(x) ((u64)be64toh((u64)(x)))
+
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#ifndef __packed
+#define __packed __attribute__((__packed__))
+#endif
+
+#endif /* __KERNEL__ */
+
+/* Compile-time check usable at file scope in both worlds (C11). */
+#define MR_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+
+#define MR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Side-effect-free arguments only (evaluated twice). */
+#define MR_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MR_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif /* MR_PROTO_COMPAT_H */
