@@ -19,6 +19,7 @@
 #include <linux/string.h>
 #include <linux/errno.h>
 #include <asm/byteorder.h>
+#include <linux/math64.h>
 #ifdef MR_KERNEL_CRC32C
 /* Opt-in: use the kernel's (accelerated) crc32c; needs libcrc32c loaded. */
 #include <linux/crc32c.h>
@@ -68,6 +69,22 @@ typedef unsigned long long __be64;
 
 /* Compile-time check usable at file scope in both worlds (C11). */
 #define MR_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+
+/*
+ * 64-bit division: plain '/' on u64 does not link on 32-bit kernels, so
+ * core code divides through this helper (div64_u64() in the kernel).
+ */
+#ifdef __KERNEL__
+static inline u64 mr_div64_u64(u64 a, u64 b)
+{
+	return div64_u64(a, b);
+}
+#else
+static inline u64 mr_div64_u64(u64 a, u64 b)
+{
+	return a / b;
+}
+#endif
 
 #define MR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
