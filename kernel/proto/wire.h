@@ -33,6 +33,7 @@
 #define MR_CREDIT_UNLIMITED	0xFFFFFFFFU	/* AKH.credit: no limit */
 #define MR_RNR_TIMER_MAX	31	/* IB RNR timer encoding is 5 bits */
 #define MR_ATOMIC_LEN		8	/* atomics operate on 64 bits */
+#define MR_QPN_MASK		0x00FFFFFFU	/* QPNs are 24 bits */
 
 /* ---- Header sizes (MR-HDR-1) ---- */
 
