@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MetaRoCE per-QP congestion control: DCTCP-style ECN fraction combined
+ * with a Swift-style delay target (MR-CC).  See cc.h.
+ */
+#include "cc.h"
+#include "wire.h"
+
+#define MR_CC_US	1000U	/* ns per microsecond */
+/* srtt cap for fixed-point products (~18 minutes, never reached) */
+#define MR_CC_RTT_CAP	(1ULL << 40)
+
+static inline u32 frac(u32 num, u32 den)
+{
+	/* num/den as a fixed point fraction, num <= den */
+	return (u32)mr_div64_u64((u64)num << MR_CC_SHIFT, den);
+}
+
+void mr_cc_default_params(struct mr_cc_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = MR_CC_DCTCP_SWIFT;
+	p->use_ecn = true;
+	p->use_delay = true;
+	/* DCTCP's recommended g = 1/16 (design brief) */
+	p->g_shift = 4;
+	/*
+	 * 32 packets of 4 KiB = 128 KiB, about one BDP at 100 Gb/s and
+	 * 10 us: a new QP fills a typical path in its first RTT without
+	 * slow start (Swift has none) while staying well inside the
+	 * 256-packet window.
+	 */
+	p->init_cwnd = MR_CC_PKTS(32);
+	/*
+	 * Windows below one packet are what makes large incasts work
+	 * (Swift): the pacer then spaces packets by srtt / cwnd.
+	 */
+	p->min_cwnd = MR_CC_ONE / 64;
+	/* the scoreboard cannot track more (MR-WIN) */
+	p->max_cwnd = MR_CC_PKTS(256);
+	/* comparison mode behaves like RoCE without DCQCN: full window */
+	p->fixed_cwnd = MR_CC_PKTS(256);
+	/* one packet per RTT, classic AIMD */
+	p->ai = MR_CC_ONE;
+	/*
+	 * Swift's published gains: beta 0.8 scales the cut with how far the
+	 * delay overshoots the target, max_mdf 0.5 bounds any single cut.
+	 */
+	p->beta = MR_CC_ONE * 4 / 5;
+	p->max_mdf = MR_CC_ONE / 2;
+	/*
+	 * Loss and trims are certain congestion evidence (a queue
+	 * overflowed or hit the trim threshold), so they cut like the
+	 * strongest delay signal, once per RTT.
+	 */
+	p->loss_mdf = MR_CC_ONE / 2;
+	p->trim_mdf = MR_CC_ONE / 2;
+	/*
+	 * Target = base_rtt + 10 us + 5 hops * 1 us: 10 us of queueing is
+	 * about one BDP at 100 Gb/s (enough to keep the bottleneck busy);
+	 * each switch of a 3-tier Clos (<= 5 on a path) adds some jitter.
+	 */
+	p->target_fixed_ns = 10 * MR_CC_US;
+	p->target_per_hop_ns = 1 * MR_CC_US;
+	p->hops = 5;
+	/*
+	 * Flow scaling (Swift): many flows sharing a bottleneck each hold
+	 * a small window; raising their target by up to 10 us as cwnd goes
+	 * from 100 down to 0.1 packets lets them converge to fairness
+	 * instead of all cutting on the same queue.
+	 */
+	p->fs_range_ns = 10 * MR_CC_US;
+	p->fs_min_cwnd = MR_CC_ONE / 10;
+	p->fs_max_cwnd = MR_CC_PKTS(100);
+	/*
+	 * Pace 25% faster than cwnd/srtt: the window stays the binding
+	 * limit in steady state, the pacer only smooths ACK-clocked bursts
+	 * and enforces windows below one packet.
+	 */
+	p->pacing_gain = MR_CC_ONE * 5 / 4;
+}
+
+int mr_cc_init(struct mr_cc *cc, const struct mr_cc_params *p)
+{
+	if (p->mode > MR_CC_DCTCP_SWIFT || !p->min_cwnd ||
+	    p->min_cwnd > p->max_cwnd || p->max_cwnd > MR_CC_PKTS(65535) ||
+	    p->init_cwnd < p->min_cwnd || p->init_cwnd > p->max_cwnd ||
+	    !p->fixed_cwnd || p->fixed_cwnd > MR_CC_PKTS(65535) ||
+	    p->g_shift == 0 || p->g_shift > 16 ||
+	    p->beta > MR_CC_ONE || p->max_mdf > MR_CC_ONE ||
+	    p->loss_mdf > MR_CC_ONE || p->trim_mdf > MR_CC_ONE ||
+	    (p->fs_range_ns && (!p->fs_min_cwnd ||
+				p->fs_min_cwnd >= p->fs_max_cwnd)))
+		return MR_ERR_INVAL;
+	memset(cc, 0, sizeof(*cc));
+	cc->p = *p;
+	cc->cwnd = p->mode == MR_CC_FIXED ? p->fixed_cwnd : p->init_cwnd;
+	cc->credit = MR_CC_NO_CREDIT;
+	/* DCTCP starts conservative: the first CE halves the window */
+	cc->alpha = MR_CC_ONE;
+	cc->win_len = cc->cwnd >> MR_CC_SHIFT ? cc->cwnd >> MR_CC_SHIFT : 1;
+	return 0;
+}
+
+static void clamp_cwnd(struct mr_cc *cc)
+{
+	if (cc->cwnd < cc->p.min_cwnd)
+		cc->cwnd = cc->p.min_cwnd;
+	if (cc->cwnd > cc->p.max_cwnd)
+		cc->cwnd = cc->p.max_cwnd;
+}
+
+/* Multiplicative decrease at most once per RTT (MR-CC). */
+static bool can_cut(const struct mr_cc *cc, u64 now)
+{
+	if (!cc->cut_valid)
+		return true;
+	return now - cc->last_cut_ns >= (cc->rtt_valid ? cc->srtt_ns : 0);
+}
+
+static void cut(struct mr_cc *cc, u64 now, u32 keep)
+{
+	/* keep: fraction of the window that stays */
+	cc->cwnd = (u32)(((u64)cc->cwnd * keep) >> MR_CC_SHIFT);
+	clamp_cwnd(cc);
+	cc->cut_valid = true;
+	cc->last_cut_ns = now;
+}
+
+static u64 isqrt64(u64 x)
+{
+	u64 r = 0, bit = 1ULL << 62;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+/* 1/sqrt(c) for a fixed point c > 0, fixed point result. */
+static u64 inv_sqrt(u32 c)
+{
+	/* 2^16 / sqrt(c / 2^16) = 2^32 / sqrt(c * 2^16) */
+	u64 s = isqrt64((u64)c << MR_CC_SHIFT);
+
+	return mr_div64_u64(1ULL << 32, s ? s : 1);
+}
+
+/* Swift flow scaling, linear in 1/sqrt(cwnd), in [0, fs_range]. */
+static u64 flow_scaling(const struct mr_cc *cc)
+{
+	u64 x, xmin, xmax;
+
+	if (!cc->p.fs_range_ns)
+		return 0;
+	x = inv_sqrt(cc->cwnd);
+	xmin = inv_sqrt(cc->p.fs_max_cwnd);
+	xmax = inv_sqrt(cc->p.fs_min_cwnd);
+	if (x <= xmin)
+		return 0;
+	if (x >= xmax)
+		return cc->p.fs_range_ns;
+	return mr_div64_u64((u64)cc->p.fs_range_ns * (x - xmin),
+			    xmax - xmin);
+}
+
+u64 mr_cc_target_ns(const struct mr_cc *cc)
+{
+	if (!cc->rtt_valid)
+		return 0;
+	return cc->base_rtt_ns + cc->p.target_fixed_ns +
+	       (u64)cc->p.hops * cc->p.target_per_hop_ns + flow_scaling(cc);
+}
+
+u32 mr_cc_window(const struct mr_cc *cc)
+{
+	u64 w = cc->p.mode == MR_CC_FIXED ? cc->p.fixed_cwnd : cc->cwnd;
+
+	/*
+	 * Receiver admission (AKH.credit) caps the window (MR-CC).  A grant
+	 * of 0 still allows one packet in flight: it serves as the probe
+	 * that fetches the next grant, so the QP cannot deadlock waiting
+	 * for an unsolicited update.
+	 */
+	if (cc->credit != MR_CC_NO_CREDIT) {
+		u64 c = (u64)(cc->credit ? cc->credit : 1) << MR_CC_SHIFT;
+
+		if (c < w)
+			w = c;
+	}
+	return (u32)w;
+}
+
+static void rtt_sample(struct mr_cc *cc, u64 rtt)
+{
+	if (rtt > MR_CC_RTT_CAP)
+		rtt = MR_CC_RTT_CAP;
+	cc->last_rtt_ns = rtt;
+	if (!cc->rtt_valid) {
+		cc->rtt_valid = true;
+		cc->srtt_ns = rtt;
+		cc->base_rtt_ns = rtt;
+		return;
+	}
+	cc->srtt_ns = cc->srtt_ns - (cc->srtt_ns >> 3) + (rtt >> 3);
+	if (rtt < cc->base_rtt_ns)
+		cc->base_rtt_ns = rtt;
+}
+
+/* DCTCP: close an observation window of ~cwnd delivered packets. */
+static void ecn_account(struct mr_cc *cc, u32 acked, u32 ce, u32 pkts)
+{
+	u32 f;
+
+	if (ce > pkts)
+		ce = pkts;	/* malformed counters: be conservative */
+	cc->win_ce += ce;
+	cc->win_pkts += pkts;
+	cc->win_acked += acked;
+	if (cc->win_acked < cc->win_len)
+		return;
+	f = cc->win_pkts ? frac(cc->win_ce, cc->win_pkts) : 0;
+	/* alpha = (1 - g) * alpha + g * F */
+	cc->alpha = cc->alpha - (cc->alpha >> cc->p.g_shift) +
+		    (f >> cc->p.g_shift);
+	if (cc->alpha > MR_CC_ONE)
+		cc->alpha = MR_CC_ONE;
+	cc->win_ce = 0;
+	cc->win_pkts = 0;
+	cc->win_acked = 0;
+	cc->win_len = cc->cwnd >> MR_CC_SHIFT ? cc->cwnd >> MR_CC_SHIFT : 1;
+	cc->st.alpha_updates++;
+}
+
+void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
+		  u32 pkt_count, u64 rtt_ns, u32 credit)
+{
+	bool ecn_sig, delay_sig;
+	u64 target = 0, inc;
+
+	cc->credit = credit;
+	if (rtt_ns)
+		rtt_sample(cc, rtt_ns);
+	if (cc->p.mode == MR_CC_FIXED)
+		return;
+
+	if (cc->p.use_ecn)
+		ecn_account(cc, acked, ce_count, pkt_count);
+	ecn_sig = cc->p.use_ecn && ce_count;
+	if (cc->p.use_delay && rtt_ns) {
+		target = mr_cc_target_ns(cc);
+		delay_sig = cc->last_rtt_ns > target;
+	} else {
+		delay_sig = false;
+	}
+
+	if (ecn_sig || delay_sig) {
+		u32 keep = MR_CC_ONE, k;
+		bool by_delay = false;
+
+		if (!can_cut(cc, now_ns))
+			return;	/* no increase either while congested */
+		if (ecn_sig) {
+			/* DCTCP: cwnd *= 1 - alpha / 2 */
+			k = MR_CC_ONE - (cc->alpha >> 1);
+			if (k < keep)
+				keep = k;
+		}
+		if (delay_sig) {
+			/* Swift: 1 - beta * (rtt - target) / rtt */
+			u64 over = cc->last_rtt_ns - target;
+			u64 d = mr_div64_u64(over * cc->p.beta,
+					     cc->last_rtt_ns);
+
+			if (d > cc->p.max_mdf)
+				d = cc->p.max_mdf;
+			k = MR_CC_ONE - (u32)d;
+			if (k < keep) {
+				keep = k;
+				by_delay = true;
+			}
+		}
+		if (by_delay)
+			cc->st.cuts_delay++;
+		else
+			cc->st.cuts_ecn++;
+		cut(cc, now_ns, keep);
+		return;
+	}
+
+	if (!acked)
+		return;
+	/* no growth beyond what the receiver admits: it could not be used */
+	if (cc->credit != MR_CC_NO_CREDIT &&
+	    (u64)cc->cwnd >= ((u64)cc->credit << MR_CC_SHIFT))
+		return;
+	/*
+	 * Additive increase (MR-CC): ai per window of acked packets, i.e.
+	 * ai per RTT.  Below one packet the window grows by ai per acked
+	 * packet (Swift), as one ACK per RTT would otherwise be too slow.
+	 */
+	if (acked > MR_WINDOW)
+		acked = MR_WINDOW;	/* cannot exceed the window */
+	if (cc->cwnd >= MR_CC_ONE)
+		inc = mr_div64_u64(((u64)cc->p.ai * acked) << MR_CC_SHIFT,
+				   cc->cwnd);
+	else
+		inc = (u64)cc->p.ai * acked;
+	inc += cc->cwnd;
+	cc->cwnd = inc > cc->p.max_cwnd ? cc->p.max_cwnd : (u32)inc;
+}
+
+void mr_cc_on_loss(struct mr_cc *cc, u64 now_ns, u32 n)
+{
+	if (cc->p.mode == MR_CC_FIXED || !n || !can_cut(cc, now_ns))
+		return;
+	cc->st.cuts_loss++;
+	cut(cc, now_ns, MR_CC_ONE - cc->p.loss_mdf);
+}
+
+void mr_cc_on_trim(struct mr_cc *cc, u64 now_ns)
+{
+	if (cc->p.mode == MR_CC_FIXED || !can_cut(cc, now_ns))
+		return;
+	cc->st.cuts_trim++;
+	cut(cc, now_ns, MR_CC_ONE - cc->p.trim_mdf);
+}
+
+void mr_cc_on_rto(struct mr_cc *cc, u64 now_ns)
+{
+	cc->st.rtos++;
+	if (cc->p.mode == MR_CC_FIXED)
+		return;
+	/* everything in flight is presumed gone: restart from 1 (MR-CC) */
+	cc->cwnd = MR_CC_ONE;
+	clamp_cwnd(cc);
+	cc->cut_valid = true;
+	cc->last_cut_ns = now_ns;
+	cc->win_ce = 0;
+	cc->win_pkts = 0;
+	cc->win_acked = 0;
+	cc->win_len = 1;
+}
+
+u64 mr_cc_pacing_gap(const struct mr_cc *cc)
+{
+	u64 rate;
+
+	if (cc->p.mode == MR_CC_FIXED || !cc->p.pacing_gain ||
+	    !cc->rtt_valid)
+		return 0;
+	/* packets per srtt, fixed point */
+	rate = ((u64)mr_cc_window(cc) * cc->p.pacing_gain) >> MR_CC_SHIFT;
+	if (!rate)
+		rate = 1;
+	return mr_div64_u64(cc->srtt_ns << MR_CC_SHIFT, rate);
+}
+
+void mr_cc_on_send(struct mr_cc *cc, u64 now_ns)
+{
+	u64 gap = mr_cc_pacing_gap(cc), base;
+
+	if (!gap)
+		return;
+	/*
+	 * Keep the schedule if the caller is at most one gap late (timer
+	 * granularity), otherwise restart it: an idle QP earns no burst.
+	 */
+	if (cc->next_send_ns > now_ns || now_ns - cc->next_send_ns <= gap)
+		base = cc->next_send_ns;
+	else
+		base = now_ns;
+	cc->next_send_ns = base + gap;
+}
+
+u64 mr_cc_next_send_ns(const struct mr_cc *cc)
+{
+	return mr_cc_pacing_gap(cc) ? cc->next_send_ns : 0;
+}
+
+bool mr_cc_can_send(const struct mr_cc *cc, u64 now_ns, u32 inflight)
+{
+	if (((u64)inflight << MR_CC_SHIFT) >= mr_cc_window(cc))
+		return false;
+	return now_ns >= mr_cc_next_send_ns(cc);
+}

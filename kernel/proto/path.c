@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MetaRoCE multipath path table: spraying, PLB-style re-rolls, dead-path
+ * detection and probing (MR-MP).  See path.h.
+ */
+#include "path.h"
+#include "wire.h"
+
+#define FP_ONE	MR_PATH_FP_ONE
+
+void mr_path_default_params(struct mr_path_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->n_paths = MR_PATH_DEFAULT;
+	/*
+	 * A SUSPECT path keeps a quarter of a clean path's share: enough
+	 * traffic to prove itself healthy again, little exposure if not.
+	 */
+	p->weight_active = 4;
+	p->weight_suspect = 1;
+	/* per-round EWMA of the CE fraction: reacts within a few rounds */
+	p->ecn_g_shift = 2;
+	/* PLB's K: a round is congested if half its packets saw CE */
+	p->ecn_thresh = FP_ONE / 2;
+	/*
+	 * A quarter of a round lost is far above random corruption loss
+	 * (~1e-4 .. 1e-2) and signals a broken or overloaded route.
+	 */
+	p->loss_thresh = FP_ONE / 4;
+	/* one trim means the path's queue hit the trim threshold */
+	p->trim_thresh = 1;
+	/* PLB's M: re-roll after 3 consecutive congested rounds */
+	p->reroll_rounds = 3;
+	/* enough packets for the fractions above to mean something */
+	p->round_min_pkts = 8;
+	p->round_min_ns = 20000;
+	/*
+	 * Dead after 3 RTOs without delivery: one RTO may be a tail loss,
+	 * three in a row with packets in flight is a black hole.
+	 */
+	p->dead_rtos = 3;
+	p->probe_interval_ns = 500000;
+}
+
+/*
+ * Draw an entropy value different from every path's current one (the
+ * re-rolled path's included); after 16 collisions take the last draw.
+ */
+static u16 new_entropy(struct mr_path_table *pt)
+{
+	u16 e = 0;
+	int tries, i;
+
+	for (tries = 0; tries < 16; tries++) {
+		bool dup = false;
+
+		e = pt->rand(pt->rand_ctx) & MR_PATH_ENTROPY_MASK;
+		for (i = 0; i < pt->n; i++) {
+			if (pt->path[i].entropy == e) {
+				dup = true;
+				break;
+			}
+		}
+		if (!dup)
+			break;
+	}
+	return e;
+}
+
+static void round_reset(struct mr_path *p, u64 now)
+{
+	p->r_pkts = 0;
+	p->r_ce = 0;
+	p->r_delivered = 0;
+	p->r_lost = 0;
+	p->r_trims = 0;
+	p->round_start_ns = now;
+}
+
+int mr_path_init(struct mr_path_table *pt, const struct mr_path_params *p,
+		 u32 (*rand)(void *ctx), void *rand_ctx, u64 now_ns)
+{
+	int i;
+
+	if (!rand || (!p->single && (p->n_paths == 0 ||
+				     p->n_paths > MR_PATH_MAX)) ||
+	    p->weight_active == 0 || p->weight_suspect == 0 ||
+	    p->weight_suspect > p->weight_active || p->ecn_g_shift > 16 ||
+	    p->reroll_rounds == 0 || p->dead_rtos == 0)
+		return MR_ERR_INVAL;
+	memset(pt, 0, sizeof(*pt));
+	pt->p = *p;
+	pt->rand = rand;
+	pt->rand_ctx = rand_ctx;
+	pt->n = p->single ? 1 : p->n_paths;
+	pt->p.n_paths = pt->n;
+	for (i = 0; i < pt->n; i++)
+		pt->path[i].entropy = 0xFFFF;
+	for (i = 0; i < pt->n; i++) {
+		struct mr_path *x = &pt->path[i];
+
+		/* paths not drawn yet hold 0xFFFF, never a valid entropy */
+		x->entropy = new_entropy(pt);
+		x->state = MR_PATH_ACTIVE;
+		x->last_delivery_ns = now_ns;
+		round_reset(x, now_ns);
+	}
+	return 0;
+}
+
+int mr_path_set_entropy(struct mr_path_table *pt, u8 idx, u16 entropy)
+{
+	if (idx >= pt->n || entropy > MR_PATH_ENTROPY_MASK)
+		return MR_ERR_INVAL;
+	pt->path[idx].entropy = entropy;
+	return 0;
+}
+
+static u32 weight(const struct mr_path_table *pt, const struct mr_path *p)
+{
+	u32 w;
+
+	switch (p->state) {
+	case MR_PATH_ACTIVE:
+		/* ECN-heavy paths get less: 1 .. weight_active */
+		w = pt->p.weight_active - 1;
+		return 1 + ((w * (FP_ONE - MR_MIN(p->ecn_frac, FP_ONE))) >> 16);
+	case MR_PATH_SUSPECT:
+		return pt->p.weight_suspect;
+	default:
+		return 0;
+	}
+}
+
+/* Smooth weighted round robin (each pick: +weight, winner -total). */
+static int wrr(struct mr_path_table *pt, int avoid)
+{
+	s32 total = 0;
+	int i, best = -1;
+
+	for (i = 0; i < pt->n; i++) {
+		struct mr_path *p = &pt->path[i];
+		u32 w;
+
+		if (i == avoid)
+			continue;
+		w = weight(pt, p);
+		if (!w)
+			continue;
+		p->wrr_cur += (s32)w;
+		total += (s32)w;
+		if (best < 0 || p->wrr_cur > pt->path[best].wrr_cur)
+			best = i;
+	}
+	if (best >= 0)
+		pt->path[best].wrr_cur -= total;
+	return best;
+}
+
+/* All paths dead: keep sending on the one that delivered most recently. */
+static u8 fallback(const struct mr_path_table *pt)
+{
+	int i, best = 0;
+
+	for (i = 1; i < pt->n; i++)
+		if (pt->path[i].last_delivery_ns >
+		    pt->path[best].last_delivery_ns)
+			best = i;
+	return (u8)best;
+}
+
+u8 mr_path_pick(struct mr_path_table *pt)
+{
+	int i;
+
+	if (pt->n == 1)
+		return 0;
+	i = wrr(pt, -1);
+	return i >= 0 ? (u8)i : fallback(pt);
+}
+
+u8 mr_path_pick_other(struct mr_path_table *pt, u8 avoid)
+{
+	int i;
+
+	if (pt->n == 1)
+		return 0;
+	i = wrr(pt, avoid);
+	return i >= 0 ? (u8)i : mr_path_pick(pt);
+}
+
+static void reroll(struct mr_path_table *pt, struct mr_path *p, u64 now)
+{
+	p->entropy = new_entropy(pt);
+	p->ecn_frac = 0;
+	p->srtt_ns = 0;
+	p->bad_rounds = 0;
+	p->rerolls++;
+	pt->rerolls++;
+	if (p->state != MR_PATH_DEAD)
+		p->state = MR_PATH_ACTIVE;
+	round_reset(p, now);
+}
+
+bool mr_path_reroll(struct mr_path_table *pt, u8 idx, u64 now_ns)
+{
+	if (pt->p.single || idx >= pt->n)
+		return false;
+	reroll(pt, &pt->path[idx], now_ns);
+	return true;
+}
+
+/*
+ * Close the path's round once it lasted an RTT and saw enough packets,
+ * and judge it (PLB): congested rounds demote to SUSPECT; reroll_rounds
+ * of them in a row re-roll the entropy (MR-MP).
+ */
+static void round_check(struct mr_path_table *pt, struct mr_path *p, u64 now)
+{
+	u64 len = MR_MAX(pt->p.round_min_ns, p->srtt_ns);
+	u32 seen = p->r_delivered + p->r_lost + p->r_trims;
+	bool congested = false;
+	u32 f;
+
+	if (now - p->round_start_ns < len || seen < pt->p.round_min_pkts)
+		return;
+	if (p->r_pkts) {
+		f = (u32)mr_div64_u64((u64)MR_MIN(p->r_ce, p->r_pkts) << 16,
+				      p->r_pkts);
+		p->ecn_frac = p->ecn_frac - (p->ecn_frac >> pt->p.ecn_g_shift) +
+			      (f >> pt->p.ecn_g_shift);
+		if (f >= pt->p.ecn_thresh)
+			congested = true;
+	}
+	if (p->r_lost + p->r_delivered) {
+		f = (u32)mr_div64_u64((u64)p->r_lost << 16,
+				      p->r_lost + p->r_delivered);
+		if (f > pt->p.loss_thresh)
+			congested = true;
+	}
+	if (pt->p.trim_thresh && p->r_trims >= pt->p.trim_thresh)
+		congested = true;
+
+	round_reset(p, now);
+	if (p->state == MR_PATH_DEAD)
+		return;
+	if (!congested) {
+		p->bad_rounds = 0;
+		p->state = MR_PATH_ACTIVE;
+		return;
+	}
+	if (++p->bad_rounds >= pt->p.reroll_rounds && !pt->p.single)
+		reroll(pt, p, now);	/* resets the round again: harmless */
+	else
+		p->state = MR_PATH_SUSPECT;
+}
+
+void mr_path_on_send(struct mr_path_table *pt, u8 idx, u64 now_ns)
+{
+	struct mr_path *p;
+
+	if (idx >= pt->n)
+		return;
+	p = &pt->path[idx];
+	if (!p->pending) {
+		p->pending = true;
+		p->pending_since_ns = now_ns;
+	}
+}
+
+void mr_path_on_delivery(struct mr_path_table *pt, u8 idx, u32 n,
+			 u64 now_ns)
+{
+	struct mr_path *p;
+
+	if (idx >= pt->n || !n)
+		return;
+	p = &pt->path[idx];
+	p->delivered += n;
+	p->r_delivered += n;
+	p->last_delivery_ns = now_ns;
+	p->pending = false;
+	round_check(pt, p, now_ns);
+}
+
+void mr_path_on_ack(struct mr_path_table *pt, u8 idx, u32 ce, u32 pkts,
+		    u64 rtt_ns, u64 now_ns)
+{
+	struct mr_path *p;
+
+	if (idx >= pt->n)
+		return;
+	p = &pt->path[idx];
+	p->r_pkts += pkts;
+	p->r_ce += MR_MIN(ce, pkts);
+	if (rtt_ns) {
+		if (!p->srtt_ns)
+			p->srtt_ns = rtt_ns;
+		else
+			p->srtt_ns = p->srtt_ns - (p->srtt_ns >> 3) +
+				     (rtt_ns >> 3);
+	}
+	round_check(pt, p, now_ns);
+}
+
+void mr_path_on_loss(struct mr_path_table *pt, u8 idx, u32 n, u64 now_ns)
+{
+	struct mr_path *p;
+
+	if (idx >= pt->n || !n)
+		return;
+	p = &pt->path[idx];
+	p->losses += n;
+	p->r_lost += n;
+	round_check(pt, p, now_ns);
+}
+
+void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns)
+{
+	struct mr_path *p;
+
+	if (idx >= pt->n)
+		return;
+	p = &pt->path[idx];
+	p->trims++;
+	p->r_trims++;
+	round_check(pt, p, now_ns);
+}
+
+u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
+{
+	u64 done = 0;
+	int i;
+
+	if (pt->p.single)
+		return 0;
+	for (i = 0; i < pt->n; i++) {
+		struct mr_path *p = &pt->path[i];
+
+		if (!(mask & (1ULL << i)) || p->state == MR_PATH_DEAD)
+			continue;
+		reroll(pt, p, now_ns);
+		done |= 1ULL << i;
+	}
+	return done;
+}
+
+u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
+		 u64 now_ns)
+{
+	u64 dead = 0, limit = rto_ns * pt->p.dead_rtos;
+	int i;
+
+	if (pt->p.single)
+		return 0;
+	if (limit < rto_ns)
+		limit = ~0ULL;	/* overflow: effectively never */
+	for (i = 0; i < pt->n; i++) {
+		struct mr_path *p = &pt->path[i];
+
+		if (p->state == MR_PATH_DEAD || !p->pending ||
+		    !(inflight_mask & (1ULL << i)) ||
+		    now_ns - p->pending_since_ns <= limit)
+			continue;
+		/*
+		 * Black hole: take it out of rotation and move it to a new
+		 * entropy, which most likely hashes around the failure; the
+		 * probes then test the new route (MR-MP).
+		 */
+		p->state = MR_PATH_DEAD;
+		p->deaths++;
+		pt->deaths++;
+		reroll(pt, p, now_ns);
+		p->pending = false;
+		p->wrr_cur = 0;
+		p->next_probe_ns = now_ns;
+		dead |= 1ULL << i;
+	}
+	return dead;
+}
+
+bool mr_path_probe_due(const struct mr_path_table *pt, u64 now_ns, u8 *idx)
+{
+	int i;
+
+	for (i = 0; i < pt->n; i++) {
+		const struct mr_path *p = &pt->path[i];
+
+		if (p->state == MR_PATH_DEAD && now_ns >= p->next_probe_ns) {
+			*idx = (u8)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u64 now_ns)
+{
+	if (idx >= pt->n)
+		return;
+	pt->path[idx].next_probe_ns = now_ns + pt->p.probe_interval_ns;
+}
+
+void mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u64 rtt_ns,
+			    u64 now_ns)
+{
+	struct mr_path *p;
+
+	if (idx >= pt->n)
+		return;
+	p = &pt->path[idx];
+	if (p->state != MR_PATH_DEAD)
+		return;
+	/* revived, but on probation until a clean round (MR-MP) */
+	p->state = MR_PATH_SUSPECT;
+	p->bad_rounds = 0;
+	p->pending = false;
+	p->last_delivery_ns = now_ns;
+	p->srtt_ns = rtt_ns;
+	p->wrr_cur = 0;
+	round_reset(p, now_ns);
+	pt->revivals++;
+}
+
+u32 mr_path_usable(const struct mr_path_table *pt)
+{
+	u32 n = 0;
+	int i;
+
+	for (i = 0; i < pt->n; i++)
+		n += pt->path[i].state != MR_PATH_DEAD;
+	return n;
+}

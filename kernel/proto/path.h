@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * MetaRoCE multipath: per-QP path table (MR-MP).
+ *
+ * A path is an index (carried in MBH.path, echoed by the responder) bound
+ * to a 14-bit entropy value; the UDP source port 0xC000 | entropy steers
+ * ECMP hashing in the fabric.  Packets are sprayed per packet by smooth
+ * weighted round robin over healthy paths.  Health per path: EWMA of the
+ * CE fraction, srtt, loss and trim counts, last delivery.  A path that is
+ * congested for several rounds in a row (PLB-style) or that saw an RTO is
+ * re-rolled to a new random entropy; a path with nothing delivered for k
+ * RTOs while packets were sent on it is declared dead (the caller
+ * retransmits its packets elsewhere, mr_txsb_mark_path_lost()) and is
+ * probed until a PROBE_REPLY revives it.  Single-path mode uses one
+ * entropy for the whole QP, like RoCE, and never re-rolls.
+ *
+ * Randomness comes from a caller-supplied generator; no globals.
+ */
+#ifndef MR_PROTO_PATH_H
+#define MR_PROTO_PATH_H
+
+#include "compat.h"
+
+#define MR_PATH_MAX		64
+#define MR_PATH_DEFAULT		8
+#define MR_PATH_ENTROPY_MASK	0x3FFF
+#define MR_PATH_SPORT_BASE	0xC000
+#define MR_PATH_FP_ONE		(1U << 16)	/* fixed point 1.0 */
+
+enum mr_path_state {
+	MR_PATH_ACTIVE = 0,	/* healthy, full weight */
+	MR_PATH_SUSPECT = 1,	/* congested last round or just revived */
+	MR_PATH_DEAD = 2,	/* no delivery for k RTOs: not used, probed */
+};
+
+struct mr_path_params {
+	u8 n_paths;		/* 1..MR_PATH_MAX */
+	bool single;		/* single-path (RoCE-like) mode */
+	u8 weight_active;	/* WRR weight of a clean ACTIVE path */
+	u8 weight_suspect;	/* WRR weight of a SUSPECT path */
+	u8 ecn_g_shift;		/* EWMA gain 2^-shift of the CE fraction */
+	u32 ecn_thresh;		/* CE fraction making a round congested */
+	u32 loss_thresh;	/* loss fraction making a round congested */
+	u32 trim_thresh;	/* trims per round making it congested */
+	u8 reroll_rounds;	/* consecutive congested rounds -> re-roll */
+	u32 round_min_pkts;	/* packets accounted before a round closes */
+	u64 round_min_ns;	/* round length floor (also before srtt) */
+	u8 dead_rtos;		/* k: RTOs without delivery -> DEAD */
+	u64 probe_interval_ns;	/* PROBE spacing for a DEAD path */
+};
+
+struct mr_path {
+	u64 last_delivery_ns;
+	u64 pending_since_ns;	/* first send after the last delivery */
+	bool pending;
+	u64 round_start_ns;
+	u64 next_probe_ns;
+	u64 srtt_ns;		/* 0: no sample yet */
+	u32 ecn_frac;		/* EWMA CE fraction, fixed point */
+	/* current round */
+	u32 r_pkts;		/* packets seen by the responder (AKH) */
+	u32 r_ce;
+	u32 r_delivered;
+	u32 r_lost;
+	u32 r_trims;
+	/* totals */
+	u64 delivered;
+	u64 losses;
+	u64 trims;
+	u32 rerolls;
+	u32 deaths;
+	s32 wrr_cur;		/* smooth WRR credit */
+	u16 entropy;		/* 14 bits */
+	u8 state;		/* enum mr_path_state */
+	u8 bad_rounds;		/* consecutive congested rounds */
+};
+
+struct mr_path_table {
+	struct mr_path_params p;
+	u32 (*rand)(void *ctx);	/* caller's random source */
+	void *rand_ctx;
+	u8 n;			/* paths in use */
+	u64 rerolls;
+	u64 deaths;
+	u64 revivals;
+	struct mr_path path[MR_PATH_MAX];
+};
+
+/* Defaults, reasoning in path.c. */
+void mr_path_default_params(struct mr_path_params *p);
+/*
+ * Set up the table with distinct random entropies drawn from @rand.
+ * 0 or MR_ERR_INVAL.  In single-path mode n_paths is forced to 1.
+ */
+int mr_path_init(struct mr_path_table *pt, const struct mr_path_params *p,
+		 u32 (*rand)(void *ctx), void *rand_ctx, u64 now_ns);
+
+/* Pick the path for the next data packet (WRR over healthy paths). */
+u8 mr_path_pick(struct mr_path_table *pt);
+/* Pick a usable path other than @avoid if there is one (retransmits). */
+u8 mr_path_pick_other(struct mr_path_table *pt, u8 avoid);
+
+static inline u16 mr_path_entropy(const struct mr_path_table *pt, u8 idx)
+{
+	return pt->path[idx].entropy;
+}
+
+/* UDP source port for @idx (MR-ENC). */
+static inline u16 mr_path_sport(const struct mr_path_table *pt, u8 idx)
+{
+	return MR_PATH_SPORT_BASE | pt->path[idx].entropy;
+}
+
+/* Override an entropy (e.g. a RoCE-style flow hash); 0 or MR_ERR_INVAL. */
+int mr_path_set_entropy(struct mr_path_table *pt, u8 idx, u16 entropy);
+
+/* A packet was sent on @idx. */
+void mr_path_on_send(struct mr_path_table *pt, u8 idx, u64 now_ns);
+/* @n packets last sent on @idx were delivered (cum or SACK). */
+void mr_path_on_delivery(struct mr_path_table *pt, u8 idx, u32 n,
+			 u64 now_ns);
+/*
+ * Per-path ACK signals: an ACK echoing path @idx (MBH.path of the ACK)
+ * carried @ce / @pkts and an RTT sample @rtt_ns (0: none).
+ */
+void mr_path_on_ack(struct mr_path_table *pt, u8 idx, u32 ce, u32 pkts,
+		    u64 rtt_ns, u64 now_ns);
+/* @n packets last sent on @idx were declared lost. */
+void mr_path_on_loss(struct mr_path_table *pt, u8 idx, u32 n, u64 now_ns);
+/* A trimmed NACK for a packet sent on @idx. */
+void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns);
+/*
+ * The QP's RTO fired while paths @mask had packets in flight: re-roll
+ * them (PLB: a timeout means the route is bad).  Returns paths re-rolled.
+ */
+u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
+/*
+ * Periodic check: a path in @inflight_mask (packets in flight on it, see
+ * mr_txsb_paths_in_flight()) with nothing delivered since its first send
+ * after the last delivery, for more than dead_rtos * @rto_ns, becomes
+ * DEAD (re-rolled, probing scheduled).  Returns the mask of newly dead
+ * paths: the caller marks their packets lost in the scoreboard so they go
+ * out on other paths.  Never in single-path mode.
+ */
+u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
+		 u64 now_ns);
+
+/* A DEAD path whose PROBE is due; false if none. */
+bool mr_path_probe_due(const struct mr_path_table *pt, u64 now_ns,
+		       u8 *idx);
+void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u64 now_ns);
+/* PROBE_REPLY for @idx: the path works again (SUSPECT, then ACTIVE). */
+void mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u64 rtt_ns,
+			    u64 now_ns);
+
+/* Force a re-roll of @idx (returns false in single-path mode). */
+bool mr_path_reroll(struct mr_path_table *pt, u8 idx, u64 now_ns);
+/* Number of paths not DEAD. */
+u32 mr_path_usable(const struct mr_path_table *pt);
+
+#endif /* MR_PROTO_PATH_H */

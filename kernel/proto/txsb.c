@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MetaRoCE sender scoreboard: selective-repeat bookkeeping, RACK loss
+ * detection, RTO and retry budgets.  See txsb.h.
+ */
+#include "txsb.h"
+
+#define MR_NS_PER_US	1000ULL
+
+/*
+ * IBTA RNR NAK timer encoding (Table "RNR NAK Timer Field Encodings"),
+ * in microseconds.  Code 0 is the longest value, 655.36 ms.
+ */
+static const u32 mr_rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120,
+	160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+u64 mr_rnr_timer_ns(u8 code)
+{
+	return (u64)mr_rnr_us[code & 31] * MR_NS_PER_US;
+}
+
+u64 mr_ib_timeout_ns(u8 timeout)
+{
+	/* 4.096 us * 2^timeout; 0 disables the timer (IBTA), > 31 invalid */
+	if (timeout == 0 || timeout > 31)
+		return MR_TIME_NEVER;
+	return 4096ULL << timeout;
+}
+
+u32 mr_txsb_ts(u64 now_ns)
+{
+	/* MBH timestamp: sender clock in microseconds, wraps (MR-HDR) */
+	return (u32)mr_div64_u64(now_ns, MR_NS_PER_US);
+}
+
+void mr_txsb_default_params(struct mr_txsb_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	/*
+	 * Datacenter RTTs are 5..100 us; a 1 ms initial RTO covers the first
+	 * exchange including a delayed ACK without the 1 s of RFC 6298 that
+	 * would stall a verbs consumer.  min_rto 100 us keeps the timer above
+	 * the delayed-ACK timer and scheduling jitter of a software stack;
+	 * max_rto 1 s bounds backoff (verbs timeout may lower it).
+	 */
+	p->init_rto_ns = 1000 * MR_NS_PER_US;
+	p->min_rto_ns = 100 * MR_NS_PER_US;
+	p->max_rto_ns = 1000000 * MR_NS_PER_US;
+	/* RACK reordering window floor from the design brief (MR-LOSS) */
+	p->reo_wnd_min_ns = 50 * MR_NS_PER_US;
+	p->retry_cnt = 7;
+	p->rnr_retry = 7;
+}
+
+int mr_txsb_init(struct mr_txsb *sb, const struct mr_txsb_params *p,
+		 u32 init_psn)
+{
+	if (p->min_rto_ns == 0 || p->min_rto_ns > p->max_rto_ns ||
+	    p->init_rto_ns == 0 || p->retry_cnt > 7 || p->rnr_retry > 7 ||
+	    init_psn > MR_PSN_MASK)
+		return MR_ERR_INVAL;
+	memset(sb, 0, sizeof(*sb));
+	sb->p = *p;
+	sb->una = init_psn;
+	sb->nxt = init_psn;
+	return 0;
+}
+
+static inline struct mr_txsb_ent *ent_of(struct mr_txsb *sb, u32 psn)
+{
+	return &sb->ent[psn & MR_TXSB_WIN_MASK];
+}
+
+/* Offset of @psn from una if outstanding, else -1. */
+static inline s32 out_off(const struct mr_txsb *sb, u32 psn)
+{
+	s32 d = mr_psn_diff(psn, sb->una);
+
+	if (d < 0 || (u32)d >= mr_txsb_outstanding(sb))
+		return -1;
+	return d;
+}
+
+const struct mr_txsb_ent *mr_txsb_get(const struct mr_txsb *sb, u32 psn)
+{
+	if (out_off(sb, psn) < 0)
+		return NULL;
+	return &sb->ent[psn & MR_TXSB_WIN_MASK];
+}
+
+static inline void res_init(struct mr_txsb *sb, struct mr_txsb_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->una = sb->una;
+}
+
+/* RTO per RFC 6298 2.3 without backoff, clamped (MR-LOSS). */
+static u64 base_rto(const struct mr_txsb *sb)
+{
+	u64 rto;
+
+	if (!sb->rtt_valid)
+		rto = sb->p.init_rto_ns;
+	else
+		rto = sb->srtt_ns + 4 * sb->rttvar_ns;
+	if (rto < sb->p.min_rto_ns)
+		rto = sb->p.min_rto_ns;
+	if (rto > sb->p.max_rto_ns)
+		rto = sb->p.max_rto_ns;
+	return rto;
+}
+
+u64 mr_txsb_rto(const struct mr_txsb *sb)
+{
+	u64 rto = base_rto(sb);
+	u32 i;
+
+	/* exponential backoff per consecutive expiry, capped (MR-LOSS) */
+	for (i = 0; i < sb->backoff; i++) {
+		if (rto >= sb->p.max_rto_ns / 2)
+			return sb->p.max_rto_ns;
+		rto <<= 1;
+	}
+	return rto;
+}
+
+u64 mr_txsb_reo_wnd(const struct mr_txsb *sb)
+{
+	u64 w = sb->rtt_valid ? sb->srtt_ns >> 2 : 0;
+
+	/* reo_wnd = srtt/4, floor reo_wnd_min (MR-LOSS) */
+	return w < sb->p.reo_wnd_min_ns ? sb->p.reo_wnd_min_ns : w;
+}
+
+static void rtt_update(struct mr_txsb *sb, u64 r)
+{
+	u64 d;
+
+	if (!sb->rtt_valid) {
+		/* RFC 6298 2.2 */
+		sb->srtt_ns = r;
+		sb->rttvar_ns = r >> 1;
+		sb->min_rtt_ns = r;
+		sb->rtt_valid = true;
+		return;
+	}
+	/* RFC 6298 2.3: beta = 1/4, alpha = 1/8 (rttvar uses old srtt) */
+	d = sb->srtt_ns > r ? sb->srtt_ns - r : r - sb->srtt_ns;
+	sb->rttvar_ns = sb->rttvar_ns - (sb->rttvar_ns >> 2) + (d >> 2);
+	sb->srtt_ns = sb->srtt_ns - (sb->srtt_ns >> 3) + (r >> 3);
+	if (r < sb->min_rtt_ns)
+		sb->min_rtt_ns = r;
+}
+
+/* RACK: does (t1, psn1) come after (t2, psn2) in send order? */
+static inline bool sent_after(u64 t1, u32 psn1, u64 t2, u32 psn2)
+{
+	return t1 > t2 || (t1 == t2 && mr_psn_diff(psn1, psn2) > 0);
+}
+
+/*
+ * A packet was delivered: advance the RACK state (RFC 8985 6.2).  A
+ * delivered retransmission whose copy was sent less than min_rtt ago was
+ * almost certainly delivered by an earlier copy; its send time would
+ * make RACK believe newer packets were delivered, so skip it.
+ */
+static void rack_advance(struct mr_txsb *sb, const struct mr_txsb_ent *e,
+			 u32 psn, u64 now)
+{
+	if (e->retx && sb->rtt_valid && now - e->sent_ns < sb->min_rtt_ns)
+		return;
+	if (!sb->rack_valid ||
+	    sent_after(e->sent_ns, psn, sb->rack_sent_ns, sb->rack_psn)) {
+		sb->rack_valid = true;
+		sb->rack_sent_ns = e->sent_ns;
+		sb->rack_psn = psn;
+		sb->rack_rtt_ns = now - e->sent_ns;
+	}
+}
+
+static void note_delivered(struct mr_txsb *sb, struct mr_txsb_ent *e,
+			   u32 psn, u64 now, struct mr_txsb_result *res)
+{
+	if (e->flags & MR_TXE_LOST) {
+		/* declared lost but delivered after all: spurious loss */
+		e->flags &= ~MR_TXE_LOST;
+		sb->n_lost--;
+		res->spurious++;
+		sb->st.spurious++;
+	}
+	res->path_delivered[e->path]++;
+	res->path_delivered_mask |= 1ULL << e->path;
+	rack_advance(sb, e, psn, now);
+}
+
+static void mark_lost(struct mr_txsb *sb, struct mr_txsb_ent *e,
+		      struct mr_txsb_result *res)
+{
+	e->flags |= MR_TXE_LOST;
+	sb->n_lost++;
+	res->newly_lost++;
+	res->path_lost[e->path]++;
+	res->path_lost_mask |= 1ULL << e->path;
+}
+
+/*
+ * RACK loss detection (RFC 8985 6.2, MR-LOSS): a packet sent before the
+ * most recently sent delivered packet is lost once it has been outstanding
+ * longer than that packet's RTT plus the reordering window, i.e. once it
+ * is more than reo_wnd late relative to a later packet that made it.
+ * Reordering within reo_wnd therefore never causes a retransmission.
+ * Duplicate ACKs are never counted.  Arms the reordering timer for the
+ * earliest packet that is not lost yet but may become so.
+ */
+static void rack_detect(struct mr_txsb *sb, u64 now,
+			struct mr_txsb_result *res)
+{
+	u32 n = mr_txsb_outstanding(sb), i;
+	u64 thresh, deadline = 0;
+
+	sb->reo_deadline_ns = 0;
+	if (!sb->rack_valid || n == sb->n_sacked + sb->n_lost)
+		return;
+	thresh = sb->rack_rtt_ns + mr_txsb_reo_wnd(sb);
+	for (i = 0; i < n; i++) {
+		u32 psn = mr_psn_add(sb->una, i);
+		struct mr_txsb_ent *e = ent_of(sb, psn);
+		u64 due;
+
+		if (e->flags & (MR_TXE_SACKED | MR_TXE_LOST))
+			continue;
+		if (!sent_after(sb->rack_sent_ns, sb->rack_psn,
+				e->sent_ns, psn))
+			continue;
+		due = e->sent_ns + thresh;
+		if (now > due) {
+			mark_lost(sb, e, res);
+			sb->st.lost_rack++;
+		} else if (!deadline || due + 1 < deadline) {
+			deadline = due + 1;
+		}
+	}
+	sb->reo_deadline_ns = deadline;
+}
+
+int mr_txsb_on_send(struct mr_txsb *sb, u32 msn, u8 flags, u8 path,
+		    u64 now_ns, u32 *psn)
+{
+	struct mr_txsb_ent *e;
+
+	if (path >= MR_TXSB_MAX_PATHS || (flags & ~MR_TXE_USER))
+		return MR_ERR_INVAL;
+	if (mr_txsb_window_full(sb))
+		return MR_ERR_NOSPACE;
+	/* the RTO timer runs while anything is outstanding (RFC 6298 5.1) */
+	if (sb->una == sb->nxt)
+		sb->rto_start_ns = now_ns;
+	e = ent_of(sb, sb->nxt);
+	e->sent_ns = now_ns;
+	e->msn = msn;
+	e->retx = 0;
+	e->path = path;
+	e->flags = flags;
+	*psn = sb->nxt;
+	sb->nxt = mr_psn_add(sb->nxt, 1);
+	sb->st.sent++;
+	return 0;
+}
+
+int mr_txsb_on_retx(struct mr_txsb *sb, u32 psn, u8 path, u64 now_ns)
+{
+	struct mr_txsb_ent *e;
+
+	if (path >= MR_TXSB_MAX_PATHS)
+		return MR_ERR_INVAL;
+	if (out_off(sb, psn) < 0)
+		return MR_ERR_PSN;
+	e = ent_of(sb, psn);
+	if (e->flags & MR_TXE_SACKED)
+		return MR_ERR_PSN;
+	if (e->flags & MR_TXE_LOST) {
+		e->flags &= ~MR_TXE_LOST;
+		sb->n_lost--;
+	}
+	e->sent_ns = now_ns;
+	e->path = path;
+	if (e->retx != 0xffff)
+		e->retx++;
+	sb->st.retx++;
+	return 0;
+}
+
+/* Common ACK/NACK feedback path (MR-REL); validates before mutating. */
+static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
+		       u64 now, struct mr_txsb_result *res)
+{
+	u32 out = mr_txsb_outstanding(sb), i, adv;
+	s32 d;
+
+	res_init(sb, res);
+	if (ack->cum_psn > MR_PSN_MASK) {
+		sb->st.bad_acks++;
+		return MR_ERR_INVAL;
+	}
+	d = mr_psn_diff(ack->cum_psn, sb->una);
+	if (d > 0 && (u32)d > out) {
+		/* acknowledges PSNs never sent: reject, no state change */
+		sb->st.bad_acks++;
+		return MR_ERR_ACK_RANGE;
+	}
+	if (d < 0) {
+		/*
+		 * Reordered, older ACK.  Receipt state only grows, so its
+		 * SACK bits are still true; use those that reach into the
+		 * window, ignore the rest.
+		 */
+		sb->st.stale_acks++;
+		if (d <= -MR_TXSB_WIN)
+			return MR_TXSB_OK;
+	}
+
+	/* cumulative advance */
+	adv = d > 0 ? (u32)d : 0;
+	for (i = 0; i < adv; i++) {
+		u32 psn = mr_psn_add(sb->una, i);
+		struct mr_txsb_ent *e = ent_of(sb, psn);
+
+		if (e->flags & MR_TXE_SACKED) {
+			sb->n_sacked--;
+		} else {
+			res->newly_acked++;
+			sb->st.acked++;
+			note_delivered(sb, e, psn, now, res);
+		}
+		if (e->flags & MR_TXE_LAST) {
+			res->done_valid = true;
+			res->done_msn = e->msn;
+		}
+		e->flags = 0;
+	}
+	if (adv) {
+		sb->una = ack->cum_psn;
+		res->una_advanced = true;
+		res->una = sb->una;
+		out -= adv;
+	}
+
+	/* selective acknowledgements; bit 0 is cum_psn itself, never set */
+	for (i = 1; i < MR_TXSB_WIN; i++) {
+		u32 psn;
+		s32 off;
+		struct mr_txsb_ent *e;
+
+		if (!mr_sack_test(ack->sack, i))
+			continue;
+		psn = mr_psn_add(ack->cum_psn, i);
+		off = mr_psn_diff(psn, sb->una);
+		if (off < 0)
+			continue;
+		if ((u32)off >= out)
+			break;	/* never sent: ignore (cannot be received) */
+		e = ent_of(sb, psn);
+		if (e->flags & MR_TXE_SACKED)
+			continue;
+		e->flags |= MR_TXE_SACKED;
+		sb->n_sacked++;
+		res->newly_sacked++;
+		sb->st.sacked++;
+		note_delivered(sb, e, psn, now, res);
+	}
+
+	if (res->newly_acked + res->newly_sacked) {
+		/* progress: reset backoff and retry budget (MR-RETRY) */
+		sb->rto_expiries = 0;
+		sb->backoff = 0;
+		sb->rto_start_ns = now;
+		/*
+		 * RTT from the echoed timestamp (MR-LOSS): it is the send
+		 * time of the copy that triggered this ACK, so samples from
+		 * retransmissions are valid (no Karn ambiguity).
+		 */
+		{
+			s32 rtt_us = mr_seq32_diff(mr_txsb_ts(now),
+						   ack->ts_echo);
+
+			if (rtt_us >= 0) {
+				u64 r = (u64)rtt_us * MR_NS_PER_US;
+
+				/* sub-microsecond: clock granularity */
+				if (!r)
+					r = 1;
+				rtt_update(sb, r);
+				res->rtt_valid = true;
+				res->rtt_ns = r;
+			}
+		}
+	}
+	if (sb->rnr_active && out_off(sb, sb->rnr_psn) < 0)
+		sb->rnr_active = false;
+	if (sb->rnr_active &&
+	    (ent_of(sb, sb->rnr_psn)->flags & MR_TXE_SACKED))
+		sb->rnr_active = false;
+	if (!sb->rnr_active)
+		sb->rnr_count = 0;
+
+	rack_detect(sb, now, res);
+	return MR_TXSB_OK;
+}
+
+int mr_txsb_on_ack(struct mr_txsb *sb, const struct mr_akh *ack,
+		   u64 now_ns, struct mr_txsb_result *res)
+{
+	return process_ack(sb, ack, now_ns, res);
+}
+
+/*
+ * Does a NACK about @e concern its latest copy?  The echoed timestamp
+ * names the copy; without retransmissions there is only one copy.  A
+ * NACK for an older copy (duplicated or late) must not trigger a second
+ * retransmission or consume retry budget.
+ */
+static bool nack_current(const struct mr_txsb_ent *e, u32 ts_echo)
+{
+	if (e->flags & (MR_TXE_SACKED | MR_TXE_LOST))
+		return false;
+	return e->retx == 0 || mr_txsb_ts(e->sent_ns) == ts_echo;
+}
+
+int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *ack,
+		    const struct mr_nkh *nkh, u64 now_ns,
+		    struct mr_txsb_result *res)
+{
+	u32 nack_psn = nkh->nack_psn;
+	struct mr_txsb_ent *e;
+	int ret;
+	u32 n, i;
+
+	if (nack_psn > MR_PSN_MASK) {
+		res_init(sb, res);
+		sb->st.bad_acks++;
+		return MR_ERR_INVAL;
+	}
+	ret = process_ack(sb, ack, now_ns, res);
+	if (ret < 0)
+		return ret;
+	res->nack_psn = nack_psn;
+	if (out_off(sb, nack_psn) >= 0) {
+		e = ent_of(sb, nack_psn);
+		res->nack_msn = e->msn;
+		res->nack_path = e->path;
+	} else {
+		e = NULL;
+	}
+
+	switch (nkh->reason) {
+	case MR_NACK_TRIMMED:
+		/*
+		 * A switch cut the payload; the header reached the
+		 * responder.  Retransmit at once (no RACK wait) and let the
+		 * caller signal congestion to cc/path (MR-CC, MR-MP).
+		 */
+		if (!e || !nack_current(e, ack->ts_echo))
+			return MR_TXSB_IGNORED;
+		mark_lost(sb, e, res);
+		sb->st.lost_other++;
+		sb->st.trims++;
+		return MR_TXSB_TRIMMED;
+	case MR_NACK_RNR:
+		if (!e || !nack_current(e, ack->ts_echo))
+			return MR_TXSB_IGNORED;
+		if (!sb->rnr_active || sb->rnr_psn != nack_psn) {
+			sb->rnr_active = true;
+			sb->rnr_psn = nack_psn;
+			sb->rnr_count = 0;
+		}
+		/* rnr_retry retries allowed, 7 = infinite (MR-RETRY) */
+		if (sb->p.rnr_retry != MR_RNR_RETRY_INFINITE &&
+		    sb->rnr_count >= sb->p.rnr_retry)
+			return MR_TXSB_RNR_RETRY_EXCEEDED;
+		sb->rnr_count++;
+		sb->st.rnr++;
+		res->rnr_wait_ns = mr_rnr_timer_ns(nkh->rnr_timer);
+		sb->rnr_wait = true;
+		sb->rnr_until_ns = now_ns + res->rnr_wait_ns;
+		/*
+		 * Like IB, resend from the RNR'd PSN after the wait: the
+		 * responder drops what it cannot accept, so everything not
+		 * yet delivered from nack_psn on is presumed lost.  The RTO
+		 * clock restarts at the end of the wait.
+		 */
+		n = mr_txsb_outstanding(sb);
+		for (i = (u32)out_off(sb, nack_psn); i < n; i++) {
+			struct mr_txsb_ent *x = ent_of(sb, mr_psn_add(sb->una,
+								       i));
+
+			if (x->flags & (MR_TXE_SACKED | MR_TXE_LOST))
+				continue;
+			mark_lost(sb, x, res);
+			sb->st.lost_other++;
+		}
+		sb->rto_start_ns = sb->rnr_until_ns;
+		return MR_TXSB_RNR_WAIT;
+	case MR_NACK_SEQ_ERR:
+		/*
+		 * The responder saw a PSN beyond its window.  The AKH part
+		 * already told us what it holds; selective repeat needs no
+		 * go-back.  Reported so the caller can count it.
+		 */
+		return MR_TXSB_SEQ_ERR;
+	case MR_NACK_REMOTE_ACCESS:
+		return MR_TXSB_REM_ACCESS_ERR;
+	case MR_NACK_INVALID_REQ:
+		return MR_TXSB_REM_INV_REQ;
+	case MR_NACK_REMOTE_OP:
+		return MR_TXSB_REM_OP_ERR;
+	default:
+		/* unknown reasons: forward compatible, ignore (MR-VER) */
+		return MR_TXSB_NACK_UNKNOWN;
+	}
+}
+
+u64 mr_txsb_next_deadline(const struct mr_txsb *sb)
+{
+	u64 t = MR_TIME_NEVER;
+
+	if (sb->rnr_wait)
+		t = sb->rnr_until_ns;
+	if (sb->reo_deadline_ns && sb->reo_deadline_ns < t)
+		t = sb->reo_deadline_ns;
+	if (sb->una != sb->nxt && mr_txsb_inflight(sb)) {
+		u64 rto = mr_txsb_rto(sb);
+		u64 d = sb->rto_start_ns + rto;
+
+		if (d < sb->rto_start_ns)
+			d = MR_TIME_NEVER;
+		if (d < t)
+			t = d;
+	}
+	return t;
+}
+
+int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
+		     struct mr_txsb_result *res)
+{
+	u32 n, i;
+	u64 d;
+
+	res_init(sb, res);
+	if (sb->rnr_wait && now_ns >= sb->rnr_until_ns)
+		sb->rnr_wait = false;
+	if (sb->reo_deadline_ns && now_ns >= sb->reo_deadline_ns)
+		rack_detect(sb, now_ns, res);
+
+	/*
+	 * The RTO only matters while something is presumed in the network;
+	 * packets already declared lost wait for the sender, not the peer.
+	 */
+	if (sb->una == sb->nxt || !mr_txsb_inflight(sb))
+		return MR_TXSB_OK;
+	d = sb->rto_start_ns + mr_txsb_rto(sb);
+	if (d < sb->rto_start_ns || now_ns < d)
+		return MR_TXSB_OK;
+
+	sb->st.rto++;
+	sb->rto_expiries++;
+	res->rto_fired = true;
+	/*
+	 * retry_cnt counts retries as in IB: the initial transmission plus
+	 * retry_cnt retransmission rounds may expire; the next expiry
+	 * without progress is fatal (MR-RETRY).
+	 */
+	if (sb->rto_expiries > sb->p.retry_cnt)
+		return MR_TXSB_RETRY_EXCEEDED;
+	if (sb->backoff < 32)
+		sb->backoff++;
+	sb->rto_start_ns = now_ns;
+	/* RFC 8985 6.3: on RTO every undelivered packet is lost */
+	n = mr_txsb_outstanding(sb);
+	for (i = 0; i < n; i++) {
+		struct mr_txsb_ent *e = ent_of(sb, mr_psn_add(sb->una, i));
+
+		if (e->flags & (MR_TXE_SACKED | MR_TXE_LOST))
+			continue;
+		mark_lost(sb, e, res);
+		sb->st.lost_rto++;
+	}
+	sb->reo_deadline_ns = 0;
+	return MR_TXSB_OK;
+}
+
+bool mr_txsb_next_retx(const struct mr_txsb *sb, u64 now_ns, u32 *psn)
+{
+	u32 n = mr_txsb_outstanding(sb), i;
+
+	if (!sb->n_lost || !mr_txsb_can_send(sb, now_ns))
+		return false;
+	for (i = 0; i < n; i++) {
+		u32 p = mr_psn_add(sb->una, i);
+
+		if (sb->ent[p & MR_TXSB_WIN_MASK].flags & MR_TXE_LOST) {
+			*psn = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+u32 mr_txsb_mark_path_lost(struct mr_txsb *sb, u8 path,
+			   struct mr_txsb_result *res)
+{
+	u32 n = mr_txsb_outstanding(sb), i, cnt = 0;
+
+	for (i = 0; i < n; i++) {
+		struct mr_txsb_ent *e = ent_of(sb, mr_psn_add(sb->una, i));
+
+		if (e->path != path ||
+		    (e->flags & (MR_TXE_SACKED | MR_TXE_LOST)))
+			continue;
+		mark_lost(sb, e, res);
+		sb->st.lost_other++;
+		cnt++;
+	}
+	return cnt;
+}
+
+u64 mr_txsb_paths_in_flight(const struct mr_txsb *sb)
+{
+	u32 n = mr_txsb_outstanding(sb), i;
+	u64 mask = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct mr_txsb_ent *e =
+			&sb->ent[(sb->una + i) & MR_TXSB_WIN_MASK];
+
+		if (!(e->flags & (MR_TXE_SACKED | MR_TXE_LOST)))
+			mask |= 1ULL << e->path;
+	}
+	return mask;
+}
