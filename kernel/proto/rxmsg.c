@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MetaRoCE responder message tracker: per-msn byte accounting, PSN-exact
+ * duplicate suppression, in-order completion (MR-PLACE-2).
+ */
+#include "rxmsg.h"
+
+void mr_rxmsg_init(struct mr_rxmsg *m, u32 init_msn, u32 init_psn)
+{
+	memset(m, 0, sizeof(*m));
+	m->head_msn = init_msn;
+	m->psn_hi = init_psn & MR_PSN_MASK;
+	/* Everything before the initial PSN is history: count it as seen. */
+	memset(m->psn_map, 0xff, sizeof(m->psn_map));
+}
+
+/* Has @psn been counted? */
+static bool mr_rxmsg_psn_seen(const struct mr_rxmsg *m, u32 psn)
+{
+	u32 k;
+
+	if (mr_psn_after_eq(psn, m->psn_hi))
+		return false;
+	k = mr_psn_dist(m->psn_hi, psn) - 1;
+	/*
+	 * Older than the map: below cum_psn of the window in front, hence
+	 * received already.
+	 */
+	if (k >= MR_SACK_BITS)
+		return true;
+	return (m->psn_map[k / 64] >> (k % 64)) & 1;
+}
+
+/* Shift the map up by @n bits: bit 0 becomes bit n (n >= 1). */
+static void mr_map_shl(u64 *map, u32 n)
+{
+	u32 ws, bs;
+	int i;
+
+	if (n >= MR_SACK_BITS) {
+		memset(map, 0, MR_SACK_WORDS * sizeof(*map));
+		return;
+	}
+	ws = n / 64;
+	bs = n % 64;
+	for (i = MR_SACK_WORDS - 1; i >= 0; i--) {
+		u64 v = 0;
+
+		if ((u32)i >= ws) {
+			v = map[i - ws] << bs;
+			if (bs && (u32)i > ws)
+				v |= map[i - ws - 1] >> (64 - bs);
+		}
+		map[i] = v;
+	}
+}
+
+static void mr_rxmsg_psn_set(struct mr_rxmsg *m, u32 psn)
+{
+	u32 k;
+
+	if (mr_psn_after_eq(psn, m->psn_hi)) {
+		/* Slide: PSNs skipped over stay unseen (0) in the map. */
+		mr_map_shl(m->psn_map, mr_psn_dist(psn, m->psn_hi) + 1);
+		m->psn_hi = mr_psn_add(psn, 1);
+	}
+	k = mr_psn_dist(m->psn_hi, psn) - 1;
+	m->psn_map[k / 64] |= 1ULL << (k % 64);
+}
+
+static bool mr_rxmsg_is_complete(const struct mr_rxmsg_info *e)
+{
+	if (!e->active)
+		return false;
+	/* Single-packet requests are complete on arrival. */
+	if (e->opcode == MR_OP_READ_REQ || e->opcode == MR_OP_ATOMIC_CS ||
+	    e->opcode == MR_OP_ATOMIC_FA)
+		return true;
+	return e->bytes == e->msg_len;
+}
+
+static void mr_rxmsg_fill(struct mr_rxmsg_info *e, const struct mr_pkt *p)
+{
+	memset(e, 0, sizeof(*e));
+	e->msn = p->dxh.msn;
+	e->opcode = p->opcode;
+	e->msg_len = p->dxh.msg_len;
+	e->ssn = p->dxh.ssn;
+	e->first_psn = p->psn;
+	e->last_psn = p->psn;
+	switch (p->opcode) {
+	case MR_OP_SEND_IMM:
+	case MR_OP_WRITE_IMM:
+		e->imm = p->imm;
+		break;
+	case MR_OP_SEND_INV:
+		e->imm = p->inv_rkey;
+		break;
+	default:
+		break;
+	}
+	switch (p->opcode) {
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+	case MR_OP_READ_REQ:
+		e->va = p->rxh.va;
+		e->rkey = p->rxh.rkey;
+		if (p->opcode == MR_OP_READ_REQ)
+			e->offset = p->dxh.offset;
+		break;
+	case MR_OP_ATOMIC_CS:
+	case MR_OP_ATOMIC_FA:
+		e->va = p->axh.va;
+		e->rkey = p->axh.rkey;
+		e->swap_add = p->axh.swap_add;
+		e->compare = p->axh.compare;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Every field a later packet of the same msn must repeat. */
+static bool mr_rxmsg_same(const struct mr_rxmsg_info *a,
+			  const struct mr_rxmsg_info *b)
+{
+	return a->opcode == b->opcode && a->msg_len == b->msg_len &&
+	       a->ssn == b->ssn && a->imm == b->imm && a->va == b->va &&
+	       a->rkey == b->rkey && a->offset == b->offset &&
+	       a->swap_add == b->swap_add && a->compare == b->compare;
+}
+
+int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
+{
+	const struct mr_op_desc *d;
+	struct mr_rxmsg_info *e, n;
+	s32 dm;
+
+	if (unlikely(!p))
+		return MR_ERR_INVAL;
+	d = mr_op_desc(p->opcode);
+	/*
+	 * Only sequenced requests; a trimmed packet is NACKed and comes
+	 * again under the same PSN, so it must not consume that PSN here.
+	 */
+	if (!d || !(d->attrs & MR_OPA_REQ) || (p->flags & MR_F_TRIM) ||
+	    !mr_psn_valid(p->psn))
+		return MR_ERR_INVAL;
+	if ((u64)p->dxh.offset + p->payload_len > p->dxh.msg_len &&
+	    (d->attrs & MR_OPA_MULTI))
+		return MR_ERR_RANGE;
+
+	dm = mr_seq32_diff(p->dxh.msn, m->head_msn);
+	if (dm < 0)
+		return MR_ERR_MSN_OLD;
+	if (dm >= MR_RXMSG_RING)
+		return MR_ERR_MSN_RANGE;
+
+	e = &m->ring[p->dxh.msn % MR_RXMSG_RING];
+	mr_rxmsg_fill(&n, p);
+	if (e->active) {
+		if (!mr_rxmsg_same(e, &n))
+			return MR_ERR_MSG_MISMATCH;
+	}
+	if (mr_rxmsg_psn_seen(m, p->psn))
+		return MR_RXMSG_DUP;
+
+	if (!e->active) {
+		if ((d->attrs & MR_OPA_MULTI) &&
+		    p->payload_len > n.msg_len)
+			return MR_ERR_RANGE;
+		*e = n;
+		e->active = 1;
+	} else if (d->attrs & MR_OPA_MULTI) {
+		/*
+		 * A new PSN carrying bytes the message has no room for left:
+		 * overlapping packets, refuse rather than over-count.
+		 */
+		if ((u64)e->bytes + p->payload_len > e->msg_len)
+			return MR_ERR_RANGE;
+	} else {
+		/*
+		 * READ_REQ/ATOMIC repeated under a new PSN before it
+		 * completed: the same request, nothing more to count.
+		 */
+		mr_rxmsg_psn_set(m, p->psn);
+		return MR_RXMSG_DUP;
+	}
+
+	mr_rxmsg_psn_set(m, p->psn);
+	if (d->attrs & MR_OPA_MULTI)
+		e->bytes += p->payload_len;
+	e->flags |= p->flags;
+	if (e->npkts != 0xffff)
+		e->npkts++;
+	if (mr_psn_before(p->psn, e->first_psn))
+		e->first_psn = p->psn;
+	if (mr_psn_after(p->psn, e->last_psn))
+		e->last_psn = p->psn;
+	return 0;
+}
+
+bool mr_rxmsg_head_complete(const struct mr_rxmsg *m)
+{
+	return mr_rxmsg_is_complete(&m->ring[m->head_msn % MR_RXMSG_RING]);
+}
+
+bool mr_rxmsg_pop_completed(struct mr_rxmsg *m, struct mr_rxmsg_info *out)
+{
+	struct mr_rxmsg_info *e = &m->ring[m->head_msn % MR_RXMSG_RING];
+
+	if (!mr_rxmsg_is_complete(e))
+		return false;
+	if (out)
+		*out = *e;
+	memset(e, 0, sizeof(*e));
+	m->head_msn++;
+	return true;
+}

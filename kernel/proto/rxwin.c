@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MetaRoCE receiver window: 256-bit receive map, classification, cum_psn
+ * advance and ACK policy (MR-WIN-2, MR-REL-1, MR-REL-3).
+ */
+#include "rxwin.h"
+
+void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn)
+{
+	memset(w, 0, sizeof(*w));
+	w->cum_psn = init_psn & MR_PSN_MASK;
+	w->ack_every = MR_RXWIN_ACK_EVERY;
+	w->delack_ns = MR_RXWIN_DELACK_NS;
+}
+
+static bool mr_map_test(const u64 *m, u32 i)
+{
+	return (m[i / 64] >> (i % 64)) & 1;
+}
+
+/* Shift the map down by @n bits (0 < n <= 256): bit n becomes bit 0. */
+static void mr_map_shr(u64 *m, u32 n)
+{
+	u32 ws = n / 64, bs = n % 64, i;
+
+	for (i = 0; i < MR_SACK_WORDS; i++) {
+		u64 v = 0;
+
+		if (i + ws < MR_SACK_WORDS) {
+			v = m[i + ws] >> bs;
+			if (bs && i + ws + 1 < MR_SACK_WORDS)
+				v |= m[i + ws + 1] << (64 - bs);
+		}
+		m[i] = v;
+	}
+}
+
+/* Number of consecutive set bits starting at bit 0 (0..256). */
+static u32 mr_map_run(const u64 *m)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < MR_SACK_WORDS; i++) {
+		if (m[i] != ~0ULL)
+			return n + (u32)__builtin_ctzll(~m[i]);
+		n += 64;
+	}
+	return n;
+}
+
+enum mr_rx_class mr_rxwin_classify(const struct mr_rxwin *w, u32 psn)
+{
+	u32 d;
+
+	if (!mr_psn_valid(psn))
+		return MR_RX_BEYOND;
+	if (mr_psn_before(psn, w->cum_psn))
+		return MR_RX_DUP;
+	d = mr_psn_dist(psn, w->cum_psn);
+	if (d >= MR_WINDOW)
+		return MR_RX_BEYOND;
+	if (mr_map_test(w->map, d))
+		return MR_RX_DUP;
+	return d ? MR_RX_NEW_OOO : MR_RX_NEW;
+}
+
+bool mr_rxwin_received(const struct mr_rxwin *w, u32 psn)
+{
+	return mr_psn_valid(psn) && mr_rxwin_classify(w, psn) == MR_RX_DUP;
+}
+
+int mr_rxwin_mark(struct mr_rxwin *w, u32 psn)
+{
+	enum mr_rx_class cls = mr_rxwin_classify(w, psn);
+	u32 d, run;
+
+	if (cls != MR_RX_NEW && cls != MR_RX_NEW_OOO)
+		return MR_ERR_PSN;
+	d = mr_psn_dist(psn, w->cum_psn);
+	w->map[d / 64] |= 1ULL << (d % 64);
+	run = 0;
+	if (d == 0) {
+		/* Filled the head: slide over every contiguous receipt. */
+		run = mr_map_run(w->map);
+		if (run >= MR_SACK_BITS)
+			memset(w->map, 0, sizeof(w->map));
+		else
+			mr_map_shr(w->map, run);
+		w->cum_psn = mr_psn_add(w->cum_psn, run);
+	}
+	w->last_adv = run;
+	return (int)run;
+}
+
+static u16 mr_sat_inc16(u16 v)
+{
+	return v == 0xffff ? v : v + 1;
+}
+
+static bool mr_map_empty(const u64 *m)
+{
+	u32 i;
+
+	for (i = 0; i < MR_SACK_WORDS; i++)
+		if (m[i])
+			return false;
+	return true;
+}
+
+bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
+		   bool ce, u32 ts, u64 now_ns)
+{
+	w->pkt_count = mr_sat_inc16(w->pkt_count);
+	w->ts_echo = ts;
+	if (ce) {
+		/* Echo congestion at once (MR-CC-1). */
+		w->ce_count = mr_sat_inc16(w->ce_count);
+		w->ack_now = true;
+	}
+	if (flags & MR_F_ACKREQ)
+		w->ack_now = true;
+
+	switch (cls) {
+	case MR_RX_NEW:
+		w->unacked = mr_sat_inc16(w->unacked);
+		/*
+		 * A packet that filled a hole (advanced past other receipts)
+		 * or left holes behind it must be reported now so the sender
+		 * learns of the repair/loss without waiting (MR-REL-3).
+		 */
+		if (w->last_adv > 1 || !mr_map_empty(w->map))
+			w->ack_now = true;
+		if (w->unacked >= w->ack_every)
+			w->ack_now = true;
+		break;
+	case MR_RX_NEW_OOO:
+		w->unacked = mr_sat_inc16(w->unacked);
+		w->ooo_pkts++;
+		w->ack_now = true;
+		break;
+	case MR_RX_DUP:
+		/* The sender missed our ACK: repeat it (MR-REL-1). */
+		w->dup_pkts++;
+		w->ack_now = true;
+		break;
+	case MR_RX_BEYOND:
+	default:
+		/* Answered by a NACK SEQ_ERR carrying the same AKH. */
+		w->beyond_pkts++;
+		w->ack_now = true;
+		break;
+	}
+	if (!w->ack_now && !w->delack_armed) {
+		w->ack_deadline_ns = now_ns + w->delack_ns;
+		w->delack_armed = true;
+	}
+	return w->ack_now;
+}
+
+bool mr_rxwin_ack_due(const struct mr_rxwin *w, u64 now_ns)
+{
+	return w->ack_now ||
+	       (w->delack_armed && now_ns >= w->ack_deadline_ns);
+}
+
+u16 mr_rxwin_ack_fill(struct mr_rxwin *w, struct mr_akh *akh)
+{
+	u16 flags = w->ce_count ? MR_F_ECE : 0;
+
+	akh->cum_psn = w->cum_psn;
+	memcpy(akh->sack, w->map, sizeof(akh->sack));
+	akh->ts_echo = w->ts_echo;
+	akh->ce_count = w->ce_count;
+	akh->pkt_count = w->pkt_count;
+
+	w->ce_count = 0;
+	w->pkt_count = 0;
+	w->unacked = 0;
+	w->ack_now = false;
+	w->ack_deadline_ns = 0;
+	w->delack_armed = false;
+	return flags;
+}

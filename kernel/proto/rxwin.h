@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * MetaRoCE receiver window (responder side of selective repeat).
+ *
+ * A 256-bit receive map relative to cum_psn, the next expected PSN
+ * (MR-WIN-2): bit i set means PSN cum_psn + i has been received; bit 0 is
+ * therefore always 0. Arriving PSNs are classified as new (in order or out
+ * of order), duplicate (before cum_psn or already received) or beyond the
+ * window (>= cum_psn + 256), MR-REL-1. The ACK policy (MR-REL-3) counts
+ * packets and CE marks since the last ACK and decides when to acknowledge.
+ *
+ * Usage per arriving request packet (after decode and ICRC):
+ *	cls = mr_rxwin_classify(w, psn);
+ *	if NEW/NEW_OOO: place, mr_rxmsg_add(), then mr_rxwin_mark(w, psn);
+ *	if BEYOND: send NACK SEQ_ERR; if DUP: drop;
+ *	if (mr_rxwin_note(w, cls, flags, ce, ts, now)) send an ACK built by
+ *	mr_rxwin_ack_fill(); also whenever mr_rxwin_ack_due(w, now) turns true.
+ * Classification does not change state, so a packet refused later leaves
+ * the window untouched.
+ */
+#ifndef MR_PROTO_RXWIN_H
+#define MR_PROTO_RXWIN_H
+
+#include "compat.h"
+#include "psn.h"
+#include "wire.h"
+
+#define MR_RXWIN_ACK_EVERY	2	/* ACK every 2nd new data packet */
+#define MR_RXWIN_DELACK_NS	25000ULL /* delayed-ACK timer default */
+
+enum mr_rx_class {
+	MR_RX_NEW	= 0,	/* psn == cum_psn */
+	MR_RX_NEW_OOO	= 1,	/* cum_psn < psn < cum_psn + 256, not received */
+	MR_RX_DUP	= 2,	/* before cum_psn, or already received */
+	MR_RX_BEYOND	= 3,	/* >= cum_psn + 256 (or not a 24-bit PSN) */
+};
+
+struct mr_rxwin {
+	u32	cum_psn;		/* every PSN before it was received */
+	u64	map[MR_SACK_WORDS];	/* bit i: cum_psn + i received */
+
+	/* ACK policy state since the last ACK (reset by ack_fill). */
+	u64	ack_deadline_ns;	/* delayed-ACK timer expiry */
+	bool	delack_armed;		/* ack_deadline_ns is valid */
+	u32	ts_echo;		/* MBH.ts of the latest packet */
+	u16	ce_count;		/* CE-marked packets (saturating) */
+	u16	pkt_count;		/* packets seen (saturating) */
+	u16	unacked;		/* new packets not yet acknowledged */
+	u16	last_adv;		/* cum_psn advance of the last mark */
+	bool	ack_now;		/* an immediate ACK is owed */
+
+	/* Configuration, defaults set by init; callers may change them. */
+	u16	ack_every;		/* >= 1 */
+	u64	delack_ns;
+
+	/* Lifetime counters. */
+	u64	dup_pkts;
+	u64	beyond_pkts;
+	u64	ooo_pkts;
+};
+
+void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn);
+
+/* Classify @psn against the window; no state change. */
+enum mr_rx_class mr_rxwin_classify(const struct mr_rxwin *w, u32 psn);
+
+/* True if @psn is known received (before cum_psn or marked). */
+bool mr_rxwin_received(const struct mr_rxwin *w, u32 psn);
+
+/*
+ * Record @psn (which must classify NEW or NEW_OOO) as received and advance
+ * cum_psn over the contiguous run. Returns the advance (0..256) or
+ * MR_ERR_PSN without any change.
+ */
+int mr_rxwin_mark(struct mr_rxwin *w, u32 psn);
+
+/*
+ * ACK policy for one arriving request packet of class @cls (after
+ * mark for new ones): @flags its MBH flags, @ce whether its IP header
+ * carried CE, @ts its MBH.ts. Returns true if an ACK (or NACK) should be
+ * sent now; otherwise it may arm the delayed-ACK timer.
+ */
+bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
+		   bool ce, u32 ts, u64 now_ns);
+
+/* An ACK is owed now (immediate, or the delayed-ACK timer expired). */
+bool mr_rxwin_ack_due(const struct mr_rxwin *w, u64 now_ns);
+
+/*
+ * Fill cum_psn, sack, ts_echo, ce_count, pkt_count of @akh (msn and credit
+ * are the caller's) and reset the per-ACK state. Returns the MBH flags the
+ * ACK must carry (MR_F_ECE if a CE mark was seen).
+ */
+u16 mr_rxwin_ack_fill(struct mr_rxwin *w, struct mr_akh *akh);
+
+#endif /* MR_PROTO_RXWIN_H */
