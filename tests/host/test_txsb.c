@@ -1,0 +1,742 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host tests: sender scoreboard (kernel/proto/txsb.c): window edges, PSN
+ * wraparound, cumulative + SACK processing, RACK reorder-vs-loss, RTO
+ * estimation/backoff/retry budget, RNR and other NACKs.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "txsb.h"
+
+#define US	1000ULL
+#define MS	1000000ULL
+
+static struct mr_txsb sb;
+static struct mr_txsb_result res;
+
+static void setup_sb(u32 init_psn, u8 retry_cnt, u8 rnr_retry)
+{
+	struct mr_txsb_params p;
+
+	mr_txsb_default_params(&p);
+	p.retry_cnt = retry_cnt;
+	p.rnr_retry = rnr_retry;
+	assert_int_equal(mr_txsb_init(&sb, &p, init_psn), 0);
+}
+
+/* Send @n single-packet messages (msn = first_msn + i) at @t on @path. */
+static u32 send_n(u32 n, u32 first_msn, u8 path, u64 t)
+{
+	u32 i, psn = 0, first = 0;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(mr_txsb_on_send(&sb, first_msn + i,
+						 MR_TXE_FIRST | MR_TXE_LAST,
+						 path, t, &psn), 0);
+		if (!i)
+			first = psn;
+	}
+	return first;
+}
+
+static void ack_init(struct mr_akh *a, u32 cum, u64 sent_at)
+{
+	memset(a, 0, sizeof(*a));
+	a->cum_psn = cum & MR_PSN_MASK;
+	a->ts_echo = mr_txsb_ts(sent_at);
+	a->credit = MR_CREDIT_UNLIMITED;
+}
+
+static void sack_set(struct mr_akh *a, u32 psn)
+{
+	u32 i = mr_psn_dist(psn, a->cum_psn);
+
+	assert_true(i > 0 && i < MR_SACK_BITS);
+	a->sack[i / 64] |= 1ULL << (i % 64);
+}
+
+static void test_params_and_tables(void **state)
+{
+	struct mr_txsb_params p;
+
+	(void)state;
+	mr_txsb_default_params(&p);
+	p.min_rto_ns = p.max_rto_ns + 1;
+	assert_int_equal(mr_txsb_init(&sb, &p, 0), MR_ERR_INVAL);
+	mr_txsb_default_params(&p);
+	assert_int_equal(mr_txsb_init(&sb, &p, 0x1000000), MR_ERR_INVAL);
+	p.retry_cnt = 8;
+	assert_int_equal(mr_txsb_init(&sb, &p, 0), MR_ERR_INVAL);
+
+	/* IBTA RNR NAK timer encodings */
+	assert_int_equal(mr_rnr_timer_ns(0), 655360 * US);
+	assert_int_equal(mr_rnr_timer_ns(1), 10 * US);
+	assert_int_equal(mr_rnr_timer_ns(14), 1280 * US);
+	assert_int_equal(mr_rnr_timer_ns(25), 61440 * US);
+	assert_int_equal(mr_rnr_timer_ns(31), 491520 * US);
+	/* local ACK timeout: 4.096 us * 2^t, 0 = infinite */
+	assert_int_equal(mr_ib_timeout_ns(1), 8192);
+	assert_int_equal(mr_ib_timeout_ns(14), 4096ULL << 14);
+	assert_true(mr_ib_timeout_ns(0) == MR_TIME_NEVER);
+	/* timestamps are microseconds and wrap at 2^32 */
+	assert_int_equal(mr_txsb_ts(1999), 1);
+	assert_int_equal(mr_txsb_ts((1ULL << 32) * 1000 + 5000), 5);
+}
+
+static void test_cum_ack_and_done_msn(void **state)
+{
+	struct mr_akh a;
+	u32 psn, i;
+
+	(void)state;
+	setup_sb(100, 7, 7);
+	/* message 7: 3 packets, message 8: 2 packets */
+	for (i = 0; i < 5; i++) {
+		u8 f = (i == 0 || i == 3) ? MR_TXE_FIRST : 0;
+
+		if (i == 2 || i == 4)
+			f |= MR_TXE_LAST;
+		assert_int_equal(mr_txsb_on_send(&sb, i < 3 ? 7 : 8, f, 0,
+						 0, &psn), 0);
+		assert_int_equal(psn, 100 + i);
+	}
+	assert_int_equal(mr_txsb_outstanding(&sb), 5);
+
+	/* cum through the middle of message 7: nothing done */
+	ack_init(&a, 102, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 20 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 2);
+	assert_false(res.done_valid);
+	assert_true(res.una_advanced);
+	assert_int_equal(sb.una, 102);
+	assert_int_equal(res.path_delivered[0], 2);
+	assert_true(res.rtt_valid);
+	assert_int_equal(res.rtt_ns, 20 * US);
+
+	/* cum covers both messages: highest done msn reported */
+	ack_init(&a, 105, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 21 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 3);
+	assert_true(res.done_valid);
+	assert_int_equal(res.done_msn, 8);
+	assert_int_equal(mr_txsb_outstanding(&sb), 0);
+	assert_null(mr_txsb_get(&sb, 104));
+
+	/* the same ACK again: nothing new, no RTT sample */
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 30 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked + res.newly_sacked, 0);
+	assert_false(res.rtt_valid);
+	assert_false(res.done_valid);
+}
+
+static void test_window_edges(void **state)
+{
+	struct mr_akh a;
+	u32 psn;
+
+	(void)state;
+	setup_sb(0, 7, 7);
+	send_n(MR_TXSB_WIN - 1, 0, 0, 0);
+	assert_false(mr_txsb_window_full(&sb));
+	send_n(1, 255, 0, 0);
+	assert_true(mr_txsb_window_full(&sb));
+	assert_int_equal(mr_txsb_on_send(&sb, 256, MR_TXE_FIRST | MR_TXE_LAST,
+					 0, 0, &psn), MR_ERR_NOSPACE);
+	assert_int_equal(sb.nxt, 256);
+
+	/* SACK the last PSN of the window (bit 255) */
+	ack_init(&a, 0, 0);
+	sack_set(&a, 255);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 10 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_sacked, 1);
+	assert_true(mr_txsb_window_full(&sb));	/* una did not move */
+	assert_int_equal(mr_txsb_inflight(&sb), 255);
+
+	/* ACK of one PSN opens exactly one slot */
+	ack_init(&a, 1, 0);
+	sack_set(&a, 255);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 11 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 1);
+	assert_int_equal(res.newly_sacked, 0);
+	assert_false(mr_txsb_window_full(&sb));
+	assert_int_equal(mr_txsb_on_send(&sb, 256, MR_TXE_FIRST | MR_TXE_LAST,
+					 0, 12 * US, &psn), 0);
+	assert_int_equal(psn, 256);
+	assert_true(mr_txsb_window_full(&sb));
+
+	/* cumulative ACK over a sacked PSN does not count it twice */
+	ack_init(&a, 257, 12 * US);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 20 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 255);
+	assert_int_equal(sb.n_sacked, 0);
+	assert_int_equal(mr_txsb_outstanding(&sb), 0);
+}
+
+static void test_wraparound(void **state)
+{
+	struct mr_akh a;
+	u32 first;
+
+	(void)state;
+	setup_sb(0xfffff0, 7, 7);
+	first = send_n(40, 1000, 1, 0);
+	assert_int_equal(first, 0xfffff0);
+	assert_int_equal(sb.nxt, 0x18);
+	assert_int_equal(mr_txsb_outstanding(&sb), 40);
+
+	/* cum just before the wrap, SACKs just after it */
+	ack_init(&a, 0xfffffe, 0);
+	sack_set(&a, 0x000000);
+	sack_set(&a, 0x000005);
+	sack_set(&a, 0x000017);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 10 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 14);
+	assert_int_equal(res.newly_sacked, 3);
+	assert_true(res.done_valid);
+	assert_int_equal(res.done_msn, 1013);
+	assert_int_equal(sb.una, 0xfffffe);
+	assert_int_equal(mr_txsb_get(&sb, 0x000005)->flags & MR_TXE_SACKED,
+			 MR_TXE_SACKED);
+	assert_null(mr_txsb_get(&sb, 0x000018));
+	assert_null(mr_txsb_get(&sb, 0xfffffd));
+
+	/* cum across the wrap */
+	ack_init(&a, 0x000006, 0);
+	sack_set(&a, 0x000017);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 11 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 6);	/* fffffe, ffffff, 1..4 */
+	assert_int_equal(res.newly_sacked, 0);
+	assert_int_equal(sb.una, 6);
+	assert_int_equal(sb.n_sacked, 1);
+	assert_int_equal(res.done_msn, 1021);
+
+	/* beyond nxt across the wrap: rejected without state change */
+	ack_init(&a, 0x000019, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 12 * US, &res),
+			 MR_ERR_ACK_RANGE);
+	assert_int_equal(sb.una, 6);
+	ack_init(&a, 0x000018, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 12 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 17);
+	assert_int_equal(sb.n_sacked, 0);
+}
+
+static void test_invalid_ack_no_state_change(void **state)
+{
+	static struct mr_txsb before;
+	struct mr_akh a;
+
+	(void)state;
+	setup_sb(500, 7, 7);
+	send_n(10, 0, 0, 0);
+	before = sb;
+	ack_init(&a, 511, 0);		/* one beyond nxt */
+	sack_set(&a, 512);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 5 * US, &res),
+			 MR_ERR_ACK_RANGE);
+	assert_int_equal(sb.st.bad_acks, 1);
+	sb.st.bad_acks = 0;
+	assert_memory_equal(&before, &sb, sizeof(sb));
+	a.cum_psn = 0x1000000;		/* not a 24-bit PSN */
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 5 * US, &res),
+			 MR_ERR_INVAL);
+	sb.st.bad_acks = 0;
+	assert_memory_equal(&before, &sb, sizeof(sb));
+}
+
+static void test_stale_ack_and_unsent_sack_bits(void **state)
+{
+	struct mr_akh a;
+
+	(void)state;
+	setup_sb(0, 7, 7);
+	send_n(10, 0, 0, 0);
+	ack_init(&a, 5, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 10 * US, &res), MR_TXSB_OK);
+	/* an older ACK arrives late: its SACK info still counts */
+	ack_init(&a, 2, 0);
+	sack_set(&a, 3);	/* already acked: ignored */
+	sack_set(&a, 7);
+	sack_set(&a, 20);	/* never sent: ignored */
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 11 * US, &res), MR_TXSB_OK);
+	assert_false(res.una_advanced);
+	assert_int_equal(sb.una, 5);
+	assert_int_equal(res.newly_sacked, 1);
+	assert_int_equal(sb.n_sacked, 1);
+	assert_int_equal(sb.st.stale_acks, 1);
+	assert_int_equal(mr_txsb_get(&sb, 7)->flags & MR_TXE_SACKED,
+			 MR_TXE_SACKED);
+}
+
+static void test_rtt_estimator(void **state)
+{
+	struct mr_akh a;
+
+	(void)state;
+	setup_sb(0, 7, 7);
+	/* before any sample the initial RTO applies */
+	assert_int_equal(mr_txsb_rto(&sb), 1 * MS);
+	assert_int_equal(mr_txsb_reo_wnd(&sb), 50 * US);
+
+	send_n(1, 0, 0, 0);
+	ack_init(&a, 1, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 400 * US, &res), MR_TXSB_OK);
+	/* RFC 6298 2.2: srtt = R, rttvar = R / 2 */
+	assert_int_equal(sb.srtt_ns, 400 * US);
+	assert_int_equal(sb.rttvar_ns, 200 * US);
+	assert_int_equal(mr_txsb_rto(&sb), 1200 * US);
+	assert_int_equal(mr_txsb_reo_wnd(&sb), 100 * US);
+
+	send_n(1, 1, 0, 1 * MS);
+	ack_init(&a, 2, 1 * MS);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 1 * MS + 200 * US, &res),
+			 MR_TXSB_OK);
+	/* rttvar = 3/4 * 200 + 1/4 * |400 - 200|, srtt = 7/8 400 + 1/8 200 */
+	assert_int_equal(sb.rttvar_ns, 200 * US);
+	assert_int_equal(sb.srtt_ns, 375 * US);
+	assert_int_equal(sb.min_rtt_ns, 200 * US);
+
+	/* small RTTs: RTO clamps at min_rto, reo_wnd at its 50 us floor */
+	setup_sb(0, 7, 7);
+	send_n(1, 0, 0, 0);
+	ack_init(&a, 1, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 8 * US, &res), MR_TXSB_OK);
+	assert_int_equal(mr_txsb_rto(&sb), 100 * US);
+	assert_int_equal(mr_txsb_reo_wnd(&sb), 50 * US);
+
+	/* an echo from the future is not a sample */
+	send_n(1, 1, 0, 10 * US);
+	ack_init(&a, 2, 50 * US);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 20 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 1);
+	assert_false(res.rtt_valid);
+}
+
+/* Establish srtt = 20 us (reo_wnd = 50 us floor) on a fresh scoreboard. */
+static void warm_up(void)
+{
+	struct mr_akh a;
+
+	setup_sb(1000, 7, 7);
+	send_n(1, 0, 0, 0);
+	ack_init(&a, 1001, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 20 * US, &res), MR_TXSB_OK);
+}
+
+static void test_rack_reordering_within_window(void **state)
+{
+	struct mr_akh a;
+	u64 t0 = 100 * US;
+	u32 p0;
+
+	(void)state;
+	warm_up();
+	p0 = send_n(1, 1, 0, t0);
+	send_n(1, 2, 1, t0 + 1 * US);
+	/* the later packet arrives first: p0 reordered, not yet lost */
+	ack_init(&a, p0, t0 + 1 * US);
+	sack_set(&a, p0 + 1);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 21 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_sacked, 1);
+	assert_int_equal(res.newly_lost, 0);
+	/* the reordering timer is armed at sent + rack_rtt + reo_wnd */
+	assert_int_equal(mr_txsb_next_deadline(&sb),
+			 t0 + 20 * US + 50 * US + 1);
+	/* still within reo_wnd: timer runs, nothing lost */
+	assert_int_equal(mr_txsb_on_timer(&sb, t0 + 70 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_lost, 0);
+	/* p0 arrives 49 us late: reordering, never declared lost */
+	ack_init(&a, p0 + 2, t0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 69 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 1);
+	assert_int_equal(res.newly_lost, 0);
+	assert_int_equal(sb.st.lost_rack, 0);
+	assert_int_equal(sb.st.retx, 0);
+	assert_false(mr_txsb_next_retx(&sb, t0 + 70 * US, &p0));
+}
+
+static void test_rack_loss_beyond_window(void **state)
+{
+	struct mr_akh a;
+	u64 t0 = 100 * US;
+	u32 p0, psn;
+
+	(void)state;
+	warm_up();
+	p0 = send_n(1, 1, 3, t0);
+	send_n(2, 2, 4, t0 + 1 * US);
+	ack_init(&a, p0, t0 + 1 * US);
+	sack_set(&a, p0 + 1);
+	sack_set(&a, p0 + 2);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 21 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_lost, 0);
+	assert_false(mr_txsb_next_retx(&sb, t0 + 21 * US, &psn));
+	/* exactly at the threshold: not yet ("more than reo_wnd") */
+	assert_int_equal(mr_txsb_on_timer(&sb, t0 + 70 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_lost, 0);
+	/* just beyond: lost, no duplicate ACKs needed */
+	assert_int_equal(mr_txsb_on_timer(&sb, t0 + 70 * US + 1, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_lost, 1);
+	assert_int_equal(res.path_lost[3], 1);
+	assert_true(res.path_lost_mask == 1ULL << 3);
+	assert_int_equal(sb.st.lost_rack, 1);
+	assert_int_equal(mr_txsb_inflight(&sb), 0);
+	assert_true(mr_txsb_next_retx(&sb, t0 + 71 * US, &psn));
+	assert_int_equal(psn, p0);
+	/* retransmit on another path, then it is delivered */
+	assert_int_equal(mr_txsb_on_retx(&sb, p0, 5, t0 + 80 * US), 0);
+	assert_false(mr_txsb_next_retx(&sb, t0 + 80 * US, &psn));
+	assert_int_equal(mr_txsb_get(&sb, p0)->retx, 1);
+	assert_int_equal(mr_txsb_get(&sb, p0)->path, 5);
+	ack_init(&a, p0 + 3, t0 + 80 * US);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 100 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 1);
+	assert_int_equal(res.path_delivered[5], 1);
+	/* the timestamp echo gives a valid sample for the retransmission */
+	assert_true(res.rtt_valid);
+	assert_int_equal(res.rtt_ns, 20 * US);
+	assert_int_equal(res.spurious, 0);
+}
+
+static void test_rack_loss_on_ack_and_spurious(void **state)
+{
+	struct mr_akh a;
+	u64 t0 = 100 * US;
+	u32 p0;
+
+	(void)state;
+	warm_up();
+	p0 = send_n(1, 1, 0, t0);
+	send_n(1, 2, 0, t0 + 100 * US);
+	/* a packet sent 100 us later arrives: p0 is way past reo_wnd */
+	ack_init(&a, p0, t0 + 100 * US);
+	sack_set(&a, p0 + 1);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 120 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_lost, 1);
+	assert_int_equal(sb.n_lost, 1);
+	/* ...but p0 was only very late: delivered before the retransmit */
+	ack_init(&a, p0 + 2, t0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 125 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 1);
+	assert_int_equal(res.spurious, 1);
+	assert_int_equal(sb.n_lost, 0);
+	assert_int_equal(mr_txsb_outstanding(&sb), 0);
+}
+
+static void test_rto_backoff_and_retry_exhaustion(void **state)
+{
+	struct mr_akh a;
+	u64 t, rto;
+	u32 psn;
+	int i;
+
+	(void)state;
+	setup_sb(7, 2, 7);
+	send_n(3, 0, 2, 0);
+	rto = mr_txsb_rto(&sb);
+	assert_int_equal(rto, 1 * MS);
+	assert_int_equal(mr_txsb_next_deadline(&sb), rto);
+	assert_int_equal(mr_txsb_on_timer(&sb, rto - 1, &res), MR_TXSB_OK);
+	assert_false(res.rto_fired);
+
+	/* retry_cnt = 2: two retransmission rounds, the third expiry fails */
+	t = rto;
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+		assert_true(res.rto_fired);
+		assert_int_equal(res.newly_lost, 3);
+		assert_int_equal(res.path_lost[i ? 1 : 2], 3);
+		/* exponential backoff */
+		assert_int_equal(mr_txsb_rto(&sb), rto << (i + 1));
+		while (mr_txsb_next_retx(&sb, t, &psn))
+			assert_int_equal(mr_txsb_on_retx(&sb, psn, 1, t), 0);
+		assert_int_equal(mr_txsb_next_deadline(&sb),
+				 t + (rto << (i + 1)));
+		t += rto << (i + 1);
+	}
+	assert_int_equal(mr_txsb_on_timer(&sb, t, &res),
+			 MR_TXSB_RETRY_EXCEEDED);
+	assert_int_equal(sb.st.rto, 3);
+
+	/* progress resets the budget and the backoff */
+	setup_sb(7, 1, 7);
+	send_n(2, 0, 0, 0);
+	assert_int_equal(mr_txsb_on_timer(&sb, 1 * MS, &res), MR_TXSB_OK);
+	assert_int_equal(mr_txsb_rto(&sb), 2 * MS);
+	while (mr_txsb_next_retx(&sb, 1 * MS, &psn))
+		mr_txsb_on_retx(&sb, psn, 0, 1 * MS);
+	ack_init(&a, 8, 1 * MS);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 1 * MS + 30 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(sb.rto_expiries, 0);
+	assert_int_equal(sb.backoff, 0);
+	/* one more expiry is again allowed with retry_cnt = 1 */
+	t = mr_txsb_next_deadline(&sb);
+	assert_int_equal(t, 1 * MS + 30 * US + 100 * US);
+	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+	assert_true(res.rto_fired);
+	assert_int_equal(mr_txsb_on_timer(&sb, t + 1, &res), MR_TXSB_OK);
+	assert_false(res.rto_fired);	/* everything lost: nothing in flight */
+	while (mr_txsb_next_retx(&sb, t, &psn))
+		mr_txsb_on_retx(&sb, psn, 0, t);
+	assert_int_equal(mr_txsb_on_timer(&sb, mr_txsb_next_deadline(&sb),
+					  &res), MR_TXSB_RETRY_EXCEEDED);
+
+	/* backoff is capped at max_rto */
+	setup_sb(0, 7, 7);
+	sb.p.max_rto_ns = 3 * MS;
+	send_n(1, 0, 0, 0);
+	for (i = 0, t = 0; i < 5; i++) {
+		t = mr_txsb_next_deadline(&sb);
+		assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+		mr_txsb_on_retx(&sb, sb.una, 0, t);
+	}
+	assert_int_equal(mr_txsb_rto(&sb), 3 * MS);
+}
+
+static void nack_init(struct mr_nkh *n, u8 reason, u8 timer, u32 psn)
+{
+	memset(n, 0, sizeof(*n));
+	n->reason = reason;
+	n->rnr_timer = timer;
+	n->nack_psn = psn;
+}
+
+static void test_rnr_exhaustion(void **state)
+{
+	struct mr_akh a;
+	struct mr_nkh n;
+	u64 t = 10 * US;
+	u32 psn, p0;
+	int i;
+
+	(void)state;
+	setup_sb(50, 7, 2);
+	p0 = send_n(4, 0, 0, 0);
+	ack_init(&a, p0 + 1, 0);	/* p0 delivered, p0+1 RNR'd */
+	nack_init(&n, MR_NACK_RNR, 14, p0 + 1);	/* 1.28 ms */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t, &res),
+				 MR_TXSB_RNR_WAIT);
+		assert_int_equal(res.rnr_wait_ns, 1280 * US);
+		assert_int_equal(res.nack_psn, p0 + 1);
+		/* go back from the RNR'd PSN: p0+1..p0+3 presumed lost */
+		assert_int_equal(sb.n_lost, 3);
+		/* paused: no sends, no retransmits until the timer ran */
+		assert_false(mr_txsb_can_send(&sb, t + 1279 * US));
+		assert_false(mr_txsb_next_retx(&sb, t + 1279 * US, &psn));
+		assert_int_equal(mr_txsb_next_deadline(&sb), t + 1280 * US);
+		/* a duplicate of the NACK does not count again */
+		assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t + 1 * US,
+						 &res), MR_TXSB_IGNORED);
+		t += 1280 * US;
+		assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+		assert_true(mr_txsb_can_send(&sb, t));
+		while (mr_txsb_next_retx(&sb, t, &psn))
+			assert_int_equal(mr_txsb_on_retx(&sb, psn, 0, t), 0);
+		/* the NACK of the retransmitted copy echoes its timestamp */
+		a.ts_echo = mr_txsb_ts(t);
+		t += 10 * US;
+	}
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t, &res),
+			 MR_TXSB_RNR_RETRY_EXCEEDED);
+	assert_int_equal(sb.st.rnr, 2);
+}
+
+static void test_rnr_infinite_and_reset(void **state)
+{
+	struct mr_akh a;
+	struct mr_nkh n;
+	u64 t = 10 * US;
+	u32 psn, p0;
+	int i;
+
+	(void)state;
+	setup_sb(0, 7, MR_RNR_RETRY_INFINITE);
+	p0 = send_n(1, 0, 0, 0);
+	ack_init(&a, p0, 0);
+	nack_init(&n, MR_NACK_RNR, 1, p0);
+	for (i = 0; i < 100; i++) {
+		assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t, &res),
+				 MR_TXSB_RNR_WAIT);
+		t += 10 * US;
+		assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+		assert_true(mr_txsb_next_retx(&sb, t, &psn));
+		mr_txsb_on_retx(&sb, psn, 0, t);
+		a.ts_echo = mr_txsb_ts(t);
+		t += 2 * US;
+	}
+	assert_int_equal(sb.st.rnr, 100);
+	/* delivery of the RNR'd PSN resets the count */
+	setup_sb(0, 7, 1);
+	p0 = send_n(2, 0, 0, 0);
+	ack_init(&a, p0, 0);
+	nack_init(&n, MR_NACK_RNR, 1, p0);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t, &res),
+			 MR_TXSB_RNR_WAIT);
+	t += 10 * US;
+	mr_txsb_on_timer(&sb, t, &res);
+	while (mr_txsb_next_retx(&sb, t, &psn))
+		mr_txsb_on_retx(&sb, psn, 0, t);
+	ack_init(&a, p0 + 1, t);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t + 5 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(sb.rnr_count, 0);
+	/* a new RNR for the next message gets a fresh budget */
+	nack_init(&n, MR_NACK_RNR, 1, p0 + 1);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t + 6 * US, &res),
+			 MR_TXSB_RNR_WAIT);
+}
+
+static void test_trim_nack(void **state)
+{
+	struct mr_akh a;
+	struct mr_nkh n;
+	u32 p0, psn;
+
+	(void)state;
+	warm_up();
+	p0 = send_n(3, 10, 6, 100 * US);
+	ack_init(&a, p0, 100 * US);
+	nack_init(&n, MR_NACK_TRIMMED, 0, p0 + 1);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 110 * US, &res),
+			 MR_TXSB_TRIMMED);
+	assert_int_equal(res.nack_psn, p0 + 1);
+	assert_int_equal(res.nack_msn, 11);
+	assert_int_equal(res.nack_path, 6);
+	/* retransmit immediately, no RACK wait */
+	assert_true(mr_txsb_next_retx(&sb, 110 * US, &psn));
+	assert_int_equal(psn, p0 + 1);
+	/* duplicate trimmed NACK before the retransmission: ignored */
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 111 * US, &res),
+			 MR_TXSB_IGNORED);
+	assert_int_equal(mr_txsb_on_retx(&sb, psn, 2, 112 * US), 0);
+	/* ...and after it: the echo names the old copy, ignored */
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 113 * US, &res),
+			 MR_TXSB_IGNORED);
+	assert_int_equal(sb.st.retx, 1);
+	/* the retransmitted copy trimmed again: honoured */
+	a.ts_echo = mr_txsb_ts(112 * US);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 130 * US, &res),
+			 MR_TXSB_TRIMMED);
+	assert_int_equal(res.nack_path, 2);
+	assert_int_equal(sb.st.trims, 2);
+}
+
+static void test_other_nacks(void **state)
+{
+	struct mr_akh a;
+	struct mr_nkh n;
+	u32 p0;
+
+	(void)state;
+	setup_sb(0, 7, 7);
+	p0 = send_n(3, 40, 0, 0);
+	ack_init(&a, p0 + 1, 0);
+	nack_init(&n, MR_NACK_SEQ_ERR, 0, p0 + 2);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 10 * US, &res),
+			 MR_TXSB_SEQ_ERR);
+	/* the AKH part was applied */
+	assert_int_equal(res.newly_acked, 1);
+	assert_int_equal(sb.una, p0 + 1);
+	assert_int_equal(sb.n_lost, 0);
+
+	nack_init(&n, MR_NACK_REMOTE_ACCESS, 0, p0 + 1);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
+			 MR_TXSB_REM_ACCESS_ERR);
+	assert_int_equal(res.nack_msn, 41);
+	nack_init(&n, MR_NACK_INVALID_REQ, 0, p0 + 1);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
+			 MR_TXSB_REM_INV_REQ);
+	nack_init(&n, MR_NACK_REMOTE_OP, 0, p0 + 2);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
+			 MR_TXSB_REM_OP_ERR);
+	assert_int_equal(res.nack_msn, 42);
+	nack_init(&n, 77, 0, p0 + 2);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
+			 MR_TXSB_NACK_UNKNOWN);
+	/* RNR / TRIMMED for a PSN no longer outstanding: stale */
+	nack_init(&n, MR_NACK_RNR, 1, p0);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
+			 MR_TXSB_IGNORED);
+	assert_false(sb.rnr_wait);
+	/* invalid AKH inside a NACK: error, nothing applied */
+	ack_init(&a, p0 + 9, 0);
+	nack_init(&n, MR_NACK_TRIMMED, 0, p0 + 2);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 12 * US, &res),
+			 MR_ERR_ACK_RANGE);
+	assert_int_equal(sb.n_lost, 0);
+}
+
+static void test_path_failover(void **state)
+{
+	u32 psn, n, i;
+	u64 mask;
+
+	(void)state;
+	setup_sb(0, 7, 7);
+	for (i = 0; i < 12; i++)
+		assert_int_equal(mr_txsb_on_send(&sb, i, MR_TXE_FIRST |
+						 MR_TXE_LAST, i % 3, 0, &psn),
+				 0);
+	mask = mr_txsb_paths_in_flight(&sb);
+	assert_true(mask == 0x7);
+	memset(&res, 0, sizeof(res));
+	n = mr_txsb_mark_path_lost(&sb, 1, &res);
+	assert_int_equal(n, 4);
+	assert_int_equal(res.path_lost[1], 4);
+	assert_true(mr_txsb_paths_in_flight(&sb) == 0x5);
+	assert_int_equal(mr_txsb_inflight(&sb), 8);
+	/* retransmissions go out in PSN order */
+	for (i = 0; i < 4; i++) {
+		assert_true(mr_txsb_next_retx(&sb, 1 * US, &psn));
+		assert_int_equal(psn, 1 + 3 * i);
+		assert_int_equal(mr_txsb_on_retx(&sb, psn, 2, 1 * US), 0);
+	}
+	assert_false(mr_txsb_next_retx(&sb, 1 * US, &psn));
+	assert_true(mr_txsb_paths_in_flight(&sb) == 0x5);
+	/* marking again finds nothing */
+	assert_int_equal(mr_txsb_mark_path_lost(&sb, 1, &res), 0);
+	/* bad arguments */
+	assert_int_equal(mr_txsb_on_retx(&sb, 12, 0, 2 * US), MR_ERR_PSN);
+	assert_int_equal(mr_txsb_on_retx(&sb, 0, 64, 2 * US), MR_ERR_INVAL);
+	assert_int_equal(mr_txsb_on_send(&sb, 0, 0x80, 0, 0, &psn),
+			 MR_ERR_INVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_params_and_tables),
+		cmocka_unit_test(test_cum_ack_and_done_msn),
+		cmocka_unit_test(test_window_edges),
+		cmocka_unit_test(test_wraparound),
+		cmocka_unit_test(test_invalid_ack_no_state_change),
+		cmocka_unit_test(test_stale_ack_and_unsent_sack_bits),
+		cmocka_unit_test(test_rtt_estimator),
+		cmocka_unit_test(test_rack_reordering_within_window),
+		cmocka_unit_test(test_rack_loss_beyond_window),
+		cmocka_unit_test(test_rack_loss_on_ack_and_spurious),
+		cmocka_unit_test(test_rto_backoff_and_retry_exhaustion),
+		cmocka_unit_test(test_rnr_exhaustion),
+		cmocka_unit_test(test_rnr_infinite_and_reset),
+		cmocka_unit_test(test_trim_nack),
+		cmocka_unit_test(test_other_nacks),
+		cmocka_unit_test(test_path_failover),
+	};
+
+	return cmocka_run_group_tests_name("txsb", tests, NULL, NULL);
+}
