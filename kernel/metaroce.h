@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MetaRoCE: software RDMA device carrying the MetaRoCE transport over
+ * any Ethernet netdev. Kernel glue shared declarations.
+ *
+ * Object model (one struct per verbs object, embedding the ib_* object
+ * so ib_core allocates it, see INIT_RDMA_OBJ_SIZE in device.c):
+ *
+ *   mroce_dev  - one per `rdma link add`, bound to one netdev
+ *   mroce_pd, mroce_ah, mroce_cq, mroce_mr, mroce_qp, mroce_srq
+ *
+ * Locking overview (each lock is also documented at its declaration):
+ *   mroce_devs_lock (main.c)  - global device list
+ *   mroce_net.lock            - per-namespace socket refcount + dev list
+ *   dev->port_lock            - port state / active MTU
+ *   qp->modify_lock (mutex)   - serialises modify_qp/destroy_qp
+ *   qp->sq.lock               - send queue ring, requester state
+ *   qp->rq.lock / srq->rq.lock - receive queue ring
+ *   cq->lock                  - completion ring + notify state
+ *   mr->lock                  - fast-reg MR state/keys/page list
+ * Lock order: qp->modify_lock -> qp->sq.lock -> qp->rq.lock -> cq->lock.
+ * mr->lock and srq locks are leaves. No lock is held across a call
+ * into a consumer's completion or event handler.
+ */
+#ifndef MROCE_METAROCE_H
+#define MROCE_METAROCE_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <linux/in6.h>
+#include <net/dst_cache.h>
+#include <rdma/ib_verbs.h>
+
+#define MROCE_DRV_NAME		"metaroce"
+#define MROCE_UDP_PORT_DEFAULT	4793
+
+/*
+ * Worst-case bytes between the netdev payload start and the IB payload:
+ * IPv6 (40) + UDP (8) + MBH (20) + DXH (16) + RXH (16) + IMM (4) + ICRC (4).
+ * The active IB MTU is the largest IB MTU that fits in netdev MTU minus
+ * this overhead (MR-ENC-* in the spec).
+ */
+#define MROCE_MAX_HDR_OVERHEAD	(40 + 8 + 20 + 16 + 16 + 4 + 4)
+
+/* Device limits (reported through query_device) */
+#define MROCE_MAX_QP		0x10000
+#define MROCE_MAX_QP_WR		0x4000
+#define MROCE_MAX_SGE		32
+#define MROCE_MAX_INLINE	512
+#define MROCE_MAX_CQ		0x10000
+#define MROCE_MAX_CQE		0x8000
+#define MROCE_MAX_MR		0x40000
+#define MROCE_MAX_MR_SIZE	(1ULL << 40)
+#define MROCE_MAX_FR_PAGES	512
+#define MROCE_MAX_PD		0x10000
+#define MROCE_MAX_AH		0x10000
+#define MROCE_MAX_SRQ		0x1000
+#define MROCE_MAX_SRQ_WR	0x4000
+#define MROCE_MAX_RD_ATOMIC	128
+#define MROCE_QPN_MAX		0xffffffU	/* 24-bit QPN */
+#define MROCE_GSI_QPN		1
+#define MROCE_FIRST_QPN		2
+#define MROCE_KEY_IDX_MAX	0xffffffU	/* key = index << 8 | key byte */
+
+/* Hardware counters exported through `rdma statistic show`. */
+enum mroce_counter {
+	MROCE_CNT_TX_PKTS,
+	MROCE_CNT_TX_BYTES,
+	MROCE_CNT_RX_PKTS,
+	MROCE_CNT_RX_BYTES,
+	MROCE_CNT_TX_DROPS,
+	MROCE_CNT_RETX,
+	MROCE_CNT_ACK_TX,
+	MROCE_CNT_ACK_RX,
+	MROCE_CNT_SACK_TX,
+	MROCE_CNT_SACK_RX,
+	MROCE_CNT_NACK_TX_TRIMMED,
+	MROCE_CNT_NACK_TX_SEQ_ERR,
+	MROCE_CNT_NACK_TX_RNR,
+	MROCE_CNT_NACK_TX_REM_ACCESS,
+	MROCE_CNT_NACK_TX_INV_REQ,
+	MROCE_CNT_NACK_TX_REM_OP,
+	MROCE_CNT_NACK_RX_TRIMMED,
+	MROCE_CNT_NACK_RX_SEQ_ERR,
+	MROCE_CNT_NACK_RX_RNR,
+	MROCE_CNT_NACK_RX_REM_ACCESS,
+	MROCE_CNT_NACK_RX_INV_REQ,
+	MROCE_CNT_NACK_RX_REM_OP,
+	MROCE_CNT_RTO,
+	MROCE_CNT_RNR_EVENTS,
+	MROCE_CNT_ECN_CE_SEEN,
+	MROCE_CNT_ECN_ECHOED,
+	MROCE_CNT_ICRC_DROPS,
+	MROCE_CNT_MALFORMED_DROPS,
+	MROCE_CNT_VERSION_DROPS,
+	MROCE_CNT_QPN_DROPS,
+	MROCE_CNT_DUP_DROPS,
+	MROCE_CNT_WINDOW_DROPS,
+	MROCE_CNT_RKEY_VIOLATIONS,
+	MROCE_CNT_PATH_REROLLS,
+	MROCE_NUM_COUNTERS
+};
+
+struct mroce_stats {
+	u64 cnt[MROCE_NUM_COUNTERS];
+};
+
+struct mroce_net;
+
+struct mroce_dev {
+	struct ib_device ibdev;		/* must be first: ib_alloc_device */
+
+	/*
+	 * The bound netdev. A reference is held (ndev_tracker) from
+	 * newlink until dealloc_driver; the pointer never changes.
+	 */
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+
+	/* On mroce_devs (main.c), protected by mroce_devs_lock. */
+	struct list_head list;
+	/* On mnet->devs: written under mnet->lock, read under RCU. */
+	struct list_head net_node;
+	/* Per-namespace UDP sockets, referenced while registered. */
+	struct mroce_net *mnet;
+
+	struct ib_device_attr attr;	/* constant after registration */
+
+	/* Protects port_state and active_mtu; taken from notifier + verbs. */
+	spinlock_t port_lock;
+	enum ib_port_state port_state;
+	enum ib_mtu active_mtu;
+
+	/*
+	 * qpn -> mroce_qp. The xarray's internal lock serialises writers;
+	 * the receive path looks QPs up under RCU and takes qp->ref.
+	 */
+	struct xarray qps;
+	u32 qpn_next;
+	/* key index -> mroce_mr, same scheme as qps. */
+	struct xarray mrs;
+	u32 mr_next;
+
+	/* Object counts against the limits in attr. */
+	atomic_t num_pd, num_ah, num_cq, num_qp, num_srq, num_mr;
+
+	struct mroce_stats __percpu *stats;
+
+	/* Deferred unregistration on NETDEV_UNREGISTER (main.c). */
+	struct work_struct unreg_work;
+};
+
+static inline struct mroce_dev *to_mdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct mroce_dev, ibdev);
+}
+
+static inline void mroce_count(struct mroce_dev *dev, enum mroce_counter c)
+{
+	this_cpu_inc(dev->stats->cnt[c]);
+}
+
+static inline void mroce_count_add(struct mroce_dev *dev,
+				   enum mroce_counter c, u64 v)
+{
+	this_cpu_add(dev->stats->cnt[c], v);
+}
+
+u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c);
+
+/* ------------------------------------------------------------------ */
+/* Verbs objects                                                        */
+
+struct mroce_pd {
+	struct ib_pd ibpd;
+};
+
+static inline struct mroce_pd *to_mpd(struct ib_pd *pd)
+{
+	return container_of(pd, struct mroce_pd, ibpd);
+}
+
+/* Resolved address: what the transmit path needs, derived from a GID. */
+struct mroce_av {
+	enum rdma_network_type net_type;	/* RDMA_NETWORK_IPV4 / IPV6 */
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	} saddr, daddr;
+	u8 tclass;
+	u8 hop_limit;
+	u32 flow_label;
+};
+
+struct mroce_ah {
+	struct ib_ah ibah;
+	struct mroce_av av;
+};
+
+static inline struct mroce_ah *to_mah(struct ib_ah *ah)
+{
+	return container_of(ah, struct mroce_ah, ibah);
+}
+
+int mroce_av_from_attr(struct mroce_av *av, const struct rdma_ah_attr *attr);
+
+struct mroce_cq {
+	struct ib_cq ibcq;
+	/*
+	 * Protects the completion ring (wc, head, tail, count) and the
+	 * notification state. Taken with irqsave: completions are posted
+	 * from softirq (receive path) and process context.
+	 */
+	spinlock_t lock;
+	struct ib_wc *wc;
+	u32 size;		/* ring entries, >= requested cqe */
+	u32 head;		/* next entry to poll */
+	u32 count;		/* entries in the ring */
+	u8 notify;		/* 0 or IB_CQ_SOLICITED / IB_CQ_NEXT_COMP */
+	bool overflow;		/* set once; the CQ is then in error */
+};
+
+static inline struct mroce_cq *to_mcq(struct ib_cq *cq)
+{
+	return container_of(cq, struct mroce_cq, ibcq);
+}
+
+int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited);
+
+enum mroce_mr_type {
+	MROCE_MR_DMA,		/* whole kernel address space (virt DMA) */
+	MROCE_MR_FAST_REG,	/* ib_alloc_mr + ib_map_mr_sg + IB_WR_REG_MR */
+};
+
+enum mroce_mr_state {
+	MROCE_MR_INVALID,	/* fast-reg MR not (or no longer) registered */
+	MROCE_MR_VALID,
+};
+
+struct mroce_mr {
+	struct ib_mr ibmr;
+	struct mroce_dev *dev;
+	enum mroce_mr_type type;
+	u32 index;			/* key >> 8 */
+	refcount_t ref;			/* lookup references; +1 while live */
+	struct completion done;		/* ref reached zero */
+
+	/*
+	 * Protects state, access, key, iova, length and the page list of
+	 * a fast-reg MR, written by REG_MR / LOCAL_INV / remote invalidate
+	 * and read by the placement paths while checking an access.
+	 */
+	spinlock_t lock;
+	enum mroce_mr_state state;
+	int access;
+	u32 key;			/* current lkey == rkey */
+	u64 iova;
+	u64 length;
+
+	/* Fast-reg page list (kernel virtual addresses, virt DMA). */
+	u64 *pages;
+	u32 max_pages;
+	u32 npages;			/* filled by map_mr_sg */
+	u32 page_shift;
+
+	struct rcu_head rcu;		/* freed after RCU lookups finish */
+};
+
+static inline struct mroce_mr *to_mmr(struct ib_mr *mr)
+{
+	return container_of(mr, struct mroce_mr, ibmr);
+}
+
+struct mroce_mr *mroce_mr_get(struct mroce_dev *dev, u32 key);
+void mroce_mr_put(struct mroce_mr *mr);
+int mroce_mr_check(struct mroce_mr *mr, struct ib_pd *pd, u32 key, u64 iova,
+		   u64 len, int access);
+int mroce_mr_copy(struct mroce_mr *mr, u64 iova, void *buf, u64 len,
+		  bool to_mr);
+int mroce_mr_reg(struct mroce_mr *mr, u32 key, int access);
+int mroce_mr_invalidate(struct mroce_mr *mr, u32 key);
+
+/* A receive WQE, kept in a ring sized at creation. */
+struct mroce_recv_wqe {
+	u64 wr_id;
+	u32 num_sge;
+	struct ib_sge sge[];
+};
+
+/* Receive queue: embedded in a QP, or in an SRQ. */
+struct mroce_rq {
+	/* Protects the ring (buf, head, tail) and, for SRQs, limit. */
+	spinlock_t lock;
+	void *buf;
+	u32 size;		/* entries, power of two */
+	u32 max_sge;
+	u32 wqe_size;		/* bytes per entry */
+	u32 head;		/* consumer index */
+	u32 tail;		/* producer index */
+};
+
+static inline u32 mroce_rq_count(const struct mroce_rq *rq)
+{
+	return rq->tail - rq->head;
+}
+
+static inline struct mroce_recv_wqe *mroce_rq_wqe(struct mroce_rq *rq,
+						  u32 idx)
+{
+	return rq->buf + (size_t)(idx & (rq->size - 1)) * rq->wqe_size;
+}
+
+int mroce_rq_init(struct mroce_rq *rq, u32 max_wr, u32 max_sge);
+void mroce_rq_free(struct mroce_rq *rq);
+int mroce_rq_post(struct mroce_rq *rq, const struct ib_recv_wr *wr);
+
+struct mroce_srq {
+	struct ib_srq ibsrq;
+	struct mroce_rq rq;
+	u32 limit;		/* 0 = disarmed; protected by rq.lock */
+};
+
+static inline struct mroce_srq *to_msrq(struct ib_srq *srq)
+{
+	return container_of(srq, struct mroce_srq, ibsrq);
+}
+
+void mroce_srq_check_limit(struct mroce_srq *srq);
+
+/* A send WQE: a copy of the consumer's WR, stable until completion. */
+struct mroce_send_wqe {
+	u64 wr_id;
+	enum ib_wr_opcode opcode;
+	int send_flags;
+	u32 num_sge;
+	u32 length;		/* total payload bytes */
+	union {
+		__be32 imm_data;
+		u32 invalidate_rkey;
+	} ex;
+	union {
+		struct {
+			u64 remote_addr;
+			u32 rkey;
+		} rdma;
+		struct {
+			u64 remote_addr;
+			u64 compare_add;
+			u64 swap;
+			u32 rkey;
+		} atomic;
+		struct {
+			struct mroce_mr *mr;
+			u32 key;
+			int access;
+		} reg;
+		struct {
+			struct mroce_ah *ah;
+			u32 remote_qpn;
+			u32 remote_qkey;
+		} ud;
+	} wr;
+	/* Either num_sge SGEs or, with IB_SEND_INLINE, length bytes. */
+	union {
+		DECLARE_FLEX_ARRAY(struct ib_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_data);
+	};
+};
+
+struct mroce_sq {
+	/* Protects the ring and the requester's per-QP state. */
+	spinlock_t lock;
+	void *buf;
+	u32 size;		/* entries, power of two */
+	u32 max_sge;
+	u32 max_inline;
+	u32 wqe_size;
+	u32 head;		/* oldest uncompleted WQE */
+	u32 tail;		/* producer index */
+	bool running;		/* a thread is processing (req.c) */
+};
+
+static inline struct mroce_send_wqe *mroce_sq_wqe(struct mroce_sq *sq,
+						  u32 idx)
+{
+	return sq->buf + (size_t)(idx & (sq->size - 1)) * sq->wqe_size;
+}
+
+struct mroce_qp_attrs {
+	u32 dest_qpn;
+	u32 sq_psn;
+	u32 rq_psn;
+	u32 qkey;
+	enum ib_mtu path_mtu;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	int access_flags;
+	u16 pkey_index;
+	u8 port_num;
+	bool sq_draining;
+	struct rdma_ah_attr ah_attr;	/* as given, for query_qp */
+	struct mroce_av av;		/* resolved for transmit */
+};
+
+struct mroce_qp {
+	struct ib_qp ibqp;
+	struct mroce_dev *dev;
+
+	/*
+	 * Receive-path lookup references (xarray under RCU); the creator's
+	 * reference is dropped by destroy_qp, which then waits on done.
+	 */
+	refcount_t ref;
+	struct completion done;
+
+	/* Serialises modify_qp, query_qp and destroy_qp (may sleep). */
+	struct mutex modify_lock;
+
+	/*
+	 * Written with both sq.lock and rq.lock held (mroce_qp_set_state),
+	 * so a path holding either lock reads a stable value; lockless
+	 * readers use READ_ONCE and re-check under the lock.
+	 */
+	enum ib_qp_state state;
+
+	/* Written under modify_lock, read by the datapath. */
+	struct mroce_qp_attrs attr;
+
+	struct mroce_sq sq;
+	struct mroce_rq rq;	/* unused when srq != NULL */
+	struct mroce_srq *srq;
+	struct mroce_cq *scq;
+	struct mroce_cq *rcq;
+	enum ib_sig_type sq_sig_type;
+
+	/* Route cache of the transmit path (per-CPU, lockless). */
+	struct dst_cache dst_cache;
+};
+
+static inline struct mroce_qp *to_mqp(struct ib_qp *qp)
+{
+	return container_of(qp, struct mroce_qp, ibqp);
+}
+
+struct mroce_qp *mroce_qp_get(struct mroce_dev *dev, u32 qpn);
+void mroce_qp_put(struct mroce_qp *qp);
+void mroce_qp_error(struct mroce_qp *qp);
+void mroce_qp_flush(struct mroce_qp *qp);
+void mroce_qp_async_event(struct mroce_qp *qp, enum ib_event_type type);
+
+/* Requester (req.c) */
+void mroce_req_run(struct mroce_qp *qp);
+void mroce_send_complete(struct mroce_qp *qp,
+			 const struct mroce_send_wqe *wqe,
+			 enum ib_wc_status status);
+
+/* ------------------------------------------------------------------ */
+/* Device, link and namespaces                                          */
+
+extern unsigned short mroce_udp_port;
+
+int mroce_dev_add(const char *ibdev_name, struct net_device *ndev);
+void mroce_devs_add(struct mroce_dev *dev);
+void mroce_devs_del(struct mroce_dev *dev);
+void mroce_dev_init_unreg_work(struct mroce_dev *dev);
+void mroce_dev_queue_unregister(struct mroce_dev *dev);
+void mroce_flush_unregister(void);
+struct mroce_dev *mroce_dev_find_ndev(struct net_device *ndev);
+void mroce_dev_port_event(struct mroce_dev *dev, unsigned long event);
+enum ib_mtu mroce_mtu_from_netdev(unsigned int netdev_mtu);
+
+int mroce_net_init(void);
+void mroce_net_exit(void);
+int mroce_net_attach(struct mroce_dev *dev);
+void mroce_net_detach(struct mroce_dev *dev);
+struct sk_buff *mroce_skb_alloc(struct mroce_dev *dev,
+				const struct mroce_av *av, unsigned int len,
+				gfp_t gfp);
+int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
+	       struct dst_cache *dc, struct sk_buff *skb, u16 entropy,
+	       bool ect);
+
+/* Receive path entry (recv.c); consumes @skb, data at the base header. */
+void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb);
+
+/* Hardware counters (stats.c) */
+struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+/* Verbs entry points, one file per object. */
+int mroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int mroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		    struct ib_udata *udata);
+int mroce_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int mroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int mroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+
+int mroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int mroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int mroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int mroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+
+#endif /* MROCE_METAROCE_H */

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE encapsulation glue: one UDP tunnel socket pair (IPv4 + IPv6)
+ * per network namespace that has a MetaRoCE device, the transmit path
+ * (route lookup in the device's namespace + udp_tunnel{,6}_xmit_skb) and
+ * the receive hook handing packets to the datapath.
+ *
+ * Encapsulation: Ethernet / IPv4 or IPv6 / UDP (dst port udp_port,
+ * default 4793; src port 0xC000 | 14-bit entropy) / MetaRoCE (MR-ENC-1).
+ */
+
+#include <linux/module.h>
+#include <linux/skbuff.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/dst_cache.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+
+#include "metaroce.h"
+
+static unsigned char mroce_dscp = 26;	/* AF31 */
+module_param_named(dscp, mroce_dscp, byte, 0644);
+MODULE_PARM_DESC(dscp, "DSCP of MetaRoCE packets when the AH has no traffic class (default 26)");
+
+static unsigned int mroce_net_id;
+
+/*
+ * Per-namespace state (net_generic storage, lives until the namespace's
+ * pernet exit).
+ */
+struct mroce_net {
+	/*
+	 * Protects users and the socket pointers' lifetime (created by the
+	 * first attach, released by the last detach) and serialises
+	 * writers of devs.
+	 */
+	struct mutex lock;
+	unsigned int users;
+	struct socket *sk4;
+	struct socket *sk6;
+	/* Attached mroce_devs; RCU readers in the receive path. */
+	struct list_head devs;
+};
+
+static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct mroce_net *mnet = rcu_dereference_sk_user_data(sk);
+	struct mroce_dev *dev, *found = NULL;
+
+	if (!mnet)
+		goto drop;
+
+	/* encap_rcv runs in softirq under rcu_read_lock(). */
+	list_for_each_entry_rcu(dev, &mnet->devs, net_node) {
+		if (dev->ndev == skb->dev) {
+			found = dev;
+			break;
+		}
+	}
+	if (!found || !ib_device_try_get(&found->ibdev))
+		goto drop;
+
+	/* Strip the UDP header: skb->data is the MetaRoCE base header. */
+	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
+		mroce_count(found, MROCE_CNT_MALFORMED_DROPS);
+		kfree_skb(skb);
+	} else {
+		__skb_pull(skb, sizeof(struct udphdr));
+		mroce_rcv(found, skb);
+	}
+	ib_device_put(&found->ibdev);
+	return 0;
+
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+static struct socket *mroce_sock_create(struct net *net,
+					struct mroce_net *mnet, bool ipv6)
+{
+	struct udp_tunnel_sock_cfg tnl_cfg = {};
+	struct udp_port_cfg udp_cfg = {};
+	struct socket *sock;
+	int err;
+
+	if (ipv6) {
+		udp_cfg.family = AF_INET6;
+		udp_cfg.ipv6_v6only = 1;
+		udp_cfg.local_ip6 = in6addr_any;
+	} else {
+		udp_cfg.family = AF_INET;
+		udp_cfg.local_ip.s_addr = htonl(INADDR_ANY);
+	}
+	udp_cfg.local_udp_port = htons(mroce_udp_port);
+
+	err = udp_sock_create(net, &udp_cfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+
+	tnl_cfg.sk_user_data = mnet;
+	tnl_cfg.encap_type = 1;
+	tnl_cfg.encap_rcv = mroce_udp_encap_recv;
+	setup_udp_tunnel_sock(net, sock, &tnl_cfg);
+	return sock;
+}
+
+static void mroce_sock_release(struct mroce_net *mnet)
+{
+	/* udp_tunnel_sock_release() waits for RCU readers of user data. */
+	if (mnet->sk6)
+		udp_tunnel_sock_release(mnet->sk6);
+	if (mnet->sk4)
+		udp_tunnel_sock_release(mnet->sk4);
+	mnet->sk6 = NULL;
+	mnet->sk4 = NULL;
+}
+
+/*
+ * Attach @dev to the namespace of its netdev: create the namespace's
+ * sockets on first use and make the device visible to the receive path.
+ */
+int mroce_net_attach(struct mroce_dev *dev)
+{
+	struct net *net = dev_net(dev->ndev);
+	struct mroce_net *mnet = net_generic(net, mroce_net_id);
+	struct socket *sock;
+	int err = 0;
+
+	mutex_lock(&mnet->lock);
+	if (!mnet->users) {
+		sock = mroce_sock_create(net, mnet, false);
+		if (IS_ERR(sock)) {
+			err = PTR_ERR(sock);
+			goto out;
+		}
+		mnet->sk4 = sock;
+		if (IS_ENABLED(CONFIG_IPV6)) {
+			/* IPv6 may be disabled at boot: IPv4 only then. */
+			sock = mroce_sock_create(net, mnet, true);
+			if (!IS_ERR(sock))
+				mnet->sk6 = sock;
+			else if (PTR_ERR(sock) != -EAFNOSUPPORT)
+				pr_warn("metaroce: no IPv6 socket: %ld\n",
+					PTR_ERR(sock));
+		}
+	}
+	mnet->users++;
+	list_add_tail_rcu(&dev->net_node, &mnet->devs);
+	dev->mnet = mnet;
+out:
+	mutex_unlock(&mnet->lock);
+	return err;
+}
+
+void mroce_net_detach(struct mroce_dev *dev)
+{
+	struct mroce_net *mnet = dev->mnet;
+
+	mutex_lock(&mnet->lock);
+	list_del_rcu(&dev->net_node);
+	if (!--mnet->users)
+		mroce_sock_release(mnet);
+	mutex_unlock(&mnet->lock);
+	/* Receive-path walkers of mnet->devs are done with @dev. */
+	synchronize_rcu();
+	dev->mnet = NULL;
+}
+
+static u8 mroce_tos(const struct mroce_av *av, bool ect)
+{
+	u8 tos = av->tclass ? av->tclass & ~INET_ECN_MASK :
+			      (u8)(mroce_dscp << 2);
+
+	return ect ? tos | INET_ECN_ECT_0 : tos;
+}
+
+/* Headroom for link layer + IP + UDP in front of the MetaRoCE headers. */
+struct sk_buff *mroce_skb_alloc(struct mroce_dev *dev,
+				const struct mroce_av *av, unsigned int len,
+				gfp_t gfp)
+{
+	unsigned int hroom = LL_RESERVED_SPACE(dev->ndev) +
+			     sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	hroom += av->net_type == RDMA_NETWORK_IPV6 ? sizeof(struct ipv6hdr) :
+						     sizeof(struct iphdr);
+	skb = alloc_skb(hroom + len + dev->ndev->needed_tailroom, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, hroom);
+	return skb;
+}
+
+static int mroce_xmit4(struct mroce_dev *dev, struct socket *sock,
+		       const struct mroce_av *av, struct dst_cache *dc,
+		       struct sk_buff *skb, __be16 sport, u8 tos)
+{
+	struct net *net = sock_net(sock->sk);
+	struct flowi4 fl4 = {
+		.flowi4_oif = dev->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = av->daddr.v4,
+		.saddr = av->saddr.v4,
+	};
+	struct rtable *rt = NULL;
+	__be32 saddr = av->saddr.v4;
+	u8 ttl;
+
+	if (dc)
+		rt = dst_cache_get_ip4(dc, &saddr);
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		if (dc)
+			dst_cache_set_ip4(dc, &rt->dst, fl4.saddr);
+	}
+	ttl = av->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
+	/* IPv4 UDP checksum 0: the ICRC protects the payload (MR-ENC-3). */
+	udp_tunnel_xmit_skb(rt, sock->sk, skb, av->saddr.v4, av->daddr.v4, tos,
+			    ttl, htons(IP_DF), sport, htons(mroce_udp_port),
+			    false, true);
+	return 0;
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static int mroce_xmit6(struct mroce_dev *dev, struct socket *sock,
+		       const struct mroce_av *av, struct dst_cache *dc,
+		       struct sk_buff *skb, __be16 sport, u8 tos)
+{
+	struct net *net = sock_net(sock->sk);
+	struct flowi6 fl6 = {
+		.flowi6_oif = dev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr.v6,
+		.saddr = av->saddr.v6,
+	};
+	struct dst_entry *dst = NULL;
+	struct in6_addr saddr = av->saddr.v6;
+	struct in6_addr daddr = av->daddr.v6;
+	u8 ttl;
+
+	if (dc)
+		dst = dst_cache_get_ip6(dc, &saddr);
+	if (!dst) {
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl6,
+						      NULL);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+		if (dc)
+			dst_cache_set_ip6(dc, dst, &fl6.saddr);
+	}
+	ttl = av->hop_limit ?: ip6_dst_hoplimit(dst);
+	/* IPv6 always carries a valid UDP checksum (MR-ENC-3). */
+	return udp_tunnel6_xmit_skb(dst, sock->sk, skb, dev->ndev, &saddr,
+				    &daddr, tos, ttl,
+				    cpu_to_be32(av->flow_label), sport,
+				    htons(mroce_udp_port), false);
+}
+#endif
+
+/*
+ * Transmit one MetaRoCE packet (skb->data = base header, ICRC included)
+ * to @av. @entropy picks the path (UDP source port 0xC000 | entropy,
+ * MR-ENC-2); @ect marks data packets ECN-capable. Consumes @skb.
+ * Safe from process and softirq context.
+ */
+int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
+	       struct dst_cache *dc, struct sk_buff *skb, u16 entropy,
+	       bool ect)
+{
+	__be16 sport = htons(0xC000 | (entropy & 0x3fff));
+	struct mroce_net *mnet = dev->mnet;
+	unsigned int len = skb->len;
+	u8 tos = mroce_tos(av, ect);
+	struct socket *sock;
+	int err = -EAFNOSUPPORT;
+
+	skb->protocol = av->net_type == RDMA_NETWORK_IPV6 ? htons(ETH_P_IPV6) :
+							    htons(ETH_P_IP);
+	skb->ignore_df = 0;
+
+	if (av->net_type == RDMA_NETWORK_IPV4) {
+		sock = READ_ONCE(mnet->sk4);
+		if (sock)
+			err = mroce_xmit4(dev, sock, av, dc, skb, sport, tos);
+#if IS_ENABLED(CONFIG_IPV6)
+	} else if (av->net_type == RDMA_NETWORK_IPV6) {
+		sock = READ_ONCE(mnet->sk6);
+		if (sock)
+			err = mroce_xmit6(dev, sock, av, dc, skb, sport, tos);
+#endif
+	}
+
+	if (err) {
+		kfree_skb(skb);
+		mroce_count(dev, MROCE_CNT_TX_DROPS);
+		return err;
+	}
+	mroce_count(dev, MROCE_CNT_TX_PKTS);
+	mroce_count_add(dev, MROCE_CNT_TX_BYTES, len);
+	return 0;
+}
+
+static int __net_init mroce_pernet_init(struct net *net)
+{
+	struct mroce_net *mnet = net_generic(net, mroce_net_id);
+
+	mutex_init(&mnet->lock);
+	INIT_LIST_HEAD(&mnet->devs);
+	return 0;
+}
+
+static void __net_exit mroce_pernet_exit(struct net *net)
+{
+	struct mroce_net *mnet = net_generic(net, mroce_net_id);
+
+	/*
+	 * The namespace's netdevs are gone (device pernet ops ran before
+	 * this subsys exit); their NETDEV_UNREGISTER queued our devices'
+	 * unregistration, which detaches them. Wait for it.
+	 */
+	mroce_flush_unregister();
+
+	mutex_lock(&mnet->lock);
+	if (WARN_ON(mnet->users))
+		mroce_sock_release(mnet);
+	mutex_unlock(&mnet->lock);
+	mutex_destroy(&mnet->lock);
+}
+
+static struct pernet_operations mroce_net_ops = {
+	.init = mroce_pernet_init,
+	.exit = mroce_pernet_exit,
+	.id = &mroce_net_id,
+	.size = sizeof(struct mroce_net),
+};
+
+int mroce_net_init(void)
+{
+	return register_pernet_subsys(&mroce_net_ops);
+}
+
+void mroce_net_exit(void)
+{
+	unregister_pernet_subsys(&mroce_net_ops);
+}

@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE queue pairs: creation, the IB state machine (checked with
+ * ib_modify_qp_is_ok), attributes, work request posting and the flush
+ * of outstanding work to the CQs when the QP enters the error state.
+ */
+
+#include <linux/slab.h>
+#include <linux/log2.h>
+#include <rdma/ib_cache.h>
+
+#include "metaroce.h"
+
+/* ---- lookup / lifetime ---------------------------------------------- */
+
+/* Receive-path lookup: a referenced QP or NULL (mroce_qp_put()). */
+struct mroce_qp *mroce_qp_get(struct mroce_dev *dev, u32 qpn)
+{
+	struct mroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&dev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void mroce_qp_put(struct mroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->done);
+}
+
+void mroce_qp_async_event(struct mroce_qp *qp, enum ib_event_type type)
+{
+	struct ib_qp *ibqp = &qp->ibqp;
+	struct ib_event ev = {
+		.device = ibqp->device,
+		.element.qp = ibqp,
+		.event = type,
+	};
+
+	if (ibqp->event_handler)
+		ibqp->event_handler(&ev, ibqp->qp_context);
+}
+
+/* ---- queues ---------------------------------------------------------- */
+
+int mroce_rq_init(struct mroce_rq *rq, u32 max_wr, u32 max_sge)
+{
+	spin_lock_init(&rq->lock);
+	rq->size = roundup_pow_of_two(max(max_wr, 1U));
+	rq->max_sge = max(max_sge, 1U);
+	rq->wqe_size = struct_size((struct mroce_recv_wqe *)NULL, sge,
+				   rq->max_sge);
+	rq->buf = kvcalloc(rq->size, rq->wqe_size, GFP_KERNEL);
+	return rq->buf ? 0 : -ENOMEM;
+}
+
+void mroce_rq_free(struct mroce_rq *rq)
+{
+	kvfree(rq->buf);
+	rq->buf = NULL;
+}
+
+/* Append one receive WR; the caller holds rq->lock. */
+int mroce_rq_post(struct mroce_rq *rq, const struct ib_recv_wr *wr)
+{
+	struct mroce_recv_wqe *wqe;
+
+	if (unlikely(wr->num_sge < 0 || wr->num_sge > rq->max_sge))
+		return -EINVAL;
+	if (unlikely(mroce_rq_count(rq) >= rq->size))
+		return -ENOMEM;
+
+	wqe = mroce_rq_wqe(rq, rq->tail);
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
+	rq->tail++;
+	return 0;
+}
+
+static int mroce_sq_init(struct mroce_sq *sq, struct ib_qp_cap *cap)
+{
+	size_t data;
+
+	spin_lock_init(&sq->lock);
+	sq->size = roundup_pow_of_two(max(cap->max_send_wr, 1U));
+	sq->max_sge = max(cap->max_send_sge, 1U);
+	sq->max_inline = cap->max_inline_data;
+	data = max_t(size_t, sq->max_sge * sizeof(struct ib_sge),
+		     sq->max_inline);
+	sq->wqe_size = ALIGN(sizeof(struct mroce_send_wqe) + data, 8);
+	sq->buf = kvcalloc(sq->size, sq->wqe_size, GFP_KERNEL);
+	return sq->buf ? 0 : -ENOMEM;
+}
+
+/* ---- create / destroy ------------------------------------------------ */
+
+static int mroce_qp_check_init(struct mroce_dev *dev,
+			       struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (init->qp_type == IB_QPT_GSI && init->port_num != 1)
+		return -EINVAL;
+	if (cap->max_send_wr > dev->attr.max_qp_wr ||
+	    cap->max_send_sge > dev->attr.max_send_sge ||
+	    cap->max_inline_data > MROCE_MAX_INLINE)
+		return -EINVAL;
+	if (!init->srq && (cap->max_recv_wr > dev->attr.max_qp_wr ||
+			   cap->max_recv_sge > dev->attr.max_recv_sge))
+		return -EINVAL;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	return 0;
+}
+
+int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct mroce_dev *dev = to_mdev(ibqp->device);
+	struct mroce_qp *qp = to_mqp(ibqp);
+	u32 qpn;
+	int err;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	err = mroce_qp_check_init(dev, init);
+	if (err)
+		return err;
+
+	if (atomic_inc_return(&dev->num_qp) > dev->attr.max_qp) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	qp->dev = dev;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->done);
+	mutex_init(&qp->modify_lock);
+	qp->state = IB_QPS_RESET;
+	qp->scq = to_mcq(init->send_cq);
+	qp->rcq = to_mcq(init->recv_cq);
+	qp->srq = init->srq ? to_msrq(init->srq) : NULL;
+	qp->sq_sig_type = init->sq_sig_type;
+	qp->attr.path_mtu = IB_MTU_1024;
+	qp->attr.port_num = 1;
+
+	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	if (err)
+		goto err_count;
+	err = mroce_sq_init(&qp->sq, &init->cap);
+	if (err)
+		goto err_dst;
+	if (qp->srq) {
+		spin_lock_init(&qp->rq.lock);
+	} else {
+		err = mroce_rq_init(&qp->rq, init->cap.max_recv_wr,
+				    init->cap.max_recv_sge);
+		if (err)
+			goto err_sq;
+	}
+
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = MROCE_GSI_QPN;
+		err = xa_insert(&dev->qps, qpn, NULL, GFP_KERNEL);
+	} else {
+		err = xa_alloc_cyclic(&dev->qps, &qpn, NULL,
+				      XA_LIMIT(MROCE_FIRST_QPN, MROCE_QPN_MAX),
+				      &dev->qpn_next, GFP_KERNEL);
+		err = err < 0 ? err : 0;
+	}
+	if (err)
+		goto err_rq;
+	ibqp->qp_num = qpn;
+
+	/* Report what was actually allocated. */
+	init->cap.max_send_wr = qp->sq.size;
+	init->cap.max_send_sge = qp->sq.max_sge;
+	init->cap.max_inline_data = qp->sq.max_inline;
+	if (!qp->srq) {
+		init->cap.max_recv_wr = qp->rq.size;
+		init->cap.max_recv_sge = qp->rq.max_sge;
+	}
+
+	/* Visible to the receive path from here on. */
+	xa_store(&dev->qps, qpn, qp, GFP_KERNEL);
+	return 0;
+
+err_rq:
+	mroce_rq_free(&qp->rq);
+err_sq:
+	kvfree(qp->sq.buf);
+err_dst:
+	dst_cache_destroy(&qp->dst_cache);
+err_count:
+	atomic_dec(&dev->num_qp);
+	return err;
+}
+
+int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	struct mroce_dev *dev = qp->dev;
+
+	mutex_lock(&qp->modify_lock);
+	xa_erase(&dev->qps, ibqp->qp_num);
+	/*
+	 * ib_core frees the QP memory when we return: wait until no
+	 * receive-path walker can still reach it through the xarray, then
+	 * for the references already taken.
+	 */
+	synchronize_rcu();
+	mroce_qp_put(qp);
+	wait_for_completion(&qp->done);
+	mutex_unlock(&qp->modify_lock);
+
+	mroce_rq_free(&qp->rq);
+	kvfree(qp->sq.buf);
+	dst_cache_destroy(&qp->dst_cache);
+	mutex_destroy(&qp->modify_lock);
+	atomic_dec(&dev->num_qp);
+	return 0;
+}
+
+/* ---- state machine --------------------------------------------------- */
+
+static void mroce_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
+{
+	spin_lock_bh(&qp->sq.lock);
+	spin_lock(&qp->rq.lock);
+	WRITE_ONCE(qp->state, state);
+	spin_unlock(&qp->rq.lock);
+	spin_unlock_bh(&qp->sq.lock);
+}
+
+/* Flush the receive queue (not an SRQ's) to the receive CQ. */
+static void mroce_rq_flush(struct mroce_qp *qp)
+{
+	struct mroce_rq *rq = &qp->rq;
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+	};
+
+	if (qp->srq)
+		return;
+	/*
+	 * One WQE per lock hold: the completion handler may post again,
+	 * so no queue lock is held across mroce_cq_post().
+	 */
+	for (;;) {
+		spin_lock_bh(&rq->lock);
+		if (READ_ONCE(qp->state) != IB_QPS_ERR ||
+		    !mroce_rq_count(rq)) {
+			spin_unlock_bh(&rq->lock);
+			break;
+		}
+		wc.wr_id = mroce_rq_wqe(rq, rq->head)->wr_id;
+		rq->head++;
+		spin_unlock_bh(&rq->lock);
+		mroce_cq_post(qp->rcq, &wc, false);
+	}
+}
+
+/* Complete every outstanding WR with IB_WC_WR_FLUSH_ERR (state ERR). */
+void mroce_qp_flush(struct mroce_qp *qp)
+{
+	mroce_req_run(qp);	/* flushes the SQ in the error state */
+	mroce_rq_flush(qp);
+}
+
+/* Move the QP to the error state (datapath or modify) and flush. */
+void mroce_qp_error(struct mroce_qp *qp)
+{
+	mroce_qp_set_state(qp, IB_QPS_ERR);
+	mroce_qp_flush(qp);
+}
+
+/* RESET: drop all WQEs without completions (IB spec 10.3.1). */
+static void mroce_qp_reset(struct mroce_qp *qp)
+{
+	spin_lock_bh(&qp->sq.lock);
+	qp->sq.head = 0;
+	qp->sq.tail = 0;
+	spin_unlock_bh(&qp->sq.lock);
+	if (!qp->srq) {
+		spin_lock_bh(&qp->rq.lock);
+		qp->rq.head = 0;
+		qp->rq.tail = 0;
+		spin_unlock_bh(&qp->rq.lock);
+	}
+	dst_cache_reset(&qp->dst_cache);
+}
+
+static int mroce_qp_check_attr(struct mroce_qp *qp, struct ib_qp_attr *attr,
+			       int mask, struct mroce_av *av)
+{
+	struct mroce_dev *dev = qp->dev;
+
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > dev->attr.max_qp_init_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > dev->attr.max_qp_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | IB_QP_RATE_LIMIT))
+		return -EOPNOTSUPP;
+	if (mask & IB_QP_AV)
+		return mroce_av_from_attr(av, &attr->ah_attr);
+	return 0;
+}
+
+static void mroce_qp_apply_attr(struct mroce_qp *qp, struct ib_qp_attr *attr,
+				int mask, const struct mroce_av *av)
+{
+	struct mroce_qp_attrs *a = &qp->attr;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_AV) {
+		rdma_replace_ah_attr(&a->ah_attr, &attr->ah_attr);
+		a->av = *av;
+		dst_cache_reset(&qp->dst_cache);
+	}
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & MROCE_QPN_MAX;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & MROCE_QPN_MAX;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qpn = attr->dest_qp_num & MROCE_QPN_MAX;
+}
+
+int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	enum ib_qp_state cur, next;
+	struct mroce_av av;
+	int err;
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->modify_lock);
+	cur = qp->state;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+
+	err = -EINVAL;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
+		goto out;
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+		goto out;
+	err = mroce_qp_check_attr(qp, attr, mask, &av);
+	if (err)
+		goto out;
+
+	mroce_qp_apply_attr(qp, attr, mask, &av);
+
+	if (mask & IB_QP_STATE) {
+		if (next == IB_QPS_RESET)
+			mroce_qp_reset(qp);
+		qp->attr.sq_draining = next == IB_QPS_SQD;
+		mroce_qp_set_state(qp, next);
+		if (next == IB_QPS_ERR)
+			mroce_qp_flush(qp);
+		/*
+		 * SQD: nothing is ever left in flight across a modify in
+		 * this version (the requester is synchronous), so the SQ
+		 * is drained at once.
+		 */
+		if (next == IB_QPS_SQD && (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+		    attr->en_sqd_async_notify)
+			mroce_qp_async_event(qp, IB_EVENT_SQ_DRAINED);
+	}
+out:
+	mutex_unlock(&qp->modify_lock);
+	return err;
+}
+
+int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	struct mroce_qp_attrs *a = &qp->attr;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+
+	mutex_lock(&qp->modify_lock);
+	attr->qp_state = READ_ONCE(qp->state);
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mtu = a->path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = a->qkey;
+	attr->rq_psn = a->rq_psn;
+	attr->sq_psn = a->sq_psn;
+	attr->dest_qp_num = a->dest_qpn;
+	attr->qp_access_flags = a->access_flags;
+	attr->pkey_index = a->pkey_index;
+	attr->port_num = a->port_num;
+	attr->sq_draining = a->sq_draining;
+	attr->max_rd_atomic = a->max_rd_atomic;
+	attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	attr->min_rnr_timer = a->min_rnr_timer;
+	attr->timeout = a->timeout;
+	attr->retry_cnt = a->retry_cnt;
+	attr->rnr_retry = a->rnr_retry;
+	rdma_copy_ah_attr(&attr->ah_attr, &a->ah_attr);
+	mutex_unlock(&qp->modify_lock);
+
+	attr->cap.max_send_wr = qp->sq.size;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_inline;
+	if (!qp->srq) {
+		attr->cap.max_recv_wr = qp->rq.size;
+		attr->cap.max_recv_sge = qp->rq.max_sge;
+	}
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_type;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = 1;
+	return 0;
+}
+
+/* ---- posting --------------------------------------------------------- */
+
+static bool mroce_opcode_ok(enum ib_qp_type type, enum ib_wr_opcode op)
+{
+	switch (op) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+		return type == IB_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+/* Copy one send WR into the WQE at the SQ tail; sq.lock held. */
+static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
+{
+	struct mroce_sq *sq = &qp->sq;
+	struct mroce_send_wqe *wqe;
+	u32 i, len = 0;
+
+	if (unlikely(!mroce_opcode_ok(qp->ibqp.qp_type, wr->opcode)))
+		return -EINVAL;
+	/*
+	 * STUB: the wire datapath (req.c on the protocol core) is not
+	 * implemented yet; only the local operations are accepted.
+	 */
+	if (wr->opcode != IB_WR_REG_MR && wr->opcode != IB_WR_LOCAL_INV)
+		return -EOPNOTSUPP;
+	if (unlikely(wr->num_sge < 0 || wr->num_sge > sq->max_sge))
+		return -EINVAL;
+	if (unlikely(sq->tail - sq->head >= sq->size))
+		return -ENOMEM;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if ((wr->send_flags & IB_SEND_INLINE) && len > sq->max_inline)
+		return -EINVAL;
+	if ((wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	     wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) &&
+	    (wr->num_sge != 1 || len != sizeof(u64)))
+		return -EINVAL;
+
+	wqe = mroce_sq_wqe(sq, sq->tail);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags;
+	wqe->length = len;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		wqe->ex.imm_data = wr->ex.imm_data;
+		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		wqe->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.atomic.swap = atomic_wr(wr)->swap;
+		wqe->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	case IB_WR_REG_MR:
+		wqe->wr.reg.mr = to_mmr(reg_wr(wr)->mr);
+		wqe->wr.reg.key = reg_wr(wr)->key;
+		wqe->wr.reg.access = reg_wr(wr)->access;
+		break;
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		if (qp->ibqp.qp_type != IB_QPT_RC) {
+			wqe->wr.ud.ah = to_mah(ud_wr(wr)->ah);
+			wqe->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+			wqe->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		}
+		break;
+	default:
+		break;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = wqe->inline_data;
+
+		/* Kernel consumers: SGE addresses are kernel VAs. */
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+		wqe->num_sge = 0;
+	} else {
+		memcpy(wqe->sge, wr->sg_list,
+		       wr->num_sge * sizeof(*wr->sg_list));
+		wqe->num_sge = wr->num_sge;
+	}
+	sq->tail++;
+	return 0;
+}
+
+int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	enum ib_qp_state state;
+	int err = 0;
+
+	spin_lock_bh(&qp->sq.lock);
+	state = qp->state;
+	if (unlikely(state < IB_QPS_RTS)) {
+		err = -EINVAL;
+		*bad_wr = wr;
+	}
+	for (; wr && !err; wr = wr->next) {
+		err = mroce_sq_push(qp, wr);
+		if (err)
+			*bad_wr = wr;
+	}
+	spin_unlock_bh(&qp->sq.lock);
+
+	/*
+	 * Process what was queued now, in the caller's context (no
+	 * workqueue hop); in the error state this flushes (ib_drain_sq).
+	 */
+	mroce_req_run(qp);
+	return err;
+}
+
+int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	int err = 0;
+
+	if (qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_bh(&qp->rq.lock);
+	if (unlikely(qp->state == IB_QPS_RESET)) {
+		err = -EINVAL;
+		*bad_wr = wr;
+	}
+	for (; wr && !err; wr = wr->next) {
+		err = mroce_rq_post(&qp->rq, wr);
+		if (err)
+			*bad_wr = wr;
+	}
+	spin_unlock_bh(&qp->rq.lock);
+
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		mroce_rq_flush(qp);
+	return err;
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE shared receive queues, with the limit event: once armed with
+ * a non-zero srq_limit, IB_EVENT_SRQ_LIMIT_REACHED is raised (once) when
+ * the number of posted WQEs drops below the limit.
+ */
+
+#include "metaroce.h"
+
+int mroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct mroce_dev *dev = to_mdev(ibsrq->device);
+	struct mroce_srq *srq = to_msrq(ibsrq);
+	struct ib_srq_attr *attr = &init->attr;
+	int err;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!attr->max_wr || attr->max_wr > dev->attr.max_srq_wr ||
+	    attr->max_sge > dev->attr.max_srq_sge ||
+	    attr->srq_limit > attr->max_wr)
+		return -EINVAL;
+
+	if (atomic_inc_return(&dev->num_srq) > dev->attr.max_srq) {
+		atomic_dec(&dev->num_srq);
+		return -ENOMEM;
+	}
+	err = mroce_rq_init(&srq->rq, attr->max_wr, attr->max_sge);
+	if (err) {
+		atomic_dec(&dev->num_srq);
+		return err;
+	}
+	srq->limit = attr->srq_limit;
+	attr->max_wr = srq->rq.size;
+	attr->max_sge = srq->rq.max_sge;
+	return 0;
+}
+
+int mroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct mroce_srq *srq = to_msrq(ibsrq);
+
+	mroce_rq_free(&srq->rq);
+	atomic_dec(&to_mdev(ibsrq->device)->num_srq);
+	return 0;
+}
+
+static void mroce_srq_event(struct mroce_srq *srq)
+{
+	struct ib_srq *ibsrq = &srq->ibsrq;
+	struct ib_event ev = {
+		.device = ibsrq->device,
+		.element.srq = ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (ibsrq->event_handler)
+		ibsrq->event_handler(&ev, ibsrq->srq_context);
+}
+
+/*
+ * Called (without rq.lock) after WQEs were consumed or the limit was
+ * armed: fire the limit event once and disarm.
+ */
+void mroce_srq_check_limit(struct mroce_srq *srq)
+{
+	bool fire = false;
+
+	spin_lock_bh(&srq->rq.lock);
+	if (srq->limit && mroce_rq_count(&srq->rq) < srq->limit) {
+		srq->limit = 0;
+		fire = true;
+	}
+	spin_unlock_bh(&srq->rq.lock);
+	if (fire)
+		mroce_srq_event(srq);
+}
+
+int mroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct mroce_srq *srq = to_msrq(ibsrq);
+	int err = 0;
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EOPNOTSUPP;
+	/* Resizing is not supported (no IB_DEVICE_SRQ_RESIZE). */
+	if (mask & IB_SRQ_MAX_WR)
+		return -EINVAL;
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+
+	spin_lock_bh(&srq->rq.lock);
+	if (attr->srq_limit > srq->rq.size)
+		err = -EINVAL;
+	else
+		srq->limit = attr->srq_limit;
+	spin_unlock_bh(&srq->rq.lock);
+
+	if (!err)
+		mroce_srq_check_limit(srq);
+	return err;
+}
+
+int mroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct mroce_srq *srq = to_msrq(ibsrq);
+
+	spin_lock_bh(&srq->rq.lock);
+	attr->max_wr = srq->rq.size;
+	attr->max_sge = srq->rq.max_sge;
+	attr->srq_limit = srq->limit;
+	spin_unlock_bh(&srq->rq.lock);
+	return 0;
+}
+
+int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct mroce_srq *srq = to_msrq(ibsrq);
+	int err = 0;
+
+	spin_lock_bh(&srq->rq.lock);
+	for (; wr; wr = wr->next) {
+		err = mroce_rq_post(&srq->rq, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_bh(&srq->rq.lock);
+	return err;
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE hardware counters, exported through the RDMA hw-stats
+ * interface (`rdma statistic show link NAME/1`). Counters are per-CPU
+ * and summed on read; the datapath increments them without locks.
+ */
+
+#include <rdma/ib_verbs.h>
+
+#include "metaroce.h"
+
+static const struct rdma_stat_desc mroce_counter_descs[] = {
+	[MROCE_CNT_TX_PKTS].name = "tx_packets",
+	[MROCE_CNT_TX_BYTES].name = "tx_bytes",
+	[MROCE_CNT_RX_PKTS].name = "rx_packets",
+	[MROCE_CNT_RX_BYTES].name = "rx_bytes",
+	[MROCE_CNT_TX_DROPS].name = "tx_drops",
+	[MROCE_CNT_RETX].name = "retransmissions",
+	[MROCE_CNT_ACK_TX].name = "acks_sent",
+	[MROCE_CNT_ACK_RX].name = "acks_received",
+	[MROCE_CNT_SACK_TX].name = "sacks_sent",
+	[MROCE_CNT_SACK_RX].name = "sacks_received",
+	[MROCE_CNT_NACK_TX_TRIMMED].name = "nack_sent_trimmed",
+	[MROCE_CNT_NACK_TX_SEQ_ERR].name = "nack_sent_seq_err",
+	[MROCE_CNT_NACK_TX_RNR].name = "nack_sent_rnr",
+	[MROCE_CNT_NACK_TX_REM_ACCESS].name = "nack_sent_remote_access",
+	[MROCE_CNT_NACK_TX_INV_REQ].name = "nack_sent_invalid_req",
+	[MROCE_CNT_NACK_TX_REM_OP].name = "nack_sent_remote_op",
+	[MROCE_CNT_NACK_RX_TRIMMED].name = "nack_rcvd_trimmed",
+	[MROCE_CNT_NACK_RX_SEQ_ERR].name = "nack_rcvd_seq_err",
+	[MROCE_CNT_NACK_RX_RNR].name = "nack_rcvd_rnr",
+	[MROCE_CNT_NACK_RX_REM_ACCESS].name = "nack_rcvd_remote_access",
+	[MROCE_CNT_NACK_RX_INV_REQ].name = "nack_rcvd_invalid_req",
+	[MROCE_CNT_NACK_RX_REM_OP].name = "nack_rcvd_remote_op",
+	[MROCE_CNT_RTO].name = "rto_fired",
+	[MROCE_CNT_RNR_EVENTS].name = "rnr_events",
+	[MROCE_CNT_ECN_CE_SEEN].name = "ecn_ce_seen",
+	[MROCE_CNT_ECN_ECHOED].name = "ecn_echoed",
+	[MROCE_CNT_ICRC_DROPS].name = "icrc_drops",
+	[MROCE_CNT_MALFORMED_DROPS].name = "malformed_drops",
+	[MROCE_CNT_VERSION_DROPS].name = "version_drops",
+	[MROCE_CNT_QPN_DROPS].name = "unknown_qpn_drops",
+	[MROCE_CNT_DUP_DROPS].name = "duplicate_drops",
+	[MROCE_CNT_WINDOW_DROPS].name = "out_of_window_drops",
+	[MROCE_CNT_RKEY_VIOLATIONS].name = "rkey_violations",
+	[MROCE_CNT_PATH_REROLLS].name = "path_rerolls",
+};
+
+u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(dev->stats, cpu)->cnt[c];
+	return sum;
+}
+
+struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num)
+{
+	BUILD_BUG_ON(ARRAY_SIZE(mroce_counter_descs) != MROCE_NUM_COUNTERS);
+
+	return rdma_alloc_hw_stats_struct(mroce_counter_descs,
+					  MROCE_NUM_COUNTERS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index)
+{
+	struct mroce_dev *dev = to_mdev(ibdev);
+	int i;
+
+	if (!port || !stats)
+		return -EINVAL;
+
+	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
+		stats->value[i] = mroce_counter_read(dev, i);
+	return MROCE_NUM_COUNTERS;
+}
