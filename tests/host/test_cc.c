@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host tests: congestion control (kernel/proto/cc.c): ECN cuts and alpha,
+ * delay-target cuts at most once per RTT, additive increase, trims,
+ * losses, RTO collapse, credit cap, pacing, fixed-window mode.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "cc.h"
+#include "wire.h"
+
+#define US	1000ULL
+#define ONE	MR_CC_ONE
+#define NOCR	MR_CC_NO_CREDIT
+
+static struct mr_cc cc;
+
+/* ECN only or delay only, so that each signal is tested on its own. */
+static void setup(bool ecn, bool delay)
+{
+	struct mr_cc_params p;
+
+	mr_cc_default_params(&p);
+	p.use_ecn = ecn;
+	p.use_delay = delay;
+	assert_int_equal(mr_cc_init(&cc, &p), 0);
+}
+
+static void test_params(void **state)
+{
+	struct mr_cc_params p;
+
+	(void)state;
+	mr_cc_default_params(&p);
+	assert_int_equal(mr_cc_init(&cc, &p), 0);
+	assert_int_equal(cc.cwnd, 32 * ONE);
+	assert_int_equal(cc.alpha, ONE);
+	assert_int_equal(mr_cc_window(&cc), 32 * ONE);
+	p.min_cwnd = 0;
+	assert_int_equal(mr_cc_init(&cc, &p), MR_ERR_INVAL);
+	mr_cc_default_params(&p);
+	p.init_cwnd = p.max_cwnd + 1;
+	assert_int_equal(mr_cc_init(&cc, &p), MR_ERR_INVAL);
+	mr_cc_default_params(&p);
+	p.beta = ONE + 1;
+	assert_int_equal(mr_cc_init(&cc, &p), MR_ERR_INVAL);
+	mr_cc_default_params(&p);
+	p.fs_min_cwnd = p.fs_max_cwnd;
+	assert_int_equal(mr_cc_init(&cc, &p), MR_ERR_INVAL);
+}
+
+static void test_additive_increase(void **state)
+{
+	u64 t = 0;
+	int i;
+
+	(void)state;
+	setup(true, true);
+	/* one window of ACKs (32 packets) without a signal: +1 packet */
+	for (i = 0; i < 32; i++)
+		mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 20 * US, NOCR);
+	assert_true(cc.cwnd > 32 * ONE + ONE * 95 / 100);
+	assert_true(cc.cwnd <= 33 * ONE);
+	/* growth stops at max_cwnd */
+	for (i = 0; i < 100000; i++)
+		mr_cc_on_ack(&cc, t += 1 * US, 4, 0, 4, 20 * US, NOCR);
+	assert_int_equal(cc.cwnd, 256 * ONE);
+
+	/* below one packet: + ai per acked packet */
+	setup(true, true);
+	cc.cwnd = ONE / 4;
+	mr_cc_on_ack(&cc, 1 * US, 1, 0, 1, 20 * US, NOCR);
+	assert_int_equal(cc.cwnd, ONE / 4 + ONE);
+}
+
+static void test_ecn_cut_and_alpha(void **state)
+{
+	u64 t = 0;
+	u32 w;
+	int i;
+
+	(void)state;
+	setup(true, false);
+	/* alpha starts at 1: first CE halves the window */
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 1, 1, 20 * US, NOCR);
+	assert_int_equal(cc.cwnd, 16 * ONE);
+	assert_int_equal(cc.st.cuts_ecn, 1);
+	/* more CE within the same RTT: no further cut, no increase */
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 1, 1, 20 * US, NOCR);
+	assert_int_equal(cc.cwnd, 16 * ONE);
+
+	/* windows of data without CE decay alpha by (1 - 1/16) each */
+	setup(true, false);
+	for (i = 0; i < 32 * 10; i++)
+		mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 20 * US, NOCR);
+	assert_true(cc.st.alpha_updates >= 9);
+	assert_true(cc.alpha < ONE * 60 / 100);
+	assert_true(cc.alpha > ONE * 30 / 100);
+	/* a cut now is 1 - alpha/2: milder than a halving */
+	w = cc.cwnd;
+	t += 100 * US;
+	mr_cc_on_ack(&cc, t, 1, 1, 1, 20 * US, NOCR);
+	assert_int_equal(cc.cwnd,
+			 (u32)(((u64)w * (ONE - (cc.alpha >> 1))) >> 16));
+	assert_true(cc.cwnd > w / 2 + w / 8);
+
+	/* 100% CE for many windows drives alpha towards 1 */
+	cc.alpha = 0;
+	for (i = 0; i < 4000; i++)
+		mr_cc_on_ack(&cc, t += 1 * US, 1, 1, 1, 20 * US, NOCR);
+	assert_true(cc.alpha > ONE * 9 / 10);
+	/* ECN disabled: CE ignored */
+	setup(false, false);
+	mr_cc_on_ack(&cc, 1 * US, 1, 1, 1, 20 * US, NOCR);
+	assert_int_equal(cc.cwnd, 32 * ONE + ONE / 32);
+}
+
+static void test_delay_cut_once_per_rtt(void **state)
+{
+	u64 t = 0, target;
+	u32 w;
+
+	(void)state;
+	setup(false, true);
+	/* base RTT 20 us */
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 20 * US, NOCR);
+	target = mr_cc_target_ns(&cc);
+	/* base 20 + 10 fixed + 5 hops * 1 + flow scaling (cwnd 32: small) */
+	assert_true(target >= 35 * US && target < 37 * US);
+	/* at the target: no cut */
+	w = cc.cwnd;
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, target, NOCR);
+	assert_true(cc.cwnd >= w);
+	/* far above: cut limited by max_mdf (half) */
+	w = cc.cwnd;
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 10000 * US, NOCR);
+	assert_int_equal(cc.cwnd, w / 2);
+	assert_int_equal(cc.st.cuts_delay, 1);
+	/* more high-delay ACKs within one srtt: no second cut */
+	w = cc.cwnd;
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 200 * US, NOCR);
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 200 * US, NOCR);
+	assert_int_equal(cc.cwnd, w);
+	assert_int_equal(cc.st.cuts_delay, 1);
+	/* one srtt after the cut: a proportional cut is allowed again */
+	t += cc.srtt_ns;
+	target = mr_cc_target_ns(&cc);
+	mr_cc_on_ack(&cc, t, 1, 0, 1, target + target / 4, NOCR);
+	assert_int_equal(cc.st.cuts_delay, 2);
+	/* beta * (rtt - target) / rtt = 0.8 * 0.25 / 1.25 = 0.16 */
+	assert_true(cc.cwnd < w * 85 / 100 && cc.cwnd > w * 83 / 100);
+
+	/* delay disabled: no delay cuts */
+	setup(false, false);
+	mr_cc_on_ack(&cc, 1 * US, 1, 0, 1, 20 * US, NOCR);
+	mr_cc_on_ack(&cc, 2 * US, 1, 0, 1, 2000 * US, NOCR);
+	assert_int_equal(cc.st.cuts_delay, 0);
+}
+
+static void test_flow_scaling(void **state)
+{
+	u64 t_big, t_small;
+
+	(void)state;
+	setup(false, true);
+	mr_cc_on_ack(&cc, 1 * US, 1, 0, 1, 20 * US, NOCR);
+	cc.cwnd = 200 * ONE;	/* above fs_max_cwnd: no scaling */
+	t_big = mr_cc_target_ns(&cc);
+	assert_int_equal(t_big, 35 * US);
+	cc.cwnd = ONE / 20;	/* below fs_min_cwnd: full range */
+	t_small = mr_cc_target_ns(&cc);
+	assert_int_equal(t_small, 45 * US);
+	cc.cwnd = ONE;		/* in between */
+	assert_true(mr_cc_target_ns(&cc) > t_big &&
+		    mr_cc_target_ns(&cc) < t_small);
+}
+
+static void test_loss_trim_rto(void **state)
+{
+	u64 t = 0;
+
+	(void)state;
+	setup(true, true);
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 20 * US, NOCR);
+	cc.cwnd = 40 * ONE;
+	mr_cc_on_trim(&cc, t += 1 * US);
+	assert_int_equal(cc.cwnd, 20 * ONE);
+	assert_int_equal(cc.st.cuts_trim, 1);
+	/* loss in the same RTT: already reacted */
+	mr_cc_on_loss(&cc, t += 1 * US, 3);
+	assert_int_equal(cc.cwnd, 20 * ONE);
+	/* next RTT: loss halves */
+	t += 25 * US;
+	mr_cc_on_loss(&cc, t, 1);
+	assert_int_equal(cc.cwnd, 10 * ONE);
+	mr_cc_on_loss(&cc, t += 30 * US, 0);	/* nothing lost: no-op */
+	assert_int_equal(cc.cwnd, 10 * ONE);
+	/* RTO: collapse to one packet regardless of the RTT gate */
+	mr_cc_on_rto(&cc, t + 1);
+	assert_int_equal(cc.cwnd, ONE);
+	/* cuts never go below min_cwnd */
+	cc.cwnd = cc.p.min_cwnd;
+	mr_cc_on_trim(&cc, t += 100 * US);
+	assert_int_equal(cc.cwnd, cc.p.min_cwnd);
+}
+
+static void test_credit_cap(void **state)
+{
+	u64 t = 0;
+	int i;
+
+	(void)state;
+	setup(true, true);
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 20 * US, 4);
+	assert_int_equal(mr_cc_window(&cc), 4 * ONE);
+	assert_true(mr_cc_can_send(&cc, 0, 3));
+	assert_false(mr_cc_can_send(&cc, 0, 4));
+	/* the cap freezes growth: cwnd does not run away unused */
+	cc.cwnd = 4 * ONE;
+	for (i = 0; i < 100; i++)
+		mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 20 * US, 4);
+	assert_int_equal(cc.cwnd, 4 * ONE);
+	/* a grant of zero still lets one probe packet out */
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 20 * US, 0);
+	assert_int_equal(mr_cc_window(&cc), ONE);
+	/* no limit again */
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 20 * US, NOCR);
+	assert_true(mr_cc_window(&cc) > 4 * ONE);
+	/* credit applies in fixed mode too */
+	{
+		struct mr_cc_params p;
+
+		mr_cc_default_params(&p);
+		p.mode = MR_CC_FIXED;
+		p.fixed_cwnd = 64 * ONE;
+		assert_int_equal(mr_cc_init(&cc, &p), 0);
+		mr_cc_on_ack(&cc, 1 * US, 1, 1, 1, 20 * US, 10);
+		assert_int_equal(mr_cc_window(&cc), 10 * ONE);
+	}
+}
+
+static void test_pacing(void **state)
+{
+	u64 gap, t;
+
+	(void)state;
+	setup(true, true);
+	/* no RTT sample yet: no pacing */
+	assert_int_equal(mr_cc_pacing_gap(&cc), 0);
+	assert_true(mr_cc_can_send(&cc, 0, 0));
+	mr_cc_on_ack(&cc, 1 * US, 1, 0, 1, 20 * US, NOCR);
+	cc.cwnd = 16 * ONE;
+	/* 16 packets per 20 us at gain 1.25: one every 1 us */
+	gap = mr_cc_pacing_gap(&cc);
+	assert_int_equal(gap, 1000);
+	t = 100 * US;
+	mr_cc_on_send(&cc, t);
+	assert_int_equal(mr_cc_next_send_ns(&cc), t + gap);
+	assert_false(mr_cc_can_send(&cc, t + gap - 1, 0));
+	assert_true(mr_cc_can_send(&cc, t + gap, 0));
+	mr_cc_on_send(&cc, t + gap + 10);	/* slightly late: keep schedule */
+	assert_int_equal(mr_cc_next_send_ns(&cc), t + 2 * gap);
+	/* after idling the schedule restarts: no burst credit */
+	mr_cc_on_send(&cc, t + 50 * US);
+	assert_int_equal(mr_cc_next_send_ns(&cc), t + 50 * US + gap);
+	/* window below one packet: one packet per srtt / (1.25 cwnd) */
+	cc.cwnd = ONE / 2;
+	assert_int_equal(mr_cc_pacing_gap(&cc), 32 * US);
+	assert_true(mr_cc_can_send(&cc, 1000 * US, 0));
+	assert_false(mr_cc_can_send(&cc, 1000 * US, 1));
+}
+
+static void test_fixed_mode(void **state)
+{
+	struct mr_cc_params p;
+	u64 t = 0;
+	int i;
+
+	(void)state;
+	mr_cc_default_params(&p);
+	p.mode = MR_CC_FIXED;
+	p.fixed_cwnd = 64 * ONE;
+	assert_int_equal(mr_cc_init(&cc, &p), 0);
+	for (i = 0; i < 10; i++) {
+		mr_cc_on_ack(&cc, t += 50 * US, 1, 1, 1, 5000 * US, NOCR);
+		mr_cc_on_trim(&cc, t);
+		mr_cc_on_loss(&cc, t, 5);
+	}
+	mr_cc_on_rto(&cc, t);
+	assert_int_equal(mr_cc_window(&cc), 64 * ONE);
+	assert_int_equal(mr_cc_pacing_gap(&cc), 0);
+	assert_true(mr_cc_can_send(&cc, t, 63));
+	assert_false(mr_cc_can_send(&cc, t, 64));
+	assert_int_equal(cc.st.rtos, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_additive_increase),
+		cmocka_unit_test(test_ecn_cut_and_alpha),
+		cmocka_unit_test(test_delay_cut_once_per_rtt),
+		cmocka_unit_test(test_flow_scaling),
+		cmocka_unit_test(test_loss_trim_rto),
+		cmocka_unit_test(test_credit_cap),
+		cmocka_unit_test(test_pacing),
+		cmocka_unit_test(test_fixed_mode),
+	};
+
+	return cmocka_run_group_tests_name("cc", tests, NULL, NULL);
+}
