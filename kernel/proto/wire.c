@@ -138,6 +138,12 @@ const char *mr_err_name(int err)
 
 /* ---- Validation: host-order fields, shared by decode and encode ---- */
 
+/* [va, va + len) fits the 64-bit address space (its last byte may be ~0). */
+static bool mr_va_range_ok(u64 va, u64 len)
+{
+	return !len || va <= ~0ULL - (len - 1);
+}
+
 /* DXH rules for messages that may span packets (MR-HDR-4, MR-PLACE-1). */
 static int mr_validate_multi(const struct mr_pkt *p)
 {
@@ -177,11 +183,11 @@ static int mr_validate_dxh(const struct mr_pkt *p,
 		/* [offset, offset + msg_len) of the message at va. */
 		u64 end = (u64)x->offset + x->msg_len;
 
-		if (end > MR_MAX_MSG_LEN || p->rxh.va > ~0ULL - end)
+		if (end > MR_MAX_MSG_LEN || !mr_va_range_ok(p->rxh.va, end))
 			return MR_ERR_RANGE;
 	} else if (d->hdrs & MR_HDR_RXH) {
 		/* WRITE*: the message must not wrap the address space. */
-		if (p->rxh.va > ~0ULL - x->msg_len)
+		if (!mr_va_range_ok(p->rxh.va, x->msg_len))
 			return MR_ERR_RANGE;
 	}
 	if (d->attrs & MR_OPA_ATOMIC) {
@@ -387,7 +393,8 @@ int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out)
 	err = mr_pkt_validate(&p);
 	if (err)
 		return err;
-	*out = p;
+	/* memcpy: padding too, so equal packets decode to equal bytes. */
+	memcpy(out, &p, sizeof(p));
 	return 0;
 }
 
