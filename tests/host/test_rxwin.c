@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host tests: receiver window (MR-WIN-2, MR-REL-1) and ACK policy
+ * (MR-REL-3).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "rxwin.h"
+#include "mr_test_util.h"
+
+static void test_classify_edges(void **state)
+{
+	struct mr_rxwin w;
+	u32 base;
+
+	(void)state;
+	for (base = 0xFFFF00; base != 0x000100; base = mr_psn_add(base, 0x40)) {
+		mr_rxwin_init(&w, base);
+		assert_int_equal(mr_rxwin_classify(&w, base), MR_RX_NEW);
+		assert_int_equal(mr_rxwin_classify(&w, mr_psn_add(base, 1)),
+				 MR_RX_NEW_OOO);
+		assert_int_equal(mr_rxwin_classify(&w, mr_psn_add(base, 255)),
+				 MR_RX_NEW_OOO);
+		assert_int_equal(mr_rxwin_classify(&w, mr_psn_add(base, 256)),
+				 MR_RX_BEYOND);
+		assert_int_equal(mr_rxwin_classify(&w,
+						   mr_psn_add(base, 0x7FFFFF)),
+				 MR_RX_BEYOND);
+		assert_int_equal(mr_rxwin_classify(&w, mr_psn_sub(base, 1)),
+				 MR_RX_DUP);
+		assert_int_equal(mr_rxwin_classify(&w,
+						   mr_psn_sub(base, 0x800000)),
+				 MR_RX_DUP);
+		assert_true(mr_rxwin_received(&w, mr_psn_sub(base, 1)));
+		assert_false(mr_rxwin_received(&w, base));
+	}
+	mr_rxwin_init(&w, 10);
+	assert_int_equal(mr_rxwin_classify(&w, 0x100000A), MR_RX_BEYOND);
+	assert_int_equal(mr_rxwin_mark(&w, 0x100000A), MR_ERR_PSN);
+	assert_int_equal(w.cum_psn, 10);
+}
+
+static void test_mark_and_advance(void **state)
+{
+	struct mr_rxwin w, before;
+
+	(void)state;
+	mr_rxwin_init(&w, 100);
+	assert_int_equal(mr_rxwin_mark(&w, 100), 1);
+	assert_int_equal(w.cum_psn, 101);
+	assert_int_equal(mr_rxwin_mark(&w, 103), 0);
+	assert_int_equal(mr_rxwin_mark(&w, 102), 0);
+	assert_int_equal(w.cum_psn, 101);
+	assert_int_equal(mr_rxwin_classify(&w, 102), MR_RX_DUP);
+	/* Duplicate / old / beyond: refused, nothing changes. */
+	before = w;
+	assert_int_equal(mr_rxwin_mark(&w, 102), MR_ERR_PSN);
+	assert_int_equal(mr_rxwin_mark(&w, 100), MR_ERR_PSN);
+	assert_int_equal(mr_rxwin_mark(&w, 101 + 256), MR_ERR_PSN);
+	assert_memory_equal(&w, &before, sizeof(w));
+	/* Filling the hole slides over 101..103. */
+	assert_int_equal(mr_rxwin_mark(&w, 101), 3);
+	assert_int_equal(w.cum_psn, 104);
+	assert_int_equal(w.map[0] | w.map[1] | w.map[2] | w.map[3], 0);
+}
+
+/* Full window received backwards across the 2^24 wrap, then one slide. */
+static void test_full_window_wrap(void **state)
+{
+	struct mr_rxwin w;
+	u32 i, base = 0xFFFF80;
+
+	(void)state;
+	mr_rxwin_init(&w, base);
+	for (i = 255; i >= 1; i--) {
+		assert_int_equal(mr_rxwin_classify(&w, mr_psn_add(base, i)),
+				 MR_RX_NEW_OOO);
+		assert_int_equal(mr_rxwin_mark(&w, mr_psn_add(base, i)), 0);
+	}
+	assert_int_equal(w.map[0], ~1ULL);
+	assert_int_equal(w.map[3], ~0ULL);
+	assert_int_equal(mr_rxwin_classify(&w, mr_psn_add(base, 256)),
+			 MR_RX_BEYOND);
+	assert_int_equal(mr_rxwin_mark(&w, base), 256);
+	assert_int_equal(w.cum_psn, 0x80);
+	assert_int_equal(w.map[0] | w.map[1] | w.map[2] | w.map[3], 0);
+	assert_int_equal(mr_rxwin_classify(&w, 0x7F), MR_RX_DUP);
+	assert_int_equal(mr_rxwin_classify(&w, 0xFFFFFF), MR_RX_DUP);
+	assert_int_equal(mr_rxwin_classify(&w, 0x80 + 255), MR_RX_NEW_OOO);
+}
+
+/* SACK bits of the AKH: exactly the out-of-order receipts, bit 0 clear. */
+static void test_sack_content(void **state)
+{
+	static const u32 offs[] = { 1, 5, 63, 64, 65, 127, 128, 200, 255 };
+	struct mr_rxwin w;
+	struct mr_akh akh;
+	u32 base = 0xFFFFFE, i, bit;
+
+	(void)state;
+	mr_rxwin_init(&w, base);
+	for (i = 0; i < MR_ARRAY_SIZE(offs); i++)
+		assert_int_equal(mr_rxwin_mark(&w, mr_psn_add(base, offs[i])),
+				 0);
+	memset(&akh, 0xCC, sizeof(akh));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, base);
+	for (bit = 0, i = 0; bit < 256; bit++) {
+		bool want = i < MR_ARRAY_SIZE(offs) && offs[i] == bit;
+
+		assert_int_equal(mr_sack_test(akh.sack, bit), want);
+		if (want)
+			i++;
+	}
+	/* Receive base: cum moves by 2 (base, base+1), bits shift down. */
+	assert_int_equal(mr_rxwin_mark(&w, base), 2);
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, 0);
+	assert_false(mr_sack_test(akh.sack, 0));
+	for (i = 1; i < MR_ARRAY_SIZE(offs); i++)
+		assert_true(mr_sack_test(akh.sack, offs[i] - 2));
+	assert_false(mr_sack_test(akh.sack, 254));
+	assert_false(mr_sack_test(akh.sack, 255));
+	/* Encodes as a valid ACK. */
+	{
+		struct mr_pkt p, out;
+		u8 buf[256];
+		int len;
+
+		t_sample_pkt(&p, MR_OP_ACK, 0);
+		p.akh = akh;
+		len = mr_pkt_encode(&p, buf, sizeof(buf));
+		assert_true(len > 0);
+		assert_int_equal(mr_pkt_decode(buf, (u32)len, &out), 0);
+		assert_memory_equal(out.akh.sack, akh.sack, sizeof(akh.sack));
+	}
+}
+
+static void test_ack_every_second(void **state)
+{
+	struct mr_rxwin w;
+	struct mr_akh akh;
+	u32 psn = 0xFFFFFE;
+
+	(void)state;
+	mr_rxwin_init(&w, psn);
+	assert_int_equal(mr_rxwin_mark(&w, psn), 1);
+	assert_false(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 111, 1000));
+	/* Delayed-ACK timer armed by the lone packet. */
+	assert_false(mr_rxwin_ack_due(&w, 1000));
+	assert_false(mr_rxwin_ack_due(&w, 1000 + MR_RXWIN_DELACK_NS - 1));
+	assert_true(mr_rxwin_ack_due(&w, 1000 + MR_RXWIN_DELACK_NS));
+	psn = mr_psn_add(psn, 1);
+	assert_int_equal(mr_rxwin_mark(&w, psn), 1);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 222, 2000));
+	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), 0);
+	assert_int_equal(akh.cum_psn, 0);
+	assert_int_equal(akh.pkt_count, 2);
+	assert_int_equal(akh.ce_count, 0);
+	assert_int_equal(akh.ts_echo, 222);
+	/* Reset: the timer is disarmed, counters restart. */
+	assert_false(mr_rxwin_ack_due(&w, ~0ULL));
+	assert_int_equal(mr_rxwin_mark(&w, 0), 1);
+	assert_false(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 333, 3000));
+	assert_int_equal(w.pkt_count, 1);
+	assert_true(mr_rxwin_ack_due(&w, 3000 + MR_RXWIN_DELACK_NS));
+	/* ack_every is a knob. */
+	w.ack_every = 1;
+	assert_int_equal(mr_rxwin_mark(&w, 1), 1);
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(mr_rxwin_mark(&w, 2), 1);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 1, 1));
+}
+
+static void test_ack_immediate_triggers(void **state)
+{
+	struct mr_rxwin w;
+	struct mr_akh akh;
+
+	(void)state;
+	/* ACKREQ. */
+	mr_rxwin_init(&w, 0);
+	mr_rxwin_mark(&w, 0);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW, MR_F_ACKREQ, false, 1, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	/* Out of order. */
+	assert_int_equal(mr_rxwin_classify(&w, 5), MR_RX_NEW_OOO);
+	mr_rxwin_mark(&w, 5);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW_OOO, 0, false, 2, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_true(mr_sack_test(akh.sack, 4));
+	/* In order but holes remain beyond it. */
+	mr_rxwin_mark(&w, 1);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 3, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	mr_rxwin_mark(&w, 3);
+	mr_rxwin_mark(&w, 4);
+	mr_rxwin_ack_fill(&w, &akh);
+	/* Hole fill that empties the map (advance > 1). */
+	assert_int_equal(mr_rxwin_mark(&w, 2), 4);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 4, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, 6);
+	/* Duplicate. */
+	assert_true(mr_rxwin_note(&w, mr_rxwin_classify(&w, 3), 0, false, 5,
+				  0));
+	assert_int_equal(w.dup_pkts, 1);
+	mr_rxwin_ack_fill(&w, &akh);
+	/* Beyond the window. */
+	assert_true(mr_rxwin_note(&w, mr_rxwin_classify(&w, 6 + 256), 0,
+				  false, 6, 0));
+	assert_int_equal(w.beyond_pkts, 1);
+	mr_rxwin_ack_fill(&w, &akh);
+	/* CE: immediate, counted, echoed as ECE. */
+	mr_rxwin_mark(&w, 6);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, true, 7, 0));
+	mr_rxwin_mark(&w, 7);
+	mr_rxwin_note(&w, MR_RX_NEW, 0, true, 8, 0);
+	mr_rxwin_mark(&w, 8);
+	mr_rxwin_note(&w, MR_RX_NEW, 0, false, 9, 0);
+	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), MR_F_ECE);
+	assert_int_equal(akh.ce_count, 2);
+	assert_int_equal(akh.pkt_count, 3);
+	assert_int_equal(akh.ts_echo, 9);
+	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), 0);
+	assert_int_equal(akh.ce_count, 0);
+}
+
+static void test_counters_saturate(void **state)
+{
+	struct mr_rxwin w;
+	u32 i;
+
+	(void)state;
+	mr_rxwin_init(&w, 0);
+	for (i = 0; i < 70000; i++)
+		mr_rxwin_note(&w, MR_RX_DUP, 0, true, i, 0);
+	assert_int_equal(w.pkt_count, 0xFFFF);
+	assert_int_equal(w.ce_count, 0xFFFF);
+	assert_int_equal(w.dup_pkts, 70000);
+}
+
+/* Random arrivals vs. a trivially correct reference (bool per PSN). */
+static void test_random_vs_reference(void **state)
+{
+	u64 seed = 777;
+	u32 round;
+
+	(void)state;
+	for (round = 0; round < 50; round++) {
+		static bool got[4096];
+		u32 base = mr_psn_sub(0, t_rand_below(&seed, 3000));
+		u32 cum_ref = 0, i, n = 4096;
+		struct mr_rxwin w;
+
+		memset(got, 0, sizeof(got));
+		mr_rxwin_init(&w, base);
+		for (i = 0; i < 40000 && cum_ref < n; i++) {
+			/* Mostly near cum, sometimes far out or old. */
+			s32 off = (s32)t_rand_below(&seed, 300) - 20;
+			u32 rel = (u32)((s32)cum_ref + off);
+			u32 psn = mr_psn_add(base, rel);
+			enum mr_rx_class want, cls;
+
+			if (off < 0)
+				want = MR_RX_DUP;
+			else if (off >= MR_WINDOW)
+				want = MR_RX_BEYOND;
+			else if (rel >= n)
+				continue; /* past the tracked test range */
+			else if (got[rel])
+				want = MR_RX_DUP;
+			else
+				want = off ? MR_RX_NEW_OOO : MR_RX_NEW;
+			cls = mr_rxwin_classify(&w, psn);
+			assert_int_equal(cls, want);
+			if (cls == MR_RX_NEW || cls == MR_RX_NEW_OOO) {
+				u32 old = cum_ref;
+
+				got[rel] = true;
+				while (cum_ref < n && got[cum_ref])
+					cum_ref++;
+				assert_int_equal(mr_rxwin_mark(&w, psn),
+						 cum_ref - old);
+			} else {
+				assert_int_equal(mr_rxwin_mark(&w, psn),
+						 MR_ERR_PSN);
+			}
+			assert_int_equal(w.cum_psn, mr_psn_add(base, cum_ref));
+			assert_false(w.map[0] & 1);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify_edges),
+		cmocka_unit_test(test_mark_and_advance),
+		cmocka_unit_test(test_full_window_wrap),
+		cmocka_unit_test(test_sack_content),
+		cmocka_unit_test(test_ack_every_second),
+		cmocka_unit_test(test_ack_immediate_triggers),
+		cmocka_unit_test(test_counters_saturate),
+		cmocka_unit_test(test_random_vs_reference),
+	};
+
+	return cmocka_run_group_tests_name("rxwin", tests, NULL, NULL);
+}
