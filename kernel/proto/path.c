@@ -213,7 +213,9 @@ bool mr_path_reroll(struct mr_path_table *pt, u8 idx, u64 now_ns)
 /*
  * Close the path's round once it lasted an RTT and saw enough packets,
  * and judge it (PLB): congested rounds demote to SUSPECT; reroll_rounds
- * of them in a row re-roll the entropy (MR-MP).
+ * of them in a row re-roll the entropy (MR-MP).  Called before an event's
+ * counts are added (and from the tick), and never twice at the same
+ * instant, so that all feedback of one ACK lands in the same round.
  */
 static void round_check(struct mr_path_table *pt, struct mr_path *p, u64 now)
 {
@@ -222,6 +224,9 @@ static void round_check(struct mr_path_table *pt, struct mr_path *p, u64 now)
 	bool congested = false;
 	u32 f;
 
+	if (now == p->last_event_ns)
+		return;
+	p->last_event_ns = now;
 	if (now - p->round_start_ns < len || seen < pt->p.round_min_pkts)
 		return;
 	if (p->r_pkts) {
@@ -276,11 +281,11 @@ void mr_path_on_delivery(struct mr_path_table *pt, u8 idx, u32 n,
 	if (idx >= pt->n || !n)
 		return;
 	p = &pt->path[idx];
+	round_check(pt, p, now_ns);
 	p->delivered += n;
 	p->r_delivered += n;
 	p->last_delivery_ns = now_ns;
 	p->pending = false;
-	round_check(pt, p, now_ns);
 }
 
 void mr_path_on_ack(struct mr_path_table *pt, u8 idx, u32 ce, u32 pkts,
@@ -291,6 +296,7 @@ void mr_path_on_ack(struct mr_path_table *pt, u8 idx, u32 ce, u32 pkts,
 	if (idx >= pt->n)
 		return;
 	p = &pt->path[idx];
+	round_check(pt, p, now_ns);
 	p->r_pkts += pkts;
 	p->r_ce += MR_MIN(ce, pkts);
 	if (rtt_ns) {
@@ -300,7 +306,6 @@ void mr_path_on_ack(struct mr_path_table *pt, u8 idx, u32 ce, u32 pkts,
 			p->srtt_ns = p->srtt_ns - (p->srtt_ns >> 3) +
 				     (rtt_ns >> 3);
 	}
-	round_check(pt, p, now_ns);
 }
 
 void mr_path_on_loss(struct mr_path_table *pt, u8 idx, u32 n, u64 now_ns)
@@ -310,9 +315,9 @@ void mr_path_on_loss(struct mr_path_table *pt, u8 idx, u32 n, u64 now_ns)
 	if (idx >= pt->n || !n)
 		return;
 	p = &pt->path[idx];
+	round_check(pt, p, now_ns);
 	p->losses += n;
 	p->r_lost += n;
-	round_check(pt, p, now_ns);
 }
 
 void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns)
@@ -322,9 +327,9 @@ void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns)
 	if (idx >= pt->n)
 		return;
 	p = &pt->path[idx];
+	round_check(pt, p, now_ns);
 	p->trims++;
 	p->r_trims++;
-	round_check(pt, p, now_ns);
 }
 
 u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
@@ -351,14 +356,13 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 	u64 dead = 0, limit = rto_ns * pt->p.dead_rtos;
 	int i;
 
-	if (pt->p.single)
-		return 0;
 	if (limit < rto_ns)
 		limit = ~0ULL;	/* overflow: effectively never */
 	for (i = 0; i < pt->n; i++) {
 		struct mr_path *p = &pt->path[i];
 
-		if (p->state == MR_PATH_DEAD || !p->pending ||
+		round_check(pt, p, now_ns);
+		if (pt->p.single || p->state == MR_PATH_DEAD || !p->pending ||
 		    !(inflight_mask & (1ULL << i)) ||
 		    now_ns - p->pending_since_ns <= limit)
 			continue;

@@ -54,6 +54,7 @@ struct mr_path {
 	u64 pending_since_ns;	/* first send after the last delivery */
 	bool pending;
 	u64 round_start_ns;
+	u64 last_event_ns;	/* events at one instant share a round */
 	u64 next_probe_ns;
 	u64 srtt_ns;		/* 0: no sample yet */
 	u32 ecn_frac;		/* EWMA CE fraction, fixed point */
@@ -140,7 +141,8 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
  * after the last delivery, for more than dead_rtos * @rto_ns, becomes
  * DEAD (re-rolled, probing scheduled).  Returns the mask of newly dead
  * paths: the caller marks their packets lost in the scoreboard so they go
- * out on other paths.  Never in single-path mode.
+ * out on other paths.  Never in single-path mode.  Also closes rounds
+ * that are due, so call it at least about once per RTT.
  */
 u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		 u64 now_ns);

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host tests: multipath path table (kernel/proto/path.c): entropy
+ * allocation, WRR spraying, PLB-style re-rolls on ECN / loss / trims /
+ * RTO, dead-path detection, probing and revival, single-path mode.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "path.h"
+#include "wire.h"
+
+#define US	1000ULL
+
+static struct mr_path_table pt;
+
+static u32 xorshift(void *ctx)
+{
+	u32 *s = ctx;
+
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static u32 rng_state;
+
+/* Returns the same value forever: forces entropy collisions. */
+static u32 stuck(void *ctx)
+{
+	(void)ctx;
+	return 0x1234;
+}
+
+static void setup(u8 n, bool single)
+{
+	struct mr_path_params p;
+
+	mr_path_default_params(&p);
+	p.n_paths = n;
+	p.single = single;
+	rng_state = 0x9e3779b9;
+	assert_int_equal(mr_path_init(&pt, &p, xorshift, &rng_state, 0), 0);
+}
+
+static void test_init_entropy(void **state)
+{
+	struct mr_path_params p;
+	int i, j;
+
+	(void)state;
+	setup(MR_PATH_MAX, false);
+	assert_int_equal(pt.n, 64);
+	for (i = 0; i < pt.n; i++) {
+		assert_true(mr_path_entropy(&pt, i) <= MR_PATH_ENTROPY_MASK);
+		assert_int_equal(mr_path_sport(&pt, i),
+				 0xC000 | mr_path_entropy(&pt, i));
+		for (j = 0; j < i; j++)
+			assert_int_not_equal(mr_path_entropy(&pt, i),
+					     mr_path_entropy(&pt, j));
+	}
+	mr_path_default_params(&p);
+	assert_int_equal(p.n_paths, 8);
+	p.n_paths = 65;
+	assert_int_equal(mr_path_init(&pt, &p, xorshift, &rng_state, 0),
+			 MR_ERR_INVAL);
+	p.n_paths = 8;
+	assert_int_equal(mr_path_init(&pt, &p, NULL, NULL, 0), MR_ERR_INVAL);
+	/* a broken generator still terminates */
+	assert_int_equal(mr_path_init(&pt, &p, stuck, NULL, 0), 0);
+	assert_int_equal(mr_path_set_entropy(&pt, 1, 0x4000), MR_ERR_INVAL);
+	assert_int_equal(mr_path_set_entropy(&pt, 1, 0x3fff), 0);
+	assert_int_equal(mr_path_sport(&pt, 1), 0xffff);
+}
+
+static void test_wrr_spraying(void **state)
+{
+	int cnt[8] = { 0 }, i;
+
+	(void)state;
+	setup(8, false);
+	for (i = 0; i < 800; i++)
+		cnt[mr_path_pick(&pt)]++;
+	for (i = 0; i < 8; i++)
+		assert_int_equal(cnt[i], 100);
+
+	/* a SUSPECT path gets weight 1 against 4, a DEAD one nothing */
+	pt.path[2].state = MR_PATH_SUSPECT;
+	pt.path[5].state = MR_PATH_DEAD;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < 2500; i++)
+		cnt[mr_path_pick(&pt)]++;
+	assert_int_equal(cnt[5], 0);
+	assert_int_equal(cnt[2], 100);
+	assert_int_equal(cnt[0], 400);
+	/* smooth: a path never gets two packets in a row with 7 paths */
+	{
+		u8 prev = mr_path_pick(&pt), cur;
+
+		for (i = 0; i < 100; i++) {
+			cur = mr_path_pick(&pt);
+			assert_int_not_equal(cur, prev);
+			prev = cur;
+		}
+	}
+	/* pick_other avoids the given path */
+	for (i = 0; i < 50; i++)
+		assert_int_not_equal(mr_path_pick_other(&pt, 3), 3);
+	/* ECN history lowers an ACTIVE path's share */
+	setup(2, false);
+	pt.path[1].ecn_frac = MR_PATH_FP_ONE;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < 500; i++)
+		cnt[mr_path_pick(&pt)]++;
+	assert_int_equal(cnt[0], 400);
+	assert_int_equal(cnt[1], 100);
+}
+
+/* One round on @idx: @n delivered packets with @ce CE marks, @lost lost. */
+static void round_on(u8 idx, u32 n, u32 ce, u32 lost, u64 *t)
+{
+	*t += 25 * US;
+	mr_path_on_ack(&pt, idx, ce, n, 10 * US, *t);
+	if (lost)
+		mr_path_on_loss(&pt, idx, lost, *t);
+	mr_path_on_delivery(&pt, idx, n, *t);
+}
+
+/* A round is judged when the next one starts, or by the tick. */
+static void flush(u64 *t)
+{
+	*t += 25 * US;
+	mr_path_tick(&pt, 0, 100 * US, *t);
+}
+
+static void test_reroll_on_ecn(void **state)
+{
+	u64 t = 0;
+	u16 e;
+
+	(void)state;
+	setup(8, false);
+	e = mr_path_entropy(&pt, 3);
+	/* one congested round: SUSPECT; a clean one: ACTIVE again */
+	round_on(3, 10, 9, 0, &t);
+	assert_int_equal(pt.path[3].state, MR_PATH_ACTIVE);
+	flush(&t);
+	assert_int_equal(pt.path[3].state, MR_PATH_SUSPECT);
+	assert_true(pt.path[3].ecn_frac > 0);
+	round_on(3, 10, 0, 0, &t);
+	flush(&t);
+	assert_int_equal(pt.path[3].state, MR_PATH_ACTIVE);
+	assert_int_equal(pt.path[3].bad_rounds, 0);
+	/* below the CE threshold (half): not congested */
+	round_on(3, 10, 4, 0, &t);
+	flush(&t);
+	assert_int_equal(pt.path[3].state, MR_PATH_ACTIVE);
+	/* three congested rounds in a row: new entropy (PLB) */
+	round_on(3, 10, 5, 0, &t);
+	flush(&t);
+	round_on(3, 10, 10, 0, &t);
+	flush(&t);
+	assert_int_equal(mr_path_entropy(&pt, 3), e);
+	assert_int_equal(pt.path[3].bad_rounds, 2);
+	round_on(3, 10, 10, 0, &t);
+	flush(&t);
+	assert_int_not_equal(mr_path_entropy(&pt, 3), e);
+	assert_int_equal(pt.path[3].rerolls, 1);
+	assert_int_equal(pt.rerolls, 1);
+	assert_int_equal(pt.path[3].state, MR_PATH_ACTIVE);
+	assert_int_equal(pt.path[3].ecn_frac, 0);
+	/* other paths untouched */
+	assert_int_equal(pt.path[2].rerolls, 0);
+
+	/* a round needs round_min_pkts before it is judged */
+	mr_path_on_ack(&pt, 4, 4, 4, 10 * US, t);
+	mr_path_on_delivery(&pt, 4, 4, t);
+	flush(&t);
+	assert_int_equal(pt.path[4].state, MR_PATH_ACTIVE);
+	mr_path_on_ack(&pt, 4, 4, 4, 10 * US, t);
+	mr_path_on_delivery(&pt, 4, 4, t);
+	flush(&t);
+	assert_int_equal(pt.path[4].state, MR_PATH_SUSPECT);
+	/* ...and an RTT (round_min_ns before a path srtt exists) */
+	setup(8, false);
+	t = 0;
+	mr_path_on_ack(&pt, 4, 10, 10, 0, t);
+	mr_path_on_delivery(&pt, 4, 10, t);
+	mr_path_tick(&pt, 0, 100 * US, t + 19 * US);
+	assert_int_equal(pt.path[4].state, MR_PATH_ACTIVE);
+	mr_path_tick(&pt, 0, 100 * US, t + 20 * US);
+	assert_int_equal(pt.path[4].state, MR_PATH_SUSPECT);
+}
+
+static void test_reroll_on_loss_and_trims(void **state)
+{
+	u64 t = 0;
+	u16 e;
+
+	(void)state;
+	setup(4, false);
+	e = mr_path_entropy(&pt, 1);
+	/* 20% loss: below the 25% threshold */
+	round_on(1, 8, 0, 2, &t);
+	flush(&t);
+	assert_int_equal(pt.path[1].state, MR_PATH_ACTIVE);
+	/* 50% loss, three rounds: re-rolled */
+	round_on(1, 8, 0, 8, &t);
+	flush(&t);
+	assert_int_equal(pt.path[1].state, MR_PATH_SUSPECT);
+	round_on(1, 8, 0, 8, &t);
+	flush(&t);
+	round_on(1, 8, 0, 8, &t);
+	assert_int_equal(mr_path_entropy(&pt, 1), e);
+	flush(&t);
+	assert_int_not_equal(mr_path_entropy(&pt, 1), e);
+	assert_int_equal(pt.path[1].losses, 26);
+
+	/* trims make a round congested */
+	e = mr_path_entropy(&pt, 2);
+	for (int i = 0; i < 3; i++) {
+		t += 25 * US;
+		mr_path_on_trim(&pt, 2, t);
+		mr_path_on_delivery(&pt, 2, 10, t);
+		flush(&t);
+	}
+	assert_int_not_equal(mr_path_entropy(&pt, 2), e);
+	assert_int_equal(pt.path[2].trims, 3);
+}
+
+static void test_reroll_on_rto(void **state)
+{
+	u16 e1, e2, e3;
+	u64 done;
+
+	(void)state;
+	setup(4, false);
+	e1 = mr_path_entropy(&pt, 1);
+	e2 = mr_path_entropy(&pt, 2);
+	e3 = mr_path_entropy(&pt, 3);
+	done = mr_path_on_rto(&pt, (1ULL << 1) | (1ULL << 3), 100 * US);
+	assert_true(done == ((1ULL << 1) | (1ULL << 3)));
+	assert_int_not_equal(mr_path_entropy(&pt, 1), e1);
+	assert_int_equal(mr_path_entropy(&pt, 2), e2);
+	assert_int_not_equal(mr_path_entropy(&pt, 3), e3);
+	assert_true(mr_path_reroll(&pt, 2, 100 * US));
+	assert_int_not_equal(mr_path_entropy(&pt, 2), e2);
+}
+
+static void test_dead_path_and_revival(void **state)
+{
+	u64 rto = 100 * US, t = 1000 * US, dead;
+	int cnt[4] = { 0 }, i;
+	u16 e;
+	u8 idx;
+
+	(void)state;
+	setup(4, false);
+	e = mr_path_entropy(&pt, 2);
+	for (i = 0; i < 4; i++)
+		mr_path_on_send(&pt, i, t);
+	/* paths 0, 1, 3 deliver; path 2 is a black hole */
+	for (i = 0; i < 4; i++)
+		if (i != 2)
+			mr_path_on_delivery(&pt, i, 1, t + 10 * US);
+	/* not yet: exactly k RTOs */
+	assert_true(mr_path_tick(&pt, 0xf, rto, t + 3 * rto) == 0);
+	/* without packets in flight on it a path is never declared dead */
+	assert_true(mr_path_tick(&pt, 0xb, rto, t + 4 * rto) == 0);
+	dead = mr_path_tick(&pt, 0xf, rto, t + 3 * rto + 1);
+	assert_true(dead == 1ULL << 2);
+	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
+	assert_int_equal(pt.deaths, 1);
+	/* moved to a new entropy: probes test a new route */
+	assert_int_not_equal(mr_path_entropy(&pt, 2), e);
+	assert_int_equal(mr_path_usable(&pt), 3);
+	/* dead paths get no data */
+	for (i = 0; i < 300; i++)
+		cnt[mr_path_pick(&pt)]++;
+	assert_int_equal(cnt[2], 0);
+	assert_int_equal(cnt[0], 100);
+	/* a dead path is not declared dead again */
+	assert_true(mr_path_tick(&pt, 0xf, rto, t + 100 * rto) == 0);
+
+	/* probing */
+	t += 4 * rto;
+	assert_true(mr_path_probe_due(&pt, t, &idx));
+	assert_int_equal(idx, 2);
+	mr_path_on_probe_sent(&pt, 2, t);
+	assert_false(mr_path_probe_due(&pt, t + 499 * US, &idx));
+	assert_true(mr_path_probe_due(&pt, t + 500 * US, &idx));
+	/* a reply revives it on probation (SUSPECT) */
+	mr_path_on_probe_reply(&pt, 2, 12 * US, t + 510 * US);
+	assert_int_equal(pt.path[2].state, MR_PATH_SUSPECT);
+	assert_int_equal(pt.revivals, 1);
+	assert_false(mr_path_probe_due(&pt, t + 10000 * US, &idx));
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < 130; i++)
+		cnt[mr_path_pick(&pt)]++;
+	assert_int_equal(cnt[2], 10);
+	/* a clean round makes it ACTIVE */
+	t += 1000 * US;
+	mr_path_on_ack(&pt, 2, 0, 10, 12 * US, t);
+	mr_path_on_delivery(&pt, 2, 10, t);
+	assert_int_equal(pt.path[2].state, MR_PATH_SUSPECT);
+	flush(&t);
+	assert_int_equal(pt.path[2].state, MR_PATH_ACTIVE);
+	/* a stale reply for an ACTIVE path changes nothing */
+	mr_path_on_probe_reply(&pt, 2, 12 * US, t);
+	assert_int_equal(pt.revivals, 1);
+}
+
+static void test_all_dead_fallback(void **state)
+{
+	u64 rto = 100 * US;
+	int i;
+
+	(void)state;
+	setup(3, false);
+	for (i = 0; i < 3; i++) {
+		mr_path_on_send(&pt, i, 0);
+		mr_path_on_delivery(&pt, i, 1, 10 * US * (i == 1 ? 5 : 1));
+		mr_path_on_send(&pt, i, 100 * US);
+	}
+	assert_true(mr_path_tick(&pt, 0x7, rto, 1000 * US) == 0x7);
+	assert_int_equal(mr_path_usable(&pt), 0);
+	/* keep sending on the path that delivered last */
+	for (i = 0; i < 5; i++)
+		assert_int_equal(mr_path_pick(&pt), 1);
+}
+
+static void test_single_path_mode(void **state)
+{
+	u64 t = 0;
+	u16 e;
+	int i;
+
+	(void)state;
+	setup(8, true);
+	assert_int_equal(pt.n, 1);
+	e = mr_path_entropy(&pt, 0);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(mr_path_pick(&pt), 0);
+	/* congestion, RTOs and black holes never move a RoCE-like QP */
+	for (i = 0; i < 5; i++) {
+		round_on(0, 10, 10, 5, &t);
+		flush(&t);
+	}
+	assert_int_equal(pt.path[0].state, MR_PATH_SUSPECT);
+	assert_true(mr_path_on_rto(&pt, 1, t) == 0);
+	assert_false(mr_path_reroll(&pt, 0, t));
+	mr_path_on_send(&pt, 0, t);
+	assert_true(mr_path_tick(&pt, 1, 100 * US, t + 10000 * US) == 0);
+	assert_int_equal(mr_path_entropy(&pt, 0), e);
+	assert_int_equal(pt.rerolls, 0);
+	assert_int_not_equal(pt.path[0].state, MR_PATH_DEAD);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init_entropy),
+		cmocka_unit_test(test_wrr_spraying),
+		cmocka_unit_test(test_reroll_on_ecn),
+		cmocka_unit_test(test_reroll_on_loss_and_trims),
+		cmocka_unit_test(test_reroll_on_rto),
+		cmocka_unit_test(test_dead_path_and_revival),
+		cmocka_unit_test(test_all_dead_fallback),
+		cmocka_unit_test(test_single_path_mode),
+	};
+
+	return cmocka_run_group_tests_name("path", tests, NULL, NULL);
+}
