@@ -92,6 +92,44 @@ static void test_multi_reordered(void **state)
 	free(m);
 }
 
+/* Completion exactly at the last arrival, for every arrival order. */
+static void test_complete_needs_every_byte(void **state)
+{
+	static const u32 lens[] = { 1, 2, MTU, MTU + 1, 2 * MTU + 1,
+				    3 * MTU - 1, 3 * MTU };
+	static const u8 perms[6][3] = {
+		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+		{ 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
+	};
+	struct mr_rxmsg *m = malloc(sizeof(*m));
+	u32 li, pi, k;
+
+	(void)state;
+	for (li = 0; li < MR_ARRAY_SIZE(lens); li++) {
+		for (pi = 0; pi < 6; pi++) {
+			u32 n = npkts(lens[li]), seen = 0;
+			struct mr_rxmsg_info c;
+			struct mr_pkt p;
+
+			mr_rxmsg_init(m, 0, 0);
+			for (k = 0; k < 3; k++) {
+				if (perms[pi][k] >= n)
+					continue;
+				send_pkt(&p, MR_OP_SEND, 0, lens[li],
+					 perms[pi][k], 0);
+				assert_int_equal(mr_rxmsg_add(m, &p), 0);
+				seen++;
+				assert_int_equal(mr_rxmsg_head_complete(m),
+						 seen == n);
+			}
+			assert_true(mr_rxmsg_pop_completed(m, &c));
+			assert_int_equal(c.bytes, lens[li]);
+			assert_int_equal(c.npkts, n);
+		}
+	}
+	free(m);
+}
+
 /* Message 1 complete before message 0: nothing pops until 0 is done. */
 static void test_completion_order(void **state)
 {
@@ -346,6 +384,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_single_in_order),
 		cmocka_unit_test(test_multi_reordered),
+		cmocka_unit_test(test_complete_needs_every_byte),
 		cmocka_unit_test(test_completion_order),
 		cmocka_unit_test(test_duplicates_not_counted),
 		cmocka_unit_test(test_rejects_without_change),
