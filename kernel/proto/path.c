@@ -372,6 +372,7 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		 * probes then test the new route (MR-MP).
 		 */
 		p->state = MR_PATH_DEAD;
+		p->probe_out = false;
 		p->deaths++;
 		pt->deaths++;
 		reroll(pt, p, now_ns);
@@ -400,9 +401,19 @@ bool mr_path_probe_due(const struct mr_path_table *pt, u64 now_ns, u8 *idx)
 
 void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u64 now_ns)
 {
+	struct mr_path *p;
+
 	if (idx >= pt->n)
 		return;
-	pt->path[idx].next_probe_ns = now_ns + pt->p.probe_interval_ns;
+	p = &pt->path[idx];
+	/*
+	 * The previous probe went unanswered: its entropy may hash onto the
+	 * same broken link, so try the next probe on a fresh one (MR-MP).
+	 */
+	if (p->probe_out)
+		reroll(pt, p, now_ns);
+	p->probe_out = true;
+	p->next_probe_ns = now_ns + pt->p.probe_interval_ns;
 }
 
 void mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u64 rtt_ns,
@@ -417,6 +428,7 @@ void mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u64 rtt_ns,
 		return;
 	/* revived, but on probation until a clean round (MR-MP) */
 	p->state = MR_PATH_SUSPECT;
+	p->probe_out = false;
 	p->bad_rounds = 0;
 	p->pending = false;
 	p->last_delivery_ns = now_ns;

@@ -74,6 +74,7 @@ struct mr_path {
 	u16 entropy;		/* 14 bits */
 	u8 state;		/* enum mr_path_state */
 	u8 bad_rounds;		/* consecutive congested rounds */
+	bool probe_out;		/* a PROBE is unanswered */
 };
 
 struct mr_path_table {
@@ -150,6 +151,11 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 /* A DEAD path whose PROBE is due; false if none. */
 bool mr_path_probe_due(const struct mr_path_table *pt, u64 now_ns,
 		       u8 *idx);
+/*
+ * Call right before sending the PROBE for @idx: if the previous probe is
+ * unanswered it moves the path to a new entropy first, so build the probe
+ * with mr_path_sport() afterwards.
+ */
 void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u64 now_ns);
 /* PROBE_REPLY for @idx: the path works again (SUSPECT, then ACTIVE). */
 void mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u64 rtt_ns,

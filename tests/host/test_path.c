@@ -293,6 +293,11 @@ static void test_dead_path_and_revival(void **state)
 	mr_path_on_probe_sent(&pt, 2, t);
 	assert_false(mr_path_probe_due(&pt, t + 499 * US, &idx));
 	assert_true(mr_path_probe_due(&pt, t + 500 * US, &idx));
+	/* the first probe went unanswered: the next uses a new entropy */
+	e = mr_path_entropy(&pt, 2);
+	mr_path_on_probe_sent(&pt, 2, t + 500 * US);
+	assert_int_not_equal(mr_path_entropy(&pt, 2), e);
+	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
 	/* a reply revives it on probation (SUSPECT) */
 	mr_path_on_probe_reply(&pt, 2, 12 * US, t + 510 * US);
 	assert_int_equal(pt.path[2].state, MR_PATH_SUSPECT);
