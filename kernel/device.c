@@ -273,8 +273,12 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1);
 	mroce_dev_init_unreg_work(dev);
-	mroce_devs_add(dev);
 	mroce_init_attr(dev);
+	err = mroce_devs_add(dev);
+	if (err) {
+		/* Not on the list: dealloc_driver's list_del_init is a no-op. */
+		goto err_dealloc;
+	}
 
 	dev->stats = alloc_percpu(struct mroce_stats);
 	if (!dev->stats) {

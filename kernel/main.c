@@ -31,11 +31,20 @@ static DEFINE_MUTEX(mroce_devs_lock);
 /* Runs deferred unregistrations queued from the netdev notifier. */
 static struct workqueue_struct *mroce_wq;
 
-void mroce_devs_add(struct mroce_dev *dev)
+/* Put @dev on the device list; -EEXIST if its netdev already has one. */
+int mroce_devs_add(struct mroce_dev *dev)
 {
+	struct mroce_dev *other;
+	int err = 0;
+
 	mutex_lock(&mroce_devs_lock);
-	list_add_tail(&dev->list, &mroce_devs);
+	list_for_each_entry(other, &mroce_devs, list)
+		if (other->ndev == dev->ndev)
+			err = -EEXIST;
+	if (!err)
+		list_add_tail(&dev->list, &mroce_devs);
 	mutex_unlock(&mroce_devs_lock);
+	return err;
 }
 
 void mroce_devs_del(struct mroce_dev *dev)
@@ -62,18 +71,6 @@ struct mroce_dev *mroce_dev_find_ndev(struct net_device *ndev)
 	}
 	mutex_unlock(&mroce_devs_lock);
 	return found;
-}
-
-static bool mroce_ndev_bound(struct net_device *ndev)
-{
-	struct mroce_dev *dev;
-	bool bound = false;
-
-	mutex_lock(&mroce_devs_lock);
-	list_for_each_entry(dev, &mroce_devs, list)
-		bound |= dev->ndev == ndev;
-	mutex_unlock(&mroce_devs_lock);
-	return bound;
 }
 
 static void mroce_unreg_work(struct work_struct *work)
@@ -111,8 +108,6 @@ static int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
 		return -EINVAL;
-	if (mroce_ndev_bound(ndev))
-		return -EEXIST;
 	return mroce_dev_add(ibdev_name, ndev);
 }
 
@@ -185,9 +180,19 @@ static void mroce_unregister_all(void)
 	}
 }
 
-static int __init mroce_init(void)
+/*
+ * Global setup, idempotent: KUnit runs a module's suites when the module
+ * is COMING, before module_init, so the suites call this first too.
+ * Both run in the insmod task, one after the other.
+ */
+static bool mroce_ready;
+
+int mroce_global_init(void)
 {
 	int err;
+
+	if (mroce_ready)
+		return 0;
 
 	mroce_wq = alloc_workqueue("metaroce", WQ_UNBOUND, 0);
 	if (!mroce_wq)
@@ -202,7 +207,7 @@ static int __init mroce_init(void)
 		goto err_net;
 
 	rdma_link_register(&mroce_link_ops);
-	pr_info("loaded (udp port %u)\n", mroce_udp_port);
+	mroce_ready = true;
 	return 0;
 
 err_net:
@@ -212,8 +217,19 @@ err_wq:
 	return err;
 }
 
+static int __init mroce_init(void)
+{
+	int err = mroce_global_init();
+
+	if (!err)
+		pr_info("loaded (udp port %u)\n", mroce_udp_port);
+	return err;
+}
+
 static void __exit mroce_exit(void)
 {
+	if (!mroce_ready)
+		return;
 	rdma_link_unregister(&mroce_link_ops);
 	unregister_netdevice_notifier(&mroce_netdev_nb);
 	flush_workqueue(mroce_wq);

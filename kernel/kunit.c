@@ -1,0 +1,821 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE KUnit suites, built into metaroce.ko when the target kernel
+ * has CONFIG_KUNIT; they run when the module is loaded in the test VM.
+ *
+ * The guest fabric comes from tests/kunit/setup.sh: namespaces mra and
+ * mrb joined by veth pairs mrk0 (mra, 192.0.2.1, 2001:db8:77::1) <->
+ * mrk1 (mrb, 192.0.2.2, 2001:db8:77::2), plus spare pairs mrk2/mrk3
+ * (deleted by the unregister test) and mrk4/mrk5 (mrk4 moved to
+ * init_net by the namespace-move test).
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/inet.h>
+#include <linux/inetdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/scatterlist.h>
+#include <net/addrconf.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cache.h>
+
+#include "metaroce.h"
+
+#define MRT_IP_A	"192.0.2.1"
+#define MRT_IP_B	"192.0.2.2"
+
+/* ---- fixture helpers ------------------------------------------------- */
+
+/* Find netdev @name in any namespace; returns it with a reference. */
+static struct net_device *mrt_ndev_get(const char *name)
+{
+	struct net_device *ndev = NULL;
+	struct net *net;
+
+	down_read(&net_rwsem);
+	for_each_net(net) {
+		ndev = dev_get_by_name(net, name);
+		if (ndev)
+			break;
+	}
+	up_read(&net_rwsem);
+	return ndev;
+}
+
+/* Create device @ibname on netdev @ndev_name; registration ref held. */
+static struct mroce_dev *mrt_dev_add(struct kunit *test,
+				     const char *ndev_name,
+				     const char *ibname)
+{
+	struct net_device *ndev = mrt_ndev_get(ndev_name);
+	struct mroce_dev *dev;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ndev, "no netdev %s: setup.sh?",
+				  ndev_name);
+	err = mroce_dev_add(ibname, ndev);
+	dev = err ? NULL : mroce_dev_find_ndev(ndev);
+	dev_put(ndev);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	return dev;
+}
+
+static void mrt_dev_del(struct mroce_dev *dev)
+{
+	ib_unregister_device_and_put(&dev->ibdev);
+}
+
+static bool mrt_ibdev_exists(const char *ibname)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_name(ibname, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return false;
+	ib_device_put(ibdev);
+	return true;
+}
+
+/* Wait (max 5 s) for the RoCE GID of IPv4 @ip; returns its index. */
+static int mrt_gid_index(struct mroce_dev *dev, const char *ip)
+{
+	const struct ib_gid_attr *attr;
+	union ib_gid gid;
+	__be32 addr;
+	int i, idx;
+
+	addr = in_aton(ip);
+	ipv6_addr_set_v4mapped(addr, (struct in6_addr *)gid.raw);
+	for (i = 0; i < 250; i++) {
+		attr = rdma_find_gid_by_port(&dev->ibdev, &gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP, 1,
+					     NULL);
+		if (!IS_ERR(attr)) {
+			idx = attr->index;
+			rdma_put_gid_attr(attr);
+			return idx;
+		}
+		msleep(20);
+	}
+	return -ENOENT;
+}
+
+static int mrt_port_state(struct mroce_dev *dev, enum ib_mtu *mtu)
+{
+	struct ib_port_attr pa;
+
+	if (ib_query_port(&dev->ibdev, 1, &pa))
+		return -1;
+	if (mtu)
+		*mtu = pa.active_mtu;
+	return pa.state;
+}
+
+/* ---- suite: device lifecycle ----------------------------------------- */
+
+static int mrt_suite_init(struct kunit_suite *suite)
+{
+	return mroce_global_init();
+}
+
+static void mrt_dev_add_query(struct kunit *test)
+{
+	struct mroce_dev *dev = mrt_dev_add(test, "mrk0", "mrt_q");
+	struct ib_device_attr *attr = &dev->ibdev.attrs;
+	struct rdma_hw_stats *stats;
+	struct net_device *ndev;
+	enum ib_mtu mtu;
+
+	KUNIT_EXPECT_EQ(test, attr->max_qp, MROCE_MAX_QP);
+	KUNIT_EXPECT_TRUE(test, attr->kernel_cap_flags & IBK_ALLOW_USER_UNREG);
+	KUNIT_EXPECT_TRUE(test, attr->device_cap_flags &
+			  IB_DEVICE_MEM_MGT_EXTENSIONS);
+	KUNIT_EXPECT_EQ(test, mrt_port_state(dev, &mtu), IB_PORT_ACTIVE);
+	/* veth MTU 1500: 1024 + header overhead fits, 2048 does not. */
+	KUNIT_EXPECT_EQ(test, mtu, IB_MTU_1024);
+	KUNIT_EXPECT_EQ(test, rdma_port_get_link_layer(&dev->ibdev, 1),
+			IB_LINK_LAYER_ETHERNET);
+	KUNIT_EXPECT_TRUE(test, rdma_protocol_roce_udp_encap(&dev->ibdev, 1));
+	KUNIT_EXPECT_GE(test, mrt_gid_index(dev, MRT_IP_A), 0);
+
+	/* A second device on the same netdev is refused. */
+	ndev = mrt_ndev_get("mrk0");
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	KUNIT_EXPECT_EQ(test, mroce_dev_add("mrt_q2", ndev), -EEXIST);
+	dev_put(ndev);
+	KUNIT_EXPECT_FALSE(test, mrt_ibdev_exists("mrt_q2"));
+
+	stats = mroce_alloc_hw_port_stats(&dev->ibdev, 1);
+	KUNIT_ASSERT_NOT_NULL(test, stats);
+	KUNIT_EXPECT_EQ(test, mroce_get_hw_stats(&dev->ibdev, stats, 1, 0),
+			MROCE_NUM_COUNTERS);
+	rdma_free_hw_stats_struct(stats);
+
+	mrt_dev_del(dev);
+	KUNIT_EXPECT_FALSE(test, mrt_ibdev_exists("mrt_q"));
+}
+
+static void mrt_dev_port_follows_netdev(struct kunit *test)
+{
+	struct mroce_dev *dev = mrt_dev_add(test, "mrk0", "mrt_p");
+	struct net_device *ndev = dev->ndev;
+	enum ib_mtu mtu;
+
+	rtnl_lock();
+	dev_close(ndev);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, mrt_port_state(dev, NULL), IB_PORT_DOWN);
+
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_open(ndev, NULL), 0);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, mrt_port_state(dev, NULL), IB_PORT_ACTIVE);
+
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_set_mtu(ndev, 9000), 0);
+	rtnl_unlock();
+	mrt_port_state(dev, &mtu);
+	KUNIT_EXPECT_EQ(test, mtu, IB_MTU_4096);
+
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_set_mtu(ndev, 1500), 0);
+	rtnl_unlock();
+	mrt_port_state(dev, &mtu);
+	KUNIT_EXPECT_EQ(test, mtu, IB_MTU_1024);
+
+	mrt_dev_del(dev);
+}
+
+static void mrt_dev_netdev_unregister(struct kunit *test)
+{
+	struct mroce_dev *dev = mrt_dev_add(test, "mrk2", "mrt_u");
+	struct net_device *ndev = dev->ndev;
+
+	/* Drop our registration ref: the notifier queues the teardown. */
+	ib_device_put(&dev->ibdev);
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, rtnl_delete_link(ndev, 0, NULL), 0);
+	rtnl_unlock();
+	mroce_flush_unregister();
+	KUNIT_EXPECT_FALSE(test, mrt_ibdev_exists("mrt_u"));
+}
+
+static void mrt_dev_netns_move(struct kunit *test)
+{
+	struct mroce_dev *dev = mrt_dev_add(test, "mrk4", "mrt_m");
+	struct net_device *ndev = dev->ndev;
+	int err;
+
+	ib_device_put(&dev->ibdev);
+	rtnl_lock();
+	err = dev_change_net_namespace(ndev, &init_net, "mrk4");
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, err, 0);
+	mroce_flush_unregister();
+	KUNIT_EXPECT_FALSE(test, mrt_ibdev_exists("mrt_m"));
+}
+
+static struct kunit_case mrt_device_cases[] = {
+	KUNIT_CASE(mrt_dev_add_query),
+	KUNIT_CASE(mrt_dev_port_follows_netdev),
+	KUNIT_CASE(mrt_dev_netdev_unregister),
+	KUNIT_CASE(mrt_dev_netns_move),
+	{}
+};
+
+static struct kunit_suite mrt_device_suite = {
+	.name = "metaroce_device",
+	.suite_init = mrt_suite_init,
+	.test_cases = mrt_device_cases,
+};
+
+/* ---- suite: verbs objects -------------------------------------------- */
+
+/* Shared by the verbs suite: one device on mrk0 and its IPv4 GID. */
+static struct mroce_dev *mrt_vdev;
+static int mrt_vgid;
+
+static int mrt_verbs_suite_init(struct kunit_suite *suite)
+{
+	struct net_device *ndev;
+	int err;
+
+	err = mroce_global_init();
+	if (err)
+		return err;
+	ndev = mrt_ndev_get("mrk0");
+	if (!ndev)
+		return -ENODEV;
+	err = mroce_dev_add("mrt_v", ndev);
+	mrt_vdev = err ? NULL : mroce_dev_find_ndev(ndev);
+	dev_put(ndev);
+	if (!mrt_vdev)
+		return err ?: -ENODEV;
+	mrt_vgid = mrt_gid_index(mrt_vdev, MRT_IP_A);
+	return 0;
+}
+
+static void mrt_verbs_suite_exit(struct kunit_suite *suite)
+{
+	if (mrt_vdev)
+		mrt_dev_del(mrt_vdev);
+	mrt_vdev = NULL;
+}
+
+struct mrt_res {
+	struct ib_pd *pd;
+	struct ib_cq *scq;
+	struct ib_cq *rcq;
+	struct ib_qp *qp;
+	int comp_calls;
+	int events;
+	enum ib_event_type last_event;
+};
+
+static void mrt_comp_handler(struct ib_cq *cq, void *ctx)
+{
+	struct mrt_res *r = ctx;
+
+	r->comp_calls++;
+}
+
+static void mrt_event_handler(struct ib_event *ev, void *ctx)
+{
+	struct mrt_res *r = ctx;
+
+	r->events++;
+	r->last_event = ev->event;
+}
+
+static struct ib_cq *mrt_cq(struct kunit *test, struct mrt_res *r, int cqe)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe };
+	struct ib_cq *cq;
+
+	cq = ib_create_cq(&mrt_vdev->ibdev, mrt_comp_handler,
+			  mrt_event_handler, r, &attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(cq));
+	return cq;
+}
+
+static void mrt_res_init(struct kunit *test, struct mrt_res *r,
+			 struct ib_srq *srq)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = 16, .max_recv_wr = 16,
+			.max_send_sge = 4, .max_recv_sge = 4,
+			.max_inline_data = 64,
+		},
+		.qp_context = r,
+		.event_handler = mrt_event_handler,
+	};
+
+	KUNIT_ASSERT_NOT_NULL(test, mrt_vdev);
+	r->pd = ib_alloc_pd(&mrt_vdev->ibdev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->pd));
+	r->scq = mrt_cq(test, r, 64);
+	r->rcq = mrt_cq(test, r, 64);
+	init.send_cq = r->scq;
+	init.recv_cq = r->rcq;
+	init.srq = srq;
+	r->qp = ib_create_qp(r->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->qp));
+	KUNIT_EXPECT_GE(test, r->qp->qp_num, (u32)MROCE_FIRST_QPN);
+	KUNIT_EXPECT_GE(test, init.cap.max_send_wr, 16U);
+}
+
+static void mrt_res_free(struct mrt_res *r)
+{
+	if (!IS_ERR_OR_NULL(r->qp))
+		ib_destroy_qp(r->qp);
+	if (!IS_ERR_OR_NULL(r->scq))
+		ib_destroy_cq(r->scq);
+	if (!IS_ERR_OR_NULL(r->rcq))
+		ib_destroy_cq(r->rcq);
+	if (!IS_ERR_OR_NULL(r->pd))
+		ib_dealloc_pd(r->pd);
+}
+
+static int mrt_to_init(struct ib_qp *qp)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_ATOMIC,
+	};
+
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+}
+
+static int mrt_to_rtr(struct ib_qp *qp, u32 dqpn, int gid, const char *dip,
+		      int mask_drop)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_RTR,
+		.path_mtu = IB_MTU_1024,
+		.dest_qp_num = dqpn,
+		.rq_psn = 0x123456,
+		.max_dest_rd_atomic = 4,
+		.min_rnr_timer = 1,
+	};
+	union ib_gid *dgid;
+
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	rdma_ah_set_grh(&a.ah_attr, NULL, 0, gid, 64, 0);
+	dgid = &a.ah_attr.grh.dgid;
+	ipv6_addr_set_v4mapped(in_aton(dip), (struct in6_addr *)dgid->raw);
+	return ib_modify_qp(qp, &a, (IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+				     IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+				     IB_QP_MAX_DEST_RD_ATOMIC |
+				     IB_QP_MIN_RNR_TIMER) & ~mask_drop);
+}
+
+static int mrt_to_rts(struct ib_qp *qp)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_RTS,
+		.sq_psn = 0x123456,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.max_rd_atomic = 4,
+	};
+
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN |
+			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+			    IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int mrt_to(struct ib_qp *qp, enum ib_qp_state state)
+{
+	struct ib_qp_attr a = { .qp_state = state };
+
+	return ib_modify_qp(qp, &a, IB_QP_STATE);
+}
+
+static enum ib_qp_state mrt_qp_state(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr a;
+
+	if (ib_query_qp(qp, &a, IB_QP_STATE, &init))
+		return -1;
+	return a.qp_state;
+}
+
+/* Loopback RC QP (connected to itself) in RTS. */
+static void mrt_qp_rts(struct kunit *test, struct ib_qp *qp)
+{
+	KUNIT_ASSERT_GE(test, mrt_vgid, 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(qp, qp->qp_num, mrt_vgid, MRT_IP_A, 0),
+			0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(qp), 0);
+}
+
+static void mrt_qp_state_machine(struct kunit *test)
+{
+	struct mrt_res r = {};
+	struct ib_qp_attr a = {};
+
+	mrt_res_init(test, &r, NULL);
+	KUNIT_ASSERT_GE(test, mrt_vgid, 0);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(r.qp), IB_QPS_RESET);
+
+	/* Illegal from RESET. */
+	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_RTR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_RTS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_SQD), -EINVAL);
+	/* INIT without its required attributes. */
+	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_INIT), -EINVAL);
+	/* Bad port. */
+	a.qp_state = IB_QPS_INIT;
+	a.port_num = 2;
+	KUNIT_EXPECT_NE(test, ib_modify_qp(r.qp, &a, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_ACCESS_FLAGS), 0);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(r.qp), IB_QPS_RESET);
+
+	KUNIT_EXPECT_EQ(test, mrt_to_init(r.qp), 0);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(r.qp), IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_RTS), -EINVAL);
+	/* RTR needs the AV (and the other RC attributes). */
+	KUNIT_EXPECT_EQ(test, mrt_to_rtr(r.qp, r.qp->qp_num, mrt_vgid,
+					 MRT_IP_A, IB_QP_AV), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrt_to_rtr(r.qp, r.qp->qp_num, mrt_vgid,
+					 MRT_IP_A, IB_QP_DEST_QPN), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(r.qp), IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, mrt_to_rtr(r.qp, r.qp->qp_num, mrt_vgid,
+					 MRT_IP_A, 0), 0);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(r.qp), IB_QPS_RTR);
+	KUNIT_EXPECT_EQ(test, mrt_to_rts(r.qp), 0);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(r.qp), IB_QPS_RTS);
+
+	/* RTS -> SQD -> RTS, with the SQ drained event. */
+	a.qp_state = IB_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(r.qp, &a, IB_QP_STATE |
+					   IB_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	KUNIT_EXPECT_EQ(test, r.last_event, IB_EVENT_SQ_DRAINED);
+	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_RTS), 0);
+	/* Back to INIT is illegal; ERR from anywhere; RESET from ERR. */
+	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_INIT), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(r.qp), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_RTS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_RESET), 0);
+	KUNIT_EXPECT_EQ(test, mrt_to_init(r.qp), 0);
+
+	mrt_res_free(&r);
+}
+
+static void mrt_qp_flush_on_error(struct kunit *test)
+{
+	struct ib_recv_wr rwr = {};
+	const struct ib_recv_wr *cbad_rwr;
+	const struct ib_send_wr *cbad;
+	struct ib_send_wr swr = {};
+	struct mrt_res r = {};
+	struct ib_wc wc[8];
+	int i, n;
+
+	mrt_res_init(test, &r, NULL);
+
+	/* post_recv in RESET is refused. */
+	KUNIT_EXPECT_EQ(test, ib_post_recv(r.qp, &rwr, &cbad_rwr), -EINVAL);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(r.qp), 0);
+	for (i = 0; i < 3; i++) {
+		rwr.wr_id = 100 + i;
+		KUNIT_EXPECT_EQ(test, ib_post_recv(r.qp, &rwr, &cbad_rwr), 0);
+	}
+	/* post_send before RTS is refused. */
+	swr.opcode = IB_WR_LOCAL_INV;
+	swr.wr_id = 7;
+	KUNIT_EXPECT_EQ(test, ib_post_send(r.qp, &swr, &cbad), -EINVAL);
+
+	KUNIT_ASSERT_EQ(test, mrt_to(r.qp, IB_QPS_ERR), 0);
+	n = ib_poll_cq(r.rcq, ARRAY_SIZE(wc), wc);
+	KUNIT_EXPECT_EQ(test, n, 3);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, 100ULL + i);
+		KUNIT_EXPECT_PTR_EQ(test, wc[i].qp, r.qp);
+	}
+
+	/* Posting in ERR completes with a flush error (ib_drain_qp). */
+	KUNIT_EXPECT_EQ(test, ib_post_send(r.qp, &swr, &cbad), 0);
+	n = ib_poll_cq(r.scq, ARRAY_SIZE(wc), wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 7ULL);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
+	rwr.wr_id = 200;
+	KUNIT_EXPECT_EQ(test, ib_post_recv(r.qp, &rwr, &cbad_rwr), 0);
+	n = ib_poll_cq(r.rcq, ARRAY_SIZE(wc), wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 200ULL);
+
+	mrt_res_free(&r);
+}
+
+static void mrt_mr_dma_checks(struct kunit *test)
+{
+	struct mrt_res r = {};
+	struct ib_pd *pd2;
+	struct ib_mr *ibmr;
+	struct mroce_mr *mr;
+	u8 buf[64];
+
+	mrt_res_init(test, &r, NULL);
+	pd2 = ib_alloc_pd(&mrt_vdev->ibdev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd2));
+
+	/* The PD's internal DMA MR: local write only. */
+	ibmr = r.pd->__internal_mr;
+	KUNIT_ASSERT_NOT_NULL(test, ibmr);
+	mr = to_mmr(ibmr);
+	KUNIT_EXPECT_EQ(test, ibmr->lkey, r.pd->local_dma_lkey);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->lkey,
+					     (uintptr_t)buf, sizeof(buf),
+					     IB_ACCESS_LOCAL_WRITE), 0);
+	/* Wrong key byte, wrong PD, a right not granted. */
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->lkey ^ 1,
+					     (uintptr_t)buf, sizeof(buf), 0),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, pd2, ibmr->lkey,
+					     (uintptr_t)buf, sizeof(buf), 0),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->lkey,
+					     (uintptr_t)buf, sizeof(buf),
+					     IB_ACCESS_REMOTE_WRITE), -EACCES);
+	/* Lookup by key finds it; an unknown index does not. */
+	mr = mroce_mr_get(mrt_vdev, ibmr->lkey);
+	KUNIT_EXPECT_PTR_EQ(test, mr, to_mmr(ibmr));
+	if (mr)
+		mroce_mr_put(mr);
+	KUNIT_EXPECT_NULL(test, mroce_mr_get(mrt_vdev, 0xfffffe00));
+
+	ib_dealloc_pd(pd2);
+	mrt_res_free(&r);
+}
+
+static int mrt_post_reg(struct ib_qp *qp, struct ib_mr *mr, int access,
+			u64 wr_id)
+{
+	const struct ib_send_wr *bad;
+	struct ib_reg_wr wr = {
+		.wr = {
+			.opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED,
+			.wr_id = wr_id,
+		},
+		.mr = mr,
+		.key = mr->rkey,
+		.access = access,
+	};
+
+	return ib_post_send(qp, &wr.wr, &bad);
+}
+
+static int mrt_post_inv(struct ib_qp *qp, u32 rkey, u64 wr_id)
+{
+	const struct ib_send_wr *bad;
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_LOCAL_INV,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_id = wr_id,
+		.ex.invalidate_rkey = rkey,
+	};
+
+	return ib_post_send(qp, &wr, &bad);
+}
+
+static void mrt_mr_fastreg(struct kunit *test)
+{
+	const int acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			IB_ACCESS_REMOTE_READ;
+	u8 pattern[300], back[300];
+	struct scatterlist sg;
+	struct mrt_res r = {};
+	struct mroce_mr *mr;
+	struct ib_mr *ibmr;
+	struct ib_wc wc;
+	u32 old_rkey;
+	void *buf;
+	u64 iova;
+	int i;
+
+	mrt_res_init(test, &r, NULL);
+	mrt_qp_rts(test, r.qp);
+
+	/* Three pages, registered from an offset inside the first. */
+	buf = (void *)__get_free_pages(GFP_KERNEL, 2);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	sg_init_one(&sg, buf + 100, 3 * PAGE_SIZE - 200);
+	sg_dma_address(&sg) = (uintptr_t)(buf + 100);
+	sg_dma_len(&sg) = 3 * PAGE_SIZE - 200;
+
+	ibmr = ib_alloc_mr(r.pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	mr = to_mmr(ibmr);
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(ibmr, &sg, 1, NULL, PAGE_SIZE), 1);
+	iova = ibmr->iova;
+	KUNIT_EXPECT_EQ(test, ibmr->length, 3 * PAGE_SIZE - 200);
+
+	/* Not registered yet: no access. */
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->rkey, iova, 8, 0),
+			-EACCES);
+
+	old_rkey = ibmr->rkey;
+	ib_update_fast_reg_key(ibmr, (u8)(ibmr->rkey + 1));
+	KUNIT_ASSERT_EQ(test, mrt_post_reg(r.qp, ibmr, acc, 1), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(r.scq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+
+	/* Bounds and rights. */
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->rkey, iova,
+					     ibmr->length,
+					     IB_ACCESS_REMOTE_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->rkey, iova,
+					     ibmr->length + 1, 0), -ERANGE);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->rkey, iova - 1,
+					     8, 0), -ERANGE);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->rkey,
+					     iova + ibmr->length, 1, 0),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->rkey, U64_MAX,
+					     2, 0), -ERANGE);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, old_rkey, iova, 8, 0),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->rkey, iova, 8,
+					     IB_ACCESS_REMOTE_ATOMIC),
+			-EACCES);
+
+	/* Data lands where the page list says, across page boundaries. */
+	for (i = 0; i < sizeof(pattern); i++)
+		pattern[i] = i * 7 + 3;
+	KUNIT_EXPECT_EQ(test, mroce_mr_copy(mr, iova + PAGE_SIZE - 250,
+					    pattern, sizeof(pattern), true),
+			0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + PAGE_SIZE - 150, pattern,
+				     sizeof(pattern)), 0);
+	KUNIT_EXPECT_EQ(test, mroce_mr_copy(mr, iova + PAGE_SIZE - 250, back,
+					    sizeof(back), false), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(back, pattern, sizeof(pattern)), 0);
+
+	/* Registering a valid MR again fails and errors the QP. */
+	KUNIT_ASSERT_EQ(test, mrt_post_reg(r.qp, ibmr, acc, 2), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(r.scq, 1, &wc), 1);
+	KUNIT_EXPECT_NE(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(r.qp), IB_QPS_ERR);
+
+	/* Fresh QP: local invalidate, then the key no longer works. */
+	KUNIT_ASSERT_EQ(test, mrt_to(r.qp, IB_QPS_RESET), 0);
+	mrt_qp_rts(test, r.qp);
+	KUNIT_ASSERT_EQ(test, mrt_post_inv(r.qp, ibmr->rkey ^ 0x55, 3), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(r.scq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_PROT_ERR);
+	KUNIT_ASSERT_EQ(test, mrt_to(r.qp, IB_QPS_RESET), 0);
+	mrt_qp_rts(test, r.qp);
+	KUNIT_ASSERT_EQ(test, mrt_post_inv(r.qp, ibmr->rkey, 4), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(r.scq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->rkey, iova, 8, 0),
+			-EACCES);
+
+	/* Re-register with a new key byte. */
+	ib_update_fast_reg_key(ibmr, (u8)(ibmr->rkey + 1));
+	KUNIT_ASSERT_EQ(test, mrt_post_reg(r.qp, ibmr, acc, 5), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(r.scq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->rkey, iova, 8, 0),
+			0);
+
+	ib_dereg_mr(ibmr);
+	free_pages((unsigned long)buf, 2);
+	mrt_res_free(&r);
+}
+
+static void mrt_cq_notify(struct kunit *test)
+{
+	struct mrt_res r = {};
+	struct ib_wc wc = { .status = IB_WC_SUCCESS };
+	struct ib_wc out[4];
+	struct ib_cq *cq;
+
+	KUNIT_ASSERT_NOT_NULL(test, mrt_vdev);
+	cq = mrt_cq(test, &r, 2);
+
+	/* Not armed: no call. */
+	KUNIT_EXPECT_EQ(test, mroce_cq_post(to_mcq(cq), &wc, false), 0);
+	KUNIT_EXPECT_EQ(test, r.comp_calls, 0);
+	/* Missed events are reported. */
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS), 1);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 4, out), 1);
+	/* Armed once: one call. */
+	KUNIT_EXPECT_EQ(test, mroce_cq_post(to_mcq(cq), &wc, false), 0);
+	KUNIT_EXPECT_EQ(test, r.comp_calls, 1);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 4, out), 1);
+	KUNIT_EXPECT_EQ(test, mroce_cq_post(to_mcq(cq), &wc, false), 0);
+	KUNIT_EXPECT_EQ(test, r.comp_calls, 1);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 4, out), 1);
+	/* Solicited: only a solicited (or error) completion fires. */
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_SOLICITED), 0);
+	KUNIT_EXPECT_EQ(test, mroce_cq_post(to_mcq(cq), &wc, false), 0);
+	KUNIT_EXPECT_EQ(test, r.comp_calls, 1);
+	KUNIT_EXPECT_EQ(test, mroce_cq_post(to_mcq(cq), &wc, true), 0);
+	KUNIT_EXPECT_EQ(test, r.comp_calls, 2);
+	/* Full (2 entries): overflow raises the CQ error event once. */
+	KUNIT_EXPECT_EQ(test, mroce_cq_post(to_mcq(cq), &wc, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, r.events, 1);
+	KUNIT_EXPECT_EQ(test, r.last_event, IB_EVENT_CQ_ERR);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 4, out), 2);
+
+	ib_destroy_cq(cq);
+}
+
+static void mrt_srq_limit(struct kunit *test)
+{
+	struct ib_srq_init_attr init = {
+		.attr = { .max_wr = 8, .max_sge = 2 },
+		.srq_type = IB_SRQT_BASIC,
+		.event_handler = mrt_event_handler,
+	};
+	const struct ib_recv_wr *bad;
+	struct ib_recv_wr wr = {};
+	struct ib_srq_attr attr;
+	struct mrt_res r = {};
+	struct ib_srq *srq;
+	struct ib_pd *pd;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, mrt_vdev);
+	pd = ib_alloc_pd(&mrt_vdev->ibdev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	init.srq_context = &r;
+	srq = ib_create_srq(pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, ib_post_srq_recv(srq, &wr, &bad), 0);
+	/* Too many SGEs. */
+	wr.num_sge = 3;
+	KUNIT_EXPECT_EQ(test, ib_post_srq_recv(srq, &wr, &bad), -EINVAL);
+	wr.num_sge = 0;
+
+	attr.srq_limit = 2;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_LIMIT), 0);
+	KUNIT_EXPECT_EQ(test, r.events, 0);
+	KUNIT_EXPECT_EQ(test, ib_query_srq(srq, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.srq_limit, 2U);
+	/* Arming above the fill level reports the limit at once. */
+	attr.srq_limit = 5;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_LIMIT), 0);
+	KUNIT_EXPECT_EQ(test, r.events, 1);
+	KUNIT_EXPECT_EQ(test, r.last_event, IB_EVENT_SRQ_LIMIT_REACHED);
+	KUNIT_EXPECT_EQ(test, ib_query_srq(srq, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.srq_limit, 0U);	/* disarmed */
+	/* Resizing is not supported. */
+	attr.max_wr = 16;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR),
+			-EINVAL);
+
+	/* A QP on the SRQ rejects its own post_recv. */
+	mrt_res_init(test, &r, srq);
+	KUNIT_EXPECT_EQ(test, ib_post_recv(r.qp, &wr, &bad), -EINVAL);
+	mrt_res_free(&r);
+
+	ib_destroy_srq(srq);
+	ib_dealloc_pd(pd);
+}
+
+static struct kunit_case mrt_verbs_cases[] = {
+	KUNIT_CASE(mrt_qp_state_machine),
+	KUNIT_CASE(mrt_qp_flush_on_error),
+	KUNIT_CASE(mrt_mr_dma_checks),
+	KUNIT_CASE(mrt_mr_fastreg),
+	KUNIT_CASE(mrt_cq_notify),
+	KUNIT_CASE(mrt_srq_limit),
+	{}
+};
+
+static struct kunit_suite mrt_verbs_suite = {
+	.name = "metaroce_verbs",
+	.suite_init = mrt_verbs_suite_init,
+	.suite_exit = mrt_verbs_suite_exit,
+	.test_cases = mrt_verbs_cases,
+};
+
+kunit_test_suites(&mrt_device_suite, &mrt_verbs_suite);

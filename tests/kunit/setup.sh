@@ -1,0 +1,35 @@
+#!/bin/sh
+# Guest setup for the MetaRoCE KUnit suites (run by the VM harness before
+# the modules in modules.list are loaded). Builds the fabric the suites in
+# kernel/kunit.c expect, entirely inside the guest:
+#
+#   netns mra                         netns mrb
+#   mrk0 192.0.2.1  2001:db8:77::1 <-> mrk1 192.0.2.2  2001:db8:77::2
+#   mrk2 (no address)              <-> mrk3   (deleted by a test)
+#   mrk4 (no address)              <-> mrk5   (mrk4 moved to init_net)
+#
+# Documentation address ranges only (RFC 5737 / RFC 3849); the traffic
+# never leaves the veth pairs.
+set -eu
+
+ip netns add mra
+ip netns add mrb
+
+pair() {
+	ip link add "$1" type veth peer name "$2"
+	ip link set "$1" netns mra
+	ip link set "$2" netns mrb
+	ip -n mra link set "$1" up
+	ip -n mrb link set "$2" up
+}
+
+pair mrk0 mrk1
+pair mrk2 mrk3
+pair mrk4 mrk5
+
+ip -n mra link set lo up
+ip -n mrb link set lo up
+ip -n mra addr add 192.0.2.1/24 dev mrk0
+ip -n mrb addr add 192.0.2.2/24 dev mrk1
+ip -n mra addr add 2001:db8:77::1/64 dev mrk0 nodad
+ip -n mrb addr add 2001:db8:77::2/64 dev mrk1 nodad
