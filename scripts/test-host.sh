@@ -1,0 +1,24 @@
+#!/bin/sh
+# Host tier: protocol-core unit and model tests (ASan/UBSan), the fuzz
+# corpora replayed once, the VM harness's own host-side tests, and the
+# kernel quality gates. Prints one summary line per part.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+rc=0
+
+make -s -C tests/host check || rc=1
+
+if [ -f tests/fuzz/Makefile ]; then
+	if make -s -C tests/fuzz check; then
+		echo "fuzz-replay: 1 passed, 0 failed"
+	else
+		echo "fuzz-replay: 0 passed, 1 failed"
+		rc=1
+	fi
+fi
+
+sh tests/vm/selftest/host-tests.sh || rc=1
+
+scripts/check-kernel.sh || rc=1
+exit $rc

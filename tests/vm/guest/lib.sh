@@ -1,0 +1,111 @@
+# Guest-side library for scenarios (busybox ash). Sourced by /init before
+# the scenario runs; scenarios may call everything here.
+#
+# Environment (from /mr/env): MR_ROLE (server, client or single), MR_MY_IP,
+# MR_PEER_IP, MR_MY_IP6, MR_PEER_IP6, MR_SCENARIO_TIMEOUT.
+
+# Busybox-static runs its own applets before PATH; these are the real tools.
+ip() { /usr/sbin/ip "$@"; }
+tc() { /usr/sbin/tc "$@"; }
+modprobe() { /sbin/modprobe "$@"; }
+rmmod() { /sbin/rmmod "$@"; }
+insmod() { /sbin/insmod "$@"; }
+lsmod() { /sbin/lsmod "$@"; }
+
+mr_log() {
+	echo "[$MR_ROLE] $*"
+}
+
+mr_fail() {
+	echo "[$MR_ROLE] FAIL: $*"
+	exit 1
+}
+
+# Load the NIC driver if it is a module, bring up lo and eth0 with the
+# addresses the harness assigned.
+mr_guest_setup() {
+	modprobe -q virtio_pci 2>/dev/null
+	modprobe -q virtio_net 2>/dev/null
+	ip link set lo up
+	if [ -n "${MR_MY_IP:-}" ]; then
+		i=0
+		while ! ip link show eth0 >/dev/null 2>&1; do
+			i=$((i + 1))
+			[ $i -gt 50 ] && { echo "MR-ERROR no eth0"; break; }
+			sleep 0.1
+		done
+		ip link set eth0 up
+		ip addr add "$MR_MY_IP/24" dev eth0
+		ip -6 addr add "$MR_MY_IP6/64" dev eth0 nodad
+	fi
+}
+
+# After the scenario: ask kmemleak (when the kernel has it) for leaks, so the
+# host sees them in the log.
+mr_guest_teardown_checks() {
+	if [ -w /sys/kernel/debug/kmemleak ]; then
+		echo scan >/sys/kernel/debug/kmemleak
+		sleep 1
+		echo scan >/sys/kernel/debug/kmemleak
+		cat /sys/kernel/debug/kmemleak
+	fi
+	echo "MR-DMESG-BEGIN"
+	dmesg
+	echo "MR-DMESG-END"
+}
+
+# mr_retry TRIES DELAY CMD...: run CMD until it succeeds.
+mr_retry() {
+	tries=$1
+	delay=$2
+	shift 2
+	n=0
+	while ! "$@"; do
+		n=$((n + 1))
+		[ $n -ge "$tries" ] && return 1
+		sleep "$delay"
+	done
+	return 0
+}
+
+# mr_wait_peer: wait until the peer VM answers ping (both boot in parallel).
+mr_wait_peer() {
+	mr_retry 120 0.5 ping -c 1 -W 1 "$MR_PEER_IP" >/dev/null 2>&1 ||
+		mr_fail "peer $MR_PEER_IP unreachable"
+}
+
+# mr_barrier NAME: both VMs of a pair return only once the other arrived.
+# The server listens, the client connects and exchanges the name.
+mr_barrier() {
+	port=7700
+	if [ "$MR_ROLE" = server ]; then
+		got=$(echo "$1" | timeout 300 nc -l -p $port)
+	else
+		got=""
+		n=0
+		while [ "$got" != "$1" ]; do
+			got=$(echo "$1" | timeout 5 nc "$MR_PEER_IP" $port 2>/dev/null)
+			n=$((n + 1))
+			[ $n -gt 300 ] && break
+			[ "$got" = "$1" ] || sleep 0.2
+		done
+	fi
+	[ "$got" = "$1" ] || mr_fail "barrier $1: got '$got'"
+}
+
+# mr_pair LISTENER CMD...: run a client/server tool (perftest, pingpong)
+# between the two VMs. The VM whose role is LISTENER runs "CMD"; the other
+# runs "CMD <peer address>", retrying until the listener is up. Each VM's
+# status is its own side's.
+mr_pair_seq=0
+mr_pair() {
+	listener=$1
+	shift
+	mr_pair_seq=$((mr_pair_seq + 1))
+	mr_barrier "pair-$mr_pair_seq"
+	if [ "$MR_ROLE" = "$listener" ]; then
+		"$@"
+	else
+		mr_retry 40 0.5 "$@" "$MR_PEER_IP"
+	fi
+}

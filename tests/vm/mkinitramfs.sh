@@ -1,0 +1,111 @@
+#!/bin/sh
+# Build a guest initramfs from the host's own binaries.
+#
+#   mkinitramfs.sh OUT.cpio.gz KVER MODROOT [EXTRA.ko ...]
+#
+# KVER/MODROOT name the kernel the guest boots: its modules are taken from
+# MODROOT/lib/modules/KVER (MODROOT=/ for the stock Debian kernel). EXTRA.ko
+# files (the project's modules built for that kernel) go to .../extra and are
+# depmod'ed, so "modprobe metaroce" works in the guest. The project's
+# userspace provider is included when it has been built.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$here/common.sh"
+
+[ $# -ge 3 ] || die "usage: mkinitramfs.sh OUT KVER MODROOT [EXTRA.ko ...]"
+out=$1
+kver=$2
+modroot=$3
+shift 3
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT INT TERM
+
+mkdir -p "$stage/bin" "$stage/sbin" "$stage/usr/bin" "$stage/usr/sbin" \
+	"$stage/lib" "$stage/lib64" "$stage/etc" "$stage/proc" "$stage/sys" \
+	"$stage/dev" "$stage/tmp" "$stage/run" "$stage/mr" "$stage/root"
+
+cp /bin/busybox "$stage/bin/busybox"
+
+# Userspace the scenarios use. iproute2 and kmod are called by full path in
+# scenarios because busybox-static prefers its own applets.
+bins="/usr/sbin/ip /usr/sbin/tc /usr/bin/rdma /bin/kmod
+	/usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong
+	/usr/bin/ibv_srq_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_uc_pingpong
+	/usr/bin/ib_write_bw /usr/bin/ib_read_bw /usr/bin/ib_send_bw
+	/usr/bin/ib_atomic_bw /usr/bin/ib_write_lat /usr/bin/ib_read_lat
+	/usr/bin/ib_send_lat /usr/bin/ib_atomic_lat
+	/usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/rdma_server
+	/usr/bin/rdma_client /usr/bin/iperf3"
+for b in $bins; do
+	[ -x "$b" ] || die "missing $b (run scripts/install-deps.sh)"
+	mkdir -p "$stage$(dirname "$b")"
+	cp "$b" "$stage$b"
+done
+for m in modprobe insmod rmmod lsmod depmod modinfo; do
+	ln -sf /bin/kmod "$stage/sbin/$m"
+done
+
+# libibverbs providers and their config are dlopen()ed: take them all.
+ibdir=/usr/lib/x86_64-linux-gnu/libibverbs
+mkdir -p "$stage$ibdir" "$stage/etc/libibverbs.d"
+cp -a "$ibdir"/. "$stage$ibdir/"
+cp -a /etc/libibverbs.d/. "$stage/etc/libibverbs.d/"
+if [ -f "$top/userspace/provider/libmetaroce-rdmav34.so" ]; then
+	cp "$top/userspace/provider/libmetaroce-rdmav34.so" "$stage$ibdir/"
+	echo "driver metaroce" >"$stage/etc/libibverbs.d/metaroce.driver"
+fi
+for t in "$top"/userspace/tools/mr-*; do
+	[ -x "$t" ] && cp "$t" "$stage/usr/bin/"
+done
+
+# Shared libraries of everything above, resolved on the host.
+libs=$(for f in $(find "$stage" -type f -perm -u+x) "$stage$ibdir"/*.so; do
+	ldd "$f" 2>/dev/null | awk '/=> \//{print $3} /^\t\/lib/{print $1}'
+done | sort -u)
+for l in $libs; do
+	real=$(readlink -f "$l")
+	mkdir -p "$stage$(dirname "$l")"
+	cp "$real" "$stage$l"
+done
+# The dynamic loader at its canonical path.
+cp -L /lib64/ld-linux-x86-64.so.2 "$stage/lib64/"
+
+# Kernel modules: every module the guests may need, with dependencies.
+srcmods="$modroot/lib/modules/$kver"
+dstmods="$stage/lib/modules/$kver"
+mkdir -p "$dstmods"
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	[ -f "$srcmods/$f" ] && cp "$srcmods/$f" "$dstmods/"
+done
+want="virtio_pci virtio_net virtio_rng ib_core ib_uverbs ib_umad rdma_cm
+	rdma_ucm ib_cm iw_cm rdma_rxe udp_tunnel ip6_udp_tunnel veth
+	sch_netem 8021q bonding crc32_generic crc32c_generic libcrc32c"
+for m in $want; do
+	# Built-in or absent in this kernel: nothing to copy.
+	modprobe -d "$modroot" -S "$kver" --show-depends "$m" 2>/dev/null |
+		awk '$1 == "insmod" {print $2}'
+done | sort -u | while read -r ko; do
+	rel=${ko#"$srcmods"/}
+	mkdir -p "$dstmods/$(dirname "$rel")"
+	cp "$ko" "$dstmods/$rel"
+done
+if [ $# -gt 0 ]; then
+	mkdir -p "$dstmods/extra"
+	for ko in "$@"; do
+		cp "$ko" "$dstmods/extra/"
+	done
+fi
+depmod -b "$stage" "$kver"
+
+# Guest init and library.
+cp "$here/guest/init" "$stage/init"
+cp "$here/guest/lib.sh" "$stage/mr/lib.sh"
+chmod +x "$stage/init"
+echo "root:x:0:0:root:/root:/bin/sh" >"$stage/etc/passwd"
+echo "root:x:0:" >"$stage/etc/group"
+echo "127.0.0.1 localhost" >"$stage/etc/hosts"
+
+(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"

@@ -1,0 +1,169 @@
+#!/bin/sh
+# Boot one VM or a pair of VMs, run a scenario in them, judge the result.
+#
+#   run.sh --kernel BZIMAGE --initrd BASE.cpio.gz --scenario FILE
+#          --results DIR [--topology pair|single] [--timeout SECONDS]
+#          [--mem MiB] [--deadline SECONDS]
+#
+# pair:   two VMs ("server", "client"), one virtio-net NIC each, joined by
+#         -netdev dgram over 127.0.0.1 UDP ports chosen free at run time.
+# single: one VM ("single") with one NIC looped to nothing; scenarios build
+#         their fabric from network namespaces and veth pairs inside it.
+#
+# A run fails when a guest's scenario exits non-zero, when a guest does not
+# finish within the timeout (it is killed), or when a guest's kernel log has
+# a BUG, WARNING, Oops, KASAN, UBSAN, lockdep, hung-task or kmemleak report.
+# --deadline bounds the whole run on the host (default: timeout + 180 s for
+# boot and teardown); a guest still running then is killed as hung.
+# Logs go to DIR/<role>.console.log and DIR/<role>.dmesg.log.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+
+kernel="" initrd="" scenario="" results="" topology=pair timeout=300 mem="" deadline=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--initrd) initrd=$2; shift 2 ;;
+	--scenario) scenario=$2; shift 2 ;;
+	--results) results=$2; shift 2 ;;
+	--topology) topology=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--deadline) deadline=$2; shift 2 ;;
+	*) die "run.sh: unknown argument $1" ;;
+	esac
+done
+[ -f "$kernel" ] && [ -f "$initrd" ] && [ -f "$scenario" ] && [ -n "$results" ] ||
+	die "run.sh: need --kernel, --initrd, --scenario and --results"
+
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+work=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do
+		kill -9 "$p" 2>/dev/null || true
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+accel_args=$("$here/accel.sh")
+case "$accel_args" in
+*kvm*) smp=2 ;;
+*) smp=1 ;;
+esac
+[ -n "$mem" ] || mem=1024
+
+case "$topology" in
+pair) roles="server client" ;;
+single) roles="single" ;;
+*) die "run.sh: unknown topology $topology" ;;
+esac
+
+# Two free UDP ports on loopback for the dgram link.
+ports=$(python3 -c '
+import socket
+s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+for x in s:
+    x.bind(("127.0.0.1", 0))
+print(" ".join(str(x.getsockname()[1]) for x in s))
+')
+set -- $ports
+port_server=$1
+port_client=$2
+
+boot_vm() {
+	role=$1
+	case "$role" in
+	server) me=1 peer=2 lport=$port_server rport=$port_client ;;
+	client) me=2 peer=1 lport=$port_client rport=$port_server ;;
+	single) me=1 peer=2 lport=$port_server rport=$port_client ;;
+	esac
+	ov="$work/$role"
+	mkdir -p "$ov/mr"
+	cat >"$ov/mr/env" <<ENV
+MR_ROLE=$role
+MR_MY_IP=192.0.2.$me
+MR_PEER_IP=192.0.2.$peer
+MR_MY_IP6=2001:db8::$me
+MR_PEER_IP6=2001:db8::$peer
+MR_SCENARIO_TIMEOUT=$timeout
+ENV
+	cp "$scenario" "$ov/mr/scenario.sh"
+	(cd "$ov" && find mr | cpio -o -H newc --quiet | gzip -1) >"$work/$role.ov.gz"
+	cat "$initrd" "$work/$role.ov.gz" >"$work/$role.initrd"
+	# shellcheck disable=SC2086
+	qemu-system-x86_64 $accel_args -machine q35 -m "$mem" -smp "$smp" \
+		-nodefaults -display none -no-reboot -monitor none \
+		-kernel "$kernel" -initrd "$work/$role.initrd" \
+		-append "console=ttyS0 panic=-1 oops=panic hung_task_timeout_secs=60 rdinit=/init" \
+		-serial "file:$results/$role.console.log" \
+		-device virtio-rng-pci \
+		-netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:4d:52:0$me" \
+		>"$results/$role.qemu.log" 2>&1 &
+	pids="$pids $!"
+}
+
+for r in $roles; do
+	boot_vm "$r"
+done
+
+# Boot and teardown get their own allowance on top of the scenario's.
+[ -n "$deadline" ] || deadline=$((timeout + 180))
+limit=$deadline
+deadline=$(($(date +%s) + deadline))
+timed_out=0
+for p in $pids; do
+	while kill -0 "$p" 2>/dev/null; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			timed_out=1
+			break 2
+		fi
+		sleep 1
+	done
+done
+
+if [ $timed_out -eq 1 ]; then
+	for p in $pids; do
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+fi
+
+# Judge each guest.
+verdict=0
+for r in $roles; do
+	log=$results/$r.console.log
+	[ -f "$log" ] || : >"$log"
+	sed -n '/^MR-DMESG-BEGIN/,/^MR-DMESG-END/p' "$log" >"$results/$r.dmesg.log"
+	reports=$("$here/kernel-reports.sh" "$log" || true)
+	if [ -n "$reports" ]; then
+		echo "FAIL [$r]: kernel report in guest log:"
+		echo "$reports" | head -5 | sed 's/^/    /'
+		verdict=1
+	fi
+	rc=$(sed -n 's/^MR-RESULT rc=\([0-9]*\).*/\1/p' "$log" | tail -1)
+	if [ -z "$rc" ]; then
+		if [ $timed_out -eq 1 ]; then
+			echo "FAIL [$r]: guest hung: no result within ${limit}s, killed"
+		else
+			echo "FAIL [$r]: guest ended without a result (panic or crash?)"
+		fi
+		tail -5 "$log" | sed 's/^/    /'
+		verdict=1
+	elif [ "$rc" -ne 0 ]; then
+		if grep -q '^MR-SCENARIO-TIMEOUT' "$log"; then
+			echo "FAIL [$r]: scenario timed out after ${timeout}s"
+		else
+			echo "FAIL [$r]: scenario exited with status $rc"
+		fi
+		grep -E '^\[(server|client|single)\] FAIL' "$log" | head -3 | sed 's/^/    /'
+		verdict=1
+	fi
+done
+[ $verdict -eq 0 ] || echo "  logs: $results"
+exit $verdict
