@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libFuzzer: any byte string through mr_pkt_decode() (MR-MAL-1).
+ *
+ * Properties, enforced with abort():
+ *  - decode returns 0 or a defined negative enum mr_err;
+ *  - on error the output struct is byte-for-byte unchanged;
+ *  - on success the packet re-encodes to the same length and the same
+ *    bytes (reserved flag bits cleared, ICRC recomputed), and that
+ *    encoding decodes to the same struct with a valid ICRC.
+ * Out-of-bounds reads are caught by ASan (libFuzzer passes a buffer of
+ * exactly @size bytes).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct mr_pkt out, sentinel, again;
+	u8 *re;
+	int err, len;
+
+	if (size > 0xFFFF)
+		return 0;
+	memset(&sentinel, 0xA5, sizeof(sentinel));
+	out = sentinel;
+	err = mr_pkt_decode(data, (u32)size, &out);
+	(void)mr_icrc_check(data, (u32)size);
+	if (err) {
+		if (err >= 0 || err <= -MR_ERR_NUM)
+			abort();
+		if (memcmp(&out, &sentinel, sizeof(out)))
+			abort();
+		return 0;
+	}
+	if (out.hdr_len + out.payload_len + MR_ICRC_LEN != size ||
+	    out.payload != data + out.hdr_len)
+		abort();
+
+	re = malloc(size);
+	if (!re)
+		return 0;
+	len = mr_pkt_encode(&out, re, (u32)size);
+	if (len != (int)size)
+		abort();
+	/* Headers + payload identical apart from reserved flag bits. */
+	if (re[0] != data[0] || re[1] != data[1] || re[2] != 0 ||
+	    re[3] != (data[3] & MR_F_KNOWN) ||
+	    memcmp(re + 4, data + 4, size - 4 - MR_ICRC_LEN))
+		abort();
+	if (mr_icrc_check(re, (u32)size))
+		abort();
+	memset(&again, 0x5A, sizeof(again));
+	if (mr_pkt_decode(re, (u32)size, &again))
+		abort();
+	again.payload = out.payload;
+	if (memcmp(&again, &out, sizeof(out)))
+		abort();
+	free(re);
+	return 0;
+}
