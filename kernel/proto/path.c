@@ -39,6 +39,15 @@ void mr_path_default_params(struct mr_path_params *p)
 	 * three in a row with packets in flight is a black hole.
 	 */
 	p->dead_rtos = 3;
+	/*
+	 * ...and at least 6 packets sent into it meanwhile: a path carrying
+	 * one packet per RTO (small cwnd spread over many paths) would
+	 * otherwise die of two random losses in a row.  Counting losses,
+	 * trims and late copies retransmitted elsewhere (credited to the
+	 * other path), ~7% of a lossy path's packets are not credited to
+	 * it; 6 in a row happen with probability ~1e-7.
+	 */
+	p->dead_min_pkts = 6;
 	p->probe_interval_ns = 500000;
 }
 
@@ -270,7 +279,10 @@ void mr_path_on_send(struct mr_path_table *pt, u8 idx, u64 now_ns)
 	if (!p->pending) {
 		p->pending = true;
 		p->pending_since_ns = now_ns;
+		p->sent_since = 0;
 	}
+	if (p->sent_since != ~0U)
+		p->sent_since++;
 }
 
 void mr_path_on_delivery(struct mr_path_table *pt, u8 idx, u32 n,
@@ -350,8 +362,7 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
 	return done;
 }
 
-u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
-		 u64 now_ns)
+u64 mr_path_tick(struct mr_path_table *pt, u64 rto_ns, u64 now_ns)
 {
 	u64 dead = 0, limit = rto_ns * pt->p.dead_rtos;
 	int i;
@@ -363,7 +374,7 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 
 		round_check(pt, p, now_ns);
 		if (pt->p.single || p->state == MR_PATH_DEAD || !p->pending ||
-		    !(inflight_mask & (1ULL << i)) ||
+		    p->sent_since < pt->p.dead_min_pkts ||
 		    now_ns - p->pending_since_ns <= limit)
 			continue;
 		/*

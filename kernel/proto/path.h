@@ -46,6 +46,7 @@ struct mr_path_params {
 	u32 round_min_pkts;	/* packets accounted before a round closes */
 	u64 round_min_ns;	/* round length floor (also before srtt) */
 	u8 dead_rtos;		/* k: RTOs without delivery -> DEAD */
+	u8 dead_min_pkts;	/* ... and at least this many sent since */
 	u64 probe_interval_ns;	/* PROBE spacing for a DEAD path */
 };
 
@@ -53,6 +54,7 @@ struct mr_path {
 	u64 last_delivery_ns;
 	u64 pending_since_ns;	/* first send after the last delivery */
 	bool pending;
+	u32 sent_since;		/* packets sent since the last delivery */
 	u64 round_start_ns;
 	u64 last_event_ns;	/* events at one instant share a round */
 	u64 next_probe_ns;
@@ -137,16 +139,15 @@ void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns);
  */
 u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
 /*
- * Periodic check: a path in @inflight_mask (packets in flight on it, see
- * mr_txsb_paths_in_flight()) with nothing delivered since its first send
- * after the last delivery, for more than dead_rtos * @rto_ns, becomes
- * DEAD (re-rolled, probing scheduled).  Returns the mask of newly dead
- * paths: the caller marks their packets lost in the scoreboard so they go
- * out on other paths.  Never in single-path mode.  Also closes rounds
- * that are due, so call it at least about once per RTT.
+ * Periodic check: a path with packets outstanding (sent since its last
+ * delivery: at least dead_min_pkts of them) and nothing delivered for more
+ * than dead_rtos * @rto_ns since the first of them becomes DEAD
+ * (re-rolled, probing scheduled).  Returns the mask of newly dead paths:
+ * the caller marks their packets lost in the scoreboard so they go out on
+ * other paths.  Never in single-path mode.  Also closes rounds that are
+ * due, so call it at least about once per RTT.
  */
-u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
-		 u64 now_ns);
+u64 mr_path_tick(struct mr_path_table *pt, u64 rto_ns, u64 now_ns);
 
 /* A DEAD path whose PROBE is due; false if none. */
 bool mr_path_probe_due(const struct mr_path_table *pt, u64 now_ns,

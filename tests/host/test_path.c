@@ -134,7 +134,7 @@ static void round_on(u8 idx, u32 n, u32 ce, u32 lost, u64 *t)
 static void flush(u64 *t)
 {
 	*t += 25 * US;
-	mr_path_tick(&pt, 0, 100 * US, *t);
+	mr_path_tick(&pt, 100 * US, *t);
 }
 
 static void test_reroll_on_ecn(void **state)
@@ -190,9 +190,9 @@ static void test_reroll_on_ecn(void **state)
 	t = 0;
 	mr_path_on_ack(&pt, 4, 10, 10, 0, t);
 	mr_path_on_delivery(&pt, 4, 10, t);
-	mr_path_tick(&pt, 0, 100 * US, t + 19 * US);
+	mr_path_tick(&pt, 100 * US, t + 19 * US);
 	assert_int_equal(pt.path[4].state, MR_PATH_ACTIVE);
-	mr_path_tick(&pt, 0, 100 * US, t + 20 * US);
+	mr_path_tick(&pt, 100 * US, t + 20 * US);
 	assert_int_equal(pt.path[4].state, MR_PATH_SUSPECT);
 }
 
@@ -261,17 +261,22 @@ static void test_dead_path_and_revival(void **state)
 	(void)state;
 	setup(4, false);
 	e = mr_path_entropy(&pt, 2);
-	for (i = 0; i < 4; i++)
-		mr_path_on_send(&pt, i, t);
+	/* a path that got fewer than dead_min_pkts is never declared dead */
+	for (i = 0; i < 5; i++)
+		mr_path_on_send(&pt, 2, t + i * US);
+	assert_true(mr_path_tick(&pt, rto, t + 10 * rto) == 0);
+	for (i = 0; i < 4; i++) {
+		mr_path_on_send(&pt, i, t + 3 * US);
+		mr_path_on_send(&pt, i, t + 4 * US);
+		mr_path_on_send(&pt, i, t + 5 * US);
+	}
 	/* paths 0, 1, 3 deliver; path 2 is a black hole */
 	for (i = 0; i < 4; i++)
 		if (i != 2)
 			mr_path_on_delivery(&pt, i, 1, t + 10 * US);
-	/* not yet: exactly k RTOs */
-	assert_true(mr_path_tick(&pt, 0xf, rto, t + 3 * rto) == 0);
-	/* without packets in flight on it a path is never declared dead */
-	assert_true(mr_path_tick(&pt, 0xb, rto, t + 4 * rto) == 0);
-	dead = mr_path_tick(&pt, 0xf, rto, t + 3 * rto + 1);
+	/* not yet: exactly k RTOs after the first undelivered send */
+	assert_true(mr_path_tick(&pt, rto, t + 3 * rto) == 0);
+	dead = mr_path_tick(&pt, rto, t + 3 * rto + 1);
 	assert_true(dead == 1ULL << 2);
 	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
 	assert_int_equal(pt.deaths, 1);
@@ -284,7 +289,7 @@ static void test_dead_path_and_revival(void **state)
 	assert_int_equal(cnt[2], 0);
 	assert_int_equal(cnt[0], 100);
 	/* a dead path is not declared dead again */
-	assert_true(mr_path_tick(&pt, 0xf, rto, t + 100 * rto) == 0);
+	assert_true(mr_path_tick(&pt, rto, t + 100 * rto) == 0);
 
 	/* probing */
 	t += 4 * rto;
@@ -329,9 +334,10 @@ static void test_all_dead_fallback(void **state)
 	for (i = 0; i < 3; i++) {
 		mr_path_on_send(&pt, i, 0);
 		mr_path_on_delivery(&pt, i, 1, 10 * US * (i == 1 ? 5 : 1));
-		mr_path_on_send(&pt, i, 100 * US);
+		for (int k = 0; k < 6; k++)
+			mr_path_on_send(&pt, i, 100 * US);
 	}
-	assert_true(mr_path_tick(&pt, 0x7, rto, 1000 * US) == 0x7);
+	assert_true(mr_path_tick(&pt, rto, 1000 * US) == 0x7);
 	assert_int_equal(mr_path_usable(&pt), 0);
 	/* keep sending on the path that delivered last */
 	for (i = 0; i < 5; i++)
@@ -358,8 +364,9 @@ static void test_single_path_mode(void **state)
 	assert_int_equal(pt.path[0].state, MR_PATH_SUSPECT);
 	assert_true(mr_path_on_rto(&pt, 1, t) == 0);
 	assert_false(mr_path_reroll(&pt, 0, t));
-	mr_path_on_send(&pt, 0, t);
-	assert_true(mr_path_tick(&pt, 1, 100 * US, t + 10000 * US) == 0);
+	for (i = 0; i < 10; i++)
+		mr_path_on_send(&pt, 0, t);
+	assert_true(mr_path_tick(&pt, 100 * US, t + 10000 * US) == 0);
 	assert_int_equal(mr_path_entropy(&pt, 0), e);
 	assert_int_equal(pt.rerolls, 0);
 	assert_int_not_equal(pt.path[0].state, MR_PATH_DEAD);
