@@ -10,6 +10,7 @@ void mr_rxmsg_init(struct mr_rxmsg *m, u32 init_msn, u32 init_psn)
 	memset(m, 0, sizeof(*m));
 	m->head_msn = init_msn;
 	m->psn_hi = init_psn & MR_PSN_MASK;
+	m->cum_psn = m->psn_hi;
 	/* Everything before the initial PSN is history: count it as seen. */
 	memset(m->psn_map, 0xff, sizeof(m->psn_map));
 }
@@ -66,6 +67,10 @@ static void mr_rxmsg_psn_set(struct mr_rxmsg *m, u32 psn)
 	}
 	k = mr_psn_dist(m->psn_hi, psn) - 1;
 	m->psn_map[k / 64] |= 1ULL << (k % 64);
+	/* Same cum_psn as the window in front: every counted PSN is marked. */
+	while (mr_psn_before(m->cum_psn, m->psn_hi) &&
+	       mr_rxmsg_psn_seen(m, m->cum_psn))
+		m->cum_psn = mr_psn_add(m->cum_psn, 1);
 }
 
 static bool mr_rxmsg_is_complete(const struct mr_rxmsg_info *e)
@@ -130,6 +135,28 @@ static bool mr_rxmsg_same(const struct mr_rxmsg_info *a,
 	       a->swap_add == b->swap_add && a->compare == b->compare;
 }
 
+/* Queue an extra READ_REQ range until cum_psn passes its PSN. */
+static int mr_rxmsg_add_range(struct mr_rxmsg *m, const struct mr_pkt *p)
+{
+	u32 i;
+
+	for (i = 0; i < MR_RXMSG_RDX; i++) {
+		struct mr_rxmsg_info *x = &m->rdx[i];
+
+		if (x->active)
+			continue;
+		mr_rxmsg_fill(x, p);
+		x->flags = p->flags;
+		x->npkts = 1;
+		x->extra = 1;
+		x->active = 1;
+		mr_rxmsg_psn_set(m, p->psn);
+		return MR_RXMSG_READ_RANGE;
+	}
+	/* Full: refuse; the requester retransmits it later. */
+	return MR_ERR_MSN_RANGE;
+}
+
 int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 {
 	const struct mr_op_desc *d;
@@ -151,19 +178,36 @@ int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 		return MR_ERR_RANGE;
 
 	dm = mr_seq32_diff(p->dxh.msn, m->head_msn);
-	if (dm < 0)
-		return MR_ERR_MSN_OLD;
 	if (dm >= MR_RXMSG_RING)
 		return MR_ERR_MSN_RANGE;
+	e = dm >= 0 ? &m->ring[p->dxh.msn % MR_RXMSG_RING] : NULL;
 
-	e = &m->ring[p->dxh.msn % MR_RXMSG_RING];
-	mr_rxmsg_fill(&n, p);
-	if (e->active) {
-		if (!mr_rxmsg_same(e, &n))
+	if (p->opcode == MR_OP_READ_REQ && (!e || e->active)) {
+		/*
+		 * Another READ_REQ for a READ already recorded (or completed):
+		 * a split READ or a re-request of missing pieces, with the
+		 * same va and R_Key (MR-REL-24, MR-REL-25). It takes its own
+		 * PSN but is not a new message.
+		 */
+		if (e && (e->opcode != MR_OP_READ_REQ ||
+			  e->va != p->rxh.va || e->rkey != p->rxh.rkey))
 			return MR_ERR_MSG_MISMATCH;
+		if (mr_rxmsg_psn_seen(m, p->psn))
+			return MR_RXMSG_DUP;
+		return mr_rxmsg_add_range(m, p);
 	}
+	if (!e)
+		return MR_ERR_MSN_OLD;
+
+	mr_rxmsg_fill(&n, p);
+	/* Every packet repeats its message's record (MR-PLACE-14). */
+	if (e->active && !mr_rxmsg_same(e, &n))
+		return MR_ERR_MSG_MISMATCH;
 	if (mr_rxmsg_psn_seen(m, p->psn))
 		return MR_RXMSG_DUP;
+	/* An atomic is re-sent under its original PSN only (MR-REL-27). */
+	if (e->active && !(d->attrs & MR_OPA_MULTI))
+		return MR_ERR_MSG_MISMATCH;
 
 	if (!e->active) {
 		if ((d->attrs & MR_OPA_MULTI) &&
@@ -171,20 +215,12 @@ int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 			return MR_ERR_RANGE;
 		*e = n;
 		e->active = 1;
-	} else if (d->attrs & MR_OPA_MULTI) {
+	} else if ((u64)e->bytes + p->payload_len > e->msg_len) {
 		/*
 		 * A new PSN carrying bytes the message has no room for left:
 		 * overlapping packets, refuse rather than over-count.
 		 */
-		if ((u64)e->bytes + p->payload_len > e->msg_len)
-			return MR_ERR_RANGE;
-	} else {
-		/*
-		 * READ_REQ/ATOMIC repeated under a new PSN before it
-		 * completed: the same request, nothing more to count.
-		 */
-		mr_rxmsg_psn_set(m, p->psn);
-		return MR_RXMSG_DUP;
+		return MR_ERR_RANGE;
 	}
 
 	mr_rxmsg_psn_set(m, p->psn);
@@ -207,9 +243,33 @@ bool mr_rxmsg_head_complete(const struct mr_rxmsg *m)
 
 bool mr_rxmsg_pop_completed(struct mr_rxmsg *m, struct mr_rxmsg_info *out)
 {
+	u32 cum_psn = m->cum_psn;
 	struct mr_rxmsg_info *e = &m->ring[m->head_msn % MR_RXMSG_RING];
+	struct mr_rxmsg_info *x = NULL;
+	bool head_ready;
+	u32 i;
 
-	if (!mr_rxmsg_is_complete(e))
+	/*
+	 * Complete = all bytes here and cum_psn past its last PSN, which
+	 * also means every earlier PSN arrived (MR-PLACE-2, MR-PLACE-16).
+	 */
+	head_ready = mr_rxmsg_is_complete(e) &&
+		     mr_psn_before(e->last_psn, cum_psn);
+	for (i = 0; i < MR_RXMSG_RDX; i++) {
+		struct mr_rxmsg_info *r = &m->rdx[i];
+
+		if (r->active && mr_psn_before(r->last_psn, cum_psn) &&
+		    (!x || mr_psn_before(r->last_psn, x->last_psn)))
+			x = r;
+	}
+	/* Execute in PSN order: an extra READ range may come first. */
+	if (x && (!head_ready || mr_psn_before(x->last_psn, e->last_psn))) {
+		if (out)
+			*out = *x;
+		memset(x, 0, sizeof(*x));
+		return true;
+	}
+	if (!head_ready)
 		return false;
 	if (out)
 		*out = *e;

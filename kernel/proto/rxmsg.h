@@ -14,10 +14,14 @@
  * record is a 256-bit map below the highest PSN seen; with the receive
  * window in front (rxwin.h) every PSN not yet received lies inside it.
  *
- * Invalid input (msn outside [head, head + MR_RXMSG_RING), a msg_len,
- * opcode or other field that disagrees with earlier packets of the same
- * msn, bytes beyond msg_len) returns a negative enum mr_err and changes
- * nothing.
+ * Invalid input (msn outside [head, head + MR_RXMSG_RING) except READ
+ * re-requests, a msg_len, opcode or other field that disagrees with
+ * earlier packets of the same msn, bytes beyond msg_len) returns a
+ * negative enum mr_err and changes nothing.
+ *
+ * Not detected here: a sender that skips an msn (MR-REL-25 makes that an
+ * invalid request once cum_psn passes the later message); the tracker
+ * then simply never completes past the gap.
  */
 #ifndef MR_PROTO_RXMSG_H
 #define MR_PROTO_RXMSG_H
@@ -28,9 +32,12 @@
 
 /* Messages in flight >= PSNs in flight: each message takes >= 1 PSN. */
 #define MR_RXMSG_RING		MR_WINDOW
+/* Extra READ_REQ ranges (split READs, re-requests) awaiting execution. */
+#define MR_RXMSG_RDX		32
 
-/* Positive return of mr_rxmsg_add(): the PSN was already counted. */
-#define MR_RXMSG_DUP		1
+/* Positive returns of mr_rxmsg_add(). */
+#define MR_RXMSG_DUP		1	/* PSN already counted: nothing new */
+#define MR_RXMSG_READ_RANGE	2	/* extra READ_REQ range, see below */
 
 /* One request message: ring slot and completion record. */
 struct mr_rxmsg_info {
@@ -50,12 +57,15 @@ struct mr_rxmsg_info {
 	u16	npkts;		/* distinct packets received (saturating) */
 	u8	opcode;
 	u8	active;		/* slot in use */
+	u8	extra;		/* extra READ range: msn count unchanged */
 };
 
 struct mr_rxmsg {
 	u32	head_msn;	/* oldest message not completed */
 	u32	psn_hi;		/* one past the highest PSN seen */
+	u32	cum_psn;	/* first PSN not seen: all before it were */
 	u64	psn_map[MR_SACK_WORDS];	/* bit i: PSN psn_hi - 1 - i seen */
+	struct mr_rxmsg_info rdx[MR_RXMSG_RDX];
 	struct mr_rxmsg_info ring[MR_RXMSG_RING];
 };
 
@@ -68,22 +78,43 @@ void mr_rxmsg_init(struct mr_rxmsg *m, u32 init_msn, u32 init_psn);
 
 /*
  * Account one decoded request packet (opcode with MR_OPA_REQ, not
- * trimmed). Returns 0 if counted, MR_RXMSG_DUP if its PSN was already
- * counted (or it repeats a READ_REQ/ATOMIC of an uncompleted msn under a
- * new PSN), or a negative enum mr_err without any change:
- * MR_ERR_MSN_OLD (msn already completed, e.g. a READ re-request),
- * MR_ERR_MSN_RANGE, MR_ERR_MSG_MISMATCH, MR_ERR_RANGE, MR_ERR_INVAL.
+ * trimmed) whose PSN the receive window classified new. Returns:
+ *  0 - counted towards its message;
+ *  MR_RXMSG_DUP - its PSN was already counted, nothing changed;
+ *  MR_RXMSG_READ_RANGE - a READ_REQ for a READ already recorded or
+ *	completed (split READ or re-request, MR-REL-24/25): its PSN is now
+ *	counted and the range queued; it is no new message and comes out of
+ *	mr_rxmsg_pop_completed() with info.extra = 1 when due (MR-PLACE-16);
+ *  or a negative enum mr_err without any change: MR_ERR_MSN_OLD (msn
+ *  already completed, not a READ_REQ), MR_ERR_MSN_RANGE (also: the
+ *  extra-range queue is full), MR_ERR_MSG_MISMATCH (fields differ from the
+ *  message record, MR-PLACE-14; an ATOMIC under a second PSN),
+ *  MR_ERR_RANGE, MR_ERR_INVAL.
  */
 int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p);
 
-/* True if the oldest tracked message is complete (pop would succeed). */
+/* True if every byte of the oldest tracked message has arrived. */
 bool mr_rxmsg_head_complete(const struct mr_rxmsg *m);
 
 /*
- * If the oldest message is complete, copy it to @out, release it and
- * return true; else return false. Completions come out in msn order.
+ * Hand out the next thing to complete or execute: the oldest message once
+ * all its bytes arrived and cum_psn has passed its last PSN (so every
+ * earlier PSN arrived too, MR-PLACE-2), or a queued extra READ range
+ * (info.extra = 1) once cum_psn has passed its PSN, whichever has the
+ * lower PSN (MR-PLACE-16). Copies it to @out (may be NULL), releases it and
+ * returns true; false if nothing is ready. Messages come out in msn order,
+ * each exactly once; only they advance the completed-msn count.
+ *
+ * cum_psn here is the tracker's own (first PSN not counted by
+ * mr_rxmsg_add()); it equals the window's cum_psn when, as intended, every
+ * PSN the window marks was first counted here.
  */
 bool mr_rxmsg_pop_completed(struct mr_rxmsg *m, struct mr_rxmsg_info *out);
+
+static inline u32 mr_rxmsg_cum_psn(const struct mr_rxmsg *m)
+{
+	return m->cum_psn;
+}
 
 /* Completed request messages so far (AKH.msn): the next msn to complete. */
 static inline u32 mr_rxmsg_completed_msn(const struct mr_rxmsg *m)

@@ -110,46 +110,48 @@ static bool mr_map_empty(const u64 *m)
 bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
 		   bool ce, u32 ts, u64 now_ns)
 {
+	if (cls == MR_RX_BEYOND) {
+		/*
+		 * Dropped without processing (MR-REL-10): only counted. The
+		 * caller answers with a rate-limited NACK SEQ_ERR.
+		 */
+		w->beyond_pkts++;
+		return false;
+	}
+
+	/* Accepted or duplicate: both count towards the next AKH. */
 	w->pkt_count = mr_sat_inc16(w->pkt_count);
 	w->ts_echo = ts;
+	w->last_ce = ce;
 	if (ce) {
-		/* Echo congestion at once (MR-CC-1). */
+		/* Echo congestion at once (MR-REL-3 e). */
 		w->ce_count = mr_sat_inc16(w->ce_count);
 		w->ack_now = true;
 	}
 	if (flags & MR_F_ACKREQ)
 		w->ack_now = true;
 
-	switch (cls) {
-	case MR_RX_NEW:
-		w->unacked = mr_sat_inc16(w->unacked);
-		/*
-		 * A packet that filled a hole (advanced past other receipts)
-		 * or left holes behind it must be reported now so the sender
-		 * learns of the repair/loss without waiting (MR-REL-3).
-		 */
-		if (w->last_adv > 1 || !mr_map_empty(w->map))
-			w->ack_now = true;
-		if (w->unacked >= w->ack_every)
-			w->ack_now = true;
-		break;
-	case MR_RX_NEW_OOO:
-		w->unacked = mr_sat_inc16(w->unacked);
-		w->ooo_pkts++;
-		w->ack_now = true;
-		break;
-	case MR_RX_DUP:
-		/* The sender missed our ACK: repeat it (MR-REL-1). */
+	if (cls == MR_RX_DUP) {
+		/* The sender missed our ACK: repeat it now (MR-REL-7). */
 		w->dup_pkts++;
 		w->ack_now = true;
-		break;
-	case MR_RX_BEYOND:
-	default:
-		/* Answered by a NACK SEQ_ERR carrying the same AKH. */
-		w->beyond_pkts++;
-		w->ack_now = true;
-		break;
+	} else {
+		w->unacked = mr_sat_inc16(w->unacked);
+		/*
+		 * Out of order (MR-REL-3 c): PSN != cum_psn on arrival, or
+		 * the map was not empty - after mark that shows as holes
+		 * left behind (map not empty) or a filled hole (advance > 1).
+		 */
+		if (cls == MR_RX_NEW_OOO) {
+			w->ooo_pkts++;
+			w->ack_now = true;
+		} else if (w->last_adv > 1 || !mr_map_empty(w->map)) {
+			w->ack_now = true;
+		}
+		if (w->unacked >= w->ack_every)
+			w->ack_now = true;
 	}
+	/* Delayed-ACK timer for an accepted packet not acked now (MR-REL-13). */
 	if (!w->ack_now && !w->delack_armed) {
 		w->ack_deadline_ns = now_ns + w->delack_ns;
 		w->delack_armed = true;
@@ -165,7 +167,8 @@ bool mr_rxwin_ack_due(const struct mr_rxwin *w, u64 now_ns)
 
 u16 mr_rxwin_ack_fill(struct mr_rxwin *w, struct mr_akh *akh)
 {
-	u16 flags = w->ce_count ? MR_F_ECE : 0;
+	/* ECE iff the triggering packet carried CE (MR-REL-12). */
+	u16 flags = w->last_ce ? MR_F_ECE : 0;
 
 	akh->cum_psn = w->cum_psn;
 	memcpy(akh->sack, w->map, sizeof(akh->sack));
@@ -175,6 +178,7 @@ u16 mr_rxwin_ack_fill(struct mr_rxwin *w, struct mr_akh *akh)
 
 	w->ce_count = 0;
 	w->pkt_count = 0;
+	w->last_ce = false;
 	w->unacked = 0;
 	w->ack_now = false;
 	w->ack_deadline_ns = 0;

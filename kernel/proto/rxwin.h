@@ -9,12 +9,16 @@
  * window (>= cum_psn + 256), MR-REL-1. The ACK policy (MR-REL-3) counts
  * packets and CE marks since the last ACK and decides when to acknowledge.
  *
- * Usage per arriving request packet (after decode and ICRC):
+ * Usage per arriving request packet (after decode and ICRC, MR-REL-6):
  *	cls = mr_rxwin_classify(w, psn);
- *	if NEW/NEW_OOO: place, mr_rxmsg_add(), then mr_rxwin_mark(w, psn);
- *	if BEYOND: send NACK SEQ_ERR; if DUP: drop;
+ *	if NEW/NEW_OOO: checks, place, mr_rxmsg_add(), mr_rxwin_mark(w, psn);
+ *	if DUP: drop (count, answer per MR-REL-7..9);
+ *	if BEYOND: drop, rate-limited NACK SEQ_ERR (MR-REL-10) whose AKH comes
+ *	from mr_rxwin_ack_fill() with ts_echo set to the packet's timestamp;
  *	if (mr_rxwin_note(w, cls, flags, ce, ts, now)) send an ACK built by
  *	mr_rxwin_ack_fill(); also whenever mr_rxwin_ack_due(w, now) turns true.
+ * A packet refused after classification (RNR, trimmed, error point) is
+ * neither marked nor noted.
  * Classification does not change state, so a packet refused later leaves
  * the window untouched.
  */
@@ -48,6 +52,7 @@ struct mr_rxwin {
 	u16	unacked;		/* new packets not yet acknowledged */
 	u16	last_adv;		/* cum_psn advance of the last mark */
 	bool	ack_now;		/* an immediate ACK is owed */
+	bool	last_ce;		/* the latest counted packet had CE */
 
 	/* Configuration, defaults set by init; callers may change them. */
 	u16	ack_every;		/* >= 1 */
@@ -75,10 +80,12 @@ bool mr_rxwin_received(const struct mr_rxwin *w, u32 psn);
 int mr_rxwin_mark(struct mr_rxwin *w, u32 psn);
 
 /*
- * ACK policy for one arriving request packet of class @cls (after
- * mark for new ones): @flags its MBH flags, @ce whether its IP header
- * carried CE, @ts its MBH.ts. Returns true if an ACK (or NACK) should be
- * sent now; otherwise it may arm the delayed-ACK timer.
+ * ACK policy (MR-REL-3, MR-REL-11, MR-REL-13) for one request packet of
+ * class @cls that was accepted (after mark) or found duplicate: @flags
+ * its MBH flags, @ce whether its IP header carried CE, @ts its MBH.ts.
+ * Returns true if an ACK should be sent now; otherwise it may arm the
+ * delayed-ACK timer. MR_RX_BEYOND packets are only counted (returns
+ * false: the caller's NACK SEQ_ERR replaces the ACK).
  */
 bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
 		   bool ce, u32 ts, u64 now_ns);
@@ -88,8 +95,9 @@ bool mr_rxwin_ack_due(const struct mr_rxwin *w, u64 now_ns);
 
 /*
  * Fill cum_psn, sack, ts_echo, ce_count, pkt_count of @akh (msn and credit
- * are the caller's) and reset the per-ACK state. Returns the MBH flags the
- * ACK must carry (MR_F_ECE if a CE mark was seen).
+ * are the caller's) and reset the per-ACK state (MR-REL-11). Returns the
+ * MBH flags the ACK or NACK must carry: MR_F_ECE iff the triggering packet
+ * carried CE (MR-REL-12).
  */
 u16 mr_rxwin_ack_fill(struct mr_rxwin *w, struct mr_akh *akh);
 

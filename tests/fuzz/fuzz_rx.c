@@ -63,13 +63,14 @@ static void handle(struct rx_state *s, const struct mr_pkt *p)
 		memcpy(&s->snap_m, &s->m, sizeof(s->m));
 		rc = mr_rxmsg_add(&s->m, p);
 		if (rc < 0) {
-			/* Refused: no state change at all. */
+			/* Refused: no state change at all; not marked. */
 			if (memcmp(&s->snap_m, &s->m, sizeof(s->m)))
 				abort();
-			if (rc != MR_ERR_MSN_OLD || p->opcode != MR_OP_READ_REQ)
-				goto note;
-			/* A READ re-request the glue serves: consumes the PSN. */
+			goto note;
 		}
+		/* New in the window is never an rxmsg duplicate. */
+		if (rc == MR_RXMSG_DUP)
+			abort();
 		adv = mr_rxwin_mark(&s->w, p->psn);
 		if (adv < 0 || (cls == MR_RX_NEW) != (adv > 0))
 			abort();
@@ -93,7 +94,20 @@ note:
 		if (akh.cum_psn != s->w.cum_psn || (akh.sack[0] & 1))
 			abort();
 	}
+	/* Every PSN the window marked was counted by rxmsg first. */
+	if (mr_rxmsg_cum_psn(&s->m) != s->w.cum_psn)
+		abort();
 	while (mr_rxmsg_pop_completed(&s->m, &c)) {
+		/* Only due once cum_psn has passed it (MR-PLACE-16). */
+		if (!mr_psn_before(c.last_psn, s->w.cum_psn))
+			abort();
+		if (c.extra) {
+			/* Extra READ range: never of a future message. */
+			if (c.opcode != MR_OP_READ_REQ ||
+			    mr_seq32_diff(c.msn, s->next_msn) >= MR_RXMSG_RING)
+				abort();
+			continue;
+		}
 		if (c.msn != s->next_msn)
 			abort();
 		if (c.opcode != MR_OP_READ_REQ && c.opcode != MR_OP_ATOMIC_CS &&

@@ -267,26 +267,108 @@ static void test_zero_length_and_single_packet(void **state)
 	assert_int_equal(c.msn, 0xFFFFFFFF);
 	assert_int_equal(mr_rxmsg_completed_msn(m), 0); /* msn wraps */
 
-	/* ATOMIC completes on arrival; re-sent under a new PSN: DUP. */
+	/* ATOMIC completes on arrival; under a second PSN it is invalid. */
 	t_sample_pkt(&p, MR_OP_ATOMIC_CS, 0);
 	p.dxh.msn = 0;
 	p.psn = 1;
 	assert_int_equal(mr_rxmsg_add(m, &p), 0);
+	assert_int_equal(mr_rxmsg_add(m, &p), MR_RXMSG_DUP);
 	q = p;
-	q.psn = 2;
-	assert_int_equal(mr_rxmsg_add(m, &q), MR_RXMSG_DUP);
-	q.axh.compare++;
-	q.psn = 3;
+	q.psn = 9;
 	assert_int_equal(mr_rxmsg_add(m, &q), MR_ERR_MSG_MISMATCH);
 	assert_true(mr_rxmsg_pop_completed(m, &c));
 	assert_int_equal(c.compare, p.axh.compare);
 	assert_int_equal(c.swap_add, p.axh.swap_add);
 	assert_false(mr_rxmsg_pop_completed(m, NULL));
-	/* READ re-request of a completed read: MSN_OLD (served by caller). */
+	/* READ re-request of a completed READ: an extra range. */
 	t_sample_pkt(&p, MR_OP_READ_REQ, 0);
 	p.dxh.msn = 0;
-	p.psn = 4;
+	p.psn = 3;
+	assert_int_equal(mr_rxmsg_add(m, &p), MR_RXMSG_READ_RANGE);
+	assert_int_equal(mr_rxmsg_add(m, &p), MR_RXMSG_DUP);
+	/* PSN 2 missing: not executed before cum_psn passes 3. */
+	assert_int_equal(mr_rxmsg_cum_psn(m), 2);
+	assert_false(mr_rxmsg_pop_completed(m, &c));
+	send_pkt(&q, MR_OP_SEND, 1, 5, 0, 2);
+	assert_int_equal(mr_rxmsg_add(m, &q), 0);
+	assert_int_equal(mr_rxmsg_cum_psn(m), 4);
+	/* PSN order: the SEND (PSN 2), then the READ range (PSN 3). */
+	assert_true(mr_rxmsg_pop_completed(m, &c));
+	assert_int_equal(c.extra, 0);
+	assert_int_equal(c.msn, 1);
+	assert_true(mr_rxmsg_pop_completed(m, &c));
+	assert_int_equal(c.extra, 1);
+	assert_int_equal(c.msn, 0);
+	assert_int_equal(c.offset, 4096);
+	assert_int_equal(mr_rxmsg_completed_msn(m), 2);
+	assert_false(mr_rxmsg_pop_completed(m, &c));
+	/* Any other old msn is refused. */
+	send_pkt(&p, MR_OP_SEND, 0, 10, 0, 6);
 	assert_int_equal(mr_rxmsg_add(m, &p), MR_ERR_MSN_OLD);
+	free(m);
+}
+
+/* Split READ (MR-REL-24): ranges execute in PSN order, one msn. */
+static void test_split_read_psn_order(void **state)
+{
+	struct mr_rxmsg *m = malloc(sizeof(*m));
+	struct mr_rxmsg_info c;
+	struct mr_pkt r0, r1, w0;
+	u32 i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		mr_rxmsg_init(m, 0, 0xFFFFFF);
+		t_sample_pkt(&r0, MR_OP_READ_REQ, 0);
+		r0.dxh.msn = 0;
+		r0.dxh.offset = 0;
+		r0.dxh.msg_len = 1000;
+		r0.psn = 0xFFFFFF;
+		r1 = r0;
+		r1.dxh.offset = 1000;
+		r1.psn = 0;
+		send_pkt(&w0, MR_OP_WRITE, 1, 10, 0, 1);
+		/* Either arrival order of the two ranges. */
+		if (i == 0) {
+			assert_int_equal(mr_rxmsg_add(m, &r0), 0);
+			assert_int_equal(mr_rxmsg_add(m, &r1),
+					 MR_RXMSG_READ_RANGE);
+		} else {
+			assert_int_equal(mr_rxmsg_add(m, &r1), 0);
+			assert_int_equal(mr_rxmsg_add(m, &r0),
+					 MR_RXMSG_READ_RANGE);
+		}
+		assert_int_equal(mr_rxmsg_add(m, &w0), 0);
+		/* Different va: not the same READ. */
+		r1.psn = 2;
+		r1.rxh.va += 8;
+		assert_int_equal(mr_rxmsg_add(m, &r1), MR_ERR_MSG_MISMATCH);
+		/* cum_psn past everything: PSN order 0xFFFFFF, 0, 1. */
+		assert_true(mr_rxmsg_pop_completed(m, &c));
+		assert_int_equal(c.offset, 0);
+		assert_int_equal(c.last_psn, 0xFFFFFF);
+		assert_true(mr_rxmsg_pop_completed(m, &c));
+		assert_int_equal(c.offset, 1000);
+		assert_int_equal(c.msn, 0);
+		assert_true(mr_rxmsg_pop_completed(m, &c));
+		assert_int_equal(c.opcode, MR_OP_WRITE);
+		assert_int_equal(c.msn, 1);
+		assert_int_equal(c.extra, 0);
+		assert_false(mr_rxmsg_pop_completed(m, &c));
+		assert_int_equal(mr_rxmsg_completed_msn(m), 2);
+	}
+	/* The extra-range queue is bounded: refusal changes nothing. */
+	mr_rxmsg_init(m, 0, 0);
+	t_sample_pkt(&r0, MR_OP_READ_REQ, 0);
+	r0.dxh.msn = 0;
+	r0.psn = 0;
+	assert_int_equal(mr_rxmsg_add(m, &r0), 0);
+	for (i = 1; i <= MR_RXMSG_RDX; i++) {
+		r0.psn = i;
+		assert_int_equal(mr_rxmsg_add(m, &r0), MR_RXMSG_READ_RANGE);
+	}
+	r0.psn = i;
+	assert_int_equal(mr_rxmsg_add(m, &r0), MR_ERR_MSN_RANGE);
 	free(m);
 }
 
@@ -364,6 +446,11 @@ static void test_random_reorder_dups(void **state)
 			while (mr_rxmsg_pop_completed(m, &c)) {
 				u32 k, idx = c.msn - msn0;
 
+				assert_int_equal(c.extra, 0);
+				assert_true(mr_psn_before(c.last_psn,
+							  w.cum_psn));
+				assert_int_equal(mr_rxmsg_cum_psn(m),
+						 w.cum_psn);
 				assert_int_equal(c.msn, next_msn);
 				assert_int_equal(c.msg_len, msg_len[idx]);
 				for (k = 0; k < npkts(msg_len[idx]); k++)
@@ -389,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_duplicates_not_counted),
 		cmocka_unit_test(test_rejects_without_change),
 		cmocka_unit_test(test_zero_length_and_single_packet),
+		cmocka_unit_test(test_split_read_psn_order),
 		cmocka_unit_test(test_random_reorder_dups),
 	};
 

@@ -211,24 +211,36 @@ static void test_ack_immediate_triggers(void **state)
 				  0));
 	assert_int_equal(w.dup_pkts, 1);
 	mr_rxwin_ack_fill(&w, &akh);
-	/* Beyond the window. */
-	assert_true(mr_rxwin_note(&w, mr_rxwin_classify(&w, 6 + 256), 0,
-				  false, 6, 0));
-	assert_int_equal(w.beyond_pkts, 1);
+	/* Beyond the window: only counted, no ACK (the NACK replaces it). */
 	mr_rxwin_ack_fill(&w, &akh);
-	/* CE: immediate, counted, echoed as ECE. */
+	assert_false(mr_rxwin_note(&w, mr_rxwin_classify(&w, 6 + 256), 0,
+				   true, 6, 0));
+	assert_int_equal(w.beyond_pkts, 1);
+	assert_int_equal(w.pkt_count, 0);
+	assert_int_equal(w.ce_count, 0);
+	assert_false(mr_rxwin_ack_due(&w, ~0ULL));
+	/* CE: immediate, counted; ECE iff the triggering packet had CE. */
 	mr_rxwin_mark(&w, 6);
 	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, true, 7, 0));
 	mr_rxwin_mark(&w, 7);
 	mr_rxwin_note(&w, MR_RX_NEW, 0, true, 8, 0);
 	mr_rxwin_mark(&w, 8);
 	mr_rxwin_note(&w, MR_RX_NEW, 0, false, 9, 0);
-	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), MR_F_ECE);
+	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), 0);
 	assert_int_equal(akh.ce_count, 2);
 	assert_int_equal(akh.pkt_count, 3);
 	assert_int_equal(akh.ts_echo, 9);
+	mr_rxwin_mark(&w, 9);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, true, 10, 0));
+	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), MR_F_ECE);
+	assert_int_equal(akh.ce_count, 1);
+	assert_int_equal(akh.pkt_count, 1);
 	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), 0);
 	assert_int_equal(akh.ce_count, 0);
+	/* A CE-marked duplicate is echoed too. */
+	assert_true(mr_rxwin_note(&w, MR_RX_DUP, 0, true, 11, 0));
+	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), MR_F_ECE);
+	assert_int_equal(akh.ts_echo, 11);
 }
 
 static void test_counters_saturate(void **state)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Host tests: v1 packet codec (MR-HDR-1, MR-VER-1, MR-MAL-1) and ICRC
- * (MR-ICRC-1). Decoded buffers are heap copies of exactly the tested
+ * Host tests: v1 packet codec (MR-HDR-1..26, MR-VER-1..4, MR-MAL-1,
+ * MR-MAL-2, MR-MAL-6, MR-MAL-8) and ICRC (MR-ICRC-1, MR-ICRC-3,
+ * MR-ICRC-7). Decoded buffers are heap copies of exactly the tested
  * length, so ASan flags any read past the end; every failing decode must
  * leave the output struct byte-for-byte untouched.
  */
@@ -204,6 +205,43 @@ static void test_golden_write(void **state)
 	assert_int_equal(buf[58], (crc >> 16) & 0xff);
 	assert_int_equal(buf[59], crc >> 24);
 	assert_int_equal(mr_icrc_compute(buf, 56), crc);
+}
+
+/* The example packet of the spec, byte for byte (MR-ICRC-7). */
+static void test_spec_example_packet(void **state)
+{
+	static const u8 want[48] = {
+		0x10, 0x01, 0x00, 0x0d, 0x03, 0x00, 0x01, 0x23,
+		0x00, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x04, 0x56,
+		0x00, 0x01, 0x23, 0x45, 0x00, 0x00, 0x00, 0x07,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08,
+		0x00, 0x00, 0x00, 0x02, 0x4d, 0x65, 0x74, 0x61,
+		0x52, 0x6f, 0x43, 0x45, 0xef, 0xd7, 0xce, 0xd5,
+	};
+	struct mr_pkt p, out;
+	u8 buf[64];
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_SEND;
+	p.path = 3;
+	p.dqpn = 0x000123;
+	p.psn = 0xABCDEF;
+	p.sqpn = 0x000456;
+	p.ts = 0x00012345;
+	p.flags = MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ;
+	p.dxh.msn = 7;
+	p.dxh.msg_len = 8;
+	p.dxh.ssn = 2;
+	p.payload = (const u8 *)"MetaRoCE";
+	p.payload_len = 8;
+	assert_int_equal(mr_pkt_encode(&p, buf, sizeof(buf)), 48);
+	assert_memory_equal(buf, want, sizeof(want));
+	assert_int_equal(mr_icrc_compute(want, 44), 0xD5CED7EF);
+	assert_int_equal(mr_icrc_check(want, 48), 0);
+	assert_int_equal(decode_exact(want, 48, &out), 0);
+	assert_int_equal(out.dxh.ssn, 2);
+	assert_int_equal(out.path, 3);
 }
 
 /* Every prefix of every sample packet is refused, with the right class. */
@@ -738,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_header_lengths),
 		cmocka_unit_test(test_roundtrip_all_opcodes),
 		cmocka_unit_test(test_golden_write),
+		cmocka_unit_test(test_spec_example_packet),
 		cmocka_unit_test(test_truncate_every_length),
 		cmocka_unit_test(test_bad_version),
 		cmocka_unit_test(test_reserved_bits),
