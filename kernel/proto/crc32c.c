@@ -17,7 +17,10 @@ u32 mr_crc32c_update(u32 crc, const void *buf, u32 len)
 
 #else
 
-/* Generated: T[0] = reflected CRC table, T[k][i] = T[k-1][i] >> 8 ^ T[0][T[k-1][i] & 0xff] */
+/*
+ * Generated: T[0] is the reflected CRC table,
+ * T[k][i] = T[k-1][i] >> 8 ^ T[0][T[k-1][i] & 0xff].
+ */
 static const u32 mr_crc32c_tab[8][256] = {
 	{
 		0x00000000, 0xf26b8303, 0xe13b70f7, 0x1350f3f4, 0xc79a971f, 0x35f1141c,

@@ -341,37 +341,42 @@ static inline bool mr_sack_test(const u64 *sack, unsigned int i)
 
 /* ---- Codec ----
  *
- * Validation rules (decode drops, encode refuses; first failing rule wins):
+ * Validation rules, in the order of MR-MAL-2 steps 2-8 (decode drops, encode
+ * refuses; first failing rule wins; error names are the drop counters):
  *  1. len >= 1, else TRUNC; MBH version == 1, else VERSION; len >= MBH +
  *     ICRC, else TRUNC; MBH low nibble of byte 0 == 0, else RSVD.
  *  2. opcode in the table, else OPCODE; len >= headers + ICRC, else HDR_LEN.
- *  3. Reserved bits zero, else RSVD: top byte of MBH psn and sqpn words,
- *     RXH.rsvd, DETH top byte, AKH.cum_psn top byte, NKH.rsvd, NKH.nack_psn
- *     top byte. (QPNs and PSNs are 24 bits.)
- *  4. path < 64, else FIELD. Flags outside the opcode's flags_ok, else FLAGS.
- *     ACK/NACK: MBH.psn == 0, else FIELD.
- *  5. No payload for opcodes without MR_OPA_PAYLOAD, else PAYLOAD.
- *  6. DXH: msg_len <= 2^31, else RANGE; ssn == 0 unless SEND* or WRITE_IMM,
- *     else FIELD.
+ *  3. Reserved bits zero (MR-VER-3), else RSVD: top byte of MBH psn and
+ *     sqpn words, RXH.rsvd, DETH top byte, AKH.cum_psn top byte, NKH.rsvd,
+ *     NKH.nack_psn top byte. (QPNs and PSNs are 24 bits.)
+ *  4. path < 64 (MR-MAL-6), else FIELD. Flags outside the opcode's
+ *     flags_ok, else FLAGS. ACK/NACK: MBH.psn == 0, else FIELD.
+ *  5. No payload for opcodes without MR_OPA_PAYLOAD (MR-HDR-21), else
+ *     PAYLOAD.
+ *  6. DXH (MR-HDR-4, MR-HDR-10, MR-HDR-24, MR-HDR-25): msg_len <= 2^31,
+ *     else RANGE; ssn == 0 unless SEND* or WRITE_IMM, else FIELD.
  *     Multi-packet opcodes (SEND*, WRITE*, READ_RESP): offset + payload <=
  *     msg_len, else RANGE; empty payload only if msg_len == 0 (or TRIM),
  *     else PAYLOAD; FIRST set iff offset == 0, and (unless TRIM) LAST set
  *     iff offset + payload == msg_len, else FLAGS.
- *     WRITE*: va + msg_len must not wrap 2^64, else RANGE.
+ *     WRITE*: va + msg_len must not exceed 2^64, else RANGE.
  *     READ_REQ: requests bytes [offset, offset + msg_len) of the message at
- *     RXH.va; offset + msg_len <= 2^31 and va + offset + msg_len must not
- *     wrap, else RANGE. READ_RESP.msg_len is the end of the range served.
+ *     RXH.va; offset + msg_len <= 2^31 and va + offset + msg_len <= 2^64,
+ *     else RANGE. READ_RESP.msg_len is the end of the range served.
  *     ATOMIC_*, ATOMIC_RESP: offset == 0 and msg_len == 8, else FIELD;
  *     requests: AXH.va % 8 == 0, else ALIGN.
  *  7. Single-packet opcodes (READ_REQ, ATOMIC_*, ATOMIC_RESP, UD_*): FIRST
- *     and LAST both set, else FLAGS.
- *  8. AKH: SACK bit 0 == 0, else FIELD. NKH: reason in 1..6, rnr_timer <=
- *     31 and == 0 unless reason is RNR, else FIELD. DETH.src_qpn == MBH
- *     src QPN, else FIELD.
- *  Flags allowed: ACKREQ and RETX on requests (RETX also on READ_RESP,
- *  ATOMIC_RESP); SE on SEND*, WRITE_IMM, UD_*; FIRST/LAST on all but
- *  ACK/NACK/PROBE*; ECE on ACK/NACK; TRIM on opcodes that carry payload.
- *  Reserved flag bits 7-15 are ignored (cleared) by decode.
+ *     and LAST both set, else FLAGS (MR-HDR-23).
+ *  8. AKH: SACK bit 0 == 0 (MR-HDR-18), else FIELD. NKH: reason in 1..6,
+ *     rnr_timer <= 31 and == 0 unless reason is RNR, else FIELD. DETH
+ *     src_qpn == MBH src QPN, else FIELD.
+ *  Flags allowed (MR-HDR-22): ACKREQ and RETX on requests (RETX also on
+ *  READ_RESP, ATOMIC_RESP); SE on SEND*, WRITE_IMM, UD_*; FIRST/LAST on
+ *  all but ACK/NACK/PROBE*; ECE on ACK/NACK; TRIM on opcodes that carry
+ *  payload. Reserved flag bits 7-15 are ignored (cleared) by decode
+ *  (MR-VER-2).
+ *  The ICRC (MR-MAL-2 step 9) is mr_icrc_check(); callers skip it for
+ *  TRIM packets (MR-ICRC-5), which still need headers + 4 bytes here.
  */
 
 /*
@@ -379,7 +384,7 @@ static inline bool mr_sack_test(const u64 *sack, unsigned int i)
  * the MBH to the end of the ICRC trailer (the ICRC itself is checked by
  * mr_icrc_check()). Returns 0 and fills @out, or a negative enum mr_err and
  * leaves @out untouched. Never reads outside [buf, buf + len).
- * (MR-HDR-1, MR-VER-1, MR-MAL-1)
+ * (MR-HDR-1, MR-VER-1, MR-MAL-1, MR-MAL-2)
  */
 int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out);
 
@@ -406,7 +411,7 @@ int mr_pkt_encode_hdr(const struct mr_pkt *p, u8 *buf, u32 buflen);
  */
 int mr_pkt_encode(const struct mr_pkt *p, u8 *buf, u32 buflen);
 
-/* ---- ICRC (MR-ICRC-1) ---- */
+/* ---- ICRC (MR-ICRC-1, MR-ICRC-2, MR-ICRC-3) ---- */
 
 /*
  * CRC32C (Castagnoli, reflected, init ~0, xorout ~0) over @buf[0..len):
