@@ -52,6 +52,13 @@ void mr_txsb_default_params(struct mr_txsb_params *p)
 	p->max_rto_ns = 1000000 * MR_NS_PER_US;
 	/* RACK reordering window floor from the design brief (MR-LOSS) */
 	p->reo_wnd_min_ns = 50 * MR_NS_PER_US;
+	/*
+	 * Without verbs attributes every RTO expiry counts against
+	 * retry_cnt; the verbs layer sets T_verbs from the QP's timeout.
+	 */
+	p->verbs_timeout_ns = 0;
+	/* MR-SEC-6 default: no RTT sample from an echo older than 1 s */
+	p->ack_max_age_ns = 1000000 * MR_NS_PER_US;
 	p->retry_cnt = 7;
 	p->rnr_retry = 7;
 }
@@ -67,6 +74,11 @@ int mr_txsb_init(struct mr_txsb *sb, const struct mr_txsb_params *p,
 	sb->p = *p;
 	sb->una = init_psn;
 	sb->nxt = init_psn;
+	/* max_rto_eff = max(min_rto, min(max_rto, T_verbs)) (MR-LOSS-6) */
+	sb->max_rto_eff_ns = p->max_rto_ns;
+	if (p->verbs_timeout_ns && p->verbs_timeout_ns != MR_TIME_NEVER &&
+	    p->verbs_timeout_ns < p->max_rto_ns)
+		sb->max_rto_eff_ns = MR_MAX(p->min_rto_ns, p->verbs_timeout_ns);
 	return 0;
 }
 
@@ -98,7 +110,7 @@ static inline void res_init(struct mr_txsb *sb, struct mr_txsb_result *res)
 	res->una = sb->una;
 }
 
-/* RTO per RFC 6298 2.3 without backoff, clamped (MR-LOSS). */
+/* RTO per RFC 6298 2.3 without backoff, clamped (MR-LOSS-6). */
 static u64 base_rto(const struct mr_txsb *sb)
 {
 	u64 rto;
@@ -109,8 +121,8 @@ static u64 base_rto(const struct mr_txsb *sb)
 		rto = sb->srtt_ns + 4 * sb->rttvar_ns;
 	if (rto < sb->p.min_rto_ns)
 		rto = sb->p.min_rto_ns;
-	if (rto > sb->p.max_rto_ns)
-		rto = sb->p.max_rto_ns;
+	if (rto > sb->max_rto_eff_ns)
+		rto = sb->max_rto_eff_ns;
 	return rto;
 }
 
@@ -119,10 +131,10 @@ u64 mr_txsb_rto(const struct mr_txsb *sb)
 	u64 rto = base_rto(sb);
 	u32 i;
 
-	/* exponential backoff per consecutive expiry, capped (MR-LOSS) */
+	/* exponential backoff per expiry, capped (MR-LOSS-6, MR-LOSS-8) */
 	for (i = 0; i < sb->backoff; i++) {
-		if (rto >= sb->p.max_rto_ns / 2)
-			return sb->p.max_rto_ns;
+		if (rto >= sb->max_rto_eff_ns / 2)
+			return sb->max_rto_eff_ns;
 		rto <<= 1;
 	}
 	return rto;
@@ -154,6 +166,35 @@ static void rtt_update(struct mr_txsb *sb, u64 r)
 	sb->srtt_ns = sb->srtt_ns - (sb->srtt_ns >> 3) + (r >> 3);
 	if (r < sb->min_rtt_ns)
 		sb->min_rtt_ns = r;
+}
+
+/*
+ * RTT from the echoed timestamp (MR-LOSS-4): it is the send time of the
+ * copy that triggered the ACK, so samples from retransmissions are valid
+ * (no Karn ambiguity).  Echoes from the future or older than ack_max_age
+ * are discarded.
+ */
+static void rtt_sample(struct mr_txsb *sb, u32 ts_echo, u64 now,
+		       struct mr_txsb_result *res)
+{
+	s32 rtt_us = mr_seq32_diff(mr_txsb_stamp(sb, now), ts_echo);
+	u64 r;
+
+	if (rtt_us < 0) {
+		sb->st.old_samples++;
+		return;
+	}
+	r = (u64)rtt_us * MR_NS_PER_US;
+	if (r > sb->p.ack_max_age_ns) {
+		sb->st.old_samples++;
+		return;
+	}
+	/* sub-microsecond: clock granularity */
+	if (!r)
+		r = 1;
+	rtt_update(sb, r);
+	res->rtt_valid = true;
+	res->rtt_ns = r;
 }
 
 /* RACK: does (t1, psn1) come after (t2, psn2) in send order? */
@@ -252,13 +293,17 @@ int mr_txsb_on_send(struct mr_txsb *sb, u32 msn, u8 flags, u8 path,
 {
 	struct mr_txsb_ent *e;
 
-	if (path >= MR_TXSB_MAX_PATHS || (flags & ~MR_TXE_USER))
+	if (path >= MR_TXSB_MAX_PATHS || (flags & ~MR_TXE_USER) ||
+	    !mr_txsb_can_send(sb, now_ns))
 		return MR_ERR_INVAL;
 	if (mr_txsb_window_full(sb))
 		return MR_ERR_NOSPACE;
-	/* the RTO timer runs while anything is outstanding (RFC 6298 5.1) */
-	if (sb->una == sb->nxt)
+	/* the RTO timer runs while a packet is in flight (MR-LOSS-7) */
+	if (!mr_txsb_inflight(sb))
 		sb->rto_start_ns = now_ns;
+	/* a busy period starts: reference for the retry budget */
+	if (sb->una == sb->nxt)
+		sb->retry_ref_ns = now_ns;
 	e = ent_of(sb, sb->nxt);
 	e->sent_ns = now_ns;
 	e->msn = msn;
@@ -275,13 +320,15 @@ int mr_txsb_on_retx(struct mr_txsb *sb, u32 psn, u8 path, u64 now_ns)
 {
 	struct mr_txsb_ent *e;
 
-	if (path >= MR_TXSB_MAX_PATHS)
+	if (path >= MR_TXSB_MAX_PATHS || !mr_txsb_can_send(sb, now_ns))
 		return MR_ERR_INVAL;
 	if (out_off(sb, psn) < 0)
 		return MR_ERR_PSN;
 	e = ent_of(sb, psn);
 	if (e->flags & MR_TXE_SACKED)
 		return MR_ERR_PSN;
+	if (!mr_txsb_inflight(sb))
+		sb->rto_start_ns = now_ns;	/* timer starts (MR-LOSS-7) */
 	if (e->flags & MR_TXE_LOST) {
 		e->flags &= ~MR_TXE_LOST;
 		sb->n_lost--;
@@ -314,10 +361,11 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 	}
 	if (d < 0) {
 		/*
-		 * Reordered, older ACK.  Receipt state only grows, so its
-		 * SACK bits are still true; use those that reach into the
-		 * window, ignore the rest.
+		 * Reordered, older ACK (MR-REL-20).  Receipt state only
+		 * grows, so its SACK bits are still true; use those that
+		 * reach into the window, ignore the rest (and its credit).
 		 */
+		res->stale = true;
 		sb->st.stale_acks++;
 		if (d <= -MR_TXSB_WIN)
 			return MR_TXSB_OK;
@@ -374,30 +422,15 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 	}
 
 	if (res->newly_acked + res->newly_sacked) {
-		/* progress: reset backoff and retry budget (MR-RETRY) */
+		/*
+		 * Progress (MR-RETRY-2): reset the backoff (MR-LOSS-9) and
+		 * the retry budget, restart the RTO timer (MR-LOSS-7).
+		 */
 		sb->rto_expiries = 0;
+		sb->retry_ref_ns = now;
 		sb->backoff = 0;
 		sb->rto_start_ns = now;
-		/*
-		 * RTT from the echoed timestamp (MR-LOSS): it is the send
-		 * time of the copy that triggered this ACK, so samples from
-		 * retransmissions are valid (no Karn ambiguity).
-		 */
-		{
-			s32 rtt_us = mr_seq32_diff(mr_txsb_ts(now),
-						   ack->ts_echo);
-
-			if (rtt_us >= 0) {
-				u64 r = (u64)rtt_us * MR_NS_PER_US;
-
-				/* sub-microsecond: clock granularity */
-				if (!r)
-					r = 1;
-				rtt_update(sb, r);
-				res->rtt_valid = true;
-				res->rtt_ns = r;
-			}
-		}
+		rtt_sample(sb, ack->ts_echo, now, res);
 	}
 	if (sb->rnr_active && out_off(sb, sb->rnr_psn) < 0)
 		sb->rnr_active = false;
@@ -423,11 +456,31 @@ int mr_txsb_on_ack(struct mr_txsb *sb, const struct mr_akh *ack,
  * NACK for an older copy (duplicated or late) must not trigger a second
  * retransmission or consume retry budget.
  */
-static bool nack_current(const struct mr_txsb_ent *e, u32 ts_echo)
+static bool nack_current(const struct mr_txsb *sb,
+			 const struct mr_txsb_ent *e, u32 ts_echo)
 {
 	if (e->flags & (MR_TXE_SACKED | MR_TXE_LOST))
 		return false;
-	return e->retx == 0 || mr_txsb_ts(e->sent_ns) == ts_echo;
+	return e->retx == 0 || mr_txsb_stamp(sb, e->sent_ns) == ts_echo;
+}
+
+/* Mark @from and every later undelivered PSN lost (RNR resend). */
+static void lose_from(struct mr_txsb *sb, u32 from,
+		      struct mr_txsb_result *res)
+{
+	s32 off = out_off(sb, from);
+	u32 n = mr_txsb_outstanding(sb), i;
+
+	if (off < 0)
+		return;
+	for (i = (u32)off; i < n; i++) {
+		struct mr_txsb_ent *x = ent_of(sb, mr_psn_add(sb->una, i));
+
+		if (x->flags & (MR_TXE_SACKED | MR_TXE_LOST))
+			continue;
+		mark_lost(sb, x, res);
+		sb->st.lost_other++;
+	}
 }
 
 int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *ack,
@@ -435,98 +488,109 @@ int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *ack,
 		    struct mr_txsb_result *res)
 {
 	u32 nack_psn = nkh->nack_psn;
-	struct mr_txsb_ent *e;
+	struct mr_txsb_ent *e = NULL;
 	int ret;
-	u32 n, i;
 
 	if (nack_psn > MR_PSN_MASK) {
 		res_init(sb, res);
 		sb->st.bad_acks++;
 		return MR_ERR_INVAL;
 	}
+	/* the AKH part first, exactly as an ACK (MR-REL-15) */
 	ret = process_ack(sb, ack, now_ns, res);
 	if (ret < 0)
 		return ret;
+	if (sb->failed)
+		return MR_TXSB_FAILED;
 	res->nack_psn = nack_psn;
 	if (out_off(sb, nack_psn) >= 0) {
 		e = ent_of(sb, nack_psn);
 		res->nack_msn = e->msn;
 		res->nack_path = e->path;
-	} else {
-		e = NULL;
+		if (e->flags & MR_TXE_SACKED)
+			e = NULL;
+	}
+	/* a NACK about no outstanding, undelivered PSN is void (MR-REL-23) */
+	if (!e) {
+		sb->st.ignored_nacks++;
+		return MR_TXSB_IGNORED;
 	}
 
 	switch (nkh->reason) {
 	case MR_NACK_TRIMMED:
 		/*
 		 * A switch cut the payload; the header reached the
-		 * responder.  Retransmit at once (no RACK wait) and let the
-		 * caller signal congestion to cc/path (MR-CC, MR-MP).
+		 * responder.  Lost at once, no RACK wait (MR-LOSS-10); the
+		 * caller signals congestion to cc and path (MR-CC-9).
 		 */
-		if (!e || !nack_current(e, ack->ts_echo))
-			return MR_TXSB_IGNORED;
+		if (!nack_current(sb, e, ack->ts_echo))
+			break;
 		mark_lost(sb, e, res);
 		sb->st.lost_other++;
 		sb->st.trims++;
 		return MR_TXSB_TRIMMED;
 	case MR_NACK_RNR:
-		if (!e || !nack_current(e, ack->ts_echo))
-			return MR_TXSB_IGNORED;
-		if (!sb->rnr_active || sb->rnr_psn != nack_psn) {
-			sb->rnr_active = true;
-			sb->rnr_psn = nack_psn;
-			sb->rnr_count = 0;
-		}
-		/* rnr_retry retries allowed, 7 = infinite (MR-RETRY) */
+		/* a repeat for the PSN we are already waiting for: no-op */
+		if ((sb->rnr_wait && sb->rnr_psn == nack_psn) ||
+		    !nack_current(sb, e, ack->ts_echo))
+			break;
+		/*
+		 * rnr_retry retries, 7 = infinite; the count resets when the
+		 * RNR'd PSN is delivered (MR-RETRY-5).
+		 */
 		if (sb->p.rnr_retry != MR_RNR_RETRY_INFINITE &&
-		    sb->rnr_count >= sb->p.rnr_retry)
+		    sb->rnr_count >= sb->p.rnr_retry) {
+			sb->failed = true;
 			return MR_TXSB_RNR_RETRY_EXCEEDED;
+		}
 		sb->rnr_count++;
+		sb->rnr_active = true;
+		sb->rnr_psn = nack_psn;
 		sb->st.rnr++;
+		/*
+		 * Pause all sending for the RNR delay (MR-RETRY-6); the RTO
+		 * does not run meanwhile (MR-RETRY-8).  mr_txsb_on_timer()
+		 * then declares the packets lost.
+		 */
 		res->rnr_wait_ns = mr_rnr_timer_ns(nkh->rnr_timer);
 		sb->rnr_wait = true;
 		sb->rnr_until_ns = now_ns + res->rnr_wait_ns;
-		/*
-		 * Like IB, resend from the RNR'd PSN after the wait: the
-		 * responder drops what it cannot accept, so everything not
-		 * yet delivered from nack_psn on is presumed lost.  The RTO
-		 * clock restarts at the end of the wait.
-		 */
-		n = mr_txsb_outstanding(sb);
-		for (i = (u32)out_off(sb, nack_psn); i < n; i++) {
-			struct mr_txsb_ent *x = ent_of(sb, mr_psn_add(sb->una,
-								       i));
-
-			if (x->flags & (MR_TXE_SACKED | MR_TXE_LOST))
-				continue;
-			mark_lost(sb, x, res);
-			sb->st.lost_other++;
-		}
 		sb->rto_start_ns = sb->rnr_until_ns;
 		return MR_TXSB_RNR_WAIT;
 	case MR_NACK_SEQ_ERR:
 		/*
-		 * The responder saw a PSN beyond its window.  The AKH part
-		 * already told us what it holds; selective repeat needs no
-		 * go-back.  Reported so the caller can count it.
+		 * The responder saw a PSN beyond its window; the AKH already
+		 * told what it holds, selective repeat needs no go-back:
+		 * count only (MR-REL-23).
 		 */
+		sb->st.seq_err++;
 		return MR_TXSB_SEQ_ERR;
 	case MR_NACK_REMOTE_ACCESS:
-		return MR_TXSB_REM_ACCESS_ERR;
 	case MR_NACK_INVALID_REQ:
-		return MR_TXSB_REM_INV_REQ;
 	case MR_NACK_REMOTE_OP:
+		/* fatal NACKs name the responder's cum_psn (MR-REL-18/23) */
+		if (nack_psn != ack->cum_psn)
+			break;
+		sb->failed = true;
+		if (nkh->reason == MR_NACK_REMOTE_ACCESS)
+			return MR_TXSB_REM_ACCESS_ERR;
+		if (nkh->reason == MR_NACK_INVALID_REQ)
+			return MR_TXSB_REM_INV_REQ;
 		return MR_TXSB_REM_OP_ERR;
 	default:
-		/* unknown reasons: forward compatible, ignore (MR-VER) */
+		/* decode rejects unknown reasons; defensive */
 		return MR_TXSB_NACK_UNKNOWN;
 	}
+	sb->st.ignored_nacks++;
+	return MR_TXSB_IGNORED;
 }
 
 u64 mr_txsb_next_deadline(const struct mr_txsb *sb)
 {
 	u64 t = MR_TIME_NEVER;
 
+	if (sb->failed)
+		return t;
 	if (sb->rnr_wait)
 		t = sb->rnr_until_ns;
 	if (sb->reo_deadline_ns && sb->reo_deadline_ns < t)
@@ -550,8 +614,17 @@ int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
 	u64 d;
 
 	res_init(sb, res);
-	if (sb->rnr_wait && now_ns >= sb->rnr_until_ns)
+	if (sb->failed)
+		return MR_TXSB_OK;
+	if (sb->rnr_wait && now_ns >= sb->rnr_until_ns) {
+		/*
+		 * End of the RNR pause: resend the RNR'd PSN and everything
+		 * undelivered after it, which the responder may have refused
+		 * too (MR-RETRY-6).
+		 */
 		sb->rnr_wait = false;
+		lose_from(sb, sb->rnr_psn, res);
+	}
 	if (sb->reo_deadline_ns && now_ns >= sb->reo_deadline_ns)
 		rack_detect(sb, now_ns, res);
 
@@ -566,15 +639,22 @@ int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
 		return MR_TXSB_OK;
 
 	sb->st.rto++;
-	sb->rto_expiries++;
 	res->rto_fired = true;
 	/*
-	 * retry_cnt counts retries as in IB: the initial transmission plus
-	 * retry_cnt retransmission rounds may expire; the next expiry
-	 * without progress is fatal (MR-RETRY).
+	 * Retry budget (MR-RETRY-1): at most one counted expiry per T_verbs
+	 * without progress; when the count exceeds retry_cnt the QP fails.
+	 * retry_cnt counts retries as in IB: retry_cnt = 0 fails on the
+	 * first counted expiry.
 	 */
-	if (sb->rto_expiries > sb->p.retry_cnt)
+	if (sb->p.verbs_timeout_ns != MR_TIME_NEVER &&
+	    now_ns - sb->retry_ref_ns >= sb->p.verbs_timeout_ns) {
+		sb->rto_expiries++;
+		sb->retry_ref_ns = now_ns;
+	}
+	if (sb->rto_expiries > sb->p.retry_cnt) {
+		sb->failed = true;
 		return MR_TXSB_RETRY_EXCEEDED;
+	}
 	if (sb->backoff < 32)
 		sb->backoff++;
 	sb->rto_start_ns = now_ns;

@@ -50,6 +50,15 @@ struct mr_txsb_params {
 	u64 min_rto_ns;		/* lower clamp of the computed RTO */
 	u64 max_rto_ns;		/* upper clamp, also caps backoff */
 	u64 reo_wnd_min_ns;	/* floor of the RACK reordering window */
+	/*
+	 * T_verbs (MR-RETRY-1/3), see mr_ib_timeout_ns(): caps the RTO and
+	 * is the period in which at most one RTO expiry counts against
+	 * retry_cnt.  MR_TIME_NEVER (verbs timeout 0): the QP never fails
+	 * by retries.  0: every expiry counts (no verbs timeout semantics).
+	 */
+	u64 verbs_timeout_ns;
+	u64 ack_max_age_ns;	/* older RTT samples are discarded */
+	u32 ts_offset;		/* per-QP random offset of MBH.ts (MR-SEC-6) */
 	u8 retry_cnt;		/* verbs retry_cnt, 0..7 */
 	u8 rnr_retry;		/* verbs rnr_retry, 0..7, 7 = infinite */
 };
@@ -71,6 +80,7 @@ enum mr_txsb_status {
 	MR_TXSB_REM_OP_ERR,		/* NACK REMOTE_OP: QP error */
 	MR_TXSB_NACK_UNKNOWN,		/* unknown NACK reason, ignored */
 	MR_TXSB_IGNORED,		/* stale/duplicate NACK, no effect */
+	MR_TXSB_FAILED,			/* a budget was exhausted before */
 };
 
 struct mr_txsb_result {
@@ -80,6 +90,7 @@ struct mr_txsb_result {
 	u32 spurious;		/* delivered although already marked lost */
 	u32 una;		/* oldest unacked PSN after processing */
 	bool una_advanced;
+	bool stale;		/* cum_psn before una: ignore its credit */
 	bool done_valid;	/* a message's LAST packet was cum-acked */
 	u32 done_msn;		/* highest such msn (all earlier also done) */
 	bool rtt_valid;
@@ -107,6 +118,9 @@ struct mr_txsb_stats {
 	u64 rto;		/* RTO expirations */
 	u64 rnr;		/* RNR NACKs honoured */
 	u64 trims;		/* trimmed NACKs honoured */
+	u64 ignored_nacks;	/* NACKs for no outstanding copy */
+	u64 seq_err;		/* NACK SEQ_ERR received */
+	u64 old_samples;	/* RTT samples discarded (age, future) */
 	u64 stale_acks;		/* ACKs with cum_psn behind una */
 	u64 bad_acks;		/* ACKs rejected as invalid */
 };
@@ -131,10 +145,13 @@ struct mr_txsb {
 	u32 rack_psn;
 	u64 reo_deadline_ns;	/* 0: no reordering timer pending */
 
-	/* RTO timer (MR-LOSS, MR-RETRY) */
+	/* RTO timer (MR-LOSS-6..9) and retry budget (MR-RETRY-1) */
+	u64 max_rto_eff_ns;	/* max_rto capped by T_verbs */
 	u64 rto_start_ns;
-	u32 rto_expiries;	/* consecutive, reset on progress */
 	u32 backoff;		/* RTO shift, reset on progress */
+	u32 rto_expiries;	/* counted expiries E, reset on progress */
+	u64 retry_ref_ns;	/* L: last counted expiry or progress */
+	bool failed;		/* a budget is exhausted: send nothing */
 
 	/* RNR (MR-RETRY) */
 	bool rnr_active;	/* an RNR'd PSN is not yet delivered */
@@ -157,13 +174,19 @@ int mr_txsb_init(struct mr_txsb *sb, const struct mr_txsb_params *p,
 u64 mr_rnr_timer_ns(u8 code);
 /* IBTA local ACK timeout encoding (4.096 us * 2^t); 0 means infinite. */
 u64 mr_ib_timeout_ns(u8 timeout);
-/* MBH timestamp for a send at now_ns (microseconds, wraps). */
+/* Microsecond clock at now_ns (wraps), without the QP's offset. */
 u32 mr_txsb_ts(u64 now_ns);
+/* MBH.ts for a packet of this QP sent at now_ns (MR-HDR, MR-SEC-6). */
+static inline u32 mr_txsb_stamp(const struct mr_txsb *sb, u64 now_ns)
+{
+	return mr_txsb_ts(now_ns) + sb->p.ts_offset;
+}
 
 /*
  * Register a new packet at PSN sb->nxt.  @flags: MR_TXE_FIRST/LAST.
  * Returns 0 and the PSN in *psn, MR_ERR_NOSPACE if the window is full or
- * MR_ERR_INVAL.  The caller checks mr_txsb_can_send() (RNR pause) first.
+ * MR_ERR_INVAL (also while mr_txsb_can_send() is false: RNR pause, failed
+ * QP).
  */
 int mr_txsb_on_send(struct mr_txsb *sb, u32 msn, u8 flags, u8 path,
 		    u64 now_ns, u32 *psn);
@@ -186,8 +209,9 @@ int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *akh,
 		    const struct mr_nkh *nkh, u64 now_ns,
 		    struct mr_txsb_result *res);
 /*
- * Run expired timers (RACK reordering timer, RNR wait, RTO).  Returns
- * MR_TXSB_OK or MR_TXSB_RETRY_EXCEEDED.
+ * Run expired timers (RACK reordering timer, end of an RNR pause, RTO).
+ * Returns MR_TXSB_OK or MR_TXSB_RETRY_EXCEEDED (then, and after
+ * MR_TXSB_RNR_RETRY_EXCEEDED, the scoreboard refuses to send: MR-RETRY-9).
  */
 int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
 		     struct mr_txsb_result *res);
@@ -225,10 +249,15 @@ static inline bool mr_txsb_window_full(const struct mr_txsb *sb)
 	return mr_txsb_outstanding(sb) >= MR_TXSB_WIN;
 }
 
-/* New or retransmitted packets may be sent (not paused by RNR). */
+/*
+ * New or retransmitted packets may be sent: no budget exhausted and not
+ * paused by RNR (call mr_txsb_on_timer() when the pause ends: it declares
+ * the RNR'd packets lost).
+ */
 static inline bool mr_txsb_can_send(const struct mr_txsb *sb, u64 now_ns)
 {
-	return !sb->rnr_wait || now_ns >= sb->rnr_until_ns;
+	(void)now_ns;
+	return !sb->failed && !sb->rnr_wait;
 }
 
 #endif /* MR_PROTO_TXSB_H */

@@ -496,8 +496,13 @@ static void test_rto_backoff_and_retry_exhaustion(void **state)
 					  &res), MR_TXSB_RETRY_EXCEEDED);
 
 	/* backoff is capped at max_rto */
-	setup_sb(0, 7, 7);
-	sb.p.max_rto_ns = 3 * MS;
+	{
+		struct mr_txsb_params p;
+
+		mr_txsb_default_params(&p);
+		p.max_rto_ns = 3 * MS;
+		assert_int_equal(mr_txsb_init(&sb, &p, 0), 0);
+	}
 	send_n(1, 0, 0, 0);
 	for (i = 0, t = 0; i < 5; i++) {
 		t = mr_txsb_next_deadline(&sb);
@@ -533,18 +538,27 @@ static void test_rnr_exhaustion(void **state)
 				 MR_TXSB_RNR_WAIT);
 		assert_int_equal(res.rnr_wait_ns, 1280 * US);
 		assert_int_equal(res.nack_psn, p0 + 1);
-		/* go back from the RNR'd PSN: p0+1..p0+3 presumed lost */
-		assert_int_equal(sb.n_lost, 3);
 		/* paused: no sends, no retransmits until the timer ran */
+		assert_int_equal(sb.n_lost, 0);
 		assert_false(mr_txsb_can_send(&sb, t + 1279 * US));
 		assert_false(mr_txsb_next_retx(&sb, t + 1279 * US, &psn));
+		assert_int_equal(mr_txsb_on_send(&sb, 9, MR_TXE_FIRST |
+						 MR_TXE_LAST, 0, t, &psn),
+				 MR_ERR_INVAL);
 		assert_int_equal(mr_txsb_next_deadline(&sb), t + 1280 * US);
+		/* the RTO does not run during the pause */
+		assert_int_equal(mr_txsb_on_timer(&sb, t + 1279 * US, &res),
+				 MR_TXSB_OK);
+		assert_false(res.rto_fired);
 		/* a duplicate of the NACK does not count again */
 		assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t + 1 * US,
 						 &res), MR_TXSB_IGNORED);
 		t += 1280 * US;
 		assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
 		assert_true(mr_txsb_can_send(&sb, t));
+		/* resend from the RNR'd PSN: p0+1..p0+3 declared lost */
+		assert_int_equal(res.newly_lost, 3);
+		assert_int_equal(sb.n_lost, 3);
 		while (mr_txsb_next_retx(&sb, t, &psn))
 			assert_int_equal(mr_txsb_on_retx(&sb, psn, 0, t), 0);
 		/* the NACK of the retransmitted copy echoes its timestamp */
@@ -554,6 +568,11 @@ static void test_rnr_exhaustion(void **state)
 	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t, &res),
 			 MR_TXSB_RNR_RETRY_EXCEEDED);
 	assert_int_equal(sb.st.rnr, 2);
+	/* budget exhausted: nothing may be sent any more (MR-RETRY-9) */
+	assert_false(mr_txsb_can_send(&sb, t));
+	assert_false(mr_txsb_next_retx(&sb, t, &psn));
+	assert_true(mr_txsb_next_deadline(&sb) == MR_TIME_NEVER);
+	assert_int_equal(mr_txsb_on_retx(&sb, p0 + 1, 0, t), MR_ERR_INVAL);
 }
 
 static void test_rnr_infinite_and_reset(void **state)
@@ -638,9 +657,17 @@ static void test_trim_nack(void **state)
 
 static void test_other_nacks(void **state)
 {
+	static const struct {
+		u8 reason;
+		int st;
+	} fatal[] = {
+		{ MR_NACK_REMOTE_ACCESS, MR_TXSB_REM_ACCESS_ERR },
+		{ MR_NACK_INVALID_REQ, MR_TXSB_REM_INV_REQ },
+		{ MR_NACK_REMOTE_OP, MR_TXSB_REM_OP_ERR },
+	};
 	struct mr_akh a;
 	struct mr_nkh n;
-	u32 p0;
+	u32 p0, psn, i;
 
 	(void)state;
 	setup_sb(0, 7, 7);
@@ -649,36 +676,127 @@ static void test_other_nacks(void **state)
 	nack_init(&n, MR_NACK_SEQ_ERR, 0, p0 + 2);
 	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 10 * US, &res),
 			 MR_TXSB_SEQ_ERR);
-	/* the AKH part was applied */
+	/* the AKH part was applied, nothing else */
 	assert_int_equal(res.newly_acked, 1);
 	assert_int_equal(sb.una, p0 + 1);
 	assert_int_equal(sb.n_lost, 0);
-
-	nack_init(&n, MR_NACK_REMOTE_ACCESS, 0, p0 + 1);
-	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
-			 MR_TXSB_REM_ACCESS_ERR);
-	assert_int_equal(res.nack_msn, 41);
-	nack_init(&n, MR_NACK_INVALID_REQ, 0, p0 + 1);
-	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
-			 MR_TXSB_REM_INV_REQ);
-	nack_init(&n, MR_NACK_REMOTE_OP, 0, p0 + 2);
-	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
-			 MR_TXSB_REM_OP_ERR);
-	assert_int_equal(res.nack_msn, 42);
-	nack_init(&n, 77, 0, p0 + 2);
-	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
-			 MR_TXSB_NACK_UNKNOWN);
-	/* RNR / TRIMMED for a PSN no longer outstanding: stale */
+	assert_int_equal(sb.st.seq_err, 1);
+	/* RNR / TRIMMED / SEQ_ERR for a PSN no longer outstanding: void */
 	nack_init(&n, MR_NACK_RNR, 1, p0);
 	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
 			 MR_TXSB_IGNORED);
 	assert_false(sb.rnr_wait);
+	nack_init(&n, MR_NACK_SEQ_ERR, 0, p0 + 7);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
+			 MR_TXSB_IGNORED);
+	/* a fatal NACK must name the responder's cum_psn */
+	nack_init(&n, MR_NACK_REMOTE_ACCESS, 0, p0 + 2);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
+			 MR_TXSB_IGNORED);
+	assert_true(mr_txsb_can_send(&sb, 11 * US));
 	/* invalid AKH inside a NACK: error, nothing applied */
 	ack_init(&a, p0 + 9, 0);
 	nack_init(&n, MR_NACK_TRIMMED, 0, p0 + 2);
 	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 12 * US, &res),
 			 MR_ERR_ACK_RANGE);
 	assert_int_equal(sb.n_lost, 0);
+
+	for (i = 0; i < MR_ARRAY_SIZE(fatal); i++) {
+		setup_sb(0, 7, 7);
+		p0 = send_n(3, 40, 0, 0);
+		ack_init(&a, p0 + 1, 0);
+		nack_init(&n, fatal[i].reason, 0, p0 + 1);
+		assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 11 * US, &res),
+				 fatal[i].st);
+		assert_int_equal(res.nack_msn, 41);
+		/* the QP is in error: nothing more goes out */
+		assert_false(mr_txsb_can_send(&sb, 12 * US));
+		assert_int_equal(mr_txsb_on_send(&sb, 50, MR_TXE_FIRST |
+						 MR_TXE_LAST, 0, 12 * US,
+						 &psn), MR_ERR_INVAL);
+		assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, 13 * US, &res),
+				 MR_TXSB_FAILED);
+	}
+}
+
+static void test_verbs_timeout_budget(void **state)
+{
+	struct mr_txsb_params p;
+	u64 t;
+	u32 psn;
+	int i;
+
+	(void)state;
+	/* T_verbs = 3 ms: expiries within 3 ms of each other count once */
+	mr_txsb_default_params(&p);
+	p.retry_cnt = 0;
+	p.verbs_timeout_ns = 3 * MS;
+	assert_int_equal(mr_txsb_init(&sb, &p, 0), 0);
+	send_n(1, 0, 0, 0);
+	assert_int_equal(mr_txsb_on_timer(&sb, 1 * MS, &res), MR_TXSB_OK);
+	assert_true(res.rto_fired);
+	assert_int_equal(sb.rto_expiries, 0);
+	mr_txsb_on_retx(&sb, 0, 0, 1 * MS);
+	/* backoff capped at max_rto_eff = T_verbs */
+	for (i = 0; i < 3; i++)
+		sb.backoff++;
+	assert_int_equal(mr_txsb_rto(&sb), 3 * MS);
+	sb.backoff = 1;
+	t = mr_txsb_next_deadline(&sb);
+	assert_int_equal(t, 3 * MS);
+	assert_int_equal(mr_txsb_on_timer(&sb, t, &res),
+			 MR_TXSB_RETRY_EXCEEDED);
+
+	/* verbs timeout 0 = infinite: never fails by retries */
+	mr_txsb_default_params(&p);
+	p.retry_cnt = 0;
+	p.verbs_timeout_ns = mr_ib_timeout_ns(0);
+	assert_int_equal(mr_txsb_init(&sb, &p, 0), 0);
+	send_n(1, 0, 0, 0);
+	for (i = 0; i < 40; i++) {
+		t = mr_txsb_next_deadline(&sb);
+		assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+		assert_true(res.rto_fired);
+		/* the timer starts again when the retransmission leaves */
+		assert_true(mr_txsb_next_deadline(&sb) == MR_TIME_NEVER);
+		assert_true(mr_txsb_next_retx(&sb, t + 5 * MS, &psn));
+		mr_txsb_on_retx(&sb, psn, 0, t + 5 * MS);
+		assert_int_equal(mr_txsb_next_deadline(&sb),
+				 t + 5 * MS + mr_txsb_rto(&sb));
+	}
+	assert_int_equal(mr_txsb_rto(&sb), 1000 * MS);
+}
+
+static void test_rtt_sample_validity(void **state)
+{
+	struct mr_txsb_params p;
+	struct mr_akh a;
+
+	(void)state;
+	/* a per-QP timestamp offset is applied to MBH.ts and the echo */
+	mr_txsb_default_params(&p);
+	p.ts_offset = 0xfffffff0;
+	assert_int_equal(mr_txsb_init(&sb, &p, 0), 0);
+	assert_int_equal(mr_txsb_stamp(&sb, 20 * US), 4);
+	send_n(2, 0, 0, 0);
+	ack_init(&a, 1, 0);
+	a.ts_echo = mr_txsb_stamp(&sb, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 30 * US, &res), MR_TXSB_OK);
+	assert_true(res.rtt_valid);
+	assert_int_equal(res.rtt_ns, 30 * US);
+	/* an echo older than ack_max_age (1 s) yields no sample */
+	ack_init(&a, 2, 0);
+	a.ts_echo = mr_txsb_stamp(&sb, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 1001 * MS, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 1);
+	assert_false(res.rtt_valid);
+	assert_int_equal(sb.st.old_samples, 1);
+	/* stale ACKs are flagged so that their credit is ignored */
+	ack_init(&a, 1, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 1002 * MS, &res),
+			 MR_TXSB_OK);
+	assert_true(res.stale);
 }
 
 static void test_path_failover(void **state)
@@ -735,6 +853,8 @@ int main(void)
 		cmocka_unit_test(test_rnr_infinite_and_reset),
 		cmocka_unit_test(test_trim_nack),
 		cmocka_unit_test(test_other_nacks),
+		cmocka_unit_test(test_verbs_timeout_budget),
+		cmocka_unit_test(test_rtt_sample_validity),
 		cmocka_unit_test(test_path_failover),
 	};
 
