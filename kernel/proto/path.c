@@ -45,7 +45,8 @@ void mr_path_default_params(struct mr_path_params *p)
 	 * otherwise die of two random losses in a row.  Counting losses,
 	 * trims and late copies retransmitted elsewhere (credited to the
 	 * other path), ~7% of a lossy path's packets are not credited to
-	 * it; 6 in a row happen with probability ~1e-7.
+	 * it; 6 in a row happen with probability ~1e-7.  This guard is an
+	 * addition to MR-MP-8; dead_min_pkts = 1 gives the literal rule.
 	 */
 	p->dead_min_pkts = 6;
 	p->probe_interval_ns = 500000;
@@ -125,15 +126,12 @@ int mr_path_set_entropy(struct mr_path_table *pt, u8 idx, u16 entropy)
 	return 0;
 }
 
+/* WRR weights per state (MR-MP-4). */
 static u32 weight(const struct mr_path_table *pt, const struct mr_path *p)
 {
-	u32 w;
-
 	switch (p->state) {
 	case MR_PATH_ACTIVE:
-		/* ECN-heavy paths get less: 1 .. weight_active */
-		w = pt->p.weight_active - 1;
-		return 1 + ((w * (FP_ONE - MR_MIN(p->ecn_frac, FP_ONE))) >> 16);
+		return pt->p.weight_active;
 	case MR_PATH_SUSPECT:
 		return pt->p.weight_suspect;
 	default:
@@ -362,7 +360,8 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
 	return done;
 }
 
-u64 mr_path_tick(struct mr_path_table *pt, u64 rto_ns, u64 now_ns)
+u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
+		 u64 now_ns)
 {
 	u64 dead = 0, limit = rto_ns * pt->p.dead_rtos;
 	int i;
@@ -374,6 +373,7 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 rto_ns, u64 now_ns)
 
 		round_check(pt, p, now_ns);
 		if (pt->p.single || p->state == MR_PATH_DEAD || !p->pending ||
+		    !(inflight_mask & (1ULL << i)) ||
 		    p->sent_since < pt->p.dead_min_pkts ||
 		    now_ns - p->pending_since_ns <= limit)
 			continue;
@@ -410,7 +410,8 @@ bool mr_path_probe_due(const struct mr_path_table *pt, u64 now_ns, u8 *idx)
 	return false;
 }
 
-void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u64 now_ns)
+void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u32 probe_id,
+			   u32 ts, u64 now_ns)
 {
 	struct mr_path *p;
 
@@ -424,19 +425,23 @@ void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u64 now_ns)
 	if (p->probe_out)
 		reroll(pt, p, now_ns);
 	p->probe_out = true;
+	p->probe_id = probe_id;
+	p->probe_ts = ts;
 	p->next_probe_ns = now_ns + pt->p.probe_interval_ns;
 }
 
-void mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u64 rtt_ns,
-			    u64 now_ns)
+bool mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u32 probe_id,
+			    u32 ts, u64 rtt_ns, u64 now_ns)
 {
 	struct mr_path *p;
 
 	if (idx >= pt->n)
-		return;
+		return false;
 	p = &pt->path[idx];
-	if (p->state != MR_PATH_DEAD)
-		return;
+	/* only the reply to the outstanding probe counts (MR-MP-11) */
+	if (p->state != MR_PATH_DEAD || !p->probe_out ||
+	    p->probe_id != probe_id || p->probe_ts != ts)
+		return false;
 	/* revived, but on probation until a clean round (MR-MP) */
 	p->state = MR_PATH_SUSPECT;
 	p->probe_out = false;
@@ -447,6 +452,7 @@ void mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u64 rtt_ns,
 	p->wrr_cur = 0;
 	round_reset(p, now_ns);
 	pt->revivals++;
+	return true;
 }
 
 u32 mr_path_usable(const struct mr_path_table *pt)

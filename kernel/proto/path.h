@@ -77,6 +77,8 @@ struct mr_path {
 	u8 state;		/* enum mr_path_state */
 	u8 bad_rounds;		/* consecutive congested rounds */
 	bool probe_out;		/* a PROBE is unanswered */
+	u32 probe_id;		/* MBH.psn of the outstanding PROBE */
+	u32 probe_ts;		/* MBH.ts of the outstanding PROBE */
 };
 
 struct mr_path_table {
@@ -139,28 +141,37 @@ void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns);
  */
 u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
 /*
- * Periodic check: a path with packets outstanding (sent since its last
- * delivery: at least dead_min_pkts of them) and nothing delivered for more
- * than dead_rtos * @rto_ns since the first of them becomes DEAD
+ * Periodic check (MR-MP-8): a path in @inflight_mask (packets in flight on
+ * it, mr_txsb_paths_in_flight()) with nothing delivered for more than
+ * dead_rtos * @rto_ns since the first packet sent on it after its last
+ * delivery, and at least dead_min_pkts sent since, becomes DEAD
  * (re-rolled, probing scheduled).  Returns the mask of newly dead paths:
  * the caller marks their packets lost in the scoreboard so they go out on
  * other paths.  Never in single-path mode.  Also closes rounds that are
  * due, so call it at least about once per RTT.
  */
-u64 mr_path_tick(struct mr_path_table *pt, u64 rto_ns, u64 now_ns);
+u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
+		 u64 now_ns);
 
 /* A DEAD path whose PROBE is due; false if none. */
 bool mr_path_probe_due(const struct mr_path_table *pt, u64 now_ns,
 		       u8 *idx);
 /*
- * Call right before sending the PROBE for @idx: if the previous probe is
- * unanswered it moves the path to a new entropy first, so build the probe
- * with mr_path_sport() afterwards.
+ * Call right before sending the PROBE for @idx with identifier @probe_id
+ * (its MBH.psn) and timestamp @ts (its MBH.ts): if the previous probe is
+ * unanswered it moves the path to a new entropy first (MR-MP-9), so build
+ * the probe with mr_path_sport() afterwards.
  */
-void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u64 now_ns);
-/* PROBE_REPLY for @idx: the path works again (SUSPECT, then ACTIVE). */
-void mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u64 rtt_ns,
-			    u64 now_ns);
+void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u32 probe_id,
+			   u32 ts, u64 now_ns);
+/*
+ * PROBE_REPLY for @idx echoing @probe_id and @ts: if it matches the
+ * outstanding PROBE of a DEAD path, the path works again (SUSPECT, then
+ * ACTIVE after a clean round) and true is returned; otherwise false
+ * (drop and count, MR-MP-11).
+ */
+bool mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u32 probe_id,
+			    u32 ts, u64 rtt_ns, u64 now_ns);
 
 /* Force a re-roll of @idx (returns false in single-path mode). */
 bool mr_path_reroll(struct mr_path_table *pt, u8 idx, u64 now_ns);

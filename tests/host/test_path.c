@@ -110,14 +110,14 @@ static void test_wrr_spraying(void **state)
 	/* pick_other avoids the given path */
 	for (i = 0; i < 50; i++)
 		assert_int_not_equal(mr_path_pick_other(&pt, 3), 3);
-	/* ECN history lowers an ACTIVE path's share */
+	/* ACTIVE paths weigh weight_active whatever their CE history */
 	setup(2, false);
 	pt.path[1].ecn_frac = MR_PATH_FP_ONE;
 	memset(cnt, 0, sizeof(cnt));
 	for (i = 0; i < 500; i++)
 		cnt[mr_path_pick(&pt)]++;
-	assert_int_equal(cnt[0], 400);
-	assert_int_equal(cnt[1], 100);
+	assert_int_equal(cnt[0], 250);
+	assert_int_equal(cnt[1], 250);
 }
 
 /* One round on @idx: @n delivered packets with @ce CE marks, @lost lost. */
@@ -134,7 +134,7 @@ static void round_on(u8 idx, u32 n, u32 ce, u32 lost, u64 *t)
 static void flush(u64 *t)
 {
 	*t += 25 * US;
-	mr_path_tick(&pt, 100 * US, *t);
+	mr_path_tick(&pt, 0, 100 * US, *t);
 }
 
 static void test_reroll_on_ecn(void **state)
@@ -190,9 +190,9 @@ static void test_reroll_on_ecn(void **state)
 	t = 0;
 	mr_path_on_ack(&pt, 4, 10, 10, 0, t);
 	mr_path_on_delivery(&pt, 4, 10, t);
-	mr_path_tick(&pt, 100 * US, t + 19 * US);
+	mr_path_tick(&pt, 0, 100 * US, t + 19 * US);
 	assert_int_equal(pt.path[4].state, MR_PATH_ACTIVE);
-	mr_path_tick(&pt, 100 * US, t + 20 * US);
+	mr_path_tick(&pt, 0, 100 * US, t + 20 * US);
 	assert_int_equal(pt.path[4].state, MR_PATH_SUSPECT);
 }
 
@@ -264,7 +264,7 @@ static void test_dead_path_and_revival(void **state)
 	/* a path that got fewer than dead_min_pkts is never declared dead */
 	for (i = 0; i < 5; i++)
 		mr_path_on_send(&pt, 2, t + i * US);
-	assert_true(mr_path_tick(&pt, rto, t + 10 * rto) == 0);
+	assert_true(mr_path_tick(&pt, 0xf, rto, t + 10 * rto) == 0);
 	for (i = 0; i < 4; i++) {
 		mr_path_on_send(&pt, i, t + 3 * US);
 		mr_path_on_send(&pt, i, t + 4 * US);
@@ -275,8 +275,10 @@ static void test_dead_path_and_revival(void **state)
 		if (i != 2)
 			mr_path_on_delivery(&pt, i, 1, t + 10 * US);
 	/* not yet: exactly k RTOs after the first undelivered send */
-	assert_true(mr_path_tick(&pt, rto, t + 3 * rto) == 0);
-	dead = mr_path_tick(&pt, rto, t + 3 * rto + 1);
+	assert_true(mr_path_tick(&pt, 0xf, rto, t + 3 * rto) == 0);
+	/* without packets in flight on it a path is not declared dead */
+	assert_true(mr_path_tick(&pt, 0xb, rto, t + 3 * rto + 1) == 0);
+	dead = mr_path_tick(&pt, 0xf, rto, t + 3 * rto + 1);
 	assert_true(dead == 1ULL << 2);
 	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
 	assert_int_equal(pt.deaths, 1);
@@ -289,22 +291,29 @@ static void test_dead_path_and_revival(void **state)
 	assert_int_equal(cnt[2], 0);
 	assert_int_equal(cnt[0], 100);
 	/* a dead path is not declared dead again */
-	assert_true(mr_path_tick(&pt, rto, t + 100 * rto) == 0);
+	assert_true(mr_path_tick(&pt, 0xf, rto, t + 100 * rto) == 0);
 
 	/* probing */
 	t += 4 * rto;
 	assert_true(mr_path_probe_due(&pt, t, &idx));
 	assert_int_equal(idx, 2);
-	mr_path_on_probe_sent(&pt, 2, t);
+	mr_path_on_probe_sent(&pt, 2, 0x100, 7, t);
 	assert_false(mr_path_probe_due(&pt, t + 499 * US, &idx));
 	assert_true(mr_path_probe_due(&pt, t + 500 * US, &idx));
 	/* the first probe went unanswered: the next uses a new entropy */
 	e = mr_path_entropy(&pt, 2);
-	mr_path_on_probe_sent(&pt, 2, t + 500 * US);
+	mr_path_on_probe_sent(&pt, 2, 0x101, 8, t + 500 * US);
 	assert_int_not_equal(mr_path_entropy(&pt, 2), e);
 	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
-	/* a reply revives it on probation (SUSPECT) */
-	mr_path_on_probe_reply(&pt, 2, 12 * US, t + 510 * US);
+	/* a late reply to the first probe does not match */
+	assert_false(mr_path_on_probe_reply(&pt, 2, 0x100, 7, 12 * US,
+					    t + 505 * US));
+	assert_false(mr_path_on_probe_reply(&pt, 2, 0x101, 7, 12 * US,
+					    t + 505 * US));
+	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
+	/* the matching reply revives it on probation (SUSPECT) */
+	assert_true(mr_path_on_probe_reply(&pt, 2, 0x101, 8, 12 * US,
+					   t + 510 * US));
 	assert_int_equal(pt.path[2].state, MR_PATH_SUSPECT);
 	assert_int_equal(pt.revivals, 1);
 	assert_false(mr_path_probe_due(&pt, t + 10000 * US, &idx));
@@ -319,8 +328,8 @@ static void test_dead_path_and_revival(void **state)
 	assert_int_equal(pt.path[2].state, MR_PATH_SUSPECT);
 	flush(&t);
 	assert_int_equal(pt.path[2].state, MR_PATH_ACTIVE);
-	/* a stale reply for an ACTIVE path changes nothing */
-	mr_path_on_probe_reply(&pt, 2, 12 * US, t);
+	/* a duplicate reply for an ACTIVE path changes nothing */
+	assert_false(mr_path_on_probe_reply(&pt, 2, 0x101, 8, 12 * US, t));
 	assert_int_equal(pt.revivals, 1);
 }
 
@@ -337,7 +346,7 @@ static void test_all_dead_fallback(void **state)
 		for (int k = 0; k < 6; k++)
 			mr_path_on_send(&pt, i, 100 * US);
 	}
-	assert_true(mr_path_tick(&pt, rto, 1000 * US) == 0x7);
+	assert_true(mr_path_tick(&pt, 0x7, rto, 1000 * US) == 0x7);
 	assert_int_equal(mr_path_usable(&pt), 0);
 	/* keep sending on the path that delivered last */
 	for (i = 0; i < 5; i++)
@@ -366,7 +375,7 @@ static void test_single_path_mode(void **state)
 	assert_false(mr_path_reroll(&pt, 0, t));
 	for (i = 0; i < 10; i++)
 		mr_path_on_send(&pt, 0, t);
-	assert_true(mr_path_tick(&pt, 100 * US, t + 10000 * US) == 0);
+	assert_true(mr_path_tick(&pt, 1, 100 * US, t + 10000 * US) == 0);
 	assert_int_equal(mr_path_entropy(&pt, 0), e);
 	assert_int_equal(pt.rerolls, 0);
 	assert_int_not_equal(pt.path[0].state, MR_PATH_DEAD);
