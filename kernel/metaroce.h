@@ -35,8 +35,16 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/in6.h>
+#include <linux/hrtimer.h>
 #include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
+
+#include "proto/wire.h"
+#include "proto/txsb.h"
+#include "proto/cc.h"
+#include "proto/path.h"
+#include "proto/rxwin.h"
+#include "proto/rxmsg.h"
 
 #define MROCE_DRV_NAME		"metaroce"
 #define MROCE_UDP_PORT_DEFAULT	4793
@@ -335,12 +343,33 @@ static inline struct mroce_srq *to_msrq(struct ib_srq *srq)
 void mroce_srq_check_limit(struct mroce_srq *srq);
 
 /* A send WQE: a copy of the consumer's WR, stable until completion. */
+/* Requester progress of one send WQE (sq.lock). */
+enum mroce_wqe_state {
+	MROCE_WQE_QUEUED,	/* not (fully) packetized yet */
+	MROCE_WQE_SENT,		/* every packet sent; awaiting ACK/response */
+	MROCE_WQE_DONE,		/* may complete once it reaches the head */
+};
+
 struct mroce_send_wqe {
 	u64 wr_id;
 	enum ib_wr_opcode opcode;
 	int send_flags;
 	u32 num_sge;
 	u32 length;		/* total payload bytes */
+
+	/* Requester state, written under sq.lock. */
+	u8 state;		/* enum mroce_wqe_state */
+	u8 status;		/* enum ib_wc_status once DONE */
+	u8 mr_op;		/* enum mr_opcode of its packets, 0: local */
+	u32 msn;		/* request message sequence number */
+	u32 ssn;		/* receive WQE it consumes at the peer */
+	u32 first_psn;		/* PSN of its first packet */
+	u32 retries;		/* READ/ATOMIC re-requests */
+	u64 progress_ns;	/* READ/ATOMIC: last response progress */
+	/* READ: bytes [0, rd_done) received + bitmap of the next packets. */
+	u32 rd_done;
+	u64 rd_map[MR_SACK_WORDS];
+	u64 atomic_orig;
 	union {
 		__be32 imm_data;
 		u32 invalidate_rkey;
@@ -374,6 +403,42 @@ struct mroce_send_wqe {
 	};
 };
 
+/*
+ * Requester protocol state of an RC QP (sq.lock): the core's sender
+ * scoreboard, congestion control and path table.
+ */
+struct mroce_req {
+	struct mr_txsb sb;
+	struct mr_cc cc;
+	struct mr_path_table pt;
+	u32 msn_next;		/* msn of the next request message */
+	u32 msn_done;		/* messages before it completed at the peer */
+	u32 ssn_next;		/* ssn of the next receive-consuming message */
+	u32 cur;		/* SQ index of the WQE being packetized */
+	u32 cur_off;		/* its bytes already packetized */
+	u32 mtu;		/* payload bytes per packet */
+	bool inited;
+};
+
+/* Responder protocol state of an RC QP (resp_lock). */
+#define MROCE_ATOMIC_CACHE	16
+struct mroce_resp {
+	struct mr_rxwin w;
+	struct mr_rxmsg m;
+	u32 ssn_base;		/* ssn of the oldest uncompleted recv WQE */
+	u32 ssn_fetched;	/* SRQ: WQEs copied into slots up to here */
+	void *slots;		/* SRQ: MR_WINDOW copied receive WQEs */
+	u32 slot_size;
+	bool ack_pending;	/* delayed ACK owed */
+	u8 ack_path;		/* path of the packet that triggered it */
+	u32 atomic_next;
+	struct {
+		u32 psn;
+		bool valid;
+		u64 orig;
+	} atomic_cache[MROCE_ATOMIC_CACHE];
+};
+
 struct mroce_sq {
 	/* Protects the ring and the requester's per-QP state. */
 	spinlock_t lock;
@@ -385,6 +450,7 @@ struct mroce_sq {
 	u32 head;		/* oldest uncompleted WQE */
 	u32 tail;		/* producer index */
 	bool running;		/* a thread is processing (req.c) */
+	bool kick;		/* more work arrived while running */
 };
 
 static inline struct mroce_send_wqe *mroce_sq_wqe(struct mroce_sq *sq,
@@ -446,6 +512,23 @@ struct mroce_qp {
 
 	/* Route cache of the transmit path (per-CPU, lockless). */
 	struct dst_cache dst_cache;
+
+	/* RC protocol state (allocated with the QP). */
+	struct mroce_req *req;		/* under sq.lock */
+	/*
+	 * Protects resp: the responder's receive window, message tracker,
+	 * receive WQE binding and atomic cache. Taken in softirq by the
+	 * receive path; never held across a CQ post or a consumer call.
+	 */
+	spinlock_t resp_lock;
+	struct mroce_resp *resp;
+
+	/* Requester timers (RTO, RACK, RNR, pacing): softirq hrtimer. */
+	struct hrtimer req_timer;
+	/* Responder delayed-ACK timer: softirq hrtimer. */
+	struct hrtimer ack_timer;
+	/* Set by destroy/reset: timers must not re-arm. */
+	bool stopping;
 };
 
 static inline struct mroce_qp *to_mqp(struct ib_qp *qp)
@@ -459,8 +542,34 @@ void mroce_qp_error(struct mroce_qp *qp);
 void mroce_qp_flush(struct mroce_qp *qp);
 void mroce_qp_async_event(struct mroce_qp *qp, enum ib_event_type type);
 
+/* Protocol state set-up (req.c / resp.c) */
+int mroce_proto_alloc(struct mroce_qp *qp);
+void mroce_proto_free(struct mroce_qp *qp);
+void mroce_req_start(struct mroce_qp *qp);
+void mroce_resp_start(struct mroce_qp *qp);
+void mroce_qp_stop_timers(struct mroce_qp *qp);
+
+/* Packet building (pkt.c) */
+struct sk_buff *mroce_pkt_new(struct mroce_qp *qp, struct mr_pkt *p,
+			      u8 **payload);
+void mroce_pkt_send(struct mroce_qp *qp, struct sk_buff *skb, u8 path,
+		    bool ect);
+void mroce_pkt_queue(struct sk_buff_head *q, struct sk_buff *skb,
+		     u16 entropy, bool ect);
+void mroce_pkt_flush(struct mroce_qp *qp, struct sk_buff_head *q);
+u64 mroce_now(void);
+
+/* Receive dispatch (recv.c -> resp.c / comp.c) */
+void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
+void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
+int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
+		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
+
 /* Requester (req.c) */
 void mroce_req_run(struct mroce_qp *qp);
+struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn);
+u8 mroce_mr_opcode(enum ib_wr_opcode op);
+enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t);
 void mroce_send_complete(struct mroce_qp *qp,
 			 const struct mroce_send_wqe *wqe,
 			 enum ib_wc_status status);

@@ -174,6 +174,10 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_sq;
 	}
 
+	err = mroce_proto_alloc(qp);
+	if (err)
+		goto err_rq;
+
 	if (init->qp_type == IB_QPT_GSI) {
 		qpn = MROCE_GSI_QPN;
 		err = xa_insert(&dev->qps, qpn, NULL, GFP_KERNEL);
@@ -184,7 +188,7 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = err < 0 ? err : 0;
 	}
 	if (err)
-		goto err_rq;
+		goto err_proto;
 	ibqp->qp_num = qpn;
 
 	/* Report what was actually allocated. */
@@ -200,6 +204,8 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	xa_store(&dev->qps, qpn, qp, GFP_KERNEL);
 	return 0;
 
+err_proto:
+	mroce_proto_free(qp);
 err_rq:
 	mroce_rq_free(&qp->rq);
 err_sq:
@@ -226,8 +232,11 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	mroce_qp_put(qp);
 	wait_for_completion(&qp->done);
+	/* No receive-path user left: timers cannot be re-armed now. */
+	mroce_qp_stop_timers(qp);
 	mutex_unlock(&qp->modify_lock);
 
+	mroce_proto_free(qp);
 	mroce_rq_free(&qp->rq);
 	kvfree(qp->sq.buf);
 	dst_cache_destroy(&qp->dst_cache);
@@ -294,9 +303,12 @@ void mroce_qp_error(struct mroce_qp *qp)
 /* RESET: drop all WQEs without completions (IB spec 10.3.1). */
 static void mroce_qp_reset(struct mroce_qp *qp)
 {
+	mroce_qp_stop_timers(qp);
 	spin_lock_bh(&qp->sq.lock);
 	qp->sq.head = 0;
 	qp->sq.tail = 0;
+	if (qp->req)
+		qp->req->inited = false;
 	spin_unlock_bh(&qp->sq.lock);
 	if (!qp->srq) {
 		spin_lock_bh(&qp->rq.lock);
@@ -410,13 +422,17 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (next == IB_QPS_RESET)
 			mroce_qp_reset(qp);
 		qp->attr.sq_draining = next == IB_QPS_SQD;
+		/* Protocol state starts with the connection (MR-WIN-1). */
+		if (cur == IB_QPS_INIT && next == IB_QPS_RTR)
+			mroce_resp_start(qp);
+		if (cur == IB_QPS_RTR && next == IB_QPS_RTS)
+			mroce_req_start(qp);
 		mroce_qp_set_state(qp, next);
 		if (next == IB_QPS_ERR)
 			mroce_qp_flush(qp);
 		/*
-		 * SQD: nothing is ever left in flight across a modify in
-		 * this version (the requester is synchronous), so the SQ
-		 * is drained at once.
+		 * SQD: reported drained at once. STUB: the event should
+		 * wait until every outstanding request is acknowledged.
 		 */
 		if (next == IB_QPS_SQD && (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
 		    attr->en_sqd_async_notify)
@@ -508,11 +524,8 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 
 	if (unlikely(!mroce_opcode_ok(qp->ibqp.qp_type, wr->opcode)))
 		return -EINVAL;
-	/*
-	 * STUB: the wire datapath (req.c on the protocol core) is not
-	 * implemented yet; only the local operations are accepted.
-	 */
-	if (wr->opcode != IB_WR_REG_MR && wr->opcode != IB_WR_LOCAL_INV)
+	/* STUB: UD and GSI (QP1) traffic is not implemented yet. */
+	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return -EOPNOTSUPP;
 	if (unlikely(wr->num_sge < 0 || wr->num_sge > sq->max_sge))
 		return -EINVAL;
@@ -533,6 +546,8 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
 	wqe->length = len;
+	wqe->mr_op = mroce_mr_opcode(wr->opcode);
+	wqe->state = MROCE_WQE_QUEUED;
 
 	switch (wr->opcode) {
 	case IB_WR_SEND_WITH_IMM:

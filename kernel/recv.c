@@ -3,18 +3,113 @@
  * MetaRoCE receive path entry, called from the UDP encap hook in
  * softirq context with a registration reference on the device.
  *
- * STUB: the packet is counted and dropped. Decoding, ICRC check and
- * dispatch to the responder/completer on the protocol core are the next
- * step.
+ * Order of checks, each failure dropping the packet and counting it
+ * once (MR-MAL-1): version (MR-VER-1), ICRC (MR-ICRC-1), full decode
+ * and validation by the core (malformed), destination QP (unknown QPN,
+ * or a source QP / address that is not the connected peer). Only then
+ * is the packet handed to the responder (requests) or the completer
+ * (responses, ACK/NACK).
  */
 
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <net/inet_ecn.h>
 
 #include "metaroce.h"
 
+static bool mroce_skb_ce(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return INET_ECN_is_ce(ip_hdr(skb)->tos);
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+	return false;
+}
+
+/* Does the packet come from the QP's connected peer address? */
+static bool mroce_skb_from_peer(struct sk_buff *skb, struct mroce_qp *qp)
+{
+	const struct mroce_av *av = &qp->attr.av;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return av->net_type == RDMA_NETWORK_IPV4 &&
+		       ip_hdr(skb)->saddr == av->daddr.v4;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return av->net_type == RDMA_NETWORK_IPV6 &&
+		       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.v6);
+	return false;
+}
+
+static void mroce_probe_reply(struct mroce_qp *qp, const struct mr_pkt *p)
+{
+	struct mr_pkt r = {};
+	struct sk_buff *skb;
+	u8 *payload;
+
+	r.opcode = MR_OP_PROBE_REPLY;
+	r.path = p->path;
+	r.dqpn = qp->attr.dest_qpn;
+	r.sqpn = qp->ibqp.qp_num;
+	r.ts = p->ts;
+	skb = mroce_pkt_new(qp, &r, &payload);
+	if (skb)
+		mroce_pkt_send(qp, skb, p->path, false);
+}
+
 void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 {
+	const struct mr_op_desc *desc;
+	struct mroce_qp *qp;
+	struct mr_pkt p;
+	int err;
+
 	mroce_count(dev, MROCE_CNT_RX_PKTS);
 	mroce_count_add(dev, MROCE_CNT_RX_BYTES, skb->len);
+
+	if (skb_linearize(skb) || !skb->len) {
+		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
+		goto drop;
+	}
+	if ((skb->data[0] >> 4) != MR_VERSION) {
+		mroce_count(dev, MROCE_CNT_VERSION_DROPS);
+		goto drop;
+	}
+	if (mr_icrc_check(skb->data, skb->len)) {
+		mroce_count(dev, MROCE_CNT_ICRC_DROPS);
+		goto drop;
+	}
+	err = mr_pkt_decode(skb->data, skb->len, &p);
+	if (err) {
+		mroce_count(dev, err == MR_ERR_VERSION ?
+			    MROCE_CNT_VERSION_DROPS :
+			    MROCE_CNT_MALFORMED_DROPS);
+		goto drop;
+	}
+
+	qp = mroce_qp_get(dev, p.dqpn);
+	if (!qp) {
+		mroce_count(dev, MROCE_CNT_QPN_DROPS);
+		goto drop;
+	}
+	if (qp->ibqp.qp_type != IB_QPT_RC || p.sqpn != qp->attr.dest_qpn ||
+	    !mroce_skb_from_peer(skb, qp)) {
+		/* UD/GSI traffic is not implemented yet (STUB). */
+		mroce_count(dev, MROCE_CNT_QPN_DROPS);
+		goto put;
+	}
+
+	desc = mr_op_desc(p.opcode);
+	if (desc->attrs & MR_OPA_REQ)
+		mroce_resp_rcv(qp, &p, mroce_skb_ce(skb));
+	else if (p.opcode == MR_OP_PROBE)
+		mroce_probe_reply(qp, &p);
+	else if (p.opcode == MR_OP_UD_SEND || p.opcode == MR_OP_UD_SEND_IMM)
+		mroce_count(dev, MROCE_CNT_QPN_DROPS);
+	else
+		mroce_comp_rcv(qp, &p, mroce_skb_ce(skb));
+put:
+	mroce_qp_put(qp);
+drop:
 	kfree_skb(skb);
 }

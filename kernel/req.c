@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MetaRoCE requester: processes the send queue of one QP in the context
- * that made work available (post_send, ACK reception, timers), never
- * through a per-packet workqueue hop. One thread at a time runs a QP's
- * requester (sq.running); others only queue and return.
+ * MetaRoCE requester: turns send WQEs into request packets on the
+ * protocol core (sender scoreboard, congestion control, path table) and
+ * completes them in order.
  *
- * STUB: only the local operations (IB_WR_REG_MR, IB_WR_LOCAL_INV) and
- * the error-state flush are implemented. The wire operations (SEND*,
- * WRITE*, READ, ATOMIC*) on the protocol core are the next step and are
- * rejected by post_send with -EOPNOTSUPP until then.
+ * It runs in the context that made work available - post_send, ACK or
+ * response reception (softirq), the QP's timer (softirq hrtimer) - never
+ * through a per-packet workqueue hop. One thread at a time runs a QP's
+ * requester (sq.running); others set sq.kick and return, and the runner
+ * loops until no kick is pending. Packets are built under sq.lock and
+ * transmitted after dropping it, in batches.
  */
 
+#include <linux/random.h>
+#include <linux/slab.h>
+
 #include "metaroce.h"
+
+#define MROCE_TX_BATCH	16	/* packets built per lock hold */
 
 static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 {
@@ -32,6 +38,42 @@ static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 	default:
 		return IB_WC_SEND;
 	}
+}
+
+u8 mroce_mr_opcode(enum ib_wr_opcode op)
+{
+	switch (op) {
+	case IB_WR_SEND:
+		return MR_OP_SEND;
+	case IB_WR_SEND_WITH_IMM:
+		return MR_OP_SEND_IMM;
+	case IB_WR_SEND_WITH_INV:
+		return MR_OP_SEND_INV;
+	case IB_WR_RDMA_WRITE:
+		return MR_OP_WRITE;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return MR_OP_WRITE_IMM;
+	case IB_WR_RDMA_READ:
+		return MR_OP_READ_REQ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return MR_OP_ATOMIC_CS;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return MR_OP_ATOMIC_FA;
+	default:
+		return 0;	/* local operation */
+	}
+}
+
+static bool mroce_op_is_resp(u8 mr_op)
+{
+	return mr_op == MR_OP_READ_REQ || mr_op == MR_OP_ATOMIC_CS ||
+	       mr_op == MR_OP_ATOMIC_FA;
+}
+
+static bool mroce_op_uses_ssn(u8 mr_op)
+{
+	return mr_op == MR_OP_SEND || mr_op == MR_OP_SEND_IMM ||
+	       mr_op == MR_OP_SEND_INV || mr_op == MR_OP_WRITE_IMM;
 }
 
 /*
@@ -57,9 +99,167 @@ void mroce_send_complete(struct mroce_qp *qp,
 	mroce_cq_post(qp->scq, &wc, false);
 }
 
+/* ---- protocol state --------------------------------------------------- */
+
+static u32 mroce_rand32(void *ctx)
+{
+	return get_random_u32();
+}
+
+static enum hrtimer_restart mroce_req_timer_fn(struct hrtimer *t)
+{
+	struct mroce_qp *qp = container_of(t, struct mroce_qp, req_timer);
+
+	mroce_req_run(qp);
+	return HRTIMER_NORESTART;
+}
+
+int mroce_proto_alloc(struct mroce_qp *qp)
+{
+	hrtimer_init(&qp->req_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->req_timer.function = mroce_req_timer_fn;
+	hrtimer_init(&qp->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->ack_timer.function = mroce_ack_timer_fn;
+	spin_lock_init(&qp->resp_lock);
+
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return 0;
+	qp->req = kvzalloc(sizeof(*qp->req), GFP_KERNEL);
+	qp->resp = kvzalloc(sizeof(*qp->resp), GFP_KERNEL);
+	if (!qp->req || !qp->resp)
+		goto err;
+	if (qp->srq) {
+		qp->resp->slot_size = qp->srq->rq.wqe_size;
+		qp->resp->slots = kvcalloc(MR_WINDOW, qp->resp->slot_size,
+					   GFP_KERNEL);
+		if (!qp->resp->slots)
+			goto err;
+	}
+	return 0;
+err:
+	mroce_proto_free(qp);
+	return -ENOMEM;
+}
+
+void mroce_proto_free(struct mroce_qp *qp)
+{
+	if (qp->resp)
+		kvfree(qp->resp->slots);
+	kvfree(qp->resp);
+	kvfree(qp->req);
+	qp->resp = NULL;
+	qp->req = NULL;
+}
+
+/* Stop both timers for good (destroy) or until the next start (reset). */
+void mroce_qp_stop_timers(struct mroce_qp *qp)
+{
+	WRITE_ONCE(qp->stopping, true);
+	hrtimer_cancel(&qp->req_timer);
+	hrtimer_cancel(&qp->ack_timer);
+}
+
+/*
+ * Entering RTS: (re)initialise the requester on the core with the
+ * verbs attributes (modify_lock held, SQ idle: RTR has no send work).
+ */
+void mroce_req_start(struct mroce_qp *qp)
+{
+	struct mroce_req *req = qp->req;
+	struct mroce_qp_attrs *a = &qp->attr;
+	struct mr_txsb_params tp;
+	struct mr_path_params pp;
+	struct mr_cc_params cp;
+	enum ib_mtu mtu;
+	u64 cap;
+
+	if (!req)
+		return;
+	mr_txsb_default_params(&tp);
+	tp.retry_cnt = a->retry_cnt;
+	tp.rnr_retry = a->rnr_retry;
+	/* The verbs local ACK timeout caps the RTO (MR-LOSS-3). */
+	cap = mr_ib_timeout_ns(a->timeout);
+	if (cap && cap < tp.max_rto_ns)
+		tp.max_rto_ns = max(cap, tp.min_rto_ns);
+	mr_cc_default_params(&cp);
+	mr_path_default_params(&pp);
+	mtu = min(a->path_mtu, READ_ONCE(qp->dev->active_mtu));
+
+	spin_lock_bh(&qp->sq.lock);
+	WARN_ON(mr_txsb_init(&req->sb, &tp, a->sq_psn));
+	WARN_ON(mr_cc_init(&req->cc, &cp));
+	WARN_ON(mr_path_init(&req->pt, &pp, mroce_rand32, NULL,
+			     mroce_now()));
+	req->msn_next = 0;
+	req->msn_done = 0;
+	req->ssn_next = 0;
+	req->cur = qp->sq.head;
+	req->cur_off = 0;
+	req->mtu = ib_mtu_enum_to_int(mtu);
+	req->inited = true;
+	WRITE_ONCE(qp->stopping, false);
+	spin_unlock_bh(&qp->sq.lock);
+}
+
+/* ---- send queue walking ----------------------------------------------- */
+
+/*
+ * The WQE carrying request message @msn among those the requester has
+ * started (head .. cur, cur included once partly sent), or NULL.
+ * sq.lock held.
+ */
+struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn)
+{
+	struct mroce_req *req = qp->req;
+	struct mroce_sq *sq = &qp->sq;
+	struct mroce_send_wqe *wqe;
+	u32 i, end = req->cur + (req->cur_off ? 1 : 0);
+
+	for (i = sq->head; i != end; i++) {
+		wqe = mroce_sq_wqe(sq, i);
+		if (wqe->mr_op && wqe->msn == msn)
+			return wqe;
+	}
+	return NULL;
+}
+
+/*
+ * Can the WQE at the SQ head complete? Fills *@status. sq.lock held.
+ * Completion is strictly in SQ order.
+ */
+static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
+{
+	struct mroce_sq *sq = &qp->sq;
+	struct mroce_req *req = qp->req;
+	struct mroce_send_wqe *wqe;
+
+	if (sq->head == sq->tail)
+		return false;
+	wqe = mroce_sq_wqe(sq, sq->head);
+
+	if (qp->state == IB_QPS_ERR) {
+		*status = wqe->state == MROCE_WQE_DONE &&
+			  wqe->status != IB_WC_SUCCESS ?
+			  wqe->status : IB_WC_WR_FLUSH_ERR;
+		return true;
+	}
+	if (wqe->state == MROCE_WQE_DONE) {
+		*status = wqe->status;
+		return true;
+	}
+	/* SEND/WRITE: done once the responder completed the message. */
+	if (wqe->state == MROCE_WQE_SENT && req &&
+	    !mroce_op_is_resp(wqe->mr_op) &&
+	    mr_seq32_diff(wqe->msn, req->msn_done) < 0) {
+		*status = IB_WC_SUCCESS;
+		return true;
+	}
+	return false;
+}
+
 /* Execute a local operation; sq.lock held. */
-static enum ib_wc_status mroce_req_local(struct mroce_qp *qp,
-					 struct mroce_send_wqe *wqe)
+static u8 mroce_req_local(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 {
 	struct mroce_dev *dev = qp->dev;
 	struct mroce_mr *mr;
@@ -82,45 +282,411 @@ static enum ib_wc_status mroce_req_local(struct mroce_qp *qp,
 		mroce_mr_put(mr);
 		return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 	default:
-		/* Not reachable: post_send rejects wire operations (STUB). */
 		return IB_WC_LOC_QP_OP_ERR;
 	}
+}
+
+/* Payload of the packet at byte @off of @wqe (inline or SGE list). */
+static int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
+			     u32 off, u8 *dst, u32 len)
+{
+	if (!len)
+		return 0;
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		memcpy(dst, wqe->inline_data + off, len);
+		return 0;
+	}
+	return mroce_sge_copy(qp, wqe->sge, wqe->num_sge, off, dst, len,
+			      false);
+}
+
+/*
+ * Build the request packet at byte @off of @wqe with @psn / @flags on
+ * @path; READ_REQ asks for bytes [off, length). NULL on failure with
+ * *@status set (local protection/length error) or 0 (no memory).
+ */
+static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
+				       struct mroce_send_wqe *wqe, u32 off,
+				       u32 psn, u16 flags, u8 path, u64 now,
+				       u8 *status)
+{
+	struct mroce_req *req = qp->req;
+	struct mr_pkt p = {};
+	struct sk_buff *skb;
+	u8 *payload;
+	int err;
+
+	*status = 0;
+	p.opcode = wqe->mr_op;
+	p.path = path;
+	p.flags = flags;
+	p.dqpn = qp->attr.dest_qpn;
+	p.psn = psn;
+	p.sqpn = qp->ibqp.qp_num;
+	p.ts = mr_txsb_ts(now);
+	p.dxh.msn = wqe->msn;
+	p.dxh.offset = off;
+	p.dxh.msg_len = wqe->length;
+	if (mroce_op_uses_ssn(wqe->mr_op))
+		p.dxh.ssn = wqe->ssn;
+
+	switch (wqe->mr_op) {
+	case MR_OP_SEND_IMM:
+	case MR_OP_WRITE_IMM:
+		p.imm = be32_to_cpu(wqe->ex.imm_data);
+		break;
+	case MR_OP_SEND_INV:
+		p.inv_rkey = wqe->ex.invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+	switch (wqe->mr_op) {
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+	case MR_OP_READ_REQ:
+		p.rxh.va = wqe->wr.rdma.remote_addr;
+		p.rxh.rkey = wqe->wr.rdma.rkey;
+		break;
+	case MR_OP_ATOMIC_CS:
+	case MR_OP_ATOMIC_FA:
+		p.axh.va = wqe->wr.atomic.remote_addr;
+		p.axh.rkey = wqe->wr.atomic.rkey;
+		p.axh.swap_add = wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+				 wqe->wr.atomic.swap :
+				 wqe->wr.atomic.compare_add;
+		p.axh.compare = wqe->wr.atomic.compare_add;
+		p.dxh.msg_len = MR_ATOMIC_LEN;
+		break;
+	default:
+		break;
+	}
+
+	if (wqe->mr_op == MR_OP_READ_REQ)
+		p.dxh.msg_len = wqe->length - off;
+	else if (!mroce_op_is_resp(wqe->mr_op))
+		p.payload_len = min(req->mtu, wqe->length - off);
+
+	skb = mroce_pkt_new(qp, &p, &payload);
+	if (!skb)
+		return NULL;
+	err = mroce_req_payload(qp, wqe, off, payload, p.payload_len);
+	if (err) {
+		kfree_skb(skb);
+		*status = err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+					     IB_WC_LOC_PROT_ERR;
+		return NULL;
+	}
+	return skb;
+}
+
+static void mroce_req_fail(struct mroce_send_wqe *wqe, u8 status)
+{
+	wqe->state = MROCE_WQE_DONE;
+	wqe->status = status;
+}
+
+/* Retransmit what the scoreboard declared lost. sq.lock held. */
+static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
+				u64 now, int budget)
+{
+	struct mroce_req *req = qp->req;
+	const struct mr_txsb_ent *ent;
+	struct mroce_send_wqe *wqe;
+	struct sk_buff *skb;
+	u32 psn, off;
+	u16 flags;
+	u8 path, status;
+
+	while (budget > 0 && mr_txsb_can_send(&req->sb, now) &&
+	       mr_txsb_next_retx(&req->sb, now, &psn)) {
+		ent = mr_txsb_get(&req->sb, psn);
+		wqe = ent ? mroce_req_find_msn(qp, ent->msn) : NULL;
+		if (!wqe)
+			break;
+		path = mr_path_pick_other(&req->pt, ent->path);
+		off = mr_psn_dist(psn, wqe->first_psn) * req->mtu;
+		if (mroce_op_is_resp(wqe->mr_op))
+			off = wqe->mr_op == MR_OP_READ_REQ ? wqe->rd_done : 0;
+		flags = MR_F_RETX | MR_F_ACKREQ;
+		if (ent->flags & MR_TXE_FIRST)
+			flags |= MR_F_FIRST;
+		if (ent->flags & MR_TXE_LAST)
+			flags |= MR_F_LAST;
+		if (wqe->mr_op == MR_OP_READ_REQ)
+			flags |= MR_F_FIRST | MR_F_LAST;
+		if (off && wqe->mr_op != MR_OP_READ_REQ)
+			flags &= ~MR_F_FIRST;
+		skb = mroce_req_build(qp, wqe, off, psn, flags, path, now,
+				      &status);
+		if (!skb)
+			break;
+		mr_txsb_on_retx(&req->sb, psn, path, now);
+		mr_cc_on_send(&req->cc, now);
+		mr_path_on_send(&req->pt, path, now);
+		mroce_count(qp->dev, MROCE_CNT_RETX);
+		mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
+		budget--;
+	}
+	return budget;
+}
+
+/*
+ * READ/ATOMIC whose request was acknowledged but whose response stalls
+ * (lost responses): re-request the missing range under a new PSN, same
+ * msn (MR-REL-9). Counts against retry_cnt like an RTO.
+ */
+static int mroce_req_rerequest(struct mroce_qp *qp, struct sk_buff_head *q,
+			       u64 now, int budget)
+{
+	struct mroce_req *req = qp->req;
+	struct mroce_send_wqe *wqe;
+	struct sk_buff *skb;
+	u64 rto = mr_txsb_rto(&req->sb);
+	u32 i, psn;
+	u8 path, status;
+
+	for (i = qp->sq.head; i != req->cur && budget > 0; i++) {
+		wqe = mroce_sq_wqe(&qp->sq, i);
+		if (wqe->state != MROCE_WQE_SENT ||
+		    !mroce_op_is_resp(wqe->mr_op) ||
+		    mr_txsb_get(&req->sb, wqe->first_psn) ||
+		    now < wqe->progress_ns + rto)
+			continue;
+		if (mr_txsb_window_full(&req->sb))
+			break;
+		if (++wqe->retries > req->sb.p.retry_cnt) {
+			mroce_req_fail(wqe, IB_WC_RETRY_EXC_ERR);
+			continue;
+		}
+		path = mr_path_pick(&req->pt);
+		if (mr_txsb_on_send(&req->sb, wqe->msn,
+				    MR_TXE_FIRST | MR_TXE_LAST, path, now, &psn))
+			break;
+		wqe->first_psn = psn;
+		wqe->progress_ns = now;
+		skb = mroce_req_build(qp, wqe, wqe->mr_op == MR_OP_READ_REQ ?
+				      wqe->rd_done : 0, psn,
+				      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ |
+				      MR_F_RETX, path, now, &status);
+		if (!skb)
+			break;
+		mroce_count(qp->dev, MROCE_CNT_RETX);
+		mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
+		budget--;
+	}
+	return budget;
+}
+
+/* Packetize new work from req->cur. sq.lock held. */
+static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
+			       u64 now, int budget)
+{
+	struct mroce_sq *sq = &qp->sq;
+	struct mroce_req *req = qp->req;
+	struct mroce_send_wqe *wqe;
+	struct sk_buff *skb;
+	bool first, last;
+	u32 psn, len;
+	u16 flags;
+	u8 path, status, txe;
+
+	while (budget > 0 && req->cur != sq->tail) {
+		wqe = mroce_sq_wqe(sq, req->cur);
+
+		if (!req->cur_off && !wqe->mr_op &&
+		    wqe->state == MROCE_WQE_QUEUED) {
+			/* Local operation, in SQ order. */
+			mroce_req_fail(wqe, mroce_req_local(qp, wqe));
+			req->cur++;
+			continue;
+		}
+		/* Fence: wait for earlier READ/ATOMIC results. */
+		if (!req->cur_off && (wqe->send_flags & IB_SEND_FENCE) &&
+		    sq->head != req->cur)
+			break;
+		if (mr_txsb_window_full(&req->sb) ||
+		    !mr_txsb_can_send(&req->sb, now) ||
+		    !mr_cc_can_send(&req->cc, now, mr_txsb_inflight(&req->sb)))
+			break;
+
+		first = !req->cur_off;
+		if (first) {
+			wqe->msn = req->msn_next;
+			wqe->first_psn = req->sb.nxt;
+			wqe->rd_done = 0;
+			memset(wqe->rd_map, 0, sizeof(wqe->rd_map));
+			wqe->retries = 0;
+			wqe->progress_ns = now;
+			if (mroce_op_uses_ssn(wqe->mr_op))
+				wqe->ssn = req->ssn_next;
+		}
+		if (mroce_op_is_resp(wqe->mr_op))
+			len = 0;
+		else
+			len = min(req->mtu, wqe->length - req->cur_off);
+		last = mroce_op_is_resp(wqe->mr_op) ||
+		       req->cur_off + len == wqe->length;
+
+		flags = (first ? MR_F_FIRST : 0) | (last ? MR_F_LAST : 0);
+		if (last)
+			flags |= MR_F_ACKREQ;
+		if (last && (wqe->send_flags & IB_SEND_SOLICITED) &&
+		    (wqe->mr_op == MR_OP_SEND || wqe->mr_op == MR_OP_SEND_IMM ||
+		     wqe->mr_op == MR_OP_SEND_INV ||
+		     wqe->mr_op == MR_OP_WRITE_IMM))
+			flags |= MR_F_SE;
+		path = mr_path_pick(&req->pt);
+		skb = mroce_req_build(qp, wqe, req->cur_off, req->sb.nxt, flags,
+				      path, now, &status);
+		if (!skb) {
+			if (!status)
+				break;	/* no memory: retry later */
+			mroce_req_fail(wqe, status);
+			req->cur++;
+			req->cur_off = 0;
+			break;
+		}
+		txe = (first ? MR_TXE_FIRST : 0) | (last ? MR_TXE_LAST : 0);
+		if (mr_txsb_on_send(&req->sb, wqe->msn, txe, path, now, &psn)) {
+			kfree_skb(skb);
+			break;
+		}
+		if (first) {
+			req->msn_next++;
+			if (mroce_op_uses_ssn(wqe->mr_op))
+				req->ssn_next++;
+		}
+		mr_cc_on_send(&req->cc, now);
+		mr_path_on_send(&req->pt, path, now);
+		mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
+		budget--;
+
+		req->cur_off += len;
+		if (last) {
+			wqe->state = MROCE_WQE_SENT;
+			req->cur++;
+			req->cur_off = 0;
+		}
+	}
+}
+
+/* Arm the requester timer at the core's next deadline. sq.lock held. */
+static void mroce_req_arm(struct mroce_qp *qp, u64 now)
+{
+	struct mroce_req *req = qp->req;
+	u64 when = mr_txsb_next_deadline(&req->sb);
+	u64 pace;
+
+	if (req->cur != qp->sq.tail) {
+		pace = mr_cc_next_send_ns(&req->cc);
+		if (pace > now && pace < when)
+			when = pace;
+	}
+	/* Stalled READ/ATOMIC responses are checked once per RTO. */
+	if (qp->sq.head != req->cur && when == MR_TIME_NEVER)
+		when = now + mr_txsb_rto(&req->sb);
+	if (when == MR_TIME_NEVER || READ_ONCE(qp->stopping))
+		return;
+	if (when <= now)
+		when = now + 1000;
+	hrtimer_start(&qp->req_timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
+}
+
+/* Run the core's timers (RTO, RACK, RNR). sq.lock held. */
+static bool mroce_req_timers(struct mroce_qp *qp, u64 now)
+{
+	struct mroce_req *req = qp->req;
+	struct mr_txsb_result res = {};
+	struct mroce_send_wqe *wqe;
+	u64 mask;
+	int rc;
+
+	if (mr_txsb_next_deadline(&req->sb) > now)
+		return false;
+	rc = mr_txsb_on_timer(&req->sb, now, &res);
+	if (res.rto_fired) {
+		mroce_count(qp->dev, MROCE_CNT_RTO);
+		mr_cc_on_rto(&req->cc, now);
+		mask = mr_path_on_rto(&req->pt, res.path_lost_mask, now);
+		mroce_count_add(qp->dev, MROCE_CNT_PATH_REROLLS,
+				hweight64(mask));
+	} else if (res.newly_lost) {
+		mr_cc_on_loss(&req->cc, now, res.newly_lost);
+	}
+	if (rc == MR_TXSB_RETRY_EXCEEDED) {
+		const struct mr_txsb_ent *ent = mr_txsb_get(&req->sb,
+							    req->sb.una);
+
+		wqe = ent ? mroce_req_find_msn(qp, ent->msn) : NULL;
+		if (!wqe && qp->sq.head != qp->sq.tail)
+			wqe = mroce_sq_wqe(&qp->sq, qp->sq.head);
+		if (wqe)
+			mroce_req_fail(wqe, IB_WC_RETRY_EXC_ERR);
+		return true;
+	}
+	return false;
 }
 
 void mroce_req_run(struct mroce_qp *qp)
 {
 	struct mroce_sq *sq = &qp->sq;
-	struct mroce_send_wqe done, *wqe;
-	enum ib_wc_status status;
-	enum ib_qp_state state;
+	struct mroce_req *req = qp->req;
+	struct mroce_send_wqe done;
+	struct sk_buff_head q;
+	bool active;
+	int budget;
+	u8 status;
+	u64 now;
 
+	__skb_queue_head_init(&q);
 	spin_lock_bh(&sq->lock);
 	if (sq->running) {
-		/* The running thread re-checks the ring before it stops. */
+		/* The running thread loops again before it stops. */
+		sq->kick = true;
 		spin_unlock_bh(&sq->lock);
 		return;
 	}
 	sq->running = true;
-	while (sq->head != sq->tail) {
-		state = qp->state;
-		if (state != IB_QPS_RTS && state != IB_QPS_ERR)
-			break;
-		wqe = mroce_sq_wqe(sq, sq->head);
-		if (state == IB_QPS_ERR)
-			status = IB_WC_WR_FLUSH_ERR;
-		else
-			status = mroce_req_local(qp, wqe);
-		done = *wqe;	/* header only: what the completion needs */
-		sq->head++;
-		spin_unlock_bh(&sq->lock);
+	do {
+		sq->kick = false;
 
-		mroce_send_complete(qp, &done, status);
-		/* A failed WR moves the QP to error; the rest is flushed. */
-		if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR)
-			mroce_qp_error(qp);
+		/* 1. Complete what is done, in order, lock dropped. */
+		while (mroce_req_head_ready(qp, &status)) {
+			done = *mroce_sq_wqe(sq, sq->head);
+			sq->head++;
+			spin_unlock_bh(&sq->lock);
+			mroce_send_complete(qp, &done, status);
+			/* A failed WR moves the QP to error: flush the rest. */
+			if (status != IB_WC_SUCCESS &&
+			    status != IB_WC_WR_FLUSH_ERR)
+				mroce_qp_error(qp);
+			spin_lock_bh(&sq->lock);
+		}
 
-		spin_lock_bh(&sq->lock);
-	}
+		/* 2. Transmit: retransmissions first, then new work. */
+		active = qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD;
+		if (!active || !req || !req->inited)
+			continue;
+		now = mroce_now();
+		if (mroce_req_timers(qp, now))
+			sq->kick = true;
+		budget = mroce_req_retransmit(qp, &q, now, MROCE_TX_BATCH);
+		budget = mroce_req_rerequest(qp, &q, now, budget);
+		if (qp->state == IB_QPS_RTS)
+			mroce_req_send_new(qp, &q, now, budget);
+		if (mroce_req_head_ready(qp, &status))
+			sq->kick = true;
+
+		if (!skb_queue_empty(&q)) {
+			spin_unlock_bh(&sq->lock);
+			mroce_pkt_flush(qp, &q);
+			spin_lock_bh(&sq->lock);
+			sq->kick = true;
+		}
+		if (!sq->kick)
+			mroce_req_arm(qp, now);
+	} while (sq->kick);
 	sq->running = false;
 	spin_unlock_bh(&sq->lock);
 }

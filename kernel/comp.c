@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE completer: the requester's receive side. ACK/NACK feed the
+ * sender scoreboard, congestion control and path table of the core;
+ * READ_RESP and ATOMIC_RESP are placed into the requester's buffers.
+ * Everything here runs in softirq under sq.lock and ends by running the
+ * requester (completions, retransmissions, new packets).
+ */
+
+#include "metaroce.h"
+
+static const u8 mroce_nack_rx_cnt[] = {
+	[MR_NACK_TRIMMED] = MROCE_CNT_NACK_RX_TRIMMED,
+	[MR_NACK_SEQ_ERR] = MROCE_CNT_NACK_RX_SEQ_ERR,
+	[MR_NACK_RNR] = MROCE_CNT_NACK_RX_RNR,
+	[MR_NACK_REMOTE_ACCESS] = MROCE_CNT_NACK_RX_REM_ACCESS,
+	[MR_NACK_INVALID_REQ] = MROCE_CNT_NACK_RX_INV_REQ,
+	[MR_NACK_REMOTE_OP] = MROCE_CNT_NACK_RX_REM_OP,
+};
+
+static bool mroce_sack_any(const struct mr_akh *akh)
+{
+	int i;
+
+	for (i = 0; i < MR_SACK_WORDS; i++)
+		if (akh->sack[i])
+			return true;
+	return false;
+}
+
+/* Fail the WQE of message @msn with @status (QP goes to error). */
+static void mroce_comp_fail_msn(struct mroce_qp *qp, u32 msn, u8 status)
+{
+	struct mroce_send_wqe *wqe = mroce_req_find_msn(qp, msn);
+
+	if (!wqe && qp->sq.head != qp->sq.tail)
+		wqe = mroce_sq_wqe(&qp->sq, qp->sq.head);
+	if (wqe && wqe->state != MROCE_WQE_DONE) {
+		wqe->state = MROCE_WQE_DONE;
+		wqe->status = status;
+	}
+}
+
+static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
+{
+	struct mroce_req *req = qp->req;
+	struct mroce_dev *dev = qp->dev;
+	struct mr_txsb_result res = {};
+	u64 now = mroce_now(), rtt;
+	u32 i, lost;
+	u64 mask;
+	int rc;
+
+	if (p->opcode == MR_OP_ACK)
+		rc = mr_txsb_on_ack(&req->sb, &p->akh, now, &res);
+	else
+		rc = mr_txsb_on_nack(&req->sb, &p->akh, &p->nkh, now, &res);
+	if (rc < 0) {
+		/* Acknowledges PSNs never sent: forged or stale. */
+		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
+		return;
+	}
+	mroce_count(dev, MROCE_CNT_ACK_RX);
+	if (mroce_sack_any(&p->akh))
+		mroce_count(dev, MROCE_CNT_SACK_RX);
+
+	/* AKH.msn: messages the responder completed (MR-REL-4). */
+	if (mr_seq32_diff(p->akh.msn, req->msn_done) > 0 &&
+	    mr_seq32_diff(p->akh.msn, req->msn_next) <= 0)
+		req->msn_done = p->akh.msn;
+
+	rtt = res.rtt_valid ? res.rtt_ns : 0;
+	mr_cc_on_ack(&req->cc, now, res.newly_acked + res.newly_sacked,
+		     p->akh.ce_count, p->akh.pkt_count, rtt, p->akh.credit);
+	if (p->path < req->pt.n)
+		mr_path_on_ack(&req->pt, p->path, p->akh.ce_count,
+			       p->akh.pkt_count, rtt, now);
+	for (mask = res.path_delivered_mask, i = 0; mask; mask >>= 1, i++)
+		if ((mask & 1) && i < req->pt.n)
+			mr_path_on_delivery(&req->pt, i, res.path_delivered[i],
+					    now);
+	lost = res.newly_lost;
+	if (lost) {
+		mr_cc_on_loss(&req->cc, now, lost);
+		for (mask = res.path_lost_mask, i = 0; mask; mask >>= 1, i++)
+			if ((mask & 1) && i < req->pt.n)
+				mr_path_on_loss(&req->pt, i, res.path_lost[i],
+						now);
+	}
+
+	if (p->opcode != MR_OP_NACK)
+		return;
+	if (p->nkh.reason < ARRAY_SIZE(mroce_nack_rx_cnt) &&
+	    mroce_nack_rx_cnt[p->nkh.reason])
+		mroce_count(dev, mroce_nack_rx_cnt[p->nkh.reason]);
+
+	switch (rc) {
+	case MR_TXSB_RNR_WAIT:
+		mroce_count(dev, MROCE_CNT_RNR_EVENTS);
+		break;
+	case MR_TXSB_TRIMMED:
+		mr_cc_on_trim(&req->cc, now);
+		if (res.nack_path < req->pt.n)
+			mr_path_on_trim(&req->pt, res.nack_path, now);
+		break;
+	case MR_TXSB_RETRY_EXCEEDED:
+		mroce_comp_fail_msn(qp, res.nack_msn, IB_WC_RETRY_EXC_ERR);
+		break;
+	case MR_TXSB_RNR_RETRY_EXCEEDED:
+		mroce_count(dev, MROCE_CNT_RNR_EVENTS);
+		mroce_comp_fail_msn(qp, res.nack_msn, IB_WC_RNR_RETRY_EXC_ERR);
+		break;
+	case MR_TXSB_REM_ACCESS_ERR:
+		mroce_comp_fail_msn(qp, res.nack_msn, IB_WC_REM_ACCESS_ERR);
+		break;
+	case MR_TXSB_REM_INV_REQ:
+		mroce_comp_fail_msn(qp, res.nack_msn, IB_WC_REM_INV_REQ_ERR);
+		break;
+	case MR_TXSB_REM_OP_ERR:
+		mroce_comp_fail_msn(qp, res.nack_msn, IB_WC_REM_OP_ERR);
+		break;
+	default:
+		break;
+	}
+}
+
+/* 256-byte units of READ response tracking (the smallest IB MTU). */
+#define MROCE_RD_UNIT_SHIFT	8
+#define MROCE_RD_UNITS		(MR_SACK_WORDS * 64)
+
+static bool mroce_rd_test(const u64 *map, u32 bit)
+{
+	return (map[bit / 64] >> (bit % 64)) & 1;
+}
+
+/* Shift the READ map down by one unit. */
+static void mroce_rd_shift(u64 *map)
+{
+	int i;
+
+	for (i = 0; i < MR_SACK_WORDS; i++) {
+		map[i] >>= 1;
+		if (i + 1 < MR_SACK_WORDS)
+			map[i] |= map[i + 1] << 63;
+	}
+}
+
+/*
+ * A READ_RESP for @wqe: bytes [offset, offset + len) of the read. The
+ * responder sends MTU-sized chunks, so chunks start at unit boundaries
+ * and only the last one may end inside a unit. Each chunk is placed
+ * once; chunks beyond the tracking window are dropped and re-requested
+ * later. Returns false if the packet was dropped.
+ */
+static bool mroce_comp_read_resp(struct mroce_qp *qp,
+				 struct mroce_send_wqe *wqe,
+				 const struct mr_pkt *p)
+{
+	u32 off = p->dxh.offset, len = p->payload_len;
+	u32 end = off + len, first, last, b;
+	int err;
+
+	if (!len || end > wqe->length || end < off ||
+	    (off & ((1 << MROCE_RD_UNIT_SHIFT) - 1)) ||
+	    ((len & ((1 << MROCE_RD_UNIT_SHIFT) - 1)) && end != wqe->length))
+		return false;
+	if (off < wqe->rd_done)
+		return false;		/* duplicate */
+	first = (off - wqe->rd_done) >> MROCE_RD_UNIT_SHIFT;
+	last = (end - 1 - wqe->rd_done) >> MROCE_RD_UNIT_SHIFT;
+	if (last >= MROCE_RD_UNITS)
+		return false;		/* beyond the window */
+	for (b = first; b <= last; b++)
+		if (mroce_rd_test(wqe->rd_map, b))
+			return false;	/* duplicate */
+
+	err = mroce_sge_copy(qp, wqe->sge, wqe->num_sge, off,
+			     (void *)p->payload, len, true);
+	if (err) {
+		wqe->state = MROCE_WQE_DONE;
+		wqe->status = err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+						 IB_WC_LOC_PROT_ERR;
+		return true;
+	}
+	for (b = first; b <= last; b++)
+		wqe->rd_map[b / 64] |= 1ULL << (b % 64);
+	while (mroce_rd_test(wqe->rd_map, 0)) {
+		mroce_rd_shift(wqe->rd_map);
+		wqe->rd_done += 1 << MROCE_RD_UNIT_SHIFT;
+		if (wqe->rd_done >= wqe->length) {
+			wqe->rd_done = wqe->length;
+			break;
+		}
+	}
+	wqe->progress_ns = mroce_now();
+	if (wqe->rd_done == wqe->length) {
+		wqe->state = MROCE_WQE_DONE;
+		wqe->status = IB_WC_SUCCESS;
+	}
+	return true;
+}
+
+static bool mroce_comp_atomic_resp(struct mroce_qp *qp,
+				   struct mroce_send_wqe *wqe,
+				   const struct mr_pkt *p)
+{
+	u64 orig = p->atomic_orig;
+	int err;
+
+	err = mroce_sge_copy(qp, wqe->sge, wqe->num_sge, 0, &orig,
+			     sizeof(orig), true);
+	wqe->state = MROCE_WQE_DONE;
+	wqe->status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	return true;
+}
+
+static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
+{
+	struct mroce_send_wqe *wqe = mroce_req_find_msn(qp, p->dxh.msn);
+	bool ok = false;
+
+	if (wqe && wqe->state == MROCE_WQE_SENT) {
+		if (p->opcode == MR_OP_READ_RESP &&
+		    wqe->mr_op == MR_OP_READ_REQ)
+			ok = mroce_comp_read_resp(qp, wqe, p);
+		else if (p->opcode == MR_OP_ATOMIC_RESP &&
+			 wqe->mr_op != MR_OP_READ_REQ &&
+			 (wqe->mr_op == MR_OP_ATOMIC_CS ||
+			  wqe->mr_op == MR_OP_ATOMIC_FA))
+			ok = mroce_comp_atomic_resp(qp, wqe, p);
+	}
+	if (!ok)
+		mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);
+}
+
+/* Receive-path entry for responder-to-requester packets (softirq). */
+void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
+{
+	struct mroce_sq *sq = &qp->sq;
+
+	if (!qp->req)
+		return;
+
+	spin_lock_bh(&sq->lock);
+	if (!qp->req->inited ||
+	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)) {
+		spin_unlock_bh(&sq->lock);
+		return;
+	}
+	switch (p->opcode) {
+	case MR_OP_ACK:
+	case MR_OP_NACK:
+		mroce_comp_ack(qp, p);
+		break;
+	case MR_OP_READ_RESP:
+	case MR_OP_ATOMIC_RESP:
+		mroce_comp_response(qp, p);
+		break;
+	default:
+		/* PROBE_REPLY: path probing is not implemented yet. */
+		break;
+	}
+	spin_unlock_bh(&sq->lock);
+
+	mroce_req_run(qp);
+}
