@@ -61,8 +61,13 @@ typedef unsigned long long __be64;
 #ifndef unlikely
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
+/*
+ * The kernel's own spelling of attributes, for userspace builds of the
+ * core. MR_GNU_ATTR keeps the raw attribute syntax in one place.
+ */
+#define MR_GNU_ATTR(x) __attribute__((x))
 #ifndef __packed
-#define __packed __attribute__((__packed__))
+#define __packed MR_GNU_ATTR(__packed__)
 #endif
 
 #endif /* __KERNEL__ */

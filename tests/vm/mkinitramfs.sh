@@ -25,7 +25,10 @@ trap 'rm -rf "$stage"' EXIT INT TERM
 
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/usr/bin" "$stage/usr/sbin" \
 	"$stage/lib" "$stage/lib64" "$stage/etc" "$stage/proc" "$stage/sys" \
-	"$stage/dev" "$stage/tmp" "$stage/run" "$stage/mr" "$stage/root"
+	"$stage/dev" "$stage/tmp" "$stage/run" "$stage/mr" "$stage/root" \
+	"$stage/var"
+# "ip netns" keeps its mount points under /var/run.
+ln -s /run "$stage/var/run"
 
 cp /bin/busybox "$stage/bin/busybox"
 
