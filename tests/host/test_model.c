@@ -1,0 +1,1144 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Model test of the protocol core: a requester built from txsb + cc + path
+ * and a responder built from rxwin + rxmsg exchange REAL encoded packets
+ * (wire.c encode -> channel -> ICRC check + decode) through a simulated
+ * multipath channel on a virtual clock.  The channel loses, reorders,
+ * duplicates, corrupts (bit flips: the ICRC must catch every one), trims
+ * and CE-marks packets in both directions, ACKs included.
+ *
+ * Messages (SEND and WRITE, 0 .. MODEL_MAX_MSG bytes, 1..6 packets) carry
+ * payload derived from a seeded PRNG so the responder verifies every byte
+ * it places at its offset.  Asserted: every message completes exactly
+ * once on both sides, completions come in msn order, data is byte-exact,
+ * nothing from a corrupted packet is ever placed, the requester only
+ * completes what the responder completed, and the run ends within a
+ * bounded virtual time.  Deterministic for a seed; MR_MODEL_SEED=<n>
+ * overrides it.
+ *
+ * Cites MR-REL, MR-LOSS, MR-MP, MR-CC, MR-ICRC behaviour end to end.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "wire.h"
+#include "psn.h"
+#include "txsb.h"
+#include "cc.h"
+#include "path.h"
+#include "rxwin.h"
+#include "rxmsg.h"
+
+#define US		1000ULL
+#define MS		1000000ULL
+#define MODEL_MTU	128			/* payload bytes per packet */
+#define MODEL_MAX_MSG	(6 * MODEL_MTU)		/* 1..6 packets */
+#define MODEL_PKT_MAX	(MR_MAX_HDR_LEN + MODEL_MTU + MR_ICRC_LEN)
+#define MODEL_POOL	16384			/* packets in the channel */
+#define MODEL_SRING	1024			/* requester message ring */
+#define MODEL_RRING	MR_RXMSG_RING		/* responder buffers */
+#define MODEL_LINKS	16			/* ECMP links in the fabric */
+#define REQ_QPN		0x000111
+#define RSP_QPN		0x000222
+#define WRITE_VA	0x7f0000000000ULL
+#define WRITE_RKEY	0x5a5a
+/*
+ * Scenario seeds are this XOR a per-scenario constant; MR_MODEL_SEED
+ * replaces the base.
+ */
+#define MODEL_BASE_SEED	0x4d6574615246ULL
+
+/* ---------------------------------------------------------------- PRNG */
+
+static u64 splitmix(u64 x)
+{
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+static u64 rnd(u64 *s)
+{
+	*s += 0x9E3779B97F4A7C15ULL;
+	return splitmix(*s);
+}
+
+/* true with probability ppm / 1e6 */
+static bool chance(u64 *s, u32 ppm)
+{
+	return ppm && rnd(s) % 1000000 < ppm;
+}
+
+/* --------------------------------------------------------- scenario */
+
+struct model_cfg {
+	const char *name;
+	u64 seed;
+	u32 n_msgs;
+	/* channel, parts per million, per packet and direction */
+	u32 loss_ppm;
+	u32 dup_ppm;
+	u32 corrupt_ppm;
+	u32 trim_ppm;
+	u32 ce_ppm;
+	u32 reorder_ppm;	/* extra delay up to jitter_ns */
+	u32 far_ppm;		/* extra delay far_min..far_max: beyond reo_wnd */
+	u64 base_ns;
+	u64 jitter_ns;
+	u64 far_min_ns;
+	u64 far_max_ns;
+	/* a fabric link that black-holes data from dead_from on */
+	bool kill_link;
+	u64 dead_from;
+	/*
+	 * or: path index 0 black-holed in [dead_from, dead_until) whatever
+	 * its entropy (e.g. a failed uplink pinned to it): re-rolls cannot
+	 * escape, only dead-path detection, failover and probing help.
+	 */
+	bool kill_path0;
+	u64 dead_until;
+	/* requester */
+	u8 n_paths;
+	bool single_path;
+	u8 cc_mode;
+	/* expectations */
+	bool expect_no_retx;
+	u64 max_virtual_ns;
+};
+
+/* Deterministic message description from (seed, msn). */
+static u32 msg_len_of(u64 seed, u32 msn)
+{
+	u64 r = splitmix(seed ^ 0x1234 ^ ((u64)msn << 20));
+
+	/* 1 in 16 empty, else up to 6 packets */
+	if ((r & 15) == 0)
+		return 0;
+	return 1 + (u32)((r >> 8) % MODEL_MAX_MSG);
+}
+
+static u8 msg_op_of(u64 seed, u32 msn)
+{
+	return (splitmix(seed ^ 0x777 ^ ((u64)msn << 24)) & 1) ?
+	       MR_OP_WRITE : MR_OP_SEND;
+}
+
+/* Byte o of message msn is byte (o % 8) of splitmix(seed, msn, o / 8). */
+static void msg_bytes(u64 seed, u32 msn, u32 off, u8 *out, u32 n)
+{
+	u64 w = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u32 o = off + i;
+
+		if (i == 0 || (o & 7) == 0)
+			w = splitmix(seed ^ ((u64)msn << 32) ^ (o >> 3));
+		out[i] = (u8)(w >> ((o & 7) * 8));
+	}
+}
+
+/* ----------------------------------------------------------- channel */
+
+struct spkt {
+	u64 t;
+	u64 seq;
+	u16 len;
+	u16 sport;
+	u8 to_rsp;		/* 1: requester -> responder */
+	u8 ce;
+	u8 corrupted;		/* oracle only: the endpoints never look */
+	u8 buf[MODEL_PKT_MAX];
+};
+
+struct channel {
+	struct spkt pool[MODEL_POOL];
+	u32 heap[MODEL_POOL];	/* min-heap of pool indices by (t, seq) */
+	u32 free_list[MODEL_POOL];
+	u32 n_heap;
+	u32 n_free;
+	u64 seq;
+	int dead_link;
+	/* counters */
+	u64 sent, lost, dups, corrupted, trimmed, ce_marked, reordered;
+	u64 dead_drops, max_depth;
+};
+
+static bool pkt_before(const struct channel *c, u32 a, u32 b)
+{
+	const struct spkt *x = &c->pool[a], *y = &c->pool[b];
+
+	return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+}
+
+static void heap_push(struct channel *c, u32 idx)
+{
+	u32 i = c->n_heap++;
+
+	c->heap[i] = idx;
+	while (i) {
+		u32 p = (i - 1) / 2;
+
+		if (!pkt_before(c, c->heap[i], c->heap[p]))
+			break;
+		c->heap[i] = c->heap[p];
+		c->heap[p] = idx;
+		i = p;
+	}
+}
+
+static u32 heap_pop(struct channel *c)
+{
+	u32 top = c->heap[0], i = 0;
+
+	c->heap[0] = c->heap[--c->n_heap];
+	for (;;) {
+		u32 l = 2 * i + 1, r = l + 1, m = i, tmp;
+
+		if (l < c->n_heap && pkt_before(c, c->heap[l], c->heap[m]))
+			m = l;
+		if (r < c->n_heap && pkt_before(c, c->heap[r], c->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		tmp = c->heap[i];
+		c->heap[i] = c->heap[m];
+		c->heap[m] = tmp;
+		i = m;
+	}
+	return top;
+}
+
+static u32 link_of(u16 sport)
+{
+	return (u32)(splitmix(sport * 0x9E37ULL) % MODEL_LINKS);
+}
+
+/* Queue one copy of a packet, with this copy's own impairments. */
+static void chan_copy(struct channel *c, const struct model_cfg *cfg,
+		      u64 *rs, u64 now, const u8 *buf, u32 len, u16 sport,
+		      bool to_rsp)
+{
+	struct spkt *k;
+	u64 delay;
+	u32 idx;
+
+	assert_true(c->n_free > 0);
+	idx = c->free_list[--c->n_free];
+	k = &c->pool[idx];
+	memcpy(k->buf, buf, len);
+	k->len = (u16)len;
+	k->sport = sport;
+	k->to_rsp = to_rsp;
+	k->ce = chance(rs, cfg->ce_ppm);
+	k->corrupted = 0;
+	c->ce_marked += k->ce;
+
+	/*
+	 * Trimming switch: cut the payload and set TRIM; the 4 bytes after
+	 * the headers stay as a (now invalid) ICRC, MR-ICRC-5.
+	 */
+	if (to_rsp && chance(rs, cfg->trim_ppm)) {
+		u32 hlen = mr_pkt_hdr_len(k->buf[1]);
+
+		if (hlen && len > hlen + MR_ICRC_LEN) {
+			k->buf[3] |= MR_F_TRIM;
+			k->len = (u16)(hlen + MR_ICRC_LEN);
+			c->trimmed++;
+		}
+	}
+	/* 1..3 bit flips: CRC32C detects all of them at these lengths */
+	if (chance(rs, cfg->corrupt_ppm)) {
+		u32 flips = 1 + (u32)(rnd(rs) % 3), bits[3], i, j;
+
+		/* distinct bits, so that no flip undoes another */
+		for (i = 0; i < flips; i++) {
+			do {
+				bits[i] = (u32)(rnd(rs) % (k->len * 8U));
+				for (j = 0; j < i && bits[j] != bits[i]; j++)
+					;
+			} while (j < i);
+			k->buf[bits[i] / 8] ^= (u8)(1U << (bits[i] % 8));
+		}
+		k->corrupted = 1;
+		c->corrupted++;
+	}
+	delay = cfg->base_ns + link_of(sport) * 250;
+	if (chance(rs, cfg->reorder_ppm)) {
+		delay += rnd(rs) % (cfg->jitter_ns + 1);
+		c->reordered++;
+	}
+	if (chance(rs, cfg->far_ppm)) {
+		delay += cfg->far_min_ns +
+			 rnd(rs) % (cfg->far_max_ns - cfg->far_min_ns + 1);
+		c->reordered++;
+	}
+	k->t = now + delay;
+	k->seq = c->seq++;
+	heap_push(c, idx);
+	if (c->n_heap > c->max_depth)
+		c->max_depth = c->n_heap;
+}
+
+static void chan_send(struct channel *c, const struct model_cfg *cfg,
+		      u64 *rs, u64 now, const u8 *buf, u32 len, u16 sport,
+		      bool to_rsp)
+{
+	c->sent++;
+	if (to_rsp && c->dead_link >= 0 &&
+	    link_of(sport) == (u32)c->dead_link) {
+		c->dead_drops++;
+		return;
+	}
+	/* MBH.path is the high byte of bytes 4..7 */
+	if (to_rsp && cfg->kill_path0 && len > 4 && buf[4] == 0 &&
+	    now >= cfg->dead_from && now < cfg->dead_until) {
+		c->dead_drops++;
+		return;
+	}
+	if (chance(rs, cfg->loss_ppm)) {
+		c->lost++;
+		return;
+	}
+	chan_copy(c, cfg, rs, now, buf, len, sport, to_rsp);
+	if (chance(rs, cfg->dup_ppm)) {
+		c->dups++;
+		chan_copy(c, cfg, rs, now, buf, len, sport, to_rsp);
+	}
+}
+
+/* --------------------------------------------------------- requester */
+
+struct smsg {
+	u32 msn;
+	u32 len;
+	u32 first_psn;
+	u32 ssn;
+	u16 npkts;
+	u16 sent;		/* packets handed to txsb */
+	u8 op;
+	u8 valid;
+};
+
+struct requester {
+	struct mr_txsb sb;
+	struct mr_cc cc;
+	struct mr_path_table pt;
+	u64 path_rng;
+	struct smsg ring[MODEL_SRING];
+	u32 next_new_msn;	/* next message to start */
+	u32 cur_msn;		/* message being packetized */
+	bool cur_active;
+	u32 done_msn;		/* next msn the requester completes */
+	u32 next_ssn;
+	u64 next_tick_ns;
+	/* counters */
+	u64 pkts_new, pkts_retx, acks, nacks_trim, icrc_drops, probes;
+	u64 probe_replies, stale_nacks, dead_failover_pkts, bad_replies;
+};
+
+/* ---------------------------------------------------------- responder */
+
+struct responder {
+	struct mr_rxwin w;
+	struct mr_rxmsg m;
+	u8 wr_mem[MODEL_RRING][MODEL_MAX_MSG];	/* WRITE target region */
+	u8 rq_mem[MODEL_RRING][MODEL_MAX_MSG];	/* receive WQE buffers */
+	u32 next_msn;		/* next completion expected */
+	u8 last_path;
+	/* counters */
+	u64 icrc_drops, placed, dup_drops, trims_nacked, trim_dups, acks;
+	u64 trim_junk;		/* corrupted trimmed packets dropped */
+};
+
+struct model {
+	struct model_cfg cfg;
+	u64 now;
+	u64 rs;			/* channel randomness */
+	u32 init_psn;
+	struct channel ch;
+	struct requester rq;
+	struct responder rp;
+};
+
+static u32 path_rand(void *ctx)
+{
+	return (u32)rnd((u64 *)ctx);
+}
+
+static void send_pkt(struct model *m, struct mr_pkt *p, u16 sport,
+		     bool to_rsp)
+{
+	u8 buf[MODEL_PKT_MAX];
+	int len = mr_pkt_encode(p, buf, sizeof(buf));
+
+	assert_true(len > 0);
+	chan_send(&m->ch, &m->cfg, &m->rs, m->now, buf, (u32)len, sport,
+		  to_rsp);
+}
+
+/* Build and send packet @k of message @g with PSN @psn on @path. */
+static void rq_emit(struct model *m, const struct smsg *g, u32 k, u32 psn,
+		    u8 path, bool retx)
+{
+	u8 payload[MODEL_MTU];
+	struct mr_pkt p;
+	u32 off = k * MODEL_MTU;
+	u32 plen = g->len - off < MODEL_MTU ? g->len - off : MODEL_MTU;
+
+	if (!g->len)
+		plen = 0;
+	memset(&p, 0, sizeof(p));
+	p.opcode = g->op;
+	p.path = path;
+	p.dqpn = RSP_QPN;
+	p.sqpn = REQ_QPN;
+	p.psn = psn;
+	p.ts = mr_txsb_stamp(&m->rq.sb, m->now);
+	p.flags = (k == 0 ? MR_F_FIRST : 0) |
+		  (k + 1 == g->npkts ? MR_F_LAST | MR_F_ACKREQ : 0) |
+		  (retx ? MR_F_RETX | MR_F_ACKREQ : 0);
+	p.dxh.msn = g->msn;
+	p.dxh.offset = off;
+	p.dxh.msg_len = g->len;
+	if (g->op == MR_OP_SEND) {
+		p.dxh.ssn = g->ssn;
+	} else {
+		p.rxh.va = WRITE_VA + (u64)(g->msn % MODEL_RRING) *
+				      MODEL_MAX_MSG;
+		p.rxh.rkey = WRITE_RKEY;
+	}
+	msg_bytes(m->cfg.seed, g->msn, off, payload, plen);
+	p.payload = payload;
+	p.payload_len = plen;
+	mr_cc_on_send(&m->rq.cc, m->now);
+	mr_path_on_send(&m->rq.pt, path, m->now);
+	send_pkt(m, &p, mr_path_sport(&m->rq.pt, path), true);
+}
+
+static struct smsg *rq_msg(struct requester *r, u32 msn)
+{
+	struct smsg *g = &r->ring[msn % MODEL_SRING];
+
+	assert_true(g->valid);
+	assert_int_equal(g->msn, msn);
+	return g;
+}
+
+/* Start the next message if there is one. */
+static bool rq_next_msg(struct model *m)
+{
+	struct requester *r = &m->rq;
+	struct smsg *g;
+
+	if (r->cur_active)
+		return true;
+	if (r->next_new_msn >= m->cfg.n_msgs)
+		return false;
+	g = &r->ring[r->next_new_msn % MODEL_SRING];
+	/* ring slot must have been completed long ago */
+	assert_false(g->valid);
+	memset(g, 0, sizeof(*g));
+	g->msn = r->next_new_msn++;
+	g->len = msg_len_of(m->cfg.seed, g->msn);
+	g->op = msg_op_of(m->cfg.seed, g->msn);
+	g->npkts = g->len ? (u16)((g->len + MODEL_MTU - 1) / MODEL_MTU) : 1;
+	if (g->op == MR_OP_SEND)
+		g->ssn = r->next_ssn++;
+	g->valid = 1;
+	r->cur_msn = g->msn;
+	r->cur_active = true;
+	return true;
+}
+
+static void rq_pump(struct model *m)
+{
+	struct requester *r = &m->rq;
+	u32 psn;
+
+	for (;;) {
+		if (!mr_txsb_can_send(&r->sb, m->now) ||
+		    !mr_cc_can_send(&r->cc, m->now, mr_txsb_inflight(&r->sb)))
+			return;
+		if (mr_txsb_next_retx(&r->sb, m->now, &psn)) {
+			const struct mr_txsb_ent *e = mr_txsb_get(&r->sb, psn);
+			struct smsg *g;
+			u8 path;
+
+			assert_non_null(e);
+			g = rq_msg(r, e->msn);
+			/* resend elsewhere than where it was lost (MR-MP) */
+			path = mr_path_pick_other(&r->pt, e->path);
+			assert_int_equal(mr_txsb_on_retx(&r->sb, psn, path,
+							 m->now), 0);
+			rq_emit(m, g, mr_psn_dist(psn, g->first_psn), psn,
+				path, true);
+			r->pkts_retx++;
+			continue;
+		}
+		if (mr_txsb_window_full(&r->sb) || !rq_next_msg(m))
+			return;
+		{
+			struct smsg *g = rq_msg(r, r->cur_msn);
+			u8 flags = 0, path = mr_path_pick(&r->pt);
+
+			if (g->sent == 0)
+				flags |= MR_TXE_FIRST;
+			if (g->sent + 1 == g->npkts)
+				flags |= MR_TXE_LAST;
+			assert_int_equal(mr_txsb_on_send(&r->sb, g->msn, flags,
+							 path, m->now, &psn),
+					 0);
+			if (g->sent == 0)
+				g->first_psn = psn;
+			rq_emit(m, g, g->sent, psn, path, false);
+			r->pkts_new++;
+			if (++g->sent == g->npkts)
+				r->cur_active = false;
+		}
+	}
+}
+
+/* Feed a scoreboard result to the path table and complete messages. */
+static void rq_apply(struct model *m, const struct mr_txsb_result *res)
+{
+	struct requester *r = &m->rq;
+	int i;
+
+	for (i = 0; i < MR_PATH_MAX; i++) {
+		if (res->path_delivered_mask & (1ULL << i))
+			mr_path_on_delivery(&r->pt, (u8)i,
+					    res->path_delivered[i], m->now);
+		if (res->path_lost_mask & (1ULL << i))
+			mr_path_on_loss(&r->pt, (u8)i, res->path_lost[i],
+					m->now);
+	}
+	if (res->newly_lost)
+		mr_cc_on_loss(&r->cc, m->now, res->newly_lost);
+	if (!res->done_valid)
+		return;
+	/* requester completions: in msn order, each exactly once */
+	assert_true(mr_seq32_diff(res->done_msn, r->done_msn) >= 0);
+	while (mr_seq32_diff(res->done_msn, r->done_msn) >= 0) {
+		struct smsg *g = rq_msg(r, r->done_msn);
+
+		/* only what the responder already completed (MR-PLACE) */
+		assert_true(mr_seq32_diff(m->rp.next_msn, g->msn) > 0);
+		assert_int_equal(g->sent, g->npkts);
+		g->valid = 0;
+		r->done_msn++;
+	}
+}
+
+static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
+{
+	struct requester *r = &m->rq;
+	struct mr_txsb_result res;
+	struct mr_pkt p;
+	int st;
+
+	if (mr_icrc_check(buf, len)) {
+		r->icrc_drops++;
+		return;
+	}
+	assert_int_equal(mr_pkt_decode(buf, len, &p), 0);
+	assert_int_equal(p.dqpn, REQ_QPN);
+	switch (p.opcode) {
+	case MR_OP_PROBE_REPLY: {
+		u32 us = mr_txsb_stamp(&r->sb, m->now) - p.ts;
+
+		r->probe_replies++;
+		if (!mr_path_on_probe_reply(&r->pt, p.path, p.psn, p.ts,
+					    (u64)us * US + 1, m->now))
+			r->bad_replies++;
+		return;
+	}
+	case MR_OP_ACK:
+		r->acks++;
+		assert_int_equal(mr_txsb_on_ack(&r->sb, &p.akh, m->now, &res),
+				 MR_TXSB_OK);
+		break;
+	case MR_OP_NACK:
+		st = mr_txsb_on_nack(&r->sb, &p.akh, &p.nkh, m->now, &res);
+		assert_true(st >= 0);
+		if (st == MR_TXSB_TRIMMED) {
+			r->nacks_trim++;
+			mr_cc_on_trim(&r->cc, m->now);
+			mr_path_on_trim(&r->pt, res.nack_path, m->now);
+		} else {
+			/* the only NACK this responder sends is TRIMMED */
+			assert_int_equal(st, MR_TXSB_IGNORED);
+			r->stale_nacks++;
+		}
+		break;
+	default:
+		fail_msg("requester got opcode %#x", p.opcode);
+		return;
+	}
+	/* a stale ACK's credit is ignored (MR-REL-20, MR-CC-14) */
+	mr_cc_on_ack(&r->cc, m->now, res.newly_acked + res.newly_sacked,
+		     p.akh.ce_count, p.akh.pkt_count,
+		     res.rtt_valid ? res.rtt_ns : 0,
+		     res.stale ? r->cc.credit : p.akh.credit);
+	mr_path_on_ack(&r->pt, p.path, p.akh.ce_count, p.akh.pkt_count,
+		       res.rtt_valid ? res.rtt_ns : 0, m->now);
+	rq_apply(m, &res);
+}
+
+static void rq_timers(struct model *m)
+{
+	struct requester *r = &m->rq;
+	struct mr_txsb_result res;
+	u8 idx;
+	int st;
+
+	if (mr_txsb_next_deadline(&r->sb) <= m->now) {
+		st = mr_txsb_on_timer(&r->sb, m->now, &res);
+		assert_int_equal(st, MR_TXSB_OK);
+		if (res.rto_fired) {
+			mr_cc_on_rto(&r->cc, m->now);
+			mr_path_on_rto(&r->pt, res.path_lost_mask, m->now);
+		}
+		rq_apply(m, &res);
+	}
+	if (m->now >= r->next_tick_ns) {
+		u64 dead = mr_path_tick(&r->pt,
+					mr_txsb_paths_in_flight(&r->sb),
+					mr_txsb_rto(&r->sb), m->now);
+		int i;
+
+		for (i = 0; dead && i < MR_PATH_MAX; i++) {
+			if (!(dead & (1ULL << i)))
+				continue;
+			memset(&res, 0, sizeof(res));
+			r->dead_failover_pkts +=
+				mr_txsb_mark_path_lost(&r->sb, (u8)i, &res);
+		}
+		r->next_tick_ns = m->now + 20 * US;
+	}
+	while (mr_path_probe_due(&r->pt, m->now, &idx)) {
+		struct mr_pkt p;
+
+		/* PROBE: MBH only, PSN = probe identifier (MR-MP-9) */
+		memset(&p, 0, sizeof(p));
+		p.opcode = MR_OP_PROBE;
+		p.path = idx;
+		p.dqpn = RSP_QPN;
+		p.sqpn = REQ_QPN;
+		p.psn = (u32)rnd(&r->path_rng) & MR_PSN_MASK;
+		p.ts = mr_txsb_stamp(&r->sb, m->now);
+		mr_path_on_probe_sent(&r->pt, idx, p.psn, p.ts, m->now);
+		send_pkt(m, &p, mr_path_sport(&r->pt, idx), true);
+		r->probes++;
+	}
+	rq_pump(m);
+}
+
+static bool rq_has_new(const struct model *m)
+{
+	return m->rq.cur_active || m->rq.next_new_msn < m->cfg.n_msgs;
+}
+
+static u64 rq_wake(const struct model *m)
+{
+	const struct requester *r = &m->rq;
+	u64 t = mr_txsb_next_deadline(&r->sb), n;
+	int i;
+
+	/* blocked by the pacer only: wake when it allows the next packet */
+	if ((r->sb.n_lost || (rq_has_new(m) &&
+			      !mr_txsb_window_full(&r->sb))) &&
+	    mr_txsb_can_send(&r->sb, m->now) &&
+	    mr_txsb_inflight(&r->sb) * (u64)MR_CC_ONE <
+	    mr_cc_window(&r->cc)) {
+		n = mr_cc_next_send_ns(&r->cc);
+		if (n < t)
+			t = n;
+	}
+	if (mr_txsb_outstanding(&r->sb) || mr_path_usable(&r->pt) < r->pt.n)
+		t = MR_MIN(t, r->next_tick_ns);
+	for (i = 0; i < r->pt.n; i++)
+		if (r->pt.path[i].state == MR_PATH_DEAD)
+			t = MR_MIN(t, r->pt.path[i].next_probe_ns);
+	return t;
+}
+
+/* --------------------------------------------------------- responder */
+
+static void rp_send_ack(struct model *m, const struct mr_pkt *trim)
+{
+	struct responder *rp = &m->rp;
+	struct mr_pkt a;
+	u16 f;
+
+	memset(&a, 0, sizeof(a));
+	f = mr_rxwin_ack_fill(&rp->w, &a.akh);
+	a.opcode = trim ? MR_OP_NACK : MR_OP_ACK;
+	a.flags = f;
+	/* echo the path of the packet that triggered it (MR-MP) */
+	a.path = trim ? trim->path : rp->last_path;
+	a.dqpn = REQ_QPN;
+	a.sqpn = RSP_QPN;
+	a.ts = (u32)(m->now / US);
+	a.akh.msn = mr_rxmsg_completed_msn(&rp->m);
+	a.akh.credit = MR_CREDIT_UNLIMITED;
+	if (trim) {
+		a.akh.ts_echo = trim->ts;
+		a.nkh.reason = MR_NACK_TRIMMED;
+		a.nkh.nack_psn = trim->psn;
+		rp->trims_nacked++;
+	}
+	rp->acks++;
+	/* the responder's own, fixed entropy */
+	send_pkt(m, &a, MR_ENTROPY_BASE | 0x155, false);
+}
+
+static void rp_complete(struct model *m)
+{
+	struct responder *rp = &m->rp;
+	struct mr_rxmsg_info info;
+	u8 want[MODEL_MAX_MSG];
+
+	while (mr_rxmsg_pop_completed(&rp->m, &info)) {
+		u8 *mem;
+
+		/* completions in msn order, each exactly once (MR-PLACE) */
+		assert_int_equal(info.msn, rp->next_msn);
+		assert_int_equal(info.msg_len, msg_len_of(m->cfg.seed,
+							  info.msn));
+		assert_int_equal(info.opcode, msg_op_of(m->cfg.seed,
+							info.msn));
+		assert_int_equal(info.bytes, info.msg_len);
+		mem = info.opcode == MR_OP_SEND ?
+		      rp->rq_mem[info.ssn % MODEL_RRING] :
+		      rp->wr_mem[info.msn % MODEL_RRING];
+		msg_bytes(m->cfg.seed, info.msn, 0, want, info.msg_len);
+		assert_memory_equal(mem, want, info.msg_len);
+		/* poison: a later message must place every byte itself */
+		memset(mem, 0xA5, MODEL_MAX_MSG);
+		rp->next_msn++;
+	}
+}
+
+static void rp_place(struct model *m, const struct mr_pkt *p)
+{
+	struct responder *rp = &m->rp;
+	u8 want[MODEL_MTU];
+	u8 *dst;
+
+	assert_int_equal(p->dxh.msg_len, msg_len_of(m->cfg.seed, p->dxh.msn));
+	assert_int_equal(p->opcode, msg_op_of(m->cfg.seed, p->dxh.msn));
+	msg_bytes(m->cfg.seed, p->dxh.msn, p->dxh.offset, want,
+		  p->payload_len);
+	assert_memory_equal(p->payload, want, p->payload_len);
+	if (p->opcode == MR_OP_SEND) {
+		dst = rp->rq_mem[p->dxh.ssn % MODEL_RRING];
+	} else {
+		u64 base = WRITE_VA + (u64)(p->dxh.msn % MODEL_RRING) *
+				      MODEL_MAX_MSG;
+
+		/* placement at RXH.va + offset (MR-PLACE) */
+		assert_int_equal(p->rxh.va, base);
+		assert_int_equal(p->rxh.rkey, WRITE_RKEY);
+		dst = rp->wr_mem[p->dxh.msn % MODEL_RRING];
+	}
+	assert_true(p->dxh.offset + p->payload_len <= MODEL_MAX_MSG);
+	memcpy(dst + p->dxh.offset, p->payload, p->payload_len);
+	rp->placed++;
+}
+
+static void rp_on_pkt(struct model *m, const struct spkt *k)
+{
+	struct responder *rp = &m->rp;
+	enum mr_rx_class cls;
+	bool trimmed;
+	struct mr_pkt p;
+	int rc;
+
+	/*
+	 * ICRC first: nothing of a corrupted packet is looked at
+	 * (MR-ICRC-4), except that a TRIM packet has no valid ICRC and is
+	 * only ever used for a NACK, never placed (MR-ICRC-5).
+	 */
+	trimmed = k->len >= 4 && (k->buf[3] & MR_F_TRIM);
+	if (!trimmed) {
+		if (mr_icrc_check(k->buf, k->len)) {
+			assert_true(k->corrupted);
+			rp->icrc_drops++;
+			return;
+		}
+		/* every corruption must have been caught above */
+		assert_false(k->corrupted);
+	}
+	rc = mr_pkt_decode(k->buf, k->len, &p);
+	if (trimmed && (rc || p.dqpn != RSP_QPN ||
+			(p.opcode != MR_OP_SEND && p.opcode != MR_OP_WRITE))) {
+		/* only a corrupted trimmed packet can be malformed */
+		assert_true(k->corrupted);
+		rp->trim_junk++;
+		return;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(p.dqpn, RSP_QPN);
+	if (p.opcode == MR_OP_PROBE) {
+		struct mr_pkt r;
+
+		/* PROBE_REPLY copies path, PSN and ts (MR-MP-10) */
+		memset(&r, 0, sizeof(r));
+		r.opcode = MR_OP_PROBE_REPLY;
+		r.path = p.path;
+		r.psn = p.psn;
+		r.dqpn = REQ_QPN;
+		r.sqpn = RSP_QPN;
+		r.ts = p.ts;
+		send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
+		return;
+	}
+	assert_true(p.opcode == MR_OP_SEND || p.opcode == MR_OP_WRITE);
+	cls = mr_rxwin_classify(&rp->w, p.psn);
+	if (trimmed) {
+		/* new: NACK TRIMMED at once; duplicate: count (MR-REL-16) */
+		if (cls == MR_RX_NEW || cls == MR_RX_NEW_OOO)
+			rp_send_ack(m, &p);
+		else if (cls == MR_RX_DUP)
+			rp->trim_dups++;
+		else
+			assert_true(k->corrupted);	/* garbled PSN */
+		return;
+	}
+	/* the requester never runs ahead of the window (MR-WIN-3) */
+	assert_int_not_equal(cls, MR_RX_BEYOND);
+	if (cls == MR_RX_NEW || cls == MR_RX_NEW_OOO) {
+		rc = mr_rxmsg_add(&rp->m, &p);
+		assert_int_equal(rc, 0);
+		rp_place(m, &p);
+		assert_true(mr_rxwin_mark(&rp->w, p.psn) >= 0);
+		rp_complete(m);
+	} else {
+		rp->dup_drops++;
+	}
+	rp->last_path = p.path;
+	if (mr_rxwin_note(&rp->w, cls, p.flags, k->ce, p.ts, m->now))
+		rp_send_ack(m, NULL);
+}
+
+static void rp_timers(struct model *m)
+{
+	if (mr_rxwin_ack_due(&m->rp.w, m->now))
+		rp_send_ack(m, NULL);
+}
+
+static u64 rp_wake(const struct model *m)
+{
+	return m->rp.w.delack_armed ? m->rp.w.ack_deadline_ns : MR_TIME_NEVER;
+}
+
+/* --------------------------------------------------------------- run */
+
+static void model_init(struct model *m, const struct model_cfg *cfg)
+{
+	struct mr_txsb_params tp;
+	struct mr_cc_params cp;
+	struct mr_path_params pp;
+	u32 i;
+
+	memset(m, 0, sizeof(*m));
+	m->cfg = *cfg;
+	if (getenv("MR_MODEL_SEED"))
+		m->cfg.seed = strtoull(getenv("MR_MODEL_SEED"), NULL, 0) ^
+			      (cfg->seed ^ MODEL_BASE_SEED);
+	m->rs = splitmix(m->cfg.seed ^ 0xC4A7);
+	/* start right below the PSN wrap so every run crosses it */
+	m->init_psn = MR_PSN_MASK - (u32)(rnd(&m->rs) % 500);
+
+	m->ch.dead_link = -1;
+	for (i = 0; i < MODEL_POOL; i++)
+		m->ch.free_list[i] = MODEL_POOL - 1 - i;
+	m->ch.n_free = MODEL_POOL;
+
+	mr_txsb_default_params(&tp);
+	assert_int_equal(mr_txsb_init(&m->rq.sb, &tp, m->init_psn), 0);
+	mr_cc_default_params(&cp);
+	cp.mode = cfg->cc_mode;
+	assert_int_equal(mr_cc_init(&m->rq.cc, &cp), 0);
+	mr_path_default_params(&pp);
+	pp.n_paths = cfg->n_paths;
+	pp.single = cfg->single_path;
+	m->rq.path_rng = splitmix(m->cfg.seed ^ 0xBA7);
+	assert_int_equal(mr_path_init(&m->rq.pt, &pp, path_rand,
+				      &m->rq.path_rng, 0), 0);
+
+	mr_rxwin_init(&m->rp.w, m->init_psn);
+	mr_rxmsg_init(&m->rp.m, 0, m->init_psn);
+	memset(m->rp.wr_mem, 0xA5, sizeof(m->rp.wr_mem));
+	memset(m->rp.rq_mem, 0xA5, sizeof(m->rp.rq_mem));
+}
+
+static bool model_done(const struct model *m)
+{
+	return m->rq.done_msn == m->cfg.n_msgs &&
+	       m->rp.next_msn == m->cfg.n_msgs;
+}
+
+static void model_run(struct model *m)
+{
+	struct timespec t0, t1;
+	u64 steps = 0, same = 0, last = 0;
+	double wall;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rq_timers(m);
+	while (!model_done(m)) {
+		u64 t = MR_MIN(rq_wake(m), rp_wake(m));
+
+		if (m->ch.n_heap)
+			t = MR_MIN(t, m->ch.pool[m->ch.heap[0]].t);
+		/* something must always be pending until everything is done */
+		assert_true(t != MR_TIME_NEVER);
+		if (t < m->now)
+			t = m->now;
+		same = t == last ? same + 1 : 0;
+		assert_true(same < 100000);	/* no livelock at one instant */
+		last = t;
+		m->now = t;
+		assert_true(m->now < m->cfg.max_virtual_ns);
+
+		if (m->cfg.kill_link && m->ch.dead_link < 0 &&
+		    m->now >= m->cfg.dead_from)
+			/* kill the link the busiest path (0) hashes onto */
+			m->ch.dead_link =
+				(int)link_of(mr_path_sport(&m->rq.pt, 0));
+
+		while (m->ch.n_heap && m->ch.pool[m->ch.heap[0]].t <= m->now) {
+			u32 idx = heap_pop(&m->ch);
+			struct spkt *k = &m->ch.pool[idx];
+
+			if (k->to_rsp)
+				rp_on_pkt(m, k);
+			else
+				rq_on_pkt(m, k->buf, k->len);
+			m->ch.free_list[m->ch.n_free++] = idx;
+		}
+		rp_timers(m);
+		rq_timers(m);
+		steps++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	wall = (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	printf("model[%s]: seed=%#llx msgs=%u pkts=%llu retx=%llu (%.2f%%) "
+	       "rto=%llu sacked=%llu rack_lost=%llu spurious=%llu\n",
+	       m->cfg.name, (unsigned long long)m->cfg.seed, m->cfg.n_msgs,
+	       (unsigned long long)m->rq.pkts_new,
+	       (unsigned long long)m->rq.pkts_retx,
+	       m->rq.pkts_new ? 100.0 * (double)m->rq.pkts_retx /
+				(double)m->rq.pkts_new : 0.0,
+	       (unsigned long long)m->rq.sb.st.rto,
+	       (unsigned long long)m->rq.sb.st.sacked,
+	       (unsigned long long)m->rq.sb.st.lost_rack,
+	       (unsigned long long)m->rq.sb.st.spurious);
+	printf("model[%s]: chan sent=%llu lost=%llu dup=%llu corrupt=%llu "
+	       "trim=%llu ce=%llu reord=%llu dead_drops=%llu | icrc_drops "
+	       "rsp=%llu req=%llu | trim_nacks=%llu dup_drops=%llu acks=%llu\n",
+	       m->cfg.name, (unsigned long long)m->ch.sent,
+	       (unsigned long long)m->ch.lost, (unsigned long long)m->ch.dups,
+	       (unsigned long long)m->ch.corrupted,
+	       (unsigned long long)m->ch.trimmed,
+	       (unsigned long long)m->ch.ce_marked,
+	       (unsigned long long)m->ch.reordered,
+	       (unsigned long long)m->ch.dead_drops,
+	       (unsigned long long)m->rp.icrc_drops,
+	       (unsigned long long)m->rq.icrc_drops,
+	       (unsigned long long)m->rp.trims_nacked,
+	       (unsigned long long)m->rp.dup_drops,
+	       (unsigned long long)m->rp.acks);
+	printf("model[%s]: paths rerolls=%llu deaths=%llu revivals=%llu "
+	       "probes=%llu failover_pkts=%llu | cc cwnd=%.2f cuts ecn=%llu "
+	       "delay=%llu loss=%llu trim=%llu | virtual=%.3f ms wall=%.2f s "
+	       "steps=%llu\n",
+	       m->cfg.name, (unsigned long long)m->rq.pt.rerolls,
+	       (unsigned long long)m->rq.pt.deaths,
+	       (unsigned long long)m->rq.pt.revivals,
+	       (unsigned long long)m->rq.probes,
+	       (unsigned long long)m->rq.dead_failover_pkts,
+	       (double)m->rq.cc.cwnd / MR_CC_ONE,
+	       (unsigned long long)m->rq.cc.st.cuts_ecn,
+	       (unsigned long long)m->rq.cc.st.cuts_delay,
+	       (unsigned long long)m->rq.cc.st.cuts_loss,
+	       (unsigned long long)m->rq.cc.st.cuts_trim,
+	       (double)m->now / 1e6, wall, (unsigned long long)steps);
+
+	/* both sides saw every message exactly once, in order */
+	assert_int_equal(m->rp.next_msn, m->cfg.n_msgs);
+	assert_int_equal(m->rq.done_msn, m->cfg.n_msgs);
+	assert_int_equal(mr_txsb_outstanding(&m->rq.sb), 0);
+	/* every corrupted copy that reached an endpoint was dropped */
+	assert_true(m->rp.icrc_drops + m->rq.icrc_drops + m->rp.trim_junk <=
+		    m->ch.corrupted);
+}
+
+static struct model *g_model;
+
+static void run_cfg(const struct model_cfg *cfg)
+{
+	if (!g_model)
+		g_model = calloc(1, sizeof(*g_model));
+	assert_non_null(g_model);
+	model_init(g_model, cfg);
+	model_run(g_model);
+}
+
+static const struct model_cfg lossy = {
+	.name = "lossy-100k",
+	.seed = MODEL_BASE_SEED,
+	.n_msgs = 100000,
+	.loss_ppm = 50000,		/* 5% in each direction */
+	.dup_ppm = 20000,
+	.corrupt_ppm = 5000,
+	.trim_ppm = 5000,
+	.ce_ppm = 20000,
+	.reorder_ppm = 200000,
+	.far_ppm = 5000,
+	.base_ns = 4 * US,
+	.jitter_ns = 30 * US,
+	.far_min_ns = 80 * US,
+	.far_max_ns = 300 * US,
+	.n_paths = 8,
+	.cc_mode = MR_CC_DCTCP_SWIFT,
+	.max_virtual_ns = 600000 * MS,
+};
+
+static void test_model_lossy(void **state)
+{
+	(void)state;
+	run_cfg(&lossy);
+	/* the impairments really happened */
+	assert_true(g_model->ch.lost > 10000);
+	assert_true(g_model->ch.corrupted > 1000);
+	assert_true(g_model->rp.icrc_drops > 500);
+	assert_true(g_model->rq.icrc_drops > 100);
+	assert_true(g_model->ch.dups > 1000);
+	assert_true(g_model->rp.trims_nacked > 100);
+	assert_true(g_model->rq.pkts_retx > 10000);
+	assert_true(g_model->rq.sb.st.sacked > 10000);
+}
+
+static void test_model_clean(void **state)
+{
+	struct model_cfg c = lossy;
+
+	(void)state;
+	c.name = "clean";
+	c.seed ^= 0x1111;
+	c.n_msgs = 20000;
+	c.loss_ppm = 0;
+	c.dup_ppm = 0;
+	c.corrupt_ppm = 0;
+	c.trim_ppm = 0;
+	c.far_ppm = 0;
+	c.jitter_ns = 10 * US;	/* reordering well inside reo_wnd */
+	c.expect_no_retx = true;
+	run_cfg(&c);
+	/* no loss and reordering within reo_wnd: nothing retransmitted */
+	assert_int_equal(g_model->rq.pkts_retx, 0);
+	assert_int_equal(g_model->rq.sb.st.rto, 0);
+	assert_int_equal(g_model->rq.sb.st.lost_rack, 0);
+	assert_true(g_model->rq.sb.st.sacked > 1000);	/* it did reorder */
+}
+
+static void test_model_path_dies(void **state)
+{
+	struct model_cfg c = lossy;
+
+	(void)state;
+	c.name = "path-dies";
+	c.seed ^= 0x2222;
+	c.n_msgs = 20000;
+	c.loss_ppm = 10000;
+	c.far_ppm = 0;
+	c.trim_ppm = 0;
+	c.kill_path0 = true;
+	c.dead_from = 20 * MS;
+	c.dead_until = 40 * MS;
+	run_cfg(&c);
+	assert_true(g_model->ch.dead_drops > 0);
+	/* declared dead, its packets moved to other paths (MR-MP-8) */
+	assert_true(g_model->rq.pt.deaths >= 1);
+	assert_true(g_model->rq.dead_failover_pkts >= 1);
+	/* probed while dead, revived once the route healed (MR-MP-9/11) */
+	assert_true(g_model->rq.probes >= 2);
+	assert_true(g_model->rq.pt.revivals >= 1);
+	assert_int_not_equal(g_model->rq.pt.path[0].state, MR_PATH_DEAD);
+	assert_true(g_model->now > c.dead_until);
+}
+
+static void test_model_path_dies_plb(void **state)
+{
+	struct model_cfg c = lossy;
+
+	(void)state;
+	c.name = "path-dies-plb";
+	c.seed ^= 0x3333;
+	c.n_msgs = 20000;
+	c.kill_link = true;
+	c.dead_from = 10 * MS;
+	run_cfg(&c);
+	assert_true(g_model->ch.dead_drops > 0);
+	assert_true(g_model->rq.pt.rerolls + g_model->rq.pt.deaths >= 1);
+}
+
+static void test_model_single_path(void **state)
+{
+	struct model_cfg c = lossy;
+
+	(void)state;
+	c.name = "single-path";
+	c.seed ^= 0x4444;
+	c.n_msgs = 10000;
+	c.single_path = true;
+	run_cfg(&c);
+	assert_int_equal(g_model->rq.pt.rerolls, 0);
+	assert_true(g_model->rq.pkts_retx > 0);
+}
+
+static void test_model_fixed_window(void **state)
+{
+	struct model_cfg c = lossy;
+
+	(void)state;
+	c.name = "fixed-window";
+	c.seed ^= 0x5555;
+	c.n_msgs = 10000;
+	c.cc_mode = MR_CC_FIXED;
+	run_cfg(&c);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(g_model);
+	g_model = NULL;
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_model_clean),
+		cmocka_unit_test(test_model_lossy),
+		cmocka_unit_test(test_model_path_dies),
+		cmocka_unit_test(test_model_path_dies_plb),
+		cmocka_unit_test(test_model_single_path),
+		cmocka_unit_test(test_model_fixed_window),
+	};
+
+	return cmocka_run_group_tests_name("model", tests, NULL, teardown);
+}
