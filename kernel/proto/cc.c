@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * MetaRoCE per-QP congestion control: DCTCP-style ECN fraction combined
- * with a Swift-style delay target (MR-CC).  See cc.h.
+ * with a Swift-style delay target (MR-CC-3..13).  See cc.h.
  */
 #include "cc.h"
 #include "wire.h"
@@ -36,7 +36,7 @@ void mr_cc_default_params(struct mr_cc_params *p)
 	 * (Swift): the pacer then spaces packets by srtt / cwnd.
 	 */
 	p->min_cwnd = MR_CC_ONE / 64;
-	/* the scoreboard cannot track more (MR-WIN) */
+	/* the scoreboard cannot track more (MR-WIN-1) */
 	p->max_cwnd = MR_CC_PKTS(256);
 	/* comparison mode behaves like RoCE without DCQCN: full window */
 	p->fixed_cwnd = MR_CC_PKTS(256);
@@ -110,7 +110,7 @@ static void clamp_cwnd(struct mr_cc *cc)
 		cc->cwnd = cc->p.max_cwnd;
 }
 
-/* Multiplicative decrease at most once per RTT (MR-CC). */
+/* Multiplicative decrease at most once per srtt (MR-CC-8). */
 static bool can_cut(const struct mr_cc *cc, u64 now)
 {
 	if (!cc->cut_valid)
@@ -185,7 +185,7 @@ u32 mr_cc_window(const struct mr_cc *cc)
 	u64 w = cc->p.mode == MR_CC_FIXED ? cc->p.fixed_cwnd : cc->cwnd;
 
 	/*
-	 * Receiver admission (AKH.credit) caps the window (MR-CC).  A grant
+	 * Receiver admission (AKH.credit) caps the window (MR-CC-2/14).  A grant
 	 * of 0 still allows one packet in flight: it serves as the probe
 	 * that fetches the next grant, so the QP cannot deadlock waiting
 	 * for an unsolicited update.
@@ -303,7 +303,7 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 	    (u64)cc->cwnd >= ((u64)cc->credit << MR_CC_SHIFT))
 		return;
 	/*
-	 * Additive increase (MR-CC): ai per window of acked packets, i.e.
+	 * Additive increase (MR-CC-13): ai per window of acked packets, i.e.
 	 * ai per RTT.  Below one packet the window grows by ai per acked
 	 * packet (Swift), as one ACK per RTT would otherwise be too slow.
 	 */
@@ -339,7 +339,7 @@ void mr_cc_on_rto(struct mr_cc *cc, u64 now_ns)
 	cc->st.rtos++;
 	if (cc->p.mode == MR_CC_FIXED)
 		return;
-	/* everything in flight is presumed gone: restart from 1 (MR-CC) */
+	/* everything in flight is presumed gone: restart from 1 (MR-CC-11) */
 	cc->cwnd = MR_CC_ONE;
 	clamp_cwnd(cc);
 	cc->cut_valid = true;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * MetaRoCE per-QP congestion control (MR-CC).
+ * MetaRoCE per-QP congestion control (MR-CC-2..18).
  *
  * Window based, in packets, with a pacing rate derived from cwnd/srtt.
  * Two congestion signals are combined, the stronger one wins:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * MetaRoCE multipath path table: spraying, PLB-style re-rolls, dead-path
- * detection and probing (MR-MP).  See path.h.
+ * detection and probing (MR-MP-1..13).  See path.h.
  */
 #include "path.h"
 #include "wire.h"
@@ -220,7 +220,7 @@ bool mr_path_reroll(struct mr_path_table *pt, u8 idx, u64 now_ns)
 /*
  * Close the path's round once it lasted an RTT and saw enough packets,
  * and judge it (PLB): congested rounds demote to SUSPECT; reroll_rounds
- * of them in a row re-roll the entropy (MR-MP).  Called before an event's
+ * of them in a row re-roll the entropy (MR-MP-6/7).  Called before an event's
  * counts are added (and from the tick), and never twice at the same
  * instant, so that all feedback of one ACK lands in the same round.
  */
@@ -380,7 +380,7 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		/*
 		 * Black hole: take it out of rotation and move it to a new
 		 * entropy, which most likely hashes around the failure; the
-		 * probes then test the new route (MR-MP).
+		 * probes then test the new route (MR-MP-8).
 		 */
 		p->state = MR_PATH_DEAD;
 		p->probe_out = false;
@@ -420,7 +420,7 @@ void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u32 probe_id,
 	p = &pt->path[idx];
 	/*
 	 * The previous probe went unanswered: its entropy may hash onto the
-	 * same broken link, so try the next probe on a fresh one (MR-MP).
+	 * same broken link, so try the next probe on a fresh one (MR-MP-9).
 	 */
 	if (p->probe_out)
 		reroll(pt, p, now_ns);
@@ -442,7 +442,7 @@ bool mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u32 probe_id,
 	if (p->state != MR_PATH_DEAD || !p->probe_out ||
 	    p->probe_id != probe_id || p->probe_ts != ts)
 		return false;
-	/* revived, but on probation until a clean round (MR-MP) */
+	/* revived, but on probation until a clean round (MR-MP-11) */
 	p->state = MR_PATH_SUSPECT;
 	p->probe_out = false;
 	p->bad_rounds = 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * MetaRoCE multipath: per-QP path table (MR-MP).
+ * MetaRoCE multipath: per-QP path table (MR-MP-1..13).
  *
  * A path is an index (carried in MBH.path, echoed by the responder) bound
  * to a 14-bit entropy value; the UDP source port 0xC000 | entropy steers
@@ -111,7 +111,7 @@ static inline u16 mr_path_entropy(const struct mr_path_table *pt, u8 idx)
 	return pt->path[idx].entropy;
 }
 
-/* UDP source port for @idx (MR-ENC). */
+/* UDP source port for @idx (MR-ENC-2, MR-MP-2). */
 static inline u16 mr_path_sport(const struct mr_path_table *pt, u8 idx)
 {
 	return MR_PATH_SPORT_BASE | pt->path[idx].entropy;

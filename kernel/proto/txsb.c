@@ -33,7 +33,7 @@ u64 mr_ib_timeout_ns(u8 timeout)
 
 u32 mr_txsb_ts(u64 now_ns)
 {
-	/* MBH timestamp: sender clock in microseconds, wraps (MR-HDR) */
+	/* MBH timestamp: sender clock in microseconds, wraps (MR-HDR-9) */
 	return (u32)mr_div64_u64(now_ns, MR_NS_PER_US);
 }
 
@@ -50,7 +50,7 @@ void mr_txsb_default_params(struct mr_txsb_params *p)
 	p->init_rto_ns = 1000 * MR_NS_PER_US;
 	p->min_rto_ns = 100 * MR_NS_PER_US;
 	p->max_rto_ns = 1000000 * MR_NS_PER_US;
-	/* RACK reordering window floor from the design brief (MR-LOSS) */
+	/* RACK reordering window floor (MR-LOSS-3) */
 	p->reo_wnd_min_ns = 50 * MR_NS_PER_US;
 	/*
 	 * Without verbs attributes every RTO expiry counts against
@@ -144,7 +144,7 @@ u64 mr_txsb_reo_wnd(const struct mr_txsb *sb)
 {
 	u64 w = sb->rtt_valid ? sb->srtt_ns >> 2 : 0;
 
-	/* reo_wnd = srtt/4, floor reo_wnd_min (MR-LOSS) */
+	/* reo_wnd = srtt/4, floor reo_wnd_min (MR-LOSS-3) */
 	return w < sb->p.reo_wnd_min_ns ? sb->p.reo_wnd_min_ns : w;
 }
 
@@ -249,7 +249,7 @@ static void mark_lost(struct mr_txsb *sb, struct mr_txsb_ent *e,
 }
 
 /*
- * RACK loss detection (RFC 8985 6.2, MR-LOSS): a packet sent before the
+ * RACK loss detection (RFC 8985 6.2, MR-LOSS-1/2): a packet sent before the
  * most recently sent delivered packet is lost once it has been outstanding
  * longer than that packet's RTT plus the reordering window, i.e. once it
  * is more than reo_wnd late relative to a later packet that made it.
@@ -341,7 +341,7 @@ int mr_txsb_on_retx(struct mr_txsb *sb, u32 psn, u8 path, u64 now_ns)
 	return 0;
 }
 
-/* Common ACK/NACK feedback path (MR-REL); validates before mutating. */
+/* Common ACK/NACK feedback (MR-REL-19/20); validates before mutating. */
 static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 		       u64 now, struct mr_txsb_result *res)
 {

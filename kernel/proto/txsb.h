@@ -3,12 +3,13 @@
  * MetaRoCE sender scoreboard.
  *
  * Tracks every outstanding request PSN of one QP over the 256-packet window
- * (MR-WIN-*): send time, path, retransmit count, sacked/lost state and the
- * message (msn) the packet belongs to.  Processes ACK/NACK feedback
- * (cumulative PSN + 256-bit SACK + timestamp echo), detects loss RACK-style
- * (time based, never by counting duplicate ACKs), runs the RTO timer with
- * RFC 6298 estimation and exponential backoff, and enforces the verbs
- * retry_cnt / rnr_retry budgets.
+ * (MR-WIN-3, MR-REL-19): send time, path, retransmit count, sacked/lost
+ * state and the message (msn) the packet belongs to.  Processes ACK/NACK
+ * feedback (cumulative PSN + 256-bit SACK + timestamp echo), detects loss
+ * RACK-style (time based, never by counting duplicate ACKs, MR-LOSS-1/2),
+ * runs the RTO timer with RFC 6298 estimation and exponential backoff
+ * (MR-LOSS-5..9), and enforces the verbs retry_cnt / rnr_retry budgets
+ * (MR-RETRY-1..9).
  *
  * Pure state machine: the caller owns the memory, passes the time in
  * (now_ns, a monotonic nanosecond clock) and performs all I/O.
@@ -19,7 +20,7 @@
 #include "compat.h"
 #include "wire.h"
 
-/* Outstanding window in packets; equals the SACK bitmap width (MR-WIN). */
+/* Outstanding window in packets = SACK bitmap width (MR-WIN-1). */
 #define MR_TXSB_WIN		MR_WINDOW
 #define MR_TXSB_WIN_MASK	(MR_TXSB_WIN - 1)
 /* Path indices carried in MBH.path and stored per packet. */
@@ -132,13 +133,13 @@ struct mr_txsb {
 	u32 n_sacked;		/* outstanding entries with SACKED */
 	u32 n_lost;		/* outstanding entries with LOST */
 
-	/* RFC 6298 estimator (MR-LOSS) */
+	/* RFC 6298 estimator (MR-LOSS-5) */
 	bool rtt_valid;
 	u64 srtt_ns;
 	u64 rttvar_ns;
 	u64 min_rtt_ns;
 
-	/* RACK: most recently sent packet known delivered (MR-LOSS) */
+	/* RACK: most recently sent packet known delivered (MR-LOSS-2) */
 	bool rack_valid;
 	u64 rack_sent_ns;
 	u64 rack_rtt_ns;
@@ -153,7 +154,7 @@ struct mr_txsb {
 	u64 retry_ref_ns;	/* L: last counted expiry or progress */
 	bool failed;		/* a budget is exhausted: send nothing */
 
-	/* RNR (MR-RETRY) */
+	/* RNR (MR-RETRY-5/6) */
 	bool rnr_active;	/* an RNR'd PSN is not yet delivered */
 	bool rnr_wait;		/* sending paused until rnr_until_ns */
 	u32 rnr_psn;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Host tests: congestion control (kernel/proto/cc.c): ECN cuts and alpha,
- * delay-target cuts at most once per RTT, additive increase, trims,
- * losses, RTO collapse, credit cap, pacing, fixed-window mode.
+ * Host tests: congestion control (kernel/proto/cc.c): ECN cuts and alpha
+ * (MR-CC-4, MR-CC-5), delay target and cuts at most once per srtt
+ * (MR-CC-6, MR-CC-7, MR-CC-8), additive increase (MR-CC-13), trims,
+ * losses, RTO collapse (MR-CC-9, MR-CC-10, MR-CC-11), credit cap
+ * (MR-CC-2, MR-CC-14), pacing (MR-CC-12), fixed-window mode (MR-CC-17).
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -16,7 +16,8 @@
  * bounded virtual time.  Deterministic for a seed; MR_MODEL_SEED=<n>
  * overrides it.
  *
- * Cites MR-REL, MR-LOSS, MR-MP, MR-CC, MR-ICRC behaviour end to end.
+ * Exercises MR-REL-1..23, MR-LOSS-1..10, MR-MP-3..11, MR-CC-2..14,
+ * MR-PLACE-2 and MR-ICRC-4/5 end to end.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -474,7 +475,7 @@ static void rq_pump(struct model *m)
 
 			assert_non_null(e);
 			g = rq_msg(r, e->msn);
-			/* resend elsewhere than where it was lost (MR-MP) */
+			/* resend elsewhere than where it was lost (MR-MP-5) */
 			path = mr_path_pick_other(&r->pt, e->path);
 			assert_int_equal(mr_txsb_on_retx(&r->sb, psn, path,
 							 m->now), 0);
@@ -529,7 +530,7 @@ static void rq_apply(struct model *m, const struct mr_txsb_result *res)
 	while (mr_seq32_diff(res->done_msn, r->done_msn) >= 0) {
 		struct smsg *g = rq_msg(r, r->done_msn);
 
-		/* only what the responder already completed (MR-PLACE) */
+		/* only what the responder already completed (MR-PLACE-2) */
 		assert_true(mr_seq32_diff(m->rp.next_msn, g->msn) > 0);
 		assert_int_equal(g->sent, g->npkts);
 		g->valid = 0;
@@ -682,7 +683,7 @@ static void rp_send_ack(struct model *m, const struct mr_pkt *trim)
 	f = mr_rxwin_ack_fill(&rp->w, &a.akh);
 	a.opcode = trim ? MR_OP_NACK : MR_OP_ACK;
 	a.flags = f;
-	/* echo the path of the packet that triggered it (MR-MP) */
+	/* echo the path of the packet that triggered it (MR-HDR-6) */
 	a.path = trim ? trim->path : rp->last_path;
 	a.dqpn = REQ_QPN;
 	a.sqpn = RSP_QPN;
@@ -709,7 +710,7 @@ static void rp_complete(struct model *m)
 	while (mr_rxmsg_pop_completed(&rp->m, &info)) {
 		u8 *mem;
 
-		/* completions in msn order, each exactly once (MR-PLACE) */
+		/* completions in msn order, each exactly once (MR-PLACE-2) */
 		assert_int_equal(info.msn, rp->next_msn);
 		assert_int_equal(info.msg_len, msg_len_of(m->cfg.seed,
 							  info.msn));
@@ -744,7 +745,7 @@ static void rp_place(struct model *m, const struct mr_pkt *p)
 		u64 base = WRITE_VA + (u64)(p->dxh.msn % MODEL_RRING) *
 				      MODEL_MAX_MSG;
 
-		/* placement at RXH.va + offset (MR-PLACE) */
+		/* placement at RXH.va + offset (MR-PLACE-3) */
 		assert_int_equal(p->rxh.va, base);
 		assert_int_equal(p->rxh.rkey, WRITE_RKEY);
 		dst = rp->wr_mem[p->dxh.msn % MODEL_RRING];

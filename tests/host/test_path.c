@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Host tests: multipath path table (kernel/proto/path.c): entropy
- * allocation, WRR spraying, PLB-style re-rolls on ECN / loss / trims /
- * RTO, dead-path detection, probing and revival, single-path mode.
+ * allocation (MR-MP-2), WRR spraying (MR-MP-4, MR-MP-5), rounds and
+ * PLB-style re-rolls on ECN / loss / trims / RTO (MR-MP-6, MR-MP-7),
+ * dead-path detection (MR-MP-8), probing and revival (MR-MP-9, MR-MP-11),
+ * all paths dead (MR-MP-12), single-path mode (MR-MP-13).
  */
 #include <stdarg.h>
 #include <stddef.h>

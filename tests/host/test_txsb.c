@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Host tests: sender scoreboard (kernel/proto/txsb.c): window edges, PSN
- * wraparound, cumulative + SACK processing, RACK reorder-vs-loss, RTO
- * estimation/backoff/retry budget, RNR and other NACKs.
+ * Host tests: sender scoreboard (kernel/proto/txsb.c): window edges and
+ * PSN wraparound (MR-WIN-1, MR-WIN-3), cumulative + SACK processing and
+ * ACK validation (MR-REL-19, MR-REL-20), RACK reorder-vs-loss (MR-LOSS-1,
+ * MR-LOSS-2, MR-LOSS-3), RTT/RTO estimation and backoff (MR-LOSS-4 ..
+ * MR-LOSS-9), retry and RNR budgets (MR-RETRY-1, MR-RETRY-5, MR-RETRY-6,
+ * MR-RETRY-7, MR-RETRY-9) and NACK handling (MR-REL-23, MR-LOSS-10).
  */
 #include <stdarg.h>
 #include <stddef.h>
