@@ -262,6 +262,9 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 		delay_sig = false;
 	}
 
+	/* a loss or trim signal at this instant: no growth (MR-CC-8) */
+	if (!ecn_sig && !delay_sig && cc->sig_valid && cc->sig_ns == now_ns)
+		return;
 	if (ecn_sig || delay_sig) {
 		u32 keep = MR_CC_ONE, k;
 		bool by_delay = false;
@@ -315,12 +318,37 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 	else
 		inc = (u64)cc->p.ai * acked;
 	inc += cc->cwnd;
-	cc->cwnd = inc > cc->p.max_cwnd ? cc->p.max_cwnd : (u32)inc;
+	inc = inc > cc->p.max_cwnd ? cc->p.max_cwnd : inc;
+	/* remember this instant's growth: a later signal takes it back */
+	if (cc->grow_ns != now_ns)
+		cc->grow = 0;
+	cc->grow += (u32)inc - cc->cwnd;
+	cc->grow_ns = now_ns;
+	cc->cwnd = (u32)inc;
+}
+
+/*
+ * A loss or trim signal: take back growth applied at this instant by an
+ * mr_cc_on_ack() of the same feedback (MR-CC-8) and remember the signal
+ * for an mr_cc_on_ack() still to come.
+ */
+static void cong_signal(struct mr_cc *cc, u64 now)
+{
+	if (cc->grow_ns == now && cc->grow) {
+		cc->cwnd -= cc->grow;
+		cc->grow = 0;
+		clamp_cwnd(cc);
+	}
+	cc->sig_valid = true;
+	cc->sig_ns = now;
 }
 
 void mr_cc_on_loss(struct mr_cc *cc, u64 now_ns, u32 n)
 {
-	if (cc->p.mode == MR_CC_FIXED || !n || !can_cut(cc, now_ns))
+	if (cc->p.mode == MR_CC_FIXED || !n)
+		return;
+	cong_signal(cc, now_ns);
+	if (!can_cut(cc, now_ns))
 		return;
 	cc->st.cuts_loss++;
 	cut(cc, now_ns, MR_CC_ONE - cc->p.loss_mdf);
@@ -328,7 +356,10 @@ void mr_cc_on_loss(struct mr_cc *cc, u64 now_ns, u32 n)
 
 void mr_cc_on_trim(struct mr_cc *cc, u64 now_ns)
 {
-	if (cc->p.mode == MR_CC_FIXED || !can_cut(cc, now_ns))
+	if (cc->p.mode == MR_CC_FIXED)
+		return;
+	cong_signal(cc, now_ns);
+	if (!can_cut(cc, now_ns))
 		return;
 	cc->st.cuts_trim++;
 	cut(cc, now_ns, MR_CC_ONE - cc->p.trim_mdf);

@@ -83,6 +83,15 @@ struct mr_cc {
 	/* once-per-RTT decrease gate */
 	bool cut_valid;
 	u64 last_cut_ns;
+	/*
+	 * Loss/trim signals and growth of the current instant: the signals
+	 * of one ACK may be fed in any order without the window growing
+	 * while a signal is present (MR-CC-8).
+	 */
+	bool sig_valid;
+	u64 sig_ns;
+	u64 grow_ns;
+	u32 grow;		/* growth applied at grow_ns */
 	/* pacing */
 	u64 next_send_ns;
 	struct mr_cc_stats st;
@@ -100,7 +109,11 @@ int mr_cc_init(struct mr_cc *cc, const struct mr_cc_params *p);
  */
 void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 		  u32 pkt_count, u64 rtt_ns, u32 credit);
-/* @n packets declared lost (RACK); one decrease per RTT at most. */
+/*
+ * @n packets declared lost (RACK); one decrease per RTT at most.  The
+ * loss and trim signals of an ACK may be given before or after its
+ * mr_cc_on_ack(): either way the window does not grow on that ACK.
+ */
 void mr_cc_on_loss(struct mr_cc *cc, u64 now_ns, u32 n);
 /* A trimmed NACK: a switch queue overflowed on this QP's path. */
 void mr_cc_on_trim(struct mr_cc *cc, u64 now_ns);

@@ -210,6 +210,34 @@ static void test_loss_trim_rto(void **state)
 	assert_int_equal(cc.cwnd, cc.p.min_cwnd);
 }
 
+static void test_no_growth_with_signal(void **state)
+{
+	u64 t = 0;
+	u32 w;
+
+	(void)state;
+	setup(true, true);
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 20 * US, NOCR);
+	mr_cc_on_loss(&cc, t += 1 * US, 1);	/* cut: the gate closes */
+	w = cc.cwnd;
+	/* ACK first, then its losses (gate closed): growth taken back */
+	t += 2 * US;
+	mr_cc_on_ack(&cc, t, 4, 0, 4, 20 * US, NOCR);
+	assert_true(cc.cwnd > w);
+	mr_cc_on_loss(&cc, t, 1);
+	assert_int_equal(cc.cwnd, w);
+	assert_int_equal(cc.st.cuts_loss, 1);
+	/* losses first, then the ACK: no growth either */
+	t += 2 * US;
+	mr_cc_on_trim(&cc, t);
+	mr_cc_on_ack(&cc, t, 4, 0, 4, 20 * US, NOCR);
+	assert_int_equal(cc.cwnd, w);
+	assert_int_equal(cc.st.cuts_trim, 0);
+	/* the next instant without a signal grows again */
+	mr_cc_on_ack(&cc, t + 1, 4, 0, 4, 20 * US, NOCR);
+	assert_true(cc.cwnd > w);
+}
+
 static void test_credit_cap(void **state)
 {
 	u64 t = 0;
@@ -309,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_delay_cut_once_per_rtt),
 		cmocka_unit_test(test_flow_scaling),
 		cmocka_unit_test(test_loss_trim_rto),
+		cmocka_unit_test(test_no_growth_with_signal),
 		cmocka_unit_test(test_credit_cap),
 		cmocka_unit_test(test_pacing),
 		cmocka_unit_test(test_fixed_mode),
