@@ -105,7 +105,8 @@ int mr_cc_init(struct mr_cc *cc, const struct mr_cc_params *p);
 /*
  * Feedback from one ACK: @acked packets newly delivered (cum + SACK),
  * @ce_count / @pkt_count from the AKH, @rtt_ns an RTT sample (0: none),
- * @credit the AKH grant (MR_CC_NO_CREDIT: no limit).
+ * @credit the AKH grant (MR_CC_NO_CREDIT: no limit; for a stale ACK,
+ * mr_txsb_result.stale, pass cc->credit: its grant is ignored, MR-REL-20).
  */
 void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 		  u32 pkt_count, u64 rtt_ns, u32 credit);
