@@ -71,8 +71,9 @@ boot() {
 # judge_kunit DIR: the run's verdict from its KTAP. Prints the failures and
 # "COUNTS <passed> <failed>"; exit status 0 only if every case passed.
 judge_kunit() {
-	python3 "$kunit_py" parse --json="$1/kunit.json" \
-		"$1/single.console.log" >"$1/kunit-parse.log" 2>&1
+	python3 "$here/ktap-extract.py" "$1/single.console.log" >"$1/run.ktap"
+	python3 "$kunit_py" parse --json="$1/kunit.json" "$1/run.ktap" \
+		>"$1/kunit-parse.log" 2>&1
 	st=$?
 	python3 - "$1/kunit.json" <<'PY'
 import json, sys

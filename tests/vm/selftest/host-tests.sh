@@ -43,5 +43,51 @@ check "bare trace" flag "[    3.1] Call Trace:"
 check "scenario text is not kernel output" clean "[server] FAIL: WARNING: bandwidth low" "BUG: in scenario text"
 check "kunit output mentioning BUG" clean "[    5.0]     # mr_test: expected BUG_ON not hit" "[    5.0]     ok 1 mr_test"
 
+# KTAP extraction: suites of two modules (each numbering from 1) after the
+# boot-time "1..0" must parse as one document; a failing or crashed case
+# must make kunit.py report failure, and an all-pass log must not.
+kunit_py="${KSRC:-/usr/src/linux-source-6.1}/tools/testing/kunit/kunit.py"
+ktap() {
+	name=$1
+	want=$2
+	count=$3
+	shift 3
+	{
+		echo "[    9.8] KTAP version 1"
+		echo "[    9.9] 1..0"
+		echo "MR-BEGIN role=single"
+		printf '%s\n' "$@"
+		echo "MR-SCENARIO-END rc=0"
+		echo "[   30.0]     ok 9 after-the-end-is-ignored"
+	} >"$tmp/console"
+	python3 "$here/../ktap-extract.py" "$tmp/console" >"$tmp/ktap"
+	if python3 "$kunit_py" parse "$tmp/ktap" >"$tmp/parse" 2>&1; then
+		got=pass
+	else
+		got=fail
+	fi
+	if [ "$got" = "$want" ] && grep -q "Ran $count tests" "$tmp/parse"; then
+		pass=$((pass + 1))
+	else
+		echo "not ok - vm-judge: ktap $name: expected $want, got $got"
+		sed 's/^/    /' "$tmp/parse" | tail -5
+		fail=$((fail + 1))
+	fi
+}
+suite() {
+	# suite NAME RESULT(ok|not ok) : one module's KTAP with a single case.
+	printf '%s\n' "[   10.0]     KTAP version 1" "[   10.0]     # Subtest: $1" \
+		"[   10.0]     1..1" "[   10.1]     $2 1 $1_case" "[   10.1] $2 1 $1"
+}
+if [ -f "$kunit_py" ]; then
+	ktap "two modules pass" pass 2 "$(suite a ok)" "$(suite b ok)"
+	ktap "second module fails" fail 2 "$(suite a ok)" "$(suite b 'not ok')"
+	ktap "suite crashed mid-way" fail 4 "$(suite a ok)" \
+		"[   11.0]     KTAP version 1" "[   11.0]     # Subtest: crashed" "[   11.0]     1..3"
+else
+	echo "not ok - vm-judge: $kunit_py missing (run scripts/install-deps.sh)"
+	fail=$((fail + 1))
+fi
+
 echo "vm-judge: $pass passed, $fail failed"
 [ $fail -eq 0 ]
