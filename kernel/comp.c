@@ -244,6 +244,8 @@ void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 	spin_lock_bh(&sq->lock);
 	if (!qp->req->inited ||
 	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)) {
+		/* MR-MAL-5 */
+		mroce_count(qp->dev, MROCE_CNT_QPN_DROPS);
 		spin_unlock_bh(&sq->lock);
 		return;
 	}

@@ -16,6 +16,7 @@
 #include <linux/inetdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
+#include <linux/vmalloc.h>
 #include <net/addrconf.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cache.h>
@@ -437,12 +438,10 @@ static void mrt_qp_state_machine(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_SQD), -EINVAL);
 	/* INIT without its required attributes. */
 	KUNIT_EXPECT_EQ(test, mrt_to(r.qp, IB_QPS_INIT), -EINVAL);
-	/* Bad port. */
-	a.qp_state = IB_QPS_INIT;
-	a.port_num = 2;
-	KUNIT_EXPECT_NE(test, ib_modify_qp(r.qp, &a, IB_QP_STATE |
-					   IB_QP_PKEY_INDEX | IB_QP_PORT |
-					   IB_QP_ACCESS_FLAGS), 0);
+	/*
+	 * A bad port is not tested through ib_modify_qp(): 6.1's
+	 * _ib_modify_qp() reads port_data[port] before validating it.
+	 */
 	KUNIT_EXPECT_EQ(test, mrt_qp_state(r.qp), IB_QPS_RESET);
 
 	KUNIT_EXPECT_EQ(test, mrt_to_init(r.qp), 0);
@@ -818,4 +817,792 @@ static struct kunit_suite mrt_verbs_suite = {
 	.test_cases = mrt_verbs_cases,
 };
 
-kunit_test_suites(&mrt_device_suite, &mrt_verbs_suite);
+
+/* ---- suite: RC traffic between two devices (mra <-> mrb) ------------- */
+
+static struct mroce_dev *mrt_da, *mrt_db;
+static int mrt_ga, mrt_gb;
+
+static int mrt_rc_suite_init(struct kunit_suite *suite)
+{
+	struct net_device *na, *nb;
+	int err;
+
+	err = mroce_global_init();
+	if (err)
+		return err;
+	na = mrt_ndev_get("mrk0");
+	nb = mrt_ndev_get("mrk1");
+	err = -ENODEV;
+	if (na && nb) {
+		err = mroce_dev_add("mrt_ra", na);
+		mrt_da = err ? NULL : mroce_dev_find_ndev(na);
+		if (!err)
+			err = mroce_dev_add("mrt_rb", nb);
+		mrt_db = err ? NULL : mroce_dev_find_ndev(nb);
+	}
+	if (na)
+		dev_put(na);
+	if (nb)
+		dev_put(nb);
+	if (err)
+		return err;
+	mrt_ga = mrt_gid_index(mrt_da, MRT_IP_A);
+	mrt_gb = mrt_gid_index(mrt_db, MRT_IP_B);
+	return 0;
+}
+
+static void mrt_rc_suite_exit(struct kunit_suite *suite)
+{
+	if (mrt_da)
+		mrt_dev_del(mrt_da);
+	if (mrt_db)
+		mrt_dev_del(mrt_db);
+	mrt_da = NULL;
+	mrt_db = NULL;
+}
+
+/* One side of a connection. */
+struct mrt_ep {
+	struct mroce_dev *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;	/* send and receive */
+	struct ib_qp *qp;
+	int events;
+};
+
+static void mrt_ep_event(struct ib_event *ev, void *ctx)
+{
+	struct mrt_ep *ep = ctx;
+
+	ep->events++;
+}
+
+static void mrt_ep_init(struct kunit *test, struct mrt_ep *ep,
+			struct mroce_dev *dev)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = 64, .max_recv_wr = 64,
+			.max_send_sge = 4, .max_recv_sge = 4,
+			.max_inline_data = 128,
+		},
+		.event_handler = mrt_ep_event,
+	};
+	struct ib_cq_init_attr cattr = { .cqe = 256 };
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	ep->dev = dev;
+	init.qp_context = ep;
+	ep->pd = ib_alloc_pd(&dev->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->pd));
+	ep->cq = ib_create_cq(&dev->ibdev, NULL, mrt_ep_event, ep, &cattr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->cq));
+	init.send_cq = ep->cq;
+	init.recv_cq = ep->cq;
+	ep->qp = ib_create_qp(ep->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->qp));
+}
+
+static void mrt_ep_free(struct mrt_ep *ep)
+{
+	if (!IS_ERR_OR_NULL(ep->qp))
+		ib_destroy_qp(ep->qp);
+	if (!IS_ERR_OR_NULL(ep->cq))
+		ib_destroy_cq(ep->cq);
+	if (!IS_ERR_OR_NULL(ep->pd))
+		ib_dealloc_pd(ep->pd);
+}
+
+/* Connect a (on device A) and b (on device B), both to RTS. */
+static void mrt_connect(struct kunit *test, struct mrt_ep *a,
+			struct mrt_ep *b)
+{
+	mrt_ep_init(test, a, mrt_da);
+	mrt_ep_init(test, b, mrt_db);
+	KUNIT_ASSERT_GE(test, mrt_ga, 0);
+	KUNIT_ASSERT_GE(test, mrt_gb, 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(a->qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(b->qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(a->qp, b->qp->qp_num, mrt_ga,
+					 MRT_IP_B, 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(b->qp, a->qp->qp_num, mrt_gb,
+					 MRT_IP_A, 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(a->qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(b->qp), 0);
+}
+
+static void mrt_dump_dev(struct mroce_dev *dev)
+{
+	int i;
+
+	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
+		if (mroce_counter_read(dev, i))
+			pr_info("mrt: %s counter %d = %llu\n",
+				dev_name(&dev->ibdev.dev), i,
+				mroce_counter_read(dev, i));
+}
+
+/* Poll one completion, waiting up to 10 s; dumps state on timeout. */
+static int mrt_poll(struct mrt_ep *ep, struct ib_wc *wc)
+{
+	struct mroce_qp *qp = to_mqp(ep->qp);
+	struct mroce_req *req = qp->req;
+	int i, n;
+
+	for (i = 0; i < 10000; i++) {
+		n = ib_poll_cq(ep->cq, 1, wc);
+		if (n)
+			return n;
+		usleep_range(500, 1000);
+	}
+	pr_info("mrt: poll timeout qp %u state %d sq %u/%u cur %u+%u\n",
+		ep->qp->qp_num, qp->state, qp->sq.head, qp->sq.tail,
+		req ? req->cur : 0, req ? req->cur_off : 0);
+	if (req)
+		pr_info("mrt: una %u nxt %u sacked %u lost %u cwnd %u srtt %llu rto %llu next_send %llu now %llu msn_done %u msn_next %u\n",
+			req->sb.una, req->sb.nxt, req->sb.n_sacked,
+			req->sb.n_lost, req->cc.cwnd, req->cc.srtt_ns,
+			mr_txsb_rto(&req->sb), mr_cc_next_send_ns(&req->cc),
+			mroce_now(), req->msn_done, req->msn_next);
+	mrt_dump_dev(mrt_da);
+	mrt_dump_dev(mrt_db);
+	return 0;
+}
+
+static int mrt_post_recv(struct mrt_ep *ep, void *buf, u32 len, u64 wr_id)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)buf,
+		.length = len,
+		.lkey = ep->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+	};
+	const struct ib_recv_wr *bad;
+
+	return ib_post_recv(ep->qp, &wr, &bad);
+}
+
+static int mrt_post_rdma(struct mrt_ep *ep, enum ib_wr_opcode op, void *buf,
+			 u32 len, u64 raddr, u32 rkey, u64 wr_id)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)buf,
+		.length = len,
+		.lkey = ep->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = wr_id, .opcode = op,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge, .num_sge = len ? 1 : 0,
+			.ex.imm_data = cpu_to_be32(0xabcd0000 | (u32)wr_id),
+		},
+		.remote_addr = raddr,
+		.rkey = rkey,
+	};
+	const struct ib_send_wr *bad;
+
+	return ib_post_send(ep->qp, &wr.wr, &bad);
+}
+
+static void mrt_fill(u8 *p, u32 len, u32 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed + i * 13 + (i >> 8));
+}
+
+static void mrt_rc_send(struct kunit *test)
+{
+	struct mrt_ep a = {}, b = {};
+	const u32 len = 5000;	/* 5 packets at MTU 1024 */
+	const struct ib_send_wr *bad;
+	struct ib_send_wr wr = {};
+	struct ib_sge sge[3];
+	u8 *src, *dst;
+	struct ib_wc wc;
+
+	mrt_connect(test, &a, &b);
+	src = kunit_kzalloc(test, len, GFP_KERNEL);
+	dst = kunit_kzalloc(test, 2 * len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	mrt_fill(src, len, 1);
+
+	KUNIT_ASSERT_EQ(test, mrt_post_recv(&b, dst, len, 10), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_recv(&b, dst + len, 64, 11), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_recv(&b, dst + len + 64, 64, 12), 0);
+
+	/* Multi-packet SEND gathered from three SGEs. */
+	sge[0] = (struct ib_sge){ (uintptr_t)src, 1000, a.pd->local_dma_lkey };
+	sge[1] = (struct ib_sge){ (uintptr_t)src + 1000, 3000,
+				  a.pd->local_dma_lkey };
+	sge[2] = (struct ib_sge){ (uintptr_t)src + 4000, 1000,
+				  a.pd->local_dma_lkey };
+	wr.wr_id = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.sg_list = sge;
+	wr.num_sge = 3;
+	KUNIT_ASSERT_EQ(test, ib_post_send(a.qp, &wr, &bad), 0);
+
+	/* SEND_WITH_IMM and an inline SEND. */
+	sge[0] = (struct ib_sge){ (uintptr_t)src, 64, a.pd->local_dma_lkey };
+	wr.wr_id = 2;
+	wr.opcode = IB_WR_SEND_WITH_IMM;
+	wr.ex.imm_data = cpu_to_be32(0x1234);
+	wr.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, ib_post_send(a.qp, &wr, &bad), 0);
+	wr.wr_id = 3;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE;
+	sge[0].addr = (uintptr_t)src + 100;
+	KUNIT_ASSERT_EQ(test, ib_post_send(a.qp, &wr, &bad), 0);
+
+	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 10ULL);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, len), 0);
+
+	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 11ULL);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0x1234U);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + len, src, 64), 0);
+
+	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 12ULL);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + len + 64, src + 100, 64), 0);
+
+	/* Sender completions, in order. */
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 3ULL);
+
+	KUNIT_EXPECT_GT(test, mroce_counter_read(mrt_da, MROCE_CNT_TX_PKTS),
+			0ULL);
+	KUNIT_EXPECT_GT(test, mroce_counter_read(mrt_db, MROCE_CNT_ACK_TX),
+			0ULL);
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+}
+
+static void mrt_rc_write_read(struct kunit *test, u32 len)
+{
+	struct mrt_ep a = {}, b = {};
+	u8 *src, *remote, *back, *rbuf;
+	struct ib_wc wc;
+
+	mrt_connect(test, &a, &b);
+	src = vzalloc(len);
+	remote = vzalloc(len);
+	back = vzalloc(len);
+	rbuf = kunit_kzalloc(test, 16, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, src && remote && back && rbuf);
+	mrt_fill(src, len, 7);
+
+	/* WRITE, then WRITE_WITH_IMM (consumes a receive), then READ. */
+	KUNIT_ASSERT_EQ(test, mrt_post_recv(&b, rbuf, 16, 20), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_WRITE, src, len,
+					    (uintptr_t)remote,
+					    b.pd->unsafe_global_rkey, 1), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_WRITE_WITH_IMM, src,
+					    16, (uintptr_t)remote,
+					    b.pd->unsafe_global_rkey, 2), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_READ, back, len,
+					    (uintptr_t)remote,
+					    b.pd->unsafe_global_rkey, 3), 0);
+
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 3ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(remote, src, len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(back, src, len), 0);
+
+	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 20ULL);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xabcd0002U);
+
+	/* QPs first: a late duplicate READ_REQ must not read freed memory. */
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+	vfree(src);
+	vfree(remote);
+	vfree(back);
+}
+
+static void mrt_rc_write_read_small(struct kunit *test)
+{
+	mrt_rc_write_read(test, 10000);
+}
+
+/* Larger than the 256-packet window: window and CC gating. */
+static void mrt_rc_write_read_large(struct kunit *test)
+{
+	mrt_rc_write_read(test, 1 << 20);
+}
+
+static int mrt_post_atomic(struct mrt_ep *ep, enum ib_wr_opcode op, u64 *res,
+			   u64 raddr, u32 rkey, u64 cmp_add, u64 swap,
+			   u64 wr_id)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)res, .length = 8,
+		.lkey = ep->pd->local_dma_lkey,
+	};
+	struct ib_atomic_wr wr = {
+		.wr = {
+			.wr_id = wr_id, .opcode = op,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge, .num_sge = 1,
+		},
+		.remote_addr = raddr, .compare_add = cmp_add, .swap = swap,
+		.rkey = rkey,
+	};
+	const struct ib_send_wr *bad;
+
+	return ib_post_send(ep->qp, &wr.wr, &bad);
+}
+
+/* A fast-reg MR over @buf registered through @ep's own QP. */
+static struct ib_mr *mrt_fr_mr(struct kunit *test, struct mrt_ep *ep,
+			       void *buf, u32 len, int access)
+{
+	struct scatterlist sg;
+	struct ib_mr *ibmr;
+	struct ib_wc wc;
+
+	ibmr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	sg_init_one(&sg, buf, len);
+	sg_dma_address(&sg) = (uintptr_t)buf;
+	sg_dma_len(&sg) = len;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(ibmr, &sg, 1, NULL, PAGE_SIZE), 1);
+	KUNIT_ASSERT_EQ(test, mrt_post_reg(ep->qp, ibmr, access, 50), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(ep, &wc), 1);
+	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+	return ibmr;
+}
+
+static void mrt_rc_atomic(struct kunit *test)
+{
+	struct mrt_ep a = {}, b = {};
+	struct ib_mr *ibmr;
+	struct ib_wc wc;
+	u64 *target, *res;
+	u32 rkey;
+
+	mrt_connect(test, &a, &b);
+	target = kunit_kzalloc(test, 16, GFP_KERNEL);
+	res = kunit_kzalloc(test, 24, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, target && res);
+	*target = 5;
+	/* The PD's global rkey has no atomic right: a fast-reg MR does. */
+	ibmr = mrt_fr_mr(test, &b, target, 16, IB_ACCESS_LOCAL_WRITE |
+			 IB_ACCESS_REMOTE_ATOMIC);
+	rkey = ibmr->rkey;
+
+	KUNIT_ASSERT_EQ(test, mrt_post_atomic(&a, IB_WR_ATOMIC_FETCH_AND_ADD,
+					      &res[0], ibmr->iova, rkey,
+					      3, 0, 1), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_atomic(&a, IB_WR_ATOMIC_CMP_AND_SWP,
+					      &res[1], ibmr->iova, rkey,
+					      8, 100, 2), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_atomic(&a, IB_WR_ATOMIC_CMP_AND_SWP,
+					      &res[2], ibmr->iova, rkey,
+					      1, 7, 3), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_FETCH_ADD);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_COMP_SWAP);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 3ULL);
+	KUNIT_EXPECT_EQ(test, res[0], 5ULL);
+	KUNIT_EXPECT_EQ(test, res[1], 8ULL);
+	KUNIT_EXPECT_EQ(test, res[2], 100ULL);
+	KUNIT_EXPECT_EQ(test, *target, 100ULL);
+
+	ib_dereg_mr(ibmr);
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+}
+
+static void mrt_rc_rnr(struct kunit *test)
+{
+	struct mrt_ep a = {}, b = {};
+	u64 rnr_tx = mroce_counter_read(mrt_db, MROCE_CNT_NACK_TX_RNR);
+	u8 src[32], *dst;
+	struct ib_wc wc;
+	struct ib_sge sge;
+	struct ib_send_wr wr = {};
+	const struct ib_send_wr *bad;
+
+	mrt_connect(test, &a, &b);
+	dst = kunit_kzalloc(test, 32, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	mrt_fill(src, sizeof(src), 3);
+	sge = (struct ib_sge){ (uintptr_t)src, 32, a.pd->local_dma_lkey };
+	wr.wr_id = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	/* No receive posted yet: the responder answers RNR. */
+	KUNIT_ASSERT_EQ(test, ib_post_send(a.qp, &wr, &bad), 0);
+	msleep(20);
+	KUNIT_EXPECT_GT(test, mroce_counter_read(mrt_db,
+						 MROCE_CNT_NACK_TX_RNR),
+			rnr_tx);
+	KUNIT_ASSERT_EQ(test, mrt_post_recv(&b, dst, 32, 9), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, 32), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+}
+
+static void mrt_rc_remote_access_error(struct kunit *test)
+{
+	struct mrt_ep a = {}, b = {};
+	u64 viol = mroce_counter_read(mrt_db, MROCE_CNT_RKEY_VIOLATIONS);
+	u8 *src, *remote;
+	struct ib_wc wc;
+
+	mrt_connect(test, &a, &b);
+	src = kunit_kzalloc(test, 64, GFP_KERNEL);
+	remote = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, src && remote);
+	mrt_fill(src, 64, 9);
+
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_WRITE, src, 64,
+					    (uintptr_t)remote,
+					    b.pd->unsafe_global_rkey ^ 0x5a, 1),
+			0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(a.qp), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(b.qp), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, mroce_counter_read(mrt_db,
+						 MROCE_CNT_RKEY_VIOLATIONS),
+			viol + 1);
+	/* Nothing was placed. */
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(remote, 0, 64));
+
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+}
+
+static void mrt_rc_send_inv(struct kunit *test)
+{
+	const int acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	struct mrt_ep a = {}, b = {};
+	const struct ib_send_wr *bad;
+	struct ib_send_wr wr = {};
+	struct scatterlist sg;
+	struct ib_mr *ibmr;
+	struct ib_sge sge;
+	struct ib_wc wc;
+	u8 *buf, *dst, src[16] = {};
+
+	mrt_connect(test, &a, &b);
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	dst = kunit_kzalloc(test, 16, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, buf && dst);
+
+	/* B registers a fast-reg MR on its own QP. */
+	ibmr = ib_alloc_mr(b.pd, IB_MR_TYPE_MEM_REG, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	sg_init_one(&sg, buf, 512);
+	sg_dma_address(&sg) = (uintptr_t)buf;
+	sg_dma_len(&sg) = 512;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(ibmr, &sg, 1, NULL, PAGE_SIZE), 1);
+	KUNIT_ASSERT_EQ(test, mrt_post_reg(b.qp, ibmr, acc, 50), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+
+	/* A writes through it, then invalidates it with SEND_WITH_INV. */
+	mrt_fill(src, sizeof(src), 4);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_WRITE, src, 16,
+					    ibmr->iova, ibmr->rkey, 1), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, src, 16), 0);
+
+	KUNIT_ASSERT_EQ(test, mrt_post_recv(&b, dst, 16, 60), 0);
+	sge = (struct ib_sge){ (uintptr_t)src, 16, a.pd->local_dma_lkey };
+	wr.wr_id = 2;
+	wr.opcode = IB_WR_SEND_WITH_INV;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.ex.invalidate_rkey = ibmr->rkey;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, ib_post_send(a.qp, &wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc.ex.invalidate_rkey, ibmr->rkey);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+
+	/* The invalidated rkey is refused now. */
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_WRITE, src, 16,
+					    ibmr->iova, ibmr->rkey, 3), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+
+	ib_dereg_mr(ibmr);
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+}
+
+static struct kunit_case mrt_rc_cases[] = {
+	KUNIT_CASE(mrt_rc_send),
+	KUNIT_CASE(mrt_rc_write_read_small),
+	KUNIT_CASE(mrt_rc_write_read_large),
+	KUNIT_CASE(mrt_rc_atomic),
+	KUNIT_CASE(mrt_rc_rnr),
+	KUNIT_CASE(mrt_rc_remote_access_error),
+	KUNIT_CASE(mrt_rc_send_inv),
+	{}
+};
+
+static struct kunit_suite mrt_rc_suite = {
+	.name = "metaroce_rc",
+	.suite_init = mrt_rc_suite_init,
+	.suite_exit = mrt_rc_suite_exit,
+	.test_cases = mrt_rc_cases,
+};
+
+
+/* ---- suite: receive path fed crafted packets ------------------------- */
+
+#define MRT_PEER_QPN	0x777
+#define MRT_PSN		0x123456
+
+/* Counters that must not move unless a case says so. */
+static const enum mroce_counter mrt_drop_cnts[] = {
+	MROCE_CNT_ICRC_DROPS, MROCE_CNT_MALFORMED_DROPS,
+	MROCE_CNT_VERSION_DROPS, MROCE_CNT_QPN_DROPS, MROCE_CNT_DUP_DROPS,
+	MROCE_CNT_WINDOW_DROPS, MROCE_CNT_RKEY_VIOLATIONS,
+	MROCE_CNT_NACK_TX_SEQ_ERR, MROCE_CNT_NACK_TX_REM_ACCESS,
+};
+
+struct mrt_rx {
+	struct mrt_ep b;	/* on device B, peer = virtual QP 0x777 */
+	u8 *buf;		/* target memory */
+	u64 before[ARRAY_SIZE(mrt_drop_cnts)];
+};
+
+static void mrt_rx_snap(struct mrt_rx *rx)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(mrt_drop_cnts); i++)
+		rx->before[i] = mroce_counter_read(mrt_db, mrt_drop_cnts[i]);
+}
+
+/* Exactly the counters in @moved (one each) moved since the snapshot. */
+static void mrt_rx_expect(struct kunit *test, struct mrt_rx *rx,
+			  enum mroce_counter c1, enum mroce_counter c2)
+{
+	u64 now, want;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(mrt_drop_cnts); i++) {
+		now = mroce_counter_read(mrt_db, mrt_drop_cnts[i]);
+		want = rx->before[i] + (mrt_drop_cnts[i] == c1 ||
+					mrt_drop_cnts[i] == c2);
+		KUNIT_EXPECT_EQ_MSG(test, now, want, "counter %d",
+				    mrt_drop_cnts[i]);
+	}
+	mrt_rx_snap(rx);
+}
+
+static void mrt_rx_init(struct kunit *test, struct mrt_rx *rx)
+{
+	mrt_ep_init(test, &rx->b, mrt_db);
+	KUNIT_ASSERT_GE(test, mrt_gb, 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(rx->b.qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(rx->b.qp, MRT_PEER_QPN, mrt_gb,
+					 MRT_IP_A, 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(rx->b.qp), 0);
+	rx->buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rx->buf);
+	mrt_rx_snap(rx);
+}
+
+/* A one-packet WRITE of @len bytes of @fill to rx->buf from the peer. */
+static void mrt_rx_write(struct mrt_rx *rx, struct mr_pkt *p, u32 psn,
+			 u32 msn, u32 len, const u8 *payload)
+{
+	memset(p, 0, sizeof(*p));
+	p->opcode = MR_OP_WRITE;
+	p->flags = MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ;
+	p->dqpn = rx->b.qp->qp_num;
+	p->sqpn = MRT_PEER_QPN;
+	p->psn = psn;
+	p->dxh.msn = msn;
+	p->dxh.msg_len = len;
+	p->rxh.va = (uintptr_t)rx->buf;
+	p->rxh.rkey = rx->b.pd->unsafe_global_rkey;
+	p->payload = payload;
+	p->payload_len = len;
+}
+
+/* Encode @p (or take @raw) and feed it to device B's receive path. */
+static void mrt_rx_feed(struct kunit *test, const struct mr_pkt *p,
+			void (*mangle)(u8 *buf, u32 *len), const char *from)
+{
+	struct sk_buff *skb;
+	struct iphdr *iph;
+	u32 len;
+	u8 *buf;
+	int n;
+
+	skb = alloc_skb(2048, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, 128);
+	buf = skb_put(skb, 1024);
+	n = mr_pkt_encode(p, buf, 1024);
+	KUNIT_ASSERT_GT(test, n, 0);
+	len = n;
+	if (mangle)
+		mangle(buf, &len);
+	skb_trim(skb, len);
+
+	iph = skb_push(skb, sizeof(*iph));
+	memset(iph, 0, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = in_aton(from);
+	iph->daddr = in_aton(MRT_IP_B);
+	skb_reset_network_header(skb);
+	skb_pull(skb, sizeof(*iph));
+	skb->protocol = htons(ETH_P_IP);
+
+	local_bh_disable();
+	mroce_rcv(mrt_db, skb);
+	local_bh_enable();
+}
+
+static void mrt_flip_payload(u8 *buf, u32 *len)
+{
+	buf[*len - MR_ICRC_LEN - 1] ^= 0x40;
+}
+
+static void mrt_bad_version(u8 *buf, u32 *len)
+{
+	buf[0] = 0x20;
+	mr_icrc_put(buf, *len - MR_ICRC_LEN);
+}
+
+static void mrt_truncate(u8 *buf, u32 *len)
+{
+	*len = MR_MBH_LEN + 2;
+}
+
+static void mrt_rx_crafted(struct kunit *test)
+{
+	struct mrt_rx rx = {};
+	u8 data[64], zero[64] = {};
+	struct mr_pkt p;
+	u32 psn = MRT_PSN;
+
+	mrt_rx_init(test, &rx);
+	mrt_fill(data, sizeof(data), 11);
+
+	/* A good packet is placed and counted nowhere else. */
+	mrt_rx_write(&rx, &p, psn, 0, 64, data);
+	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
+	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, data, 64), 0);
+	mrt_rx_expect(test, &rx, -1, -1);
+
+	/* Duplicate: dropped, counted, never placed twice. */
+	memset(rx.buf, 0, 64);
+	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
+	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
+	mrt_rx_expect(test, &rx, MROCE_CNT_DUP_DROPS, -1);
+
+	/* Bad ICRC, wrong version, truncated: codec-level drops. */
+	mrt_rx_write(&rx, &p, psn + 1, 1, 64, data);
+	mrt_rx_feed(test, &p, mrt_flip_payload, MRT_IP_A);
+	mrt_rx_expect(test, &rx, MROCE_CNT_ICRC_DROPS, -1);
+	mrt_rx_feed(test, &p, mrt_bad_version, MRT_IP_A);
+	mrt_rx_expect(test, &rx, MROCE_CNT_VERSION_DROPS, -1);
+	mrt_rx_feed(test, &p, mrt_truncate, MRT_IP_A);
+	mrt_rx_expect(test, &rx, MROCE_CNT_MALFORMED_DROPS, -1);
+	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
+
+	/* Unknown QPN, wrong source QPN, wrong source address. */
+	p.dqpn = 0xfffff0;
+	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
+	mrt_rx_expect(test, &rx, MROCE_CNT_QPN_DROPS, -1);
+	mrt_rx_write(&rx, &p, psn + 1, 1, 64, data);
+	p.sqpn = MRT_PEER_QPN + 1;
+	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
+	mrt_rx_expect(test, &rx, MROCE_CNT_QPN_DROPS, -1);
+	mrt_rx_write(&rx, &p, psn + 1, 1, 64, data);
+	mrt_rx_feed(test, &p, NULL, "192.0.2.99");
+	mrt_rx_expect(test, &rx, MROCE_CNT_QPN_DROPS, -1);
+	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
+
+	/* Beyond the window: dropped, counted, NACK SEQ_ERR. */
+	mrt_rx_write(&rx, &p, (psn + 1 + MR_WINDOW) & MR_PSN_MASK, 1, 64,
+		     data);
+	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
+	mrt_rx_expect(test, &rx, MROCE_CNT_WINDOW_DROPS,
+		      MROCE_CNT_NACK_TX_SEQ_ERR);
+	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
+
+	/* Bad rkey: NACK REMOTE_ACCESS, counted, nothing placed. */
+	mrt_rx_write(&rx, &p, psn + 1, 1, 64, data);
+	p.rxh.rkey ^= 0x3c;
+	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
+	mrt_rx_expect(test, &rx, MROCE_CNT_RKEY_VIOLATIONS,
+		      MROCE_CNT_NACK_TX_REM_ACCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(rx.b.qp), IB_QPS_ERR);
+
+	mrt_ep_free(&rx.b);
+}
+
+static struct kunit_case mrt_rx_cases[] = {
+	KUNIT_CASE(mrt_rx_crafted),
+	{}
+};
+
+static struct kunit_suite mrt_rx_suite = {
+	.name = "metaroce_rx",
+	.suite_init = mrt_rc_suite_init,
+	.suite_exit = mrt_rc_suite_exit,
+	.test_cases = mrt_rx_cases,
+};
+
+kunit_test_suites(&mrt_device_suite, &mrt_verbs_suite, &mrt_rc_suite,
+		  &mrt_rx_suite);

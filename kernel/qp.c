@@ -240,6 +240,8 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mroce_rq_free(&qp->rq);
 	kvfree(qp->sq.buf);
 	dst_cache_destroy(&qp->dst_cache);
+	/* Drops the GID reference taken by rdma_replace_ah_attr(). */
+	rdma_destroy_ah_attr(&qp->attr.ah_attr);
 	mutex_destroy(&qp->modify_lock);
 	atomic_dec(&dev->num_qp);
 	return 0;
@@ -471,7 +473,9 @@ int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->timeout = a->timeout;
 	attr->retry_cnt = a->retry_cnt;
 	attr->rnr_retry = a->rnr_retry;
-	rdma_copy_ah_attr(&attr->ah_attr, &a->ah_attr);
+	/* Without a GID reference: callers do not release one. */
+	attr->ah_attr = a->ah_attr;
+	attr->ah_attr.grh.sgid_attr = NULL;
 	mutex_unlock(&qp->modify_lock);
 
 	attr->cap.max_send_wr = qp->sq.size;

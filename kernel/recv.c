@@ -3,12 +3,12 @@
  * MetaRoCE receive path entry, called from the UDP encap hook in
  * softirq context with a registration reference on the device.
  *
- * Order of checks, each failure dropping the packet and counting it
- * once (MR-MAL-1): version (MR-VER-1), ICRC (MR-ICRC-1), full decode
- * and validation by the core (malformed), destination QP (unknown QPN,
- * or a source QP / address that is not the connected peer). Only then
- * is the packet handed to the responder (requests) or the completer
- * (responses, ACK/NACK).
+ * Order of checks (MR-MAL-2), each failure dropping the packet and
+ * counting it once (MR-MAL-1): decode and validation by the core
+ * (version, malformed), ICRC, destination QP (unknown QPN, or a source
+ * QP / address that is not the connected peer). Only then is the packet
+ * handed to the responder (requests) or the completer (responses,
+ * ACK/NACK), which apply the state and sequence checks.
  */
 
 #include <linux/ip.h>
@@ -71,19 +71,17 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
 		goto drop;
 	}
-	if ((skb->data[0] >> 4) != MR_VERSION) {
-		mroce_count(dev, MROCE_CNT_VERSION_DROPS);
-		goto drop;
-	}
-	if (mr_icrc_check(skb->data, skb->len)) {
-		mroce_count(dev, MROCE_CNT_ICRC_DROPS);
-		goto drop;
-	}
+	/* MR-MAL-2 steps 2..8: the core's codec, a pure function. */
 	err = mr_pkt_decode(skb->data, skb->len, &p);
 	if (err) {
 		mroce_count(dev, err == MR_ERR_VERSION ?
 			    MROCE_CNT_VERSION_DROPS :
 			    MROCE_CNT_MALFORMED_DROPS);
+		goto drop;
+	}
+	/* Step 9: ICRC, except on trimmed packets (MR-ICRC-5). */
+	if (!(p.flags & MR_F_TRIM) && mr_icrc_check(skb->data, skb->len)) {
+		mroce_count(dev, MROCE_CNT_ICRC_DROPS);
 		goto drop;
 	}
 

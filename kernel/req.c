@@ -12,12 +12,33 @@
  * transmitted after dropping it, in batches.
  */
 
+#include <linux/module.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 
 #include "metaroce.h"
 
 #define MROCE_TX_BATCH	16	/* packets built per lock hold */
+
+/*
+ * Congestion control knobs over the core's defaults (MR-CC-*). The
+ * delay (Swift) component is off by default on this software device:
+ * its RTT samples include host scheduling latency, which is not fabric
+ * queueing and routinely exceeds the 10-20 us target, so on loaded or
+ * virtualised hosts it collapses the window for no network reason.
+ * ECN (DCTCP), loss and trim signals stay on.
+ */
+static bool mroce_cc_delay;
+module_param_named(cc_delay, mroce_cc_delay, bool, 0644);
+MODULE_PARM_DESC(cc_delay, "Use the delay (Swift) congestion signal (default off)");
+
+static bool mroce_cc_fixed;
+module_param_named(cc_fixed, mroce_cc_fixed, bool, 0644);
+MODULE_PARM_DESC(cc_fixed, "Fixed full window, no congestion control (comparison mode)");
+
+static unsigned char mroce_paths = MR_PATH_DEFAULT;
+module_param_named(paths, mroce_paths, byte, 0644);
+MODULE_PARM_DESC(paths, "Paths (UDP source port entropies) per QP, 1..64; 1 = single path");
 
 static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 {
@@ -183,7 +204,18 @@ void mroce_req_start(struct mroce_qp *qp)
 	if (cap && cap < tp.max_rto_ns)
 		tp.max_rto_ns = max(cap, tp.min_rto_ns);
 	mr_cc_default_params(&cp);
+	if (mroce_cc_fixed) {
+		cp.mode = MR_CC_FIXED;
+	} else if (!mroce_cc_delay) {
+		cp.use_delay = false;
+		/* Sub-packet windows only make sense with delay pacing. */
+		cp.min_cwnd = MR_CC_ONE;
+	}
 	mr_path_default_params(&pp);
+	if (mroce_paths <= 1)
+		pp.single = true;
+	else
+		pp.n_paths = min_t(u8, mroce_paths, MR_PATH_MAX);
 	mtu = min(a->path_mtu, READ_ONCE(qp->dev->active_mtu));
 
 	spin_lock_bh(&qp->sq.lock);

@@ -515,6 +515,14 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 	state = READ_ONCE(qp->state);
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	    state != IB_QPS_SQD) {
+		/* MR-MAL-5 */
+		mroce_count(dev, MROCE_CNT_QPN_DROPS);
+		spin_unlock_bh(&qp->resp_lock);
+		return;
+	}
+	if (p->payload_len > ib_mtu_enum_to_int(qp->attr.path_mtu)) {
+		/* MR-MAL-4 */
+		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
 		spin_unlock_bh(&qp->resp_lock);
 		return;
 	}
