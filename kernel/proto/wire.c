@@ -185,6 +185,9 @@ static int mr_validate_dxh(const struct mr_pkt *p,
 
 		if (end > MR_MAX_MSG_LEN || !mr_va_range_ok(p->rxh.va, end))
 			return MR_ERR_RANGE;
+		/* An empty range is only the whole empty READ (MR-HDR-24). */
+		if (!x->msg_len && x->offset)
+			return MR_ERR_RANGE;
 	} else if (d->hdrs & MR_HDR_RXH) {
 		/* WRITE*: the message must not wrap the address space. */
 		if (!mr_va_range_ok(p->rxh.va, x->msg_len))

@@ -591,6 +591,13 @@ static void test_field_rules(void **state)
 	expect_valid(&p);
 	p.dxh.msg_len++;
 	expect_invalid(&p, MR_ERR_RANGE);
+	/* MR-HDR-24: a zero-length READ is requested whole, at offset 0. */
+	t_sample_pkt(&p, MR_OP_READ_REQ, 0);
+	p.dxh.offset = 0;
+	p.dxh.msg_len = 0;
+	expect_valid(&p);
+	p.dxh.offset = 4096;
+	expect_invalid(&p, MR_ERR_RANGE);
 }
 
 static void test_encode_nospace_and_inval(void **state)
