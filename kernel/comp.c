@@ -64,10 +64,10 @@ static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 	if (mroce_sack_any(&p->akh))
 		mroce_count(dev, MROCE_CNT_SACK_RX);
 
-	/* AKH.msn: messages the responder completed (MR-REL-4). */
-	if (mr_seq32_diff(p->akh.msn, req->msn_done) > 0 &&
-	    mr_seq32_diff(p->akh.msn, req->msn_next) <= 0)
-		req->msn_done = p->akh.msn;
+	/*
+	 * SEND/WRITE complete once their last PSN is before una (see
+	 * mroce_req_head_ready); the AKH msn is informative (MR-REL-29).
+	 */
 
 	rtt = res.rtt_valid ? res.rtt_ns : 0;
 	mr_cc_on_ack(&req->cc, now, res.newly_acked + res.newly_sacked,
@@ -123,10 +123,6 @@ static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 		break;
 	}
 }
-
-/* 256-byte units of READ response tracking (the smallest IB MTU). */
-#define MROCE_RD_UNIT_SHIFT	8
-#define MROCE_RD_UNITS		(MR_SACK_WORDS * 64)
 
 static bool mroce_rd_test(const u64 *map, u32 bit)
 {
@@ -192,7 +188,9 @@ static bool mroce_comp_read_resp(struct mroce_qp *qp,
 			break;
 		}
 	}
+	/* New bytes: a progress event (MR-RETRY-2). */
 	wqe->progress_ns = mroce_now();
+	wqe->retries = 0;
 	if (wqe->rd_done == wqe->length) {
 		wqe->state = MROCE_WQE_DONE;
 		wqe->status = IB_WC_SUCCESS;

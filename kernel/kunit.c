@@ -916,28 +916,37 @@ static void mrt_ep_free(struct mrt_ep *ep)
 		ib_dealloc_pd(ep->pd);
 }
 
-/* Connect a (on device A) and b (on device B), both to RTS. */
+/* Connect a (on @da, GID @ga, @ipa) and b (on @db), both to RTS. */
+static void mrt_connect2(struct kunit *test, struct mrt_ep *a,
+			 struct mrt_ep *b, struct mroce_dev *da,
+			 struct mroce_dev *db, int ga, int gb,
+			 const char *ipa, const char *ipb)
+{
+	mrt_ep_init(test, a, da);
+	mrt_ep_init(test, b, db);
+	KUNIT_ASSERT_GE(test, ga, 0);
+	KUNIT_ASSERT_GE(test, gb, 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(a->qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(b->qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(a->qp, b->qp->qp_num, ga, ipb, 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(b->qp, a->qp->qp_num, gb, ipa, 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(a->qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(b->qp), 0);
+}
+
 static void mrt_connect(struct kunit *test, struct mrt_ep *a,
 			struct mrt_ep *b)
 {
-	mrt_ep_init(test, a, mrt_da);
-	mrt_ep_init(test, b, mrt_db);
-	KUNIT_ASSERT_GE(test, mrt_ga, 0);
-	KUNIT_ASSERT_GE(test, mrt_gb, 0);
-	KUNIT_ASSERT_EQ(test, mrt_to_init(a->qp), 0);
-	KUNIT_ASSERT_EQ(test, mrt_to_init(b->qp), 0);
-	KUNIT_ASSERT_EQ(test, mrt_to_rtr(a->qp, b->qp->qp_num, mrt_ga,
-					 MRT_IP_B, 0), 0);
-	KUNIT_ASSERT_EQ(test, mrt_to_rtr(b->qp, a->qp->qp_num, mrt_gb,
-					 MRT_IP_A, 0), 0);
-	KUNIT_ASSERT_EQ(test, mrt_to_rts(a->qp), 0);
-	KUNIT_ASSERT_EQ(test, mrt_to_rts(b->qp), 0);
+	mrt_connect2(test, a, b, mrt_da, mrt_db, mrt_ga, mrt_gb, MRT_IP_A,
+		     MRT_IP_B);
 }
 
 static void mrt_dump_dev(struct mroce_dev *dev)
 {
 	int i;
 
+	if (!dev)
+		return;
 	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
 		if (mroce_counter_read(dev, i))
 			pr_info("mrt: %s counter %d = %llu\n",
@@ -962,13 +971,12 @@ static int mrt_poll(struct mrt_ep *ep, struct ib_wc *wc)
 		ep->qp->qp_num, qp->state, qp->sq.head, qp->sq.tail,
 		req ? req->cur : 0, req ? req->cur_off : 0);
 	if (req)
-		pr_info("mrt: una %u nxt %u sacked %u lost %u cwnd %u srtt %llu rto %llu next_send %llu now %llu msn_done %u msn_next %u\n",
+		pr_info("mrt: una %u nxt %u sacked %u lost %u cwnd %u srtt %llu rto %llu next_send %llu now %llu msn_next %u\n",
 			req->sb.una, req->sb.nxt, req->sb.n_sacked,
 			req->sb.n_lost, req->cc.cwnd, req->cc.srtt_ns,
 			mr_txsb_rto(&req->sb), mr_cc_next_send_ns(&req->cc),
-			mroce_now(), req->msn_done, req->msn_next);
-	mrt_dump_dev(mrt_da);
-	mrt_dump_dev(mrt_db);
+			mroce_now(), req->msn_next);
+	mrt_dump_dev(ep->dev);
 	return 0;
 }
 
@@ -1380,7 +1388,52 @@ static void mrt_rc_send_inv(struct kunit *test)
 	mrt_ep_free(&b);
 }
 
+/* A peer that never answers: RETRY_EXC_ERR after retry_cnt (MR-RETRY-1). */
+static void mrt_rc_retry_exceeded(struct kunit *test)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_RTS,
+		.sq_psn = 0x123456,
+		.timeout = 8,		/* ~1 ms */
+		.retry_cnt = 1,
+		.rnr_retry = 7,
+		.max_rd_atomic = 4,
+	};
+	struct mrt_ep a = {};
+	u64 rto = mroce_counter_read(mrt_da, MROCE_CNT_RTO);
+	struct ib_wc wc;
+	u8 *src;
+
+	mrt_ep_init(test, &a, mrt_da);
+	src = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_GE(test, mrt_ga, 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(a.qp), 0);
+	/* Device B has no QP 0xabcde: it drops and counts every packet. */
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(a.qp, 0xabcde, mrt_ga, MRT_IP_B, 0),
+			0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(a.qp, &attr, IB_QP_STATE |
+					   IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+					   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+					   IB_QP_MAX_QP_RD_ATOMIC), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_WRITE, src, 64,
+					    0x1000, 0x100, 1), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_WRITE, src, 64,
+					    0x1000, 0x100, 2), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RETRY_EXC_ERR);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(a.qp), IB_QPS_ERR);
+	KUNIT_EXPECT_GT(test, mroce_counter_read(mrt_da, MROCE_CNT_RTO), rto);
+
+	mrt_ep_free(&a);
+}
+
 static struct kunit_case mrt_rc_cases[] = {
+	KUNIT_CASE(mrt_rc_retry_exceeded),
 	KUNIT_CASE(mrt_rc_send),
 	KUNIT_CASE(mrt_rc_write_read_small),
 	KUNIT_CASE(mrt_rc_write_read_large),
@@ -1604,5 +1657,145 @@ static struct kunit_suite mrt_rx_suite = {
 	.test_cases = mrt_rx_cases,
 };
 
+
+/* ---- suite: loss and reordering (netem on mrk6/mrk7) ----------------- */
+
+#define MRT_IP_LA	"198.51.100.1"
+#define MRT_IP_LB	"198.51.100.2"
+
+static struct mroce_dev *mrt_la, *mrt_lb;
+static int mrt_gla, mrt_glb;
+
+static int mrt_loss_suite_init(struct kunit_suite *suite)
+{
+	struct net_device *na, *nb;
+	int err;
+
+	err = mroce_global_init();
+	if (err)
+		return err;
+	na = mrt_ndev_get("mrk6");
+	nb = mrt_ndev_get("mrk7");
+	err = -ENODEV;
+	if (na && nb) {
+		err = mroce_dev_add("mrt_la", na);
+		mrt_la = err ? NULL : mroce_dev_find_ndev(na);
+		if (!err)
+			err = mroce_dev_add("mrt_lb", nb);
+		mrt_lb = err ? NULL : mroce_dev_find_ndev(nb);
+	}
+	if (na)
+		dev_put(na);
+	if (nb)
+		dev_put(nb);
+	if (err)
+		return err;
+	mrt_gla = mrt_gid_index(mrt_la, MRT_IP_LA);
+	mrt_glb = mrt_gid_index(mrt_lb, MRT_IP_LB);
+	return 0;
+}
+
+static void mrt_loss_suite_exit(struct kunit_suite *suite)
+{
+	if (mrt_la)
+		mrt_dev_del(mrt_la);
+	if (mrt_lb)
+		mrt_dev_del(mrt_lb);
+	mrt_la = NULL;
+	mrt_lb = NULL;
+}
+
+/*
+ * 2% loss and 10% reordering both ways: WRITE and READ of 1 MiB and a
+ * stream of multi-packet SENDs arrive intact, once, and in order.
+ */
+static void mrt_loss_transfer(struct kunit *test)
+{
+	const u32 len = 1 << 20, slen = 3000, nsend = 32;
+	u64 retx = mroce_counter_read(mrt_la, MROCE_CNT_RETX);
+	struct mrt_ep a = {}, b = {};
+	const struct ib_send_wr *bad;
+	struct ib_send_wr wr = {};
+	u8 *src, *remote, *back, *rx;
+	struct ib_sge sge;
+	struct ib_wc wc;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, mrt_la);
+	mrt_connect2(test, &a, &b, mrt_la, mrt_lb, mrt_gla, mrt_glb,
+		     MRT_IP_LA, MRT_IP_LB);
+	src = vzalloc(len);
+	remote = vzalloc(len);
+	back = vzalloc(len);
+	rx = vzalloc(nsend * slen);
+	KUNIT_ASSERT_TRUE(test, src && remote && back && rx);
+	mrt_fill(src, len, 21);
+
+	for (i = 0; i < nsend; i++)
+		KUNIT_ASSERT_EQ(test, mrt_post_recv(&b, rx + i * slen, slen,
+						    100 + i), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_WRITE, src, len,
+					    (uintptr_t)remote,
+					    b.pd->unsafe_global_rkey, 1), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_READ, back, len,
+					    (uintptr_t)remote,
+					    b.pd->unsafe_global_rkey, 2), 0);
+	wr.opcode = IB_WR_SEND;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	for (i = 0; i < nsend; i++) {
+		sge = (struct ib_sge){ (uintptr_t)src + i * 97, slen,
+				       a.pd->local_dma_lkey };
+		wr.wr_id = 10 + i;
+		wr.send_flags = i == nsend - 1 ? IB_SEND_SIGNALED : 0;
+		KUNIT_ASSERT_EQ(test, ib_post_send(a.qp, &wr, &bad), 0);
+	}
+
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 10ULL + nsend - 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(remote, src, len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(back, src, len), 0);
+
+	for (i = 0; i < nsend; i++) {
+		KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 100ULL + i);
+		KUNIT_EXPECT_EQ(test, memcmp(rx + i * slen, src + i * 97,
+					     slen), 0);
+	}
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(b.cq, 1, &wc), 0);
+	/* 2% of ~2000 packets: some were lost and sent again. */
+	KUNIT_EXPECT_GT(test, mroce_counter_read(mrt_la, MROCE_CNT_RETX),
+			retx);
+	mrt_dump_dev(mrt_la);
+	mrt_dump_dev(mrt_lb);
+
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+	vfree(src);
+	vfree(remote);
+	vfree(back);
+	vfree(rx);
+}
+
+static struct kunit_case mrt_loss_cases[] = {
+	KUNIT_CASE(mrt_loss_transfer),
+	{}
+};
+
+static struct kunit_suite mrt_loss_suite = {
+	.name = "metaroce_loss",
+	.suite_init = mrt_loss_suite_init,
+	.suite_exit = mrt_loss_suite_exit,
+	.test_cases = mrt_loss_cases,
+};
+
 kunit_test_suites(&mrt_device_suite, &mrt_verbs_suite, &mrt_rc_suite,
-		  &mrt_rx_suite);
+		  &mrt_rx_suite, &mrt_loss_suite);

@@ -364,10 +364,16 @@ struct mroce_send_wqe {
 	u32 msn;		/* request message sequence number */
 	u32 ssn;		/* receive WQE it consumes at the peer */
 	u32 first_psn;		/* PSN of its first packet */
+	u32 last_psn;		/* PSN of its last packet (once SENT) */
 	u32 retries;		/* READ/ATOMIC re-requests */
 	u64 progress_ns;	/* READ/ATOMIC: last response progress */
-	/* READ: bytes [0, rd_done) received + bitmap of the next packets. */
+	/*
+	 * READ: bytes [0, rd_done) received, rd_map marks 256-byte units
+	 * received above it; [0, rd_req_end) has been requested. At most
+	 * MROCE_RD_WINDOW bytes past rd_done are requested at a time.
+	 */
 	u32 rd_done;
+	u32 rd_req_end;
 	u64 rd_map[MR_SACK_WORDS];
 	u64 atomic_orig;
 	union {
@@ -412,12 +418,17 @@ struct mroce_req {
 	struct mr_cc cc;
 	struct mr_path_table pt;
 	u32 msn_next;		/* msn of the next request message */
-	u32 msn_done;		/* messages before it completed at the peer */
 	u32 ssn_next;		/* ssn of the next receive-consuming message */
 	u32 cur;		/* SQ index of the WQE being packetized */
 	u32 cur_off;		/* its bytes already packetized */
 	u32 mtu;		/* payload bytes per packet */
 	bool inited;
+	/*
+	 * Byte offset in its message of each outstanding data packet, by
+	 * PSN: a message's PSNs need not be consecutive (READ ranges may
+	 * be requested in between), so retransmissions look it up here.
+	 */
+	u32 pkt_off[MR_TXSB_WIN];
 };
 
 /* Responder protocol state of an RC QP (resp_lock). */
@@ -564,6 +575,11 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
 void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
 int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
+
+/* READ response tracking: 256-byte units (the smallest IB MTU). */
+#define MROCE_RD_UNIT_SHIFT	8
+#define MROCE_RD_UNITS		(MR_SACK_WORDS * 64)
+#define MROCE_RD_WINDOW		(MROCE_RD_UNITS << MROCE_RD_UNIT_SHIFT)
 
 /* Requester (req.c) */
 void mroce_req_run(struct mroce_qp *qp);

@@ -49,7 +49,13 @@ struct sk_buff *mroce_pkt_new(struct mroce_qp *qp, struct mr_pkt *p,
 		return NULL;
 	buf = skb_put(skb, len);
 	err = mr_pkt_encode_hdr(p, buf, len);
-	if (WARN_ON_ONCE(err < 0)) {
+	if (err < 0) {
+		/* A glue bug: the core refuses what we built. */
+		pr_warn_ratelimited("metaroce: encoder refused op %#x psn %u off %u len %u plen %u flags %#x: %s\n",
+				    p->opcode, p->psn, p->dxh.offset,
+				    p->dxh.msg_len, p->payload_len, p->flags,
+				    mr_err_name(err));
+		WARN_ON_ONCE(1);
 		kfree_skb(skb);
 		return NULL;
 	}

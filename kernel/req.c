@@ -199,7 +199,7 @@ void mroce_req_start(struct mroce_qp *qp)
 	mr_txsb_default_params(&tp);
 	tp.retry_cnt = a->retry_cnt;
 	tp.rnr_retry = a->rnr_retry;
-	/* The verbs local ACK timeout caps the RTO (MR-LOSS-3). */
+	/* The verbs local ACK timeout caps the RTO (MR-RETRY-3). */
 	cap = mr_ib_timeout_ns(a->timeout);
 	if (cap && cap < tp.max_rto_ns)
 		tp.max_rto_ns = max(cap, tp.min_rto_ns);
@@ -224,7 +224,6 @@ void mroce_req_start(struct mroce_qp *qp)
 	WARN_ON(mr_path_init(&req->pt, &pp, mroce_rand32, NULL,
 			     mroce_now()));
 	req->msn_next = 0;
-	req->msn_done = 0;
 	req->ssn_next = 0;
 	req->cur = qp->sq.head;
 	req->cur_off = 0;
@@ -280,10 +279,11 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 		*status = wqe->status;
 		return true;
 	}
-	/* SEND/WRITE: done once the responder completed the message. */
+	/* SEND/WRITE: done once every packet is cumulatively acked. */
 	if (wqe->state == MROCE_WQE_SENT && req &&
-	    !mroce_op_is_resp(wqe->mr_op) &&
-	    mr_seq32_diff(wqe->msn, req->msn_done) < 0) {
+	    (!mroce_op_is_resp(wqe->mr_op) ||
+	     (wqe->mr_op == MR_OP_READ_REQ && !wqe->length)) &&
+	    mr_psn_before(wqe->last_psn, req->sb.una)) {
 		*status = IB_WC_SUCCESS;
 		return true;
 	}
@@ -334,13 +334,13 @@ static int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
 
 /*
  * Build the request packet at byte @off of @wqe with @psn / @flags on
- * @path; READ_REQ asks for bytes [off, length). NULL on failure with
+ * @path; a READ_REQ asks for bytes [off, off + rlen). NULL on failure with
  * *@status set (local protection/length error) or 0 (no memory).
  */
 static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 				       struct mroce_send_wqe *wqe, u32 off,
-				       u32 psn, u16 flags, u8 path, u64 now,
-				       u8 *status)
+				       u32 rlen, u32 psn, u16 flags, u8 path,
+				       u64 now, u8 *status)
 {
 	struct mroce_req *req = qp->req;
 	struct mr_pkt p = {};
@@ -395,7 +395,7 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	}
 
 	if (wqe->mr_op == MR_OP_READ_REQ)
-		p.dxh.msg_len = wqe->length - off;
+		p.dxh.msg_len = rlen;
 	else if (!mroce_op_is_resp(wqe->mr_op))
 		p.payload_len = min(req->mtu, wqe->length - off);
 
@@ -426,7 +426,7 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 	const struct mr_txsb_ent *ent;
 	struct mroce_send_wqe *wqe;
 	struct sk_buff *skb;
-	u32 psn, off;
+	u32 psn, off, rlen;
 	u16 flags;
 	u8 path, status;
 
@@ -437,19 +437,34 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (!wqe)
 			break;
 		path = mr_path_pick_other(&req->pt, ent->path);
-		off = mr_psn_dist(psn, wqe->first_psn) * req->mtu;
-		if (mroce_op_is_resp(wqe->mr_op))
-			off = wqe->mr_op == MR_OP_READ_REQ ? wqe->rd_done : 0;
+		off = req->pkt_off[psn & MR_TXSB_WIN_MASK];
+		rlen = 0;
 		flags = MR_F_RETX | MR_F_ACKREQ;
 		if (ent->flags & MR_TXE_FIRST)
 			flags |= MR_F_FIRST;
 		if (ent->flags & MR_TXE_LAST)
 			flags |= MR_F_LAST;
-		if (wqe->mr_op == MR_OP_READ_REQ)
+		if (mroce_op_is_resp(wqe->mr_op)) {
+			/* A lost READ_REQ: ask for everything still missing. */
+			off = 0;
 			flags |= MR_F_FIRST | MR_F_LAST;
-		if (off && wqe->mr_op != MR_OP_READ_REQ)
-			flags &= ~MR_F_FIRST;
-		skb = mroce_req_build(qp, wqe, off, psn, flags, path, now,
+			if (wqe->mr_op == MR_OP_READ_REQ) {
+				off = wqe->rd_done;
+				rlen = wqe->rd_req_end - wqe->rd_done;
+			}
+			/*
+			 * Everything requested arrived but the request's
+			 * ACK did not: ask for the last unit again so that
+			 * the PSN gets acknowledged (the data is a dup).
+			 */
+			if (wqe->mr_op == MR_OP_READ_REQ && !rlen &&
+			    wqe->length) {
+				off = round_down(wqe->rd_done - 1,
+						 1 << MROCE_RD_UNIT_SHIFT);
+				rlen = wqe->rd_done - off;
+			}
+		}
+		skb = mroce_req_build(qp, wqe, off, rlen, psn, flags, path, now,
 				      &status);
 		if (!skb)
 			break;
@@ -463,48 +478,101 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 	return budget;
 }
 
+/* Send one more READ_REQ/ATOMIC request of @wqe for [off, off + rlen). */
+static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
+			   struct mroce_send_wqe *wqe, u32 off, u32 rlen,
+			   bool retx, u64 now)
+{
+	struct mroce_req *req = qp->req;
+	struct sk_buff *skb;
+	u8 path, status;
+	u32 psn;
+
+	if (mr_txsb_window_full(&req->sb))
+		return false;
+	path = mr_path_pick(&req->pt);
+	skb = mroce_req_build(qp, wqe, off, rlen, req->sb.nxt,
+			      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ |
+			      (retx ? MR_F_RETX : 0), path, now, &status);
+	if (!skb)
+		return false;
+	if (mr_txsb_on_send(&req->sb, wqe->msn, MR_TXE_FIRST | MR_TXE_LAST,
+			    path, now, &psn)) {
+		kfree_skb(skb);
+		return false;
+	}
+	wqe->first_psn = psn;
+	wqe->progress_ns = now;
+	mr_cc_on_send(&req->cc, now);
+	mr_path_on_send(&req->pt, path, now);
+	if (retx)
+		mroce_count(qp->dev, MROCE_CNT_RETX);
+	mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
+	return true;
+}
+
 /*
- * READ/ATOMIC whose request was acknowledged but whose response stalls
- * (lost responses): re-request the missing range under a new PSN, same
- * msn (MR-REL-9). Counts against retry_cnt like an RTO.
+ * READ and ATOMIC follow-ups. sq.lock held.
+ *
+ * A READ is requested in ranges of at most MROCE_RD_WINDOW bytes past
+ * what arrived in order (MR-REL-24 allows splitting from the start): the
+ * next range goes out once half of the previous one arrived, which is
+ * after the responder executed the READ, so it is served at once as an
+ * additional range (MR-REL-25). This bounds response bursts and fits
+ * the tracking bitmap.
+ *
+ * A READ/ATOMIC whose request was delivered but whose responses stall
+ * for one RTO (MR-LOSS-14) is requested again under a new PSN, same
+ * msn; re-requests without progress count against retry_cnt.
+ *
+ * Deviations from the spec, to be closed: a READ asks again for all of
+ * [rd_done, rd_req_end) instead of exactly the missing PMTU pieces
+ * (MR-REL-24), and an atomic is re-sent under a new PSN instead of its
+ * original one (MR-REL-27); the responder answers both correctly.
  */
-static int mroce_req_rerequest(struct mroce_qp *qp, struct sk_buff_head *q,
+static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 			       u64 now, int budget)
 {
 	struct mroce_req *req = qp->req;
 	struct mroce_send_wqe *wqe;
-	struct sk_buff *skb;
 	u64 rto = mr_txsb_rto(&req->sb);
-	u32 i, psn;
-	u8 path, status;
+	u32 i, end;
 
 	for (i = qp->sq.head; i != req->cur && budget > 0; i++) {
 		wqe = mroce_sq_wqe(&qp->sq, i);
 		if (wqe->state != MROCE_WQE_SENT ||
-		    !mroce_op_is_resp(wqe->mr_op) ||
-		    mr_txsb_get(&req->sb, wqe->first_psn) ||
+		    !mroce_op_is_resp(wqe->mr_op))
+			continue;
+
+		if (wqe->mr_op == MR_OP_READ_REQ &&
+		    wqe->rd_req_end < wqe->length &&
+		    wqe->rd_req_end - wqe->rd_done <= MROCE_RD_WINDOW / 2) {
+			end = min_t(u64, wqe->length,
+				    (u64)wqe->rd_done + MROCE_RD_WINDOW);
+			if (!mroce_req_more(qp, q, wqe, wqe->rd_req_end,
+					    end - wqe->rd_req_end, false, now))
+				break;
+			wqe->rd_req_end = end;
+			budget--;
+			continue;
+		}
+
+		/* Stalled: the last request was delivered, nothing since. */
+		if (mr_txsb_get(&req->sb, wqe->first_psn) ||
 		    now < wqe->progress_ns + rto)
 			continue;
-		if (mr_txsb_window_full(&req->sb))
-			break;
 		if (++wqe->retries > req->sb.p.retry_cnt) {
 			mroce_req_fail(wqe, IB_WC_RETRY_EXC_ERR);
 			continue;
 		}
-		path = mr_path_pick(&req->pt);
-		if (mr_txsb_on_send(&req->sb, wqe->msn,
-				    MR_TXE_FIRST | MR_TXE_LAST, path, now, &psn))
+		if (wqe->mr_op == MR_OP_READ_REQ) {
+			if (!mroce_req_more(qp, q, wqe, wqe->rd_done,
+					    wqe->rd_req_end - wqe->rd_done, true,
+					    now))
+				break;
+		} else if (!mroce_req_more(qp, q, wqe, 0, 0, true, now)) {
 			break;
-		wqe->first_psn = psn;
-		wqe->progress_ns = now;
-		skb = mroce_req_build(qp, wqe, wqe->mr_op == MR_OP_READ_REQ ?
-				      wqe->rd_done : 0, psn,
-				      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ |
-				      MR_F_RETX, path, now, &status);
-		if (!skb)
-			break;
-		mroce_count(qp->dev, MROCE_CNT_RETX);
-		mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
+		}
 		budget--;
 	}
 	return budget;
@@ -547,6 +615,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			wqe->msn = req->msn_next;
 			wqe->first_psn = req->sb.nxt;
 			wqe->rd_done = 0;
+			wqe->rd_req_end = 0;
 			memset(wqe->rd_map, 0, sizeof(wqe->rd_map));
 			wqe->retries = 0;
 			wqe->progress_ns = now;
@@ -568,9 +637,12 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		     wqe->mr_op == MR_OP_SEND_INV ||
 		     wqe->mr_op == MR_OP_WRITE_IMM))
 			flags |= MR_F_SE;
+		if (first && wqe->mr_op == MR_OP_READ_REQ)
+			wqe->rd_req_end = min_t(u32, wqe->length,
+						MROCE_RD_WINDOW);
 		path = mr_path_pick(&req->pt);
-		skb = mroce_req_build(qp, wqe, req->cur_off, req->sb.nxt, flags,
-				      path, now, &status);
+		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rd_req_end,
+				      req->sb.nxt, flags, path, now, &status);
 		if (!skb) {
 			if (!status)
 				break;	/* no memory: retry later */
@@ -584,6 +656,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			kfree_skb(skb);
 			break;
 		}
+		req->pkt_off[psn & MR_TXSB_WIN_MASK] = req->cur_off;
 		if (first) {
 			req->msn_next++;
 			if (mroce_op_uses_ssn(wqe->mr_op))
@@ -596,6 +669,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 
 		req->cur_off += len;
 		if (last) {
+			wqe->last_psn = psn;
 			wqe->state = MROCE_WQE_SENT;
 			req->cur++;
 			req->cur_off = 0;
@@ -704,7 +778,7 @@ void mroce_req_run(struct mroce_qp *qp)
 		if (mroce_req_timers(qp, now))
 			sq->kick = true;
 		budget = mroce_req_retransmit(qp, &q, now, MROCE_TX_BATCH);
-		budget = mroce_req_rerequest(qp, &q, now, budget);
+		budget = mroce_req_read_more(qp, &q, now, budget);
 		if (qp->state == IB_QPS_RTS)
 			mroce_req_send_new(qp, &q, now, budget);
 		if (mroce_req_head_ready(qp, &status))

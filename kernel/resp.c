@@ -533,7 +533,7 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 
 	cls = mr_rxwin_classify(&resp->w, p->psn);
 	if (p->flags & MR_F_TRIM) {
-		/* A switch cut the payload: ask for it again (MR-REL-5). */
+		/* A switch cut the payload: ask for it again (MR-REL-16). */
 		if (cls != MR_RX_DUP)
 			mroce_resp_ack(qp, &c, MR_NACK_TRIMMED, p->psn);
 		goto out;

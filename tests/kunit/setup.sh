@@ -7,10 +7,14 @@
 #   mrk0 192.0.2.1  2001:db8:77::1 <-> mrk1 192.0.2.2  2001:db8:77::2
 #   mrk2 (no address)              <-> mrk3   (deleted by a test)
 #   mrk4 (no address)              <-> mrk5   (mrk4 moved to init_net)
+#   mrk6 198.51.100.1 (netem)      <-> mrk7 198.51.100.2 (netem)
 #
 # Documentation address ranges only (RFC 5737 / RFC 3849); the traffic
 # never leaves the veth pairs.
 set -eu
+
+# iproute2 by full path: busybox applets lack netns, veth and netem.
+ip() { /usr/sbin/ip "$@"; }
 
 ip netns add mra
 ip netns add mrb
@@ -33,3 +37,11 @@ ip -n mra addr add 192.0.2.1/24 dev mrk0
 ip -n mrb addr add 192.0.2.2/24 dev mrk1
 ip -n mra addr add 2001:db8:77::1/64 dev mrk0 nodad
 ip -n mrb addr add 2001:db8:77::2/64 dev mrk1 nodad
+
+# A lossy, reordering pair for the loss-recovery suite (metaroce_loss):
+# mrk6 (mra, 198.51.100.1) <-> mrk7 (mrb, 198.51.100.2), netem both ways.
+pair mrk6 mrk7
+ip -n mra addr add 198.51.100.1/24 dev mrk6
+ip -n mrb addr add 198.51.100.2/24 dev mrk7
+/usr/sbin/tc -n mra qdisc add dev mrk6 root netem delay 200us 100us loss 2% reorder 10%
+/usr/sbin/tc -n mrb qdisc add dev mrk7 root netem delay 200us 100us loss 2% reorder 10%
