@@ -11,6 +11,7 @@
 #   make check           quality gates: W=1, sparse, checkpatch on kernel/
 #   make fuzz            libFuzzer harnesses for FUZZ_SECONDS each
 #   make demo            two VMs, ib_write_bw over the link, result shown
+#   make traceability    regenerate Documentation/metaroce/traceability.rst
 
 # The kernel to build against: the running kernel's build tree if there is
 # one, else the newest installed Debian linux-headers for amd64.
@@ -23,7 +24,7 @@ RESULTS ?= $(CURDIR)/results
 export KDIR KSRC RESULTS
 
 .PHONY: all modules userspace install clean check test test-host \
-	test-kunit test-e2e fuzz demo bench soak
+	test-kunit test-e2e fuzz demo bench soak traceability
 
 all: modules userspace
 
@@ -65,6 +66,9 @@ fuzz:
 
 demo:
 	@scripts/demo.sh
+
+traceability:
+	@python3 tests/conformance/traceability.py
 
 bench soak:
 	@echo "make $@: the benchmark and soak runs arrive with the lossy-Ethernet work (issue 7)"; exit 2

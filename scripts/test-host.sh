@@ -20,5 +20,13 @@ fi
 
 sh tests/vm/selftest/host-tests.sh || rc=1
 
+# MR-CONF-6: the committed traceability table matches the sources.
+if python3 tests/conformance/traceability.py --check; then
+	echo "traceability: 1 passed, 0 failed"
+else
+	echo "traceability: 0 passed, 1 failed"
+	rc=1
+fi
+
 scripts/check-kernel.sh || rc=1
 exit $rc
