@@ -242,6 +242,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.query_port = mroce_query_port,
 	.query_qp = mroce_query_qp,
 	.query_srq = mroce_query_srq,
+	.reg_user_mr = mroce_reg_user_mr,
 	.req_notify_cq = mroce_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mroce_ah, ibah),

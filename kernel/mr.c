@@ -262,6 +262,19 @@ int mroce_mr_invalidate(struct mroce_mr *mr, u32 key)
 	return err;
 }
 
+/*
+ * User memory regions need the userspace provider ABI, not there yet
+ * (STUB). The op must exist all the same: ib_core only attaches kernel
+ * clients (MAD, CM, ULPs) to devices that implement every mandatory
+ * verb, reg_user_mr included.
+ */
+struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 virt_addr, int access,
+				struct ib_udata *udata)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
 int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct mroce_mr *mr = to_mmr(ibmr);

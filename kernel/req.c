@@ -562,6 +562,12 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		    now < wqe->progress_ns + rto)
 			continue;
 		if (++wqe->retries > req->sb.p.retry_cnt) {
+			pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
+					    qp->ibqp.qp_num,
+					    wqe->mr_op == MR_OP_READ_REQ ?
+					    "READ" : "ATOMIC", wqe->msn,
+					    wqe->rd_done, wqe->rd_req_end,
+					    wqe->length);
 			mroce_req_fail(wqe, IB_WC_RETRY_EXC_ERR);
 			continue;
 		}
@@ -721,6 +727,8 @@ static bool mroce_req_timers(struct mroce_qp *qp, u64 now)
 		mr_cc_on_loss(&req->cc, now, res.newly_lost);
 	}
 	if (rc == MR_TXSB_RETRY_EXCEEDED) {
+		pr_info_ratelimited("metaroce: qp %u: retry_cnt exhausted at una %u nxt %u\n",
+				    qp->ibqp.qp_num, req->sb.una, req->sb.nxt);
 		const struct mr_txsb_ent *ent = mr_txsb_get(&req->sb,
 							    req->sb.una);
 

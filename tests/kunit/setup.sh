@@ -8,6 +8,7 @@
 #   mrk2 (no address)              <-> mrk3   (deleted by a test)
 #   mrk4 (no address)              <-> mrk5   (mrk4 moved to init_net)
 #   mrk6 198.51.100.1 (netem)      <-> mrk7 198.51.100.2 (netem)
+#   mrk8 203.0.113.1               <-> mrk9 203.0.113.2 (deleted in use)
 #
 # Documentation address ranges only (RFC 5737 / RFC 3849); the traffic
 # never leaves the veth pairs.
@@ -45,3 +46,9 @@ ip -n mra addr add 198.51.100.1/24 dev mrk6
 ip -n mrb addr add 198.51.100.2/24 dev mrk7
 /usr/sbin/tc -n mra qdisc add dev mrk6 root netem delay 200us 100us loss 2% reorder 10%
 /usr/sbin/tc -n mrb qdisc add dev mrk7 root netem delay 200us 100us loss 2% reorder 10%
+
+# A pair deleted with traffic in flight by the teardown suite:
+# mrk8 (mra, 203.0.113.1) <-> mrk9 (mrb, 203.0.113.2).
+pair mrk8 mrk9
+ip -n mra addr add 203.0.113.1/24 dev mrk8
+ip -n mrb addr add 203.0.113.2/24 dev mrk9
