@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * MetaRoCE rdma-core provider: private definitions.
+ * Design: Documentation/metaroce/provider.rst.
+ */
+#ifndef METAROCE_PROVIDER_H
+#define METAROCE_PROVIDER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "verbs_abi.h"
+#ifdef METAROCE_RDMA_CORE_TREE
+#include <rdma/metaroce-abi.h>
+#else
+#include "metaroce-abi.h"
+#endif
+
+#define MROCE_CONTAINER(ptr, type, member)				\
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/*
+ * A driver request/response must start exactly where the core struct
+ * ends: libibverbs sends (and the kernel reads) the bytes after the core
+ * struct as udata, so any padding in between shifts every field.
+ */
+#define MROCE_UDATA_PAIR(_name, _core, _drv)				\
+	struct _name {							\
+		_core core;						\
+		_drv drv;						\
+	};								\
+	_Static_assert(offsetof(struct _name, drv) == sizeof(_core),	\
+		       #_name ": padding between core and driver data"); \
+	_Static_assert(sizeof(struct _name) ==				\
+		       sizeof(_core) + sizeof(_drv),			\
+		       #_name ": trailing padding")
+
+struct mroce_device {
+	struct verbs_device vdev;
+};
+
+struct mroce_context {
+	struct verbs_context vctx;
+	uint32_t max_inline_data;
+	uint32_t max_sge;
+};
+
+static inline struct mroce_context *to_mctx(struct ibv_context *ibctx)
+{
+	return MROCE_CONTAINER(ibctx, struct mroce_context, vctx.context);
+}
+
+/*
+ * Userspace view of one mapped ring (kernel/uapi/metaroce-abi.h).  'idx'
+ * is this side's own index, the authoritative copy: the producer index
+ * for an SQ/RQ/SRQ, the consumer index for a CQ.
+ */
+struct mroce_ring {
+	void *map;
+	size_t map_size;
+	struct metaroce_ring_hdr *hdr;
+	uint8_t *slots;
+	uint32_t entries;	/* power of two */
+	uint32_t stride;
+	uint32_t limit;		/* producer: at most this many posted WQEs */
+	uint32_t idx;
+};
+
+static inline void *mroce_ring_slot(struct mroce_ring *r, uint32_t i)
+{
+	return r->slots + (size_t)(i & (r->entries - 1)) * r->stride;
+}
+
+static inline uint32_t mroce_load_acquire(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void mroce_store_release(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+struct mroce_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;
+	struct mroce_ring ring;
+};
+
+struct mroce_qp {
+	struct verbs_qp vqp;
+	pthread_spinlock_t sq_lock;
+	pthread_spinlock_t rq_lock;
+	struct mroce_ring sq;
+	struct mroce_ring rq;		/* unused (map NULL) on an SRQ */
+	bool has_rq;
+	bool sq_sig_all;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+
+struct mroce_srq {
+	struct verbs_srq vsrq;
+	pthread_spinlock_t lock;
+	struct mroce_ring ring;
+	uint32_t max_sge;
+};
+
+struct mroce_ah {
+	struct ibv_ah ibah;
+	uint32_t ah_num;
+};
+
+static inline struct mroce_cq *to_mcq(struct ibv_cq *ibcq)
+{
+	return MROCE_CONTAINER(ibcq, struct mroce_cq, vcq.cq);
+}
+
+static inline struct mroce_qp *to_mqp(struct ibv_qp *ibqp)
+{
+	return MROCE_CONTAINER(ibqp, struct mroce_qp, vqp.qp);
+}
+
+static inline struct mroce_srq *to_msrq(struct ibv_srq *ibsrq)
+{
+	return MROCE_CONTAINER(ibsrq, struct mroce_srq, vsrq.srq);
+}
+
+static inline struct mroce_ah *to_mah(struct ibv_ah *ibah)
+{
+	return MROCE_CONTAINER(ibah, struct mroce_ah, ibah);
+}
+
+/* queues.c: rings, CQ/QP/SRQ verbs and the datapath. */
+int mroce_ring_map(struct ibv_context *ctx, struct mroce_ring *r,
+		   const struct metaroce_mmap_info *mi, uint32_t entries,
+		   uint32_t stride, uint32_t min_stride);
+void mroce_ring_unmap(struct mroce_ring *r);
+
+struct ibv_cq *mroce_create_cq(struct ibv_context *ctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+int mroce_destroy_cq(struct ibv_cq *cq);
+int mroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int mroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+
+struct ibv_qp *mroce_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr);
+struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ctx,
+				  struct ibv_qp_init_attr_ex *attr);
+int mroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		    int attr_mask);
+int mroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int mroce_destroy_qp(struct ibv_qp *qp);
+int mroce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+int mroce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+
+struct ibv_srq *mroce_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr);
+int mroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int mroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int mroce_destroy_srq(struct ibv_srq *srq);
+int mroce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
+
+#endif /* METAROCE_PROVIDER_H */
