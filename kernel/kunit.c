@@ -1432,7 +1432,138 @@ static void mrt_rc_retry_exceeded(struct kunit *test)
 	mrt_ep_free(&a);
 }
 
+/* ---- UD ---- */
+
+static struct ib_qp *mrt_ud_qp(struct kunit *test, struct mrt_ep *ep,
+			       struct mroce_dev *dev, u32 qkey)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UD,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = {
+			.max_send_wr = 16, .max_recv_wr = 16,
+			.max_send_sge = 2, .max_recv_sge = 2,
+		},
+	};
+	struct ib_cq_init_attr cattr = { .cqe = 64 };
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_INIT, .port_num = 1, .qkey = qkey,
+	};
+
+	ep->dev = dev;
+	ep->pd = ib_alloc_pd(&dev->ibdev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->pd));
+	ep->cq = ib_create_cq(&dev->ibdev, NULL, NULL, ep, &cattr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->cq));
+	init.send_cq = ep->cq;
+	init.recv_cq = ep->cq;
+	ep->qp = ib_create_qp(ep->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->qp));
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(ep->qp, &a, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_QKEY), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to(ep->qp, IB_QPS_RTR), 0);
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 1;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(ep->qp, &a, IB_QP_STATE |
+					   IB_QP_SQ_PSN), 0);
+	return ep->qp;
+}
+
+static int mrt_ud_post(struct mrt_ep *ep, struct ib_ah *ah, u32 qpn, u32 qkey,
+		       void *buf, u32 len, u64 wr_id)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)buf, .length = len,
+		.lkey = ep->pd->local_dma_lkey,
+	};
+	struct ib_ud_wr wr = {
+		.wr = {
+			.wr_id = wr_id, .opcode = IB_WR_SEND_WITH_IMM,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge, .num_sge = 1,
+			.ex.imm_data = cpu_to_be32(0x5151),
+		},
+		.ah = ah, .remote_qpn = qpn, .remote_qkey = qkey,
+	};
+	const struct ib_send_wr *bad;
+
+	return ib_post_send(ep->qp, &wr.wr, &bad);
+}
+
+/* UD datagrams: GRH area, src_qp, immediate, Q_Key and size drops. */
+static void mrt_rc_ud(struct kunit *test)
+{
+	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
+	u64 qk = mroce_counter_read(mrt_db, MROCE_CNT_QKEY_DROPS);
+	u64 nw = mroce_counter_read(mrt_db, MROCE_CNT_NO_WQE_DROPS);
+	u64 ul = mroce_counter_read(mrt_db, MROCE_CNT_UD_LEN_DROPS);
+	struct mrt_ep a = {}, b = {};
+	struct iphdr *iph;
+	struct ib_ah *ah;
+	u8 *src, *dst;
+	struct ib_wc wc;
+
+	src = kunit_kzalloc(test, 256, GFP_KERNEL);
+	dst = kunit_kzalloc(test, 512, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, src && dst);
+	mrt_fill(src, 256, 5);
+	KUNIT_ASSERT_GE(test, mrt_ga, 0);
+	mrt_ud_qp(test, &a, mrt_da, 0x1111);
+	mrt_ud_qp(test, &b, mrt_db, 0x2222);
+
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_grh(&attr, NULL, 0, mrt_ga, 64, 0);
+	ipv6_addr_set_v4mapped(in_aton(MRT_IP_B),
+			       (struct in6_addr *)attr.grh.dgid.raw);
+	ah = rdma_create_ah(a.pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+
+	/* No receive posted: dropped and counted. */
+	KUNIT_ASSERT_EQ(test, mrt_ud_post(&a, ah, b.qp->qp_num, 0x2222, src,
+					  100, 1), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, mroce_counter_read(mrt_db,
+						 MROCE_CNT_NO_WQE_DROPS),
+			nw + 1);
+
+	/* Too small a buffer: dropped, the WQE stays for the next one. */
+	KUNIT_ASSERT_EQ(test, mrt_post_recv(&b, dst, 40 + 100, 7), 0);
+	KUNIT_ASSERT_EQ(test, mrt_ud_post(&a, ah, b.qp->qp_num, 0x2222, src,
+					  200, 2), 0);
+	/* Wrong Q_Key: dropped. */
+	KUNIT_ASSERT_EQ(test, mrt_ud_post(&a, ah, b.qp->qp_num, 0x2223, src,
+					  100, 3), 0);
+	KUNIT_ASSERT_EQ(test, mrt_ud_post(&a, ah, b.qp->qp_num, 0x2222, src,
+					  100, 4), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 140U);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, a.qp->qp_num);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_GRH);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0x5151U);
+	KUNIT_EXPECT_EQ(test, wc.network_hdr_type, (u8)RDMA_NETWORK_IPV4);
+	iph = (struct iphdr *)(dst + 20);
+	KUNIT_EXPECT_EQ(test, (int)iph->version, 4);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(iph->saddr),
+			be32_to_cpu(in_aton(MRT_IP_A)));
+	KUNIT_EXPECT_EQ(test, memcmp(dst + 40, src, 100), 0);
+	KUNIT_EXPECT_EQ(test, mroce_counter_read(mrt_db,
+						 MROCE_CNT_UD_LEN_DROPS), ul + 1);
+	KUNIT_EXPECT_EQ(test, mroce_counter_read(mrt_db, MROCE_CNT_QKEY_DROPS),
+			qk + 1);
+
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+}
+
 static struct kunit_case mrt_rc_cases[] = {
+	KUNIT_CASE(mrt_rc_ud),
 	KUNIT_CASE(mrt_rc_retry_exceeded),
 	KUNIT_CASE(mrt_rc_send),
 	KUNIT_CASE(mrt_rc_write_read_small),

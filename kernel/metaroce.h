@@ -113,6 +113,9 @@ enum mroce_counter {
 	MROCE_CNT_WINDOW_DROPS,
 	MROCE_CNT_RKEY_VIOLATIONS,
 	MROCE_CNT_PATH_REROLLS,
+	MROCE_CNT_QKEY_DROPS,
+	MROCE_CNT_NO_WQE_DROPS,
+	MROCE_CNT_UD_LEN_DROPS,
 	MROCE_NUM_COUNTERS
 };
 
@@ -563,6 +566,10 @@ void mroce_qp_stop_timers(struct mroce_qp *qp);
 /* Packet building (pkt.c) */
 struct sk_buff *mroce_pkt_new(struct mroce_qp *qp, struct mr_pkt *p,
 			      u8 **payload);
+struct sk_buff *mroce_pkt_new_av(struct mroce_dev *dev,
+				 const struct mroce_av *av, struct mr_pkt *p,
+				 u8 **payload);
+void mroce_pkt_finish(struct sk_buff *skb, u16 entropy, bool ect);
 void mroce_pkt_send(struct mroce_qp *qp, struct sk_buff *skb, u8 path,
 		    bool ect);
 void mroce_pkt_queue(struct sk_buff_head *q, struct sk_buff *skb,
@@ -573,6 +580,7 @@ u64 mroce_now(void);
 /* Receive dispatch (recv.c -> resp.c / comp.c) */
 void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
 void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
+void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb);
 int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
 

@@ -38,13 +38,21 @@ u64 mroce_now(void)
 struct sk_buff *mroce_pkt_new(struct mroce_qp *qp, struct mr_pkt *p,
 			      u8 **payload)
 {
+	return mroce_pkt_new_av(qp->dev, &qp->attr.av, p, payload);
+}
+
+/* The same for a packet to @av (UD: the AH's address). */
+struct sk_buff *mroce_pkt_new_av(struct mroce_dev *dev,
+				 const struct mroce_av *av, struct mr_pkt *p,
+				 u8 **payload)
+{
 	u32 hlen = mr_pkt_hdr_len(p->opcode);
 	u32 len = hlen + p->payload_len + MR_ICRC_LEN;
 	struct sk_buff *skb;
 	u8 *buf;
 	int err;
 
-	skb = mroce_skb_alloc(qp->dev, &qp->attr.av, len, GFP_ATOMIC);
+	skb = mroce_skb_alloc(dev, av, len, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	buf = skb_put(skb, len);
@@ -67,7 +75,7 @@ struct sk_buff *mroce_pkt_new(struct mroce_qp *qp, struct mr_pkt *p,
  * Finish (ICRC) and queue @skb for transmission on path @entropy; the
  * actual send happens in mroce_pkt_flush() outside the QP locks.
  */
-static void mroce_pkt_finish(struct sk_buff *skb, u16 entropy, bool ect)
+void mroce_pkt_finish(struct sk_buff *skb, u16 entropy, bool ect)
 {
 	mr_icrc_put(skb->data, skb->len - MR_ICRC_LEN);
 	mroce_cb(skb)->entropy = entropy;

@@ -528,9 +528,6 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 
 	if (unlikely(!mroce_opcode_ok(qp->ibqp.qp_type, wr->opcode)))
 		return -EINVAL;
-	/* STUB: UD and GSI (QP1) traffic is not implemented yet. */
-	if (qp->ibqp.qp_type != IB_QPT_RC)
-		return -EOPNOTSUPP;
 	if (unlikely(wr->num_sge < 0 || wr->num_sge > sq->max_sge))
 		return -EINVAL;
 	if (unlikely(sq->tail - sq->head >= sq->size))

@@ -90,9 +90,17 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		goto drop;
 	}
+	/* RC opcodes to RC QPs, UD opcodes to UD/GSI QPs (MR-MAL-2). */
+	if (p.opcode == MR_OP_UD_SEND || p.opcode == MR_OP_UD_SEND_IMM) {
+		if (qp->ibqp.qp_type == IB_QPT_RC)
+			mroce_count(dev, MROCE_CNT_QPN_DROPS);
+		else
+			mroce_ud_rcv(qp, &p, skb);
+		goto put;
+	}
 	if (qp->ibqp.qp_type != IB_QPT_RC || p.sqpn != qp->attr.dest_qpn ||
 	    !mroce_skb_from_peer(skb, qp)) {
-		/* UD/GSI traffic is not implemented yet (STUB). */
+		/* Not from the connected peer (MR-SEC-4). */
 		mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		goto put;
 	}
@@ -102,8 +110,6 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		mroce_resp_rcv(qp, &p, mroce_skb_ce(skb));
 	else if (p.opcode == MR_OP_PROBE)
 		mroce_probe_reply(qp, &p);
-	else if (p.opcode == MR_OP_UD_SEND || p.opcode == MR_OP_UD_SEND_IMM)
-		mroce_count(dev, MROCE_CNT_QPN_DROPS);
 	else
 		mroce_comp_rcv(qp, &p, mroce_skb_ce(skb));
 put:

@@ -683,6 +683,58 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 	}
 }
 
+/*
+ * UD and GSI (QP1): every send is one UD_SEND packet to the WR's AH,
+ * sent at once and completed when handed to the IP stack (MR-UD-1), Q_Key
+ * per MR-UD-4, one entropy per QP (MR-UD-11).
+ * sq.lock held; one packet per WQE, so sending under the lock is short.
+ */
+static u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
+{
+	struct mroce_dev *dev = qp->dev;
+	struct mroce_ah *ah = wqe->wr.ud.ah;
+	u32 qkey = wqe->wr.ud.remote_qkey;
+	struct mr_pkt p = {};
+	struct sk_buff *skb;
+	u8 *payload;
+	int err;
+
+	if (wqe->length > ib_mtu_enum_to_int(READ_ONCE(dev->active_mtu)))
+		return IB_WC_LOC_LEN_ERR;
+	/* A Q_Key with the high bit set means "use the QP's own". */
+	if (qkey & 0x80000000)
+		qkey = qp->attr.qkey;
+
+	p.opcode = wqe->opcode == IB_WR_SEND_WITH_IMM ? MR_OP_UD_SEND_IMM :
+							MR_OP_UD_SEND;
+	p.flags = MR_F_FIRST | MR_F_LAST;
+	if (wqe->send_flags & IB_SEND_SOLICITED)
+		p.flags |= MR_F_SE;
+	p.dqpn = wqe->wr.ud.remote_qpn & MR_QPN_MASK;
+	p.sqpn = qp->ibqp.qp_num;
+	p.psn = qp->sq.head & MR_PSN_MASK;	/* a per-QP counter (MR-UD-2) */
+	p.ts = mr_txsb_ts(mroce_now());
+	p.deth.qkey = qkey;
+	p.deth.src_qpn = qp->ibqp.qp_num;
+	p.imm = be32_to_cpu(wqe->ex.imm_data);
+	p.payload_len = wqe->length;
+
+	skb = mroce_pkt_new_av(dev, &ah->av, &p, &payload);
+	if (!skb)
+		return IB_WC_LOC_QP_OP_ERR;
+	err = mroce_req_payload(qp, wqe, 0, payload, wqe->length);
+	if (err) {
+		kfree_skb(skb);
+		return err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+					  IB_WC_LOC_PROT_ERR;
+	}
+	mroce_pkt_finish(skb, (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK,
+			 false);
+	mroce_xmit(dev, &ah->av, NULL, skb,
+		   (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK, false);
+	return IB_WC_SUCCESS;
+}
+
 /* Arm the requester timer at the core's next deadline. sq.lock held. */
 static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 {
@@ -780,6 +832,16 @@ void mroce_req_run(struct mroce_qp *qp)
 
 		/* 2. Transmit: retransmissions first, then new work. */
 		active = qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD;
+		if (qp->state == IB_QPS_RTS && !req && sq->head != sq->tail) {
+			struct mroce_send_wqe *w = mroce_sq_wqe(sq, sq->head);
+
+			/* UD/GSI: the head WQE goes out and completes. */
+			if (w->state == MROCE_WQE_QUEUED) {
+				mroce_req_fail(w, mroce_ud_send(qp, w));
+				sq->kick = true;
+			}
+			continue;
+		}
 		if (!active || !req || !req->inited)
 			continue;
 		now = mroce_now();

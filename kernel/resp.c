@@ -15,6 +15,8 @@
  * dropped; completions are posted with no QP lock held.
  */
 
+#include <linux/etherdevice.h>
+#include <linux/if_ether.h>
 #include <linux/skbuff.h>
 
 #include "metaroce.h"
@@ -631,4 +633,87 @@ enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t)
 	spin_unlock_bh(&qp->resp_lock);
 	mroce_pkt_flush(qp, &c.txq);
 	return HRTIMER_NORESTART;
+}
+
+/* ---- UD / GSI receive --------------------------------------------------- */
+
+/*
+ * One UD_SEND for a UD or GSI QP (MR-UD-*): Q_Key check, then the next
+ * receive WQE gets the 40-byte GRH area (the IPv6 header, or the IPv4
+ * header at offset 20, as for RoCE v2) followed by the payload. No WQE:
+ * the datagram is dropped (UD has no RNR). Softirq context.
+ */
+void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb)
+{
+	struct mroce_dev *dev = qp->dev;
+	struct mroce_rq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
+	struct mroce_recv_wqe *rwqe;
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct ib_wc wc = {};
+	u8 grh[40] = {};
+	int err;
+
+	u32 i, room = 0;
+
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
+	    state != IB_QPS_SQD) {
+		mroce_count(dev, MROCE_CNT_QPN_DROPS);
+		return;
+	}
+	if (p->deth.qkey != qp->attr.qkey) {
+		mroce_count(dev, MROCE_CNT_QKEY_DROPS);	/* MR-UD-5 */
+		return;
+	}
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		memcpy(grh + 20, skb_network_header(skb), 20);
+		wc.network_hdr_type = RDMA_NETWORK_IPV4;
+	} else {
+		memcpy(grh, skb_network_header(skb), 40);
+		wc.network_hdr_type = RDMA_NETWORK_IPV6;
+	}
+
+	spin_lock_bh(&rq->lock);
+	if (!mroce_rq_count(rq)) {
+		spin_unlock_bh(&rq->lock);
+		mroce_count(dev, MROCE_CNT_NO_WQE_DROPS);	/* MR-UD-9 */
+		return;
+	}
+	rwqe = mroce_rq_wqe(rq, rq->head);
+	for (i = 0; i < rwqe->num_sge; i++)
+		room += rwqe->sge[i].length;
+	if (room < sizeof(grh) + p->payload_len) {
+		/* Dropped without consuming the WQE (MR-UD-10). */
+		spin_unlock_bh(&rq->lock);
+		mroce_count(dev, MROCE_CNT_UD_LEN_DROPS);
+		return;
+	}
+	wc.wr_id = rwqe->wr_id;
+	err = mroce_sge_copy(qp, rwqe->sge, rwqe->num_sge, 0, grh,
+			     sizeof(grh), true);
+	if (!err)
+		err = mroce_sge_copy(qp, rwqe->sge, rwqe->num_sge, sizeof(grh),
+				     (void *)p->payload, p->payload_len, true);
+	rq->head++;
+	spin_unlock_bh(&rq->lock);
+
+	wc.status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	wc.opcode = IB_WC_RECV;
+	wc.byte_len = sizeof(grh) + p->payload_len;
+	wc.qp = &qp->ibqp;
+	wc.src_qp = p->deth.src_qpn;
+	wc.port_num = 1;
+	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+	if (p->opcode == MR_OP_UD_SEND_IMM) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = cpu_to_be32(p->imm);
+	}
+	if (skb_mac_header_was_set(skb) &&
+	    skb_network_header(skb) - skb_mac_header(skb) >= ETH_HLEN) {
+		ether_addr_copy(wc.smac, eth_hdr(skb)->h_source);
+		wc.wc_flags |= IB_WC_WITH_SMAC;
+	}
+	mroce_cq_post(qp->rcq, &wc, !!(p->flags & MR_F_SE));
+	if (qp->srq)
+		mroce_srq_check_limit(qp->srq);
 }

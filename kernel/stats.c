@@ -44,6 +44,9 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_WINDOW_DROPS].name = "out_of_window_drops",
 	[MROCE_CNT_RKEY_VIOLATIONS].name = "rkey_violations",
 	[MROCE_CNT_PATH_REROLLS].name = "path_rerolls",
+	[MROCE_CNT_QKEY_DROPS].name = "qkey_drops",
+	[MROCE_CNT_NO_WQE_DROPS].name = "no_wqe_drops",
+	[MROCE_CNT_UD_LEN_DROPS].name = "ud_len_drops",
 };
 
 u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c)
