@@ -20,6 +20,17 @@ fi
 
 sh tests/vm/selftest/host-tests.sh || rc=1
 
+# The provider: uapi layout (user and kernel view), exports, dlopen and
+# registration with the installed libibverbs, device matching.
+if [ -f userspace/Makefile ]; then
+	if make -s -C userspace check; then
+		echo "provider: 1 passed, 0 failed"
+	else
+		echo "provider: 0 passed, 1 failed"
+		rc=1
+	fi
+fi
+
 # MR-CONF-6: the committed traceability table matches the sources.
 if python3 tests/conformance/traceability.py --check; then
 	echo "traceability: 1 passed, 0 failed"
