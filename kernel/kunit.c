@@ -20,6 +20,7 @@
 #include <net/addrconf.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cache.h>
+#include <rdma/rdma_cm.h>
 
 #include "metaroce.h"
 
@@ -1562,7 +1563,173 @@ static void mrt_rc_ud(struct kunit *test)
 	mrt_ep_free(&b);
 }
 
+/* ---- rdma_cm over the GSI QP ---- */
+
+struct mrt_cm {
+	wait_queue_head_t wq;
+	unsigned long seen;		/* bit per rdma_cm_event_type */
+	int status;
+	struct rdma_cm_id *conn;	/* server: the new connection's id */
+};
+
+static int mrt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct mrt_cm *c = id->context;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		c->conn = id;
+	c->status = ev->status;
+	set_bit(ev->event, &c->seen);
+	wake_up(&c->wq);
+	return 0;
+}
+
+static bool mrt_cm_wait(struct mrt_cm *c, enum rdma_cm_event_type ev)
+{
+	return wait_event_timeout(c->wq, test_bit(ev, &c->seen), 10 * HZ);
+}
+
+/* Allocate PD/CQ and an RC QP on @id's device through rdma_cm. */
+static void mrt_cm_qp(struct kunit *test, struct rdma_cm_id *id,
+		      struct mrt_ep *ep)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = {
+			.max_send_wr = 8, .max_recv_wr = 8,
+			.max_send_sge = 1, .max_recv_sge = 1,
+		},
+	};
+	struct ib_cq_init_attr cattr = { .cqe = 32 };
+
+	ep->dev = to_mdev(id->device);
+	ep->pd = ib_alloc_pd(id->device, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->pd));
+	ep->cq = ib_create_cq(id->device, NULL, NULL, ep, &cattr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->cq));
+	init.send_cq = ep->cq;
+	init.recv_cq = ep->cq;
+	KUNIT_ASSERT_EQ(test, rdma_create_qp(id, ep->pd, &init), 0);
+	ep->qp = id->qp;
+}
+
+static void mrt_cm_free(struct rdma_cm_id *id, struct mrt_ep *ep)
+{
+	if (id && id->qp)
+		rdma_destroy_qp(id);
+	ep->qp = NULL;
+	mrt_ep_free(ep);
+}
+
+/*
+ * A kernel consumer's connection setup: rdma_cm in namespace mra
+ * connects to a listener in mrb; the CM's MADs travel over the GSI QPs
+ * (UD), then data flows over the RC connection.
+ */
+static void mrt_rc_rdma_cm(struct kunit *test)
+{
+	struct sockaddr_in dst = { .sin_family = AF_INET,
+				   .sin_port = htons(18515) };
+	struct sockaddr_in lis = dst;
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct rdma_cm_id *cid = NULL, *sid = NULL;
+	struct mrt_ep ca = {}, sb = {};
+	struct mrt_cm *cc, *sc;
+	u8 *src, *dstbuf;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_NOT_NULL(test, mrt_da);
+	cc = kunit_kzalloc(test, sizeof(*cc), GFP_KERNEL);
+	sc = kunit_kzalloc(test, sizeof(*sc), GFP_KERNEL);
+	src = kunit_kzalloc(test, 64, GFP_KERNEL);
+	dstbuf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, cc && sc && src && dstbuf);
+	init_waitqueue_head(&cc->wq);
+	init_waitqueue_head(&sc->wq);
+	mrt_fill(src, 64, 8);
+	dst.sin_addr.s_addr = in_aton(MRT_IP_B);
+	lis.sin_addr.s_addr = in_aton(MRT_IP_B);
+
+	sid = rdma_create_id(dev_net(mrt_db->ndev), mrt_cm_handler, sc,
+			     RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sid));
+	cid = rdma_create_id(dev_net(mrt_da->ndev), mrt_cm_handler, cc,
+			     RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(cid)) {
+		rdma_destroy_id(sid);
+		KUNIT_FAIL(test, "rdma_create_id: %ld", PTR_ERR(cid));
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(sid, (struct sockaddr *)&lis),
+			0);
+	KUNIT_EXPECT_EQ(test, rdma_listen(sid, 4), 0);
+
+	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(cid, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	if (!mrt_cm_wait(cc, RDMA_CM_EVENT_ADDR_RESOLVED)) {
+		KUNIT_FAIL(test, "address not resolved (seen %lx)", cc->seen);
+		goto out;
+	}
+	KUNIT_EXPECT_PTR_EQ(test, cid->device, &mrt_da->ibdev);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_route(cid, 2000), 0);
+	if (!mrt_cm_wait(cc, RDMA_CM_EVENT_ROUTE_RESOLVED)) {
+		KUNIT_FAIL(test, "route not resolved (seen %lx)", cc->seen);
+		goto out;
+	}
+	mrt_cm_qp(test, cid, &ca);
+	KUNIT_EXPECT_EQ(test, rdma_connect(cid, &param), 0);
+
+	if (!mrt_cm_wait(sc, RDMA_CM_EVENT_CONNECT_REQUEST)) {
+		KUNIT_FAIL(test, "no connect request (client seen %lx)",
+			   cc->seen);
+		goto out;
+	}
+	mrt_cm_qp(test, sc->conn, &sb);
+	KUNIT_ASSERT_EQ(test, mrt_post_recv(&sb, dstbuf, 64, 1), 0);
+	rdma_lock_handler(sc->conn);
+	KUNIT_EXPECT_EQ(test, rdma_accept(sc->conn, &param), 0);
+	rdma_unlock_handler(sc->conn);
+	KUNIT_EXPECT_TRUE(test, mrt_cm_wait(cc, RDMA_CM_EVENT_ESTABLISHED));
+	KUNIT_EXPECT_TRUE(test, mrt_cm_wait(sc, RDMA_CM_EVENT_ESTABLISHED));
+
+	/* Data over the connection rdma_cm set up. */
+	{
+		struct ib_sge sge = { (uintptr_t)src, 64,
+				      ca.pd->local_dma_lkey };
+		struct ib_send_wr wr = {
+			.wr_id = 2, .opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge, .num_sge = 1,
+		};
+		const struct ib_send_wr *bad;
+
+		KUNIT_EXPECT_EQ(test, ib_post_send(ca.qp, &wr, &bad), 0);
+	}
+	KUNIT_ASSERT_EQ(test, mrt_poll(&sb, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(dstbuf, src, 64), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&ca, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+
+	rdma_disconnect(cid);
+	mrt_cm_wait(sc, RDMA_CM_EVENT_DISCONNECTED);
+out:
+	if (sc->conn) {
+		mrt_cm_free(sc->conn, &sb);
+		rdma_destroy_id(sc->conn);
+	}
+	mrt_cm_free(cid, &ca);
+	rdma_destroy_id(cid);
+	rdma_destroy_id(sid);
+}
+
 static struct kunit_case mrt_rc_cases[] = {
+	KUNIT_CASE(mrt_rc_rdma_cm),
 	KUNIT_CASE(mrt_rc_ud),
 	KUNIT_CASE(mrt_rc_retry_exceeded),
 	KUNIT_CASE(mrt_rc_send),

@@ -543,6 +543,8 @@ struct mroce_qp {
 	struct hrtimer ack_timer;
 	/* Set by destroy/reset: timers must not re-arm. */
 	bool stopping;
+	/* Requester run deferred from interrupts-off posters. */
+	struct work_struct req_work;
 };
 
 static inline struct mroce_qp *to_mqp(struct ib_qp *qp)
@@ -553,6 +555,7 @@ static inline struct mroce_qp *to_mqp(struct ib_qp *qp)
 struct mroce_qp *mroce_qp_get(struct mroce_dev *dev, u32 qpn);
 void mroce_qp_put(struct mroce_qp *qp);
 void mroce_qp_error(struct mroce_qp *qp);
+void mroce_qp_kick(struct mroce_qp *qp);
 void mroce_qp_flush(struct mroce_qp *qp);
 void mroce_qp_async_event(struct mroce_qp *qp, enum ib_event_type type);
 

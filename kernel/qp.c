@@ -99,6 +99,8 @@ static int mroce_sq_init(struct mroce_sq *sq, struct ib_qp_cap *cap)
 
 /* ---- create / destroy ------------------------------------------------ */
 
+static void mroce_qp_work(struct work_struct *work);
+
 static int mroce_qp_check_init(struct mroce_dev *dev,
 			       struct ib_qp_init_attr *init)
 {
@@ -148,6 +150,7 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 
 	qp->dev = dev;
+	INIT_WORK(&qp->req_work, mroce_qp_work);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->done);
 	mutex_init(&qp->modify_lock);
@@ -234,6 +237,7 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->done);
 	/* No receive-path user left: timers cannot be re-armed now. */
 	mroce_qp_stop_timers(qp);
+	cancel_work_sync(&qp->req_work);
 	mutex_unlock(&qp->modify_lock);
 
 	mroce_proto_free(qp);
@@ -618,9 +622,11 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct mroce_qp *qp = to_mqp(ibqp);
 	enum ib_qp_state state;
+	unsigned long flags;
 	int err = 0;
 
-	spin_lock_bh(&qp->sq.lock);
+	/* irqsave: the MAD layer posts with interrupts disabled. */
+	spin_lock_irqsave(&qp->sq.lock, flags);
 	state = qp->state;
 	if (unlikely(state < IB_QPS_RTS)) {
 		err = -EINVAL;
@@ -631,13 +637,9 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (err)
 			*bad_wr = wr;
 	}
-	spin_unlock_bh(&qp->sq.lock);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
-	/*
-	 * Process what was queued now, in the caller's context (no
-	 * workqueue hop); in the error state this flushes (ib_drain_sq).
-	 */
-	mroce_req_run(qp);
+	mroce_qp_kick(qp);
 	return err;
 }
 
@@ -645,6 +647,7 @@ int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct mroce_qp *qp = to_mqp(ibqp);
+	unsigned long flags;
 	int err = 0;
 
 	if (qp->srq) {
@@ -652,7 +655,7 @@ int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		return -EINVAL;
 	}
 
-	spin_lock_bh(&qp->rq.lock);
+	spin_lock_irqsave(&qp->rq.lock, flags);
 	if (unlikely(qp->state == IB_QPS_RESET)) {
 		err = -EINVAL;
 		*bad_wr = wr;
@@ -662,9 +665,36 @@ int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		if (err)
 			*bad_wr = wr;
 	}
-	spin_unlock_bh(&qp->rq.lock);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
 
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		mroce_rq_flush(qp);
+		mroce_qp_kick(qp);
 	return err;
+}
+
+/* Deferred requester run / flush, for callers with interrupts off. */
+static void mroce_qp_work(struct work_struct *work)
+{
+	struct mroce_qp *qp = container_of(work, struct mroce_qp, req_work);
+
+	mroce_req_run(qp);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		mroce_rq_flush(qp);
+}
+
+/*
+ * Process newly posted work now, in the caller's context (no workqueue
+ * hop); in the error state this flushes (ib_drain_qp). Callers with
+ * interrupts disabled (the MAD layer posts under an irqsave lock) get
+ * the run deferred: transmitting needs interrupts on.
+ */
+void mroce_qp_kick(struct mroce_qp *qp)
+{
+	if (irqs_disabled()) {
+		queue_work(system_highpri_wq, &qp->req_work);
+		return;
+	}
+	mroce_req_run(qp);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		mroce_rq_flush(qp);
 }

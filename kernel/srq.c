@@ -121,9 +121,10 @@ int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr)
 {
 	struct mroce_srq *srq = to_msrq(ibsrq);
+	unsigned long flags;
 	int err = 0;
 
-	spin_lock_bh(&srq->rq.lock);
+	spin_lock_irqsave(&srq->rq.lock, flags);
 	for (; wr; wr = wr->next) {
 		err = mroce_rq_post(&srq->rq, wr);
 		if (err) {
@@ -131,6 +132,6 @@ int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			break;
 		}
 	}
-	spin_unlock_bh(&srq->rq.lock);
+	spin_unlock_irqrestore(&srq->rq.lock, flags);
 	return err;
 }
