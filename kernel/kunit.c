@@ -104,6 +104,29 @@ static int mrt_gid_index(struct mroce_dev *dev, const char *ip)
 	return -ENOENT;
 }
 
+/* Wait (max 5 s) for the RoCE GID of IPv6 @ip; returns its index. */
+static int mrt_gid6_index(struct mroce_dev *dev, const char *ip)
+{
+	const struct ib_gid_attr *attr;
+	union ib_gid gid;
+	int i, idx;
+
+	if (in6_pton(ip, -1, gid.raw, -1, NULL) != 1)
+		return -EINVAL;
+	for (i = 0; i < 250; i++) {
+		attr = rdma_find_gid_by_port(&dev->ibdev, &gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP, 1,
+					     NULL);
+		if (!IS_ERR(attr)) {
+			idx = attr->index;
+			rdma_put_gid_attr(attr);
+			return idx;
+		}
+		msleep(20);
+	}
+	return -ENOENT;
+}
+
 static int mrt_port_state(struct mroce_dev *dev, enum ib_mtu *mtu)
 {
 	struct ib_port_attr pa;
@@ -161,7 +184,8 @@ static void mrt_dev_add_query(struct kunit *test)
 
 static void mrt_dev_port_follows_netdev(struct kunit *test)
 {
-	struct mroce_dev *dev = mrt_dev_add(test, "mrk0", "mrt_p");
+	/* Not mrk0: an IPv6 address does not survive a down/up. */
+	struct mroce_dev *dev = mrt_dev_add(test, "mrk4", "mrt_p");
 	struct net_device *ndev = dev->ndev;
 	enum ib_mtu mtu;
 
@@ -374,7 +398,11 @@ static int mrt_to_rtr(struct ib_qp *qp, u32 dqpn, int gid, const char *dip,
 	rdma_ah_set_port_num(&a.ah_attr, 1);
 	rdma_ah_set_grh(&a.ah_attr, NULL, 0, gid, 64, 0);
 	dgid = &a.ah_attr.grh.dgid;
-	ipv6_addr_set_v4mapped(in_aton(dip), (struct in6_addr *)dgid->raw);
+	if (strchr(dip, ':'))
+		in6_pton(dip, -1, dgid->raw, -1, NULL);
+	else
+		ipv6_addr_set_v4mapped(in_aton(dip),
+				       (struct in6_addr *)dgid->raw);
 	return ib_modify_qp(qp, &a, (IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
 				     IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 				     IB_QP_MAX_DEST_RD_ATOMIC |
@@ -1728,7 +1756,52 @@ out:
 	rdma_destroy_id(sid);
 }
 
+/* RC over IPv6 GIDs: the UDP checksum is computed (MR-ENC-3). */
+static void mrt_rc_ipv6(struct kunit *test)
+{
+	const u32 len = 3000;
+	struct mrt_ep a = {}, b = {};
+	int ga, gb;
+	u8 *src, *dst;
+	struct ib_wc wc;
+
+	ga = mrt_gid6_index(mrt_da, "2001:db8:77::1");
+	gb = mrt_gid6_index(mrt_db, "2001:db8:77::2");
+	if (ga < 0 || gb < 0) {
+		const struct ib_gid_attr *attr;
+		int i;
+
+		for (i = 0; i < 16; i++) {
+			attr = rdma_get_gid_attr(&mrt_da->ibdev, 1, i);
+			if (IS_ERR(attr))
+				continue;
+			pr_info("mrt: gid %d %pI6 type %d\n", i,
+				attr->gid.raw, attr->gid_type);
+			rdma_put_gid_attr(attr);
+		}
+	}
+	KUNIT_ASSERT_GE(test, ga, 0);
+	KUNIT_ASSERT_GE(test, gb, 0);
+	mrt_connect2(test, &a, &b, mrt_da, mrt_db, ga, gb, "2001:db8:77::1",
+		     "2001:db8:77::2");
+	src = kunit_kzalloc(test, len, GFP_KERNEL);
+	dst = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, src && dst);
+	mrt_fill(src, len, 6);
+
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_WRITE, src, len,
+					    (uintptr_t)dst,
+					    b.pd->unsafe_global_rkey, 1), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, len), 0);
+
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+}
+
 static struct kunit_case mrt_rc_cases[] = {
+	KUNIT_CASE(mrt_rc_ipv6),
 	KUNIT_CASE(mrt_rc_rdma_cm),
 	KUNIT_CASE(mrt_rc_ud),
 	KUNIT_CASE(mrt_rc_retry_exceeded),
@@ -1900,8 +1973,30 @@ static void mrt_rx_crafted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
 	mrt_rx_expect(test, &rx, MROCE_CNT_DUP_DROPS, -1);
 
+	/* Out of order: PSN+2 first is placed, the ACK carries a SACK. */
+	{
+		u64 sack = mroce_counter_read(mrt_db, MROCE_CNT_SACK_TX);
+
+		memset(rx.buf, 0, 128);
+		mrt_rx_write(&rx, &p, psn + 2, 2, 64, data);
+		p.rxh.va = (uintptr_t)rx.buf + 64;
+		mrt_rx_feed(test, &p, NULL, MRT_IP_A);
+		KUNIT_EXPECT_EQ(test, memcmp(rx.buf + 64, data, 64), 0);
+		KUNIT_EXPECT_EQ(test, mroce_counter_read(mrt_db,
+							 MROCE_CNT_SACK_TX),
+				sack + 1);
+		mrt_rx_expect(test, &rx, -1, -1);
+		/* The hole is filled; both messages complete in order. */
+		mrt_rx_write(&rx, &p, psn + 1, 1, 64, data);
+		mrt_rx_feed(test, &p, NULL, MRT_IP_A);
+		KUNIT_EXPECT_EQ(test, memcmp(rx.buf, data, 64), 0);
+		mrt_rx_expect(test, &rx, -1, -1);
+		memset(rx.buf, 0, 128);
+		psn += 2;
+	}
+
 	/* Bad ICRC, wrong version, truncated: codec-level drops. */
-	mrt_rx_write(&rx, &p, psn + 1, 1, 64, data);
+	mrt_rx_write(&rx, &p, psn + 1, 3, 64, data);
 	mrt_rx_feed(test, &p, mrt_flip_payload, MRT_IP_A);
 	mrt_rx_expect(test, &rx, MROCE_CNT_ICRC_DROPS, -1);
 	mrt_rx_feed(test, &p, mrt_bad_version, MRT_IP_A);
@@ -1914,17 +2009,17 @@ static void mrt_rx_crafted(struct kunit *test)
 	p.dqpn = 0xfffff0;
 	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
 	mrt_rx_expect(test, &rx, MROCE_CNT_QPN_DROPS, -1);
-	mrt_rx_write(&rx, &p, psn + 1, 1, 64, data);
+	mrt_rx_write(&rx, &p, psn + 1, 3, 64, data);
 	p.sqpn = MRT_PEER_QPN + 1;
 	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
 	mrt_rx_expect(test, &rx, MROCE_CNT_QPN_DROPS, -1);
-	mrt_rx_write(&rx, &p, psn + 1, 1, 64, data);
+	mrt_rx_write(&rx, &p, psn + 1, 3, 64, data);
 	mrt_rx_feed(test, &p, NULL, "192.0.2.99");
 	mrt_rx_expect(test, &rx, MROCE_CNT_QPN_DROPS, -1);
 	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
 
 	/* Beyond the window: dropped, counted, NACK SEQ_ERR. */
-	mrt_rx_write(&rx, &p, (psn + 1 + MR_WINDOW) & MR_PSN_MASK, 1, 64,
+	mrt_rx_write(&rx, &p, (psn + 1 + MR_WINDOW) & MR_PSN_MASK, 3, 64,
 		     data);
 	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
 	mrt_rx_expect(test, &rx, MROCE_CNT_WINDOW_DROPS,
@@ -1932,7 +2027,7 @@ static void mrt_rx_crafted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
 
 	/* Bad rkey: NACK REMOTE_ACCESS, counted, nothing placed. */
-	mrt_rx_write(&rx, &p, psn + 1, 1, 64, data);
+	mrt_rx_write(&rx, &p, psn + 1, 3, 64, data);
 	p.rxh.rkey ^= 0x3c;
 	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
 	mrt_rx_expect(test, &rx, MROCE_CNT_RKEY_VIOLATIONS,

@@ -6,7 +6,7 @@
 #   netns mra                         netns mrb
 #   mrk0 192.0.2.1  2001:db8:77::1 <-> mrk1 192.0.2.2  2001:db8:77::2
 #   mrk2 (no address)              <-> mrk3   (deleted by a test)
-#   mrk4 (no address)              <-> mrk5   (mrk4 moved to init_net)
+#   mrk4 (no address)              <-> mrk5   (down/up, MTU; moved to init_net)
 #   mrk6 198.51.100.1 (netem)      <-> mrk7 198.51.100.2 (netem)
 #   mrk8 203.0.113.1               <-> mrk9 203.0.113.2 (deleted in use)
 #
