@@ -1800,7 +1800,108 @@ static void mrt_rc_ipv6(struct kunit *test)
 	mrt_ep_free(&b);
 }
 
+/* SENDs into a shared receive queue, with the limit event. */
+static void mrt_rc_srq(struct kunit *test)
+{
+	struct ib_srq_init_attr sinit = {
+		.attr = { .max_wr = 8, .max_sge = 1, .srq_limit = 0 },
+		.srq_type = IB_SRQT_BASIC,
+		.event_handler = mrt_ep_event,
+	};
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+		.event_handler = mrt_ep_event,
+	};
+	struct ib_cq_init_attr cattr = { .cqe = 64 };
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *bad;
+	struct ib_recv_wr rwr = {};
+	struct ib_send_wr wr = {};
+	struct ib_srq_attr sattr;
+	struct mrt_ep a = {}, b = {};
+	struct ib_sge sge;
+	struct ib_srq *srq;
+	struct ib_wc wc;
+	u8 *src, *dst;
+	int i;
+
+	src = kunit_kzalloc(test, 2000, GFP_KERNEL);
+	dst = kunit_kzalloc(test, 4 * 2000, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, src && dst);
+	mrt_fill(src, 2000, 2);
+	KUNIT_ASSERT_GE(test, mrt_ga, 0);
+	KUNIT_ASSERT_GE(test, mrt_gb, 0);
+
+	mrt_ep_init(test, &a, mrt_da);
+	b.dev = mrt_db;
+	b.pd = ib_alloc_pd(&mrt_db->ibdev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b.pd));
+	b.cq = ib_create_cq(&mrt_db->ibdev, NULL, NULL, &b, &cattr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b.cq));
+	sinit.srq_context = &b;
+	srq = ib_create_srq(b.pd, &sinit);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+	init.send_cq = b.cq;
+	init.recv_cq = b.cq;
+	init.srq = srq;
+	init.qp_context = &b;
+	b.qp = ib_create_qp(b.pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b.qp));
+
+	KUNIT_ASSERT_EQ(test, mrt_to_init(a.qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(b.qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(a.qp, b.qp->qp_num, mrt_ga, MRT_IP_B,
+					 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(b.qp, a.qp->qp_num, mrt_gb, MRT_IP_A,
+					 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(a.qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(b.qp), 0);
+
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	for (i = 0; i < 4; i++) {
+		sge = (struct ib_sge){ (uintptr_t)dst + i * 2000, 2000,
+				       b.pd->local_dma_lkey };
+		rwr.wr_id = 30 + i;
+		KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &rwr, &rbad), 0);
+	}
+	sattr.srq_limit = 3;
+	KUNIT_ASSERT_EQ(test, ib_modify_srq(srq, &sattr, IB_SRQ_LIMIT), 0);
+
+	wr.opcode = IB_WR_SEND;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	for (i = 0; i < 2; i++) {
+		sge = (struct ib_sge){ (uintptr_t)src, 2000 - i * 100,
+				       a.pd->local_dma_lkey };
+		wr.wr_id = i;
+		wr.send_flags = IB_SEND_SIGNALED;
+		KUNIT_ASSERT_EQ(test, ib_post_send(a.qp, &wr, &bad), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 30ULL + i);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, 2000U - i * 100);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + i * 2000, src,
+					     2000 - i * 100), 0);
+	}
+	/* 4 posted, 2 consumed: below the limit of 3, reported once. */
+	KUNIT_EXPECT_EQ(test, b.events, 1);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+
+	ib_destroy_qp(b.qp);
+	b.qp = NULL;
+	ib_destroy_srq(srq);
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+}
+
 static struct kunit_case mrt_rc_cases[] = {
+	KUNIT_CASE(mrt_rc_srq),
 	KUNIT_CASE(mrt_rc_ipv6),
 	KUNIT_CASE(mrt_rc_rdma_cm),
 	KUNIT_CASE(mrt_rc_ud),

@@ -262,6 +262,33 @@ static void mroce_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
 	spin_unlock_bh(&qp->sq.lock);
 }
 
+/*
+ * SRQ WQEs this QP already took for messages in flight belong to it:
+ * flush them too, or the consumer would never get its buffers back.
+ */
+static void mroce_srq_slots_flush(struct mroce_qp *qp, struct ib_wc *wc)
+{
+	struct mroce_resp *resp = qp->resp;
+	struct mroce_recv_wqe *rwqe;
+
+	if (!resp)
+		return;
+	for (;;) {
+		spin_lock_bh(&qp->resp_lock);
+		if (READ_ONCE(qp->state) != IB_QPS_ERR ||
+		    resp->ssn_base == resp->ssn_fetched) {
+			spin_unlock_bh(&qp->resp_lock);
+			break;
+		}
+		rwqe = resp->slots + (resp->ssn_base % MR_WINDOW) *
+		       resp->slot_size;
+		wc->wr_id = rwqe->wr_id;
+		resp->ssn_base++;
+		spin_unlock_bh(&qp->resp_lock);
+		mroce_cq_post(qp->rcq, wc, false);
+	}
+}
+
 /* Flush the receive queue (not an SRQ's) to the receive CQ. */
 static void mroce_rq_flush(struct mroce_qp *qp)
 {
@@ -272,8 +299,10 @@ static void mroce_rq_flush(struct mroce_qp *qp)
 		.qp = &qp->ibqp,
 	};
 
-	if (qp->srq)
+	if (qp->srq) {
+		mroce_srq_slots_flush(qp, &wc);
 		return;
+	}
 	/*
 	 * One WQE per lock hold: the completion handler may post again,
 	 * so no queue lock is held across mroce_cq_post().

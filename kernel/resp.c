@@ -263,7 +263,7 @@ static u8 mroce_resp_place(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 /* Queue READ_RESPs for bytes [off, off + len) of read @msn. */
 static u8 mroce_resp_read(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 			  u32 msn, u32 psn, u64 va, u32 rkey, u32 off,
-			  u32 len)
+			  u32 len, bool retx)
 {
 	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
 	u32 end = off + len, chunk;
@@ -290,7 +290,8 @@ static u8 mroce_resp_read(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		r.dxh.offset = off;
 		r.payload_len = chunk;
 		r.flags = (off == 0 ? MR_F_FIRST : 0) |
-			  (off + chunk == end ? MR_F_LAST : 0);
+			  (off + chunk == end ? MR_F_LAST : 0) |
+			  (retx ? MR_F_RETX : 0);
 		r.ts = mr_txsb_ts(mroce_now());
 		skb = mroce_pkt_new(qp, &r, &payload);
 		if (!skb)
@@ -311,7 +312,7 @@ static u8 mroce_resp_read(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 
 static void mroce_resp_atomic_reply(struct mroce_qp *qp,
 				    struct mroce_rx_ctx *c, u32 msn, u32 psn,
-				    u64 orig)
+				    u64 orig, bool retx)
 {
 	struct mr_pkt r = {};
 	struct sk_buff *skb;
@@ -319,7 +320,7 @@ static void mroce_resp_atomic_reply(struct mroce_qp *qp,
 
 	r.opcode = MR_OP_ATOMIC_RESP;
 	r.path = c->path;
-	r.flags = MR_F_FIRST | MR_F_LAST;
+	r.flags = MR_F_FIRST | MR_F_LAST | (retx ? MR_F_RETX : 0);
 	r.dqpn = qp->attr.dest_qpn;
 	r.sqpn = qp->ibqp.qp_num;
 	r.psn = psn;
@@ -365,7 +366,7 @@ static u8 mroce_resp_atomic(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	resp->atomic_cache[resp->atomic_next % MROCE_ATOMIC_CACHE].orig = orig;
 	resp->atomic_cache[resp->atomic_next % MROCE_ATOMIC_CACHE].valid = true;
 	resp->atomic_next++;
-	mroce_resp_atomic_reply(qp, c, m->msn, m->first_psn, orig);
+	mroce_resp_atomic_reply(qp, c, m->msn, m->first_psn, orig, false);
 	return 0;
 }
 
@@ -381,17 +382,20 @@ static void mroce_resp_repeat(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	int i;
 
 	if (p->opcode == MR_OP_READ_REQ) {
+		/* Re-executed with RETX set (MR-REL-8). */
 		if (mroce_resp_read(qp, c, p->dxh.msn, p->psn, p->rxh.va,
 				    p->rxh.rkey, p->dxh.offset,
-				    p->dxh.msg_len))
+				    p->dxh.msg_len, true))
 			mroce_count(qp->dev, MROCE_CNT_RKEY_VIOLATIONS);
 		return;
 	}
 	for (i = 0; i < MROCE_ATOMIC_CACHE; i++) {
 		if (resp->atomic_cache[i].valid &&
 		    resp->atomic_cache[i].psn == p->dxh.msn) {
+			/* From the cache, RETX set (MR-REL-9). */
 			mroce_resp_atomic_reply(qp, c, p->dxh.msn, p->psn,
-						resp->atomic_cache[i].orig);
+						resp->atomic_cache[i].orig,
+						true);
 			return;
 		}
 	}
@@ -420,7 +424,7 @@ static bool mroce_resp_complete_one(struct mroce_qp *qp,
 	switch (m.opcode) {
 	case MR_OP_READ_REQ:
 		reason = mroce_resp_read(qp, c, m.msn, m.first_psn, m.va,
-					 m.rkey, m.offset, m.msg_len);
+					 m.rkey, m.offset, m.msg_len, false);
 		if (reason) {
 			mroce_count(qp->dev, MROCE_CNT_RKEY_VIOLATIONS);
 			mroce_resp_fatal(qp, c, reason, m.first_psn);
