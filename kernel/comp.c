@@ -256,8 +256,18 @@ void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 	case MR_OP_ATOMIC_RESP:
 		mroce_comp_response(qp, p);
 		break;
+	case MR_OP_PROBE_REPLY: {
+		/* RTT from the echoed timestamp, microseconds (MR-MP-11). */
+		u64 now = mroce_now();
+		u64 rtt = (u64)(u32)(mr_txsb_ts(now) - p->ts) * 1000;
+
+		if (p->path >= qp->req->pt.n ||
+		    !mr_path_on_probe_reply(&qp->req->pt, p->path, p->psn,
+					    p->ts, rtt, now))
+			mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);
+		break;
+	}
 	default:
-		/* PROBE_REPLY: path probing is not implemented yet. */
 		break;
 	}
 	spin_unlock_bh(&sq->lock);

@@ -2096,6 +2096,22 @@ static void mrt_rx_crafted(struct kunit *test)
 		psn += 2;
 	}
 
+	/* A PROBE is answered with a PROBE_REPLY (MR-MP-10), nothing else. */
+	{
+		u64 tx = mroce_counter_read(mrt_db, MROCE_CNT_TX_PKTS);
+		struct mr_pkt probe = {
+			.opcode = MR_OP_PROBE, .path = 5,
+			.dqpn = rx.b.qp->qp_num, .sqpn = MRT_PEER_QPN,
+			.psn = 77, .ts = 1234,
+		};
+
+		mrt_rx_feed(test, &probe, NULL, MRT_IP_A);
+		KUNIT_EXPECT_EQ(test, mroce_counter_read(mrt_db,
+							 MROCE_CNT_TX_PKTS),
+				tx + 1);
+		mrt_rx_expect(test, &rx, -1, -1);
+	}
+
 	/* Bad ICRC, wrong version, truncated: codec-level drops. */
 	mrt_rx_write(&rx, &p, psn + 1, 3, 64, data);
 	mrt_rx_feed(test, &p, mrt_flip_payload, MRT_IP_A);

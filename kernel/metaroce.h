@@ -425,6 +425,8 @@ struct mroce_req {
 	u32 cur;		/* SQ index of the WQE being packetized */
 	u32 cur_off;		/* its bytes already packetized */
 	u32 mtu;		/* payload bytes per packet */
+	u32 probe_id;		/* MBH.psn of the next PROBE */
+	u64 rerolls_seen;	/* pt.rerolls already counted */
 	bool inited;
 	/*
 	 * Byte offset in its message of each outstanding data packet, by
@@ -432,6 +434,8 @@ struct mroce_req {
 	 * be requested in between), so retransmissions look it up here.
 	 */
 	u32 pkt_off[MR_TXSB_WIN];
+	/* READ_REQ PSNs: length of the range asked (resent identically). */
+	u32 pkt_len[MR_TXSB_WIN];
 };
 
 /* Responder protocol state of an RC QP (resp_lock). */
@@ -545,6 +549,8 @@ struct mroce_qp {
 	bool stopping;
 	/* Requester run deferred from interrupts-off posters. */
 	struct work_struct req_work;
+	/* Last PROBE_REPLY sent (rate limit, MR-MP-10); receive path. */
+	u64 probe_reply_ns;
 };
 
 static inline struct mroce_qp *to_mqp(struct ib_qp *qp)

@@ -41,16 +41,25 @@ static bool mroce_skb_from_peer(struct sk_buff *skb, struct mroce_qp *qp)
 	return false;
 }
 
+/* MR-MP-10: answer a PROBE, at most one reply per 50 us per QP. */
 static void mroce_probe_reply(struct mroce_qp *qp, const struct mr_pkt *p)
 {
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	u64 now = mroce_now();
 	struct mr_pkt r = {};
 	struct sk_buff *skb;
 	u8 *payload;
 
+	if ((state != IB_QPS_RTR && state != IB_QPS_RTS &&
+	     state != IB_QPS_SQD) ||
+	    now - READ_ONCE(qp->probe_reply_ns) < 50 * NSEC_PER_USEC)
+		return;
+	WRITE_ONCE(qp->probe_reply_ns, now);
 	r.opcode = MR_OP_PROBE_REPLY;
 	r.path = p->path;
 	r.dqpn = qp->attr.dest_qpn;
 	r.sqpn = qp->ibqp.qp_num;
+	r.psn = p->psn;
 	r.ts = p->ts;
 	skb = mroce_pkt_new(qp, &r, &payload);
 	if (skb)

@@ -36,6 +36,14 @@ static bool mroce_cc_fixed;
 module_param_named(cc_fixed, mroce_cc_fixed, bool, 0644);
 MODULE_PARM_DESC(cc_fixed, "Fixed full window, no congestion control (comparison mode)");
 
+/*
+ * Dead-path detection and probing (MR-MP-8..12). Off by default until
+ * it is validated: enabling it made transfers fail in the test VM.
+ */
+static bool mroce_path_health;
+module_param_named(path_health, mroce_path_health, bool, 0644);
+MODULE_PARM_DESC(path_health, "Dead-path detection and probing (experimental, default off)");
+
 static unsigned char mroce_paths = MR_PATH_DEFAULT;
 module_param_named(paths, mroce_paths, byte, 0644);
 MODULE_PARM_DESC(paths, "Paths (UDP source port entropies) per QP, 1..64; 1 = single path");
@@ -199,10 +207,13 @@ void mroce_req_start(struct mroce_qp *qp)
 	mr_txsb_default_params(&tp);
 	tp.retry_cnt = a->retry_cnt;
 	tp.rnr_retry = a->rnr_retry;
-	/* The verbs local ACK timeout caps the RTO (MR-RETRY-3). */
+	/*
+	 * T_verbs from the verbs timeout (0: infinite): it caps the RTO and
+	 * is the counting period of the retry budget (MR-RETRY-1/3); the
+	 * core applies both.
+	 */
 	cap = mr_ib_timeout_ns(a->timeout);
-	if (cap && cap < tp.max_rto_ns)
-		tp.max_rto_ns = max(cap, tp.min_rto_ns);
+	tp.verbs_timeout_ns = cap ? cap : MR_TIME_NEVER;
 	mr_cc_default_params(&cp);
 	if (mroce_cc_fixed) {
 		cp.mode = MR_CC_FIXED;
@@ -227,6 +238,7 @@ void mroce_req_start(struct mroce_qp *qp)
 	req->ssn_next = 0;
 	req->cur = qp->sq.head;
 	req->cur_off = 0;
+	req->rerolls_seen = req->pt.rerolls;
 	req->mtu = ib_mtu_enum_to_int(mtu);
 	req->inited = true;
 	WRITE_ONCE(qp->stopping, false);
@@ -445,24 +457,13 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (ent->flags & MR_TXE_LAST)
 			flags |= MR_F_LAST;
 		if (mroce_op_is_resp(wqe->mr_op)) {
-			/* A lost READ_REQ: ask for everything still missing. */
-			off = 0;
-			flags |= MR_F_FIRST | MR_F_LAST;
-			if (wqe->mr_op == MR_OP_READ_REQ) {
-				off = wqe->rd_done;
-				rlen = wqe->rd_req_end - wqe->rd_done;
-			}
 			/*
-			 * Everything requested arrived but the request's
-			 * ACK did not: ask for the last unit again so that
-			 * the PSN gets acknowledged (the data is a dup).
+			 * A lost READ_REQ/atomic goes out again exactly as
+			 * sent: the responder checks that every packet of a
+			 * message agrees (MR-PLACE-14).
 			 */
-			if (wqe->mr_op == MR_OP_READ_REQ && !rlen &&
-			    wqe->length) {
-				off = round_down(wqe->rd_done - 1,
-						 1 << MROCE_RD_UNIT_SHIFT);
-				rlen = wqe->rd_done - off;
-			}
+			flags |= MR_F_FIRST | MR_F_LAST;
+			rlen = req->pkt_len[psn & MR_TXSB_WIN_MASK];
 		}
 		skb = mroce_req_build(qp, wqe, off, rlen, psn, flags, path, now,
 				      &status);
@@ -503,6 +504,8 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
 	}
 	wqe->first_psn = psn;
 	wqe->progress_ns = now;
+	req->pkt_off[psn & MR_TXSB_WIN_MASK] = off;
+	req->pkt_len[psn & MR_TXSB_WIN_MASK] = rlen;
 	mr_cc_on_send(&req->cc, now);
 	mr_path_on_send(&req->pt, path, now);
 	if (retx)
@@ -572,9 +575,19 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 			continue;
 		}
 		if (wqe->mr_op == MR_OP_READ_REQ) {
-			if (!mroce_req_more(qp, q, wqe, wqe->rd_done,
-					    wqe->rd_req_end - wqe->rd_done, true,
-					    now))
+			u32 off = wqe->rd_done, rlen;
+			bool none = !off && !memchr_inv(wqe->rd_map, 0,
+							sizeof(wqe->rd_map));
+
+			/*
+			 * No response yet: the READ may not have executed,
+			 * and the responder only accepts the request's
+			 * original range until it has (MR-PLACE-14). Else
+			 * ask for what is missing of the requested range.
+			 */
+			rlen = none ? min_t(u32, wqe->length, MROCE_RD_WINDOW) :
+				      wqe->rd_req_end - off;
+			if (!mroce_req_more(qp, q, wqe, off, rlen, true, now))
 				break;
 		} else if (!mroce_req_more(qp, q, wqe, 0, 0, true, now)) {
 			break;
@@ -663,6 +676,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			break;
 		}
 		req->pkt_off[psn & MR_TXSB_WIN_MASK] = req->cur_off;
+		req->pkt_len[psn & MR_TXSB_WIN_MASK] = wqe->rd_req_end;
 		if (first) {
 			req->msn_next++;
 			if (mroce_op_uses_ssn(wqe->mr_op))
@@ -735,6 +749,49 @@ static u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * Path health (MR-MP-8..12): close rounds, declare paths dead (their
+ * packets go out again on other paths), probe dead paths, and account
+ * every entropy re-roll the table made. sq.lock held.
+ */
+static void mroce_req_paths(struct mroce_qp *qp, struct sk_buff_head *q,
+			    u64 now)
+{
+	struct mroce_req *req = qp->req;
+	struct mr_txsb_result res = {};
+	struct mr_pkt p = {};
+	struct sk_buff *skb;
+	u8 idx, *payload;
+	u64 dead;
+	int i;
+
+	dead = mr_path_tick(&req->pt, mr_txsb_paths_in_flight(&req->sb),
+			    mr_txsb_rto(&req->sb), now);
+	for (i = 0; dead; dead >>= 1, i++)
+		if (dead & 1)
+			mr_txsb_mark_path_lost(&req->sb, i, &res);
+
+	while (mr_path_probe_due(&req->pt, now, &idx)) {
+		p.opcode = MR_OP_PROBE;
+		p.path = idx;
+		p.dqpn = qp->attr.dest_qpn;
+		p.sqpn = qp->ibqp.qp_num;
+		p.psn = req->probe_id++ & MR_PSN_MASK;
+		p.ts = mr_txsb_ts(now);
+		mr_path_on_probe_sent(&req->pt, idx, p.psn, p.ts, now);
+		skb = mroce_pkt_new(qp, &p, &payload);
+		if (!skb)
+			break;
+		mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, idx), false);
+	}
+
+	if (req->pt.rerolls != req->rerolls_seen) {
+		mroce_count_add(qp->dev, MROCE_CNT_PATH_REROLLS,
+				req->pt.rerolls - req->rerolls_seen);
+		req->rerolls_seen = req->pt.rerolls;
+	}
+}
+
 /* Arm the requester timer at the core's next deadline. sq.lock held. */
 static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 {
@@ -747,8 +804,12 @@ static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 		if (pace > now && pace < when)
 			when = pace;
 	}
-	/* Stalled READ/ATOMIC responses are checked once per RTO. */
-	if (qp->sq.head != req->cur && when == MR_TIME_NEVER)
+	/*
+	 * Stalled READ/ATOMIC responses and dead-path probes are checked
+	 * once per RTO.
+	 */
+	if ((qp->sq.head != req->cur ||
+	     mr_path_usable(&req->pt) < req->pt.n) && when == MR_TIME_NEVER)
 		when = now + mr_txsb_rto(&req->sb);
 	if (when == MR_TIME_NEVER || READ_ONCE(qp->stopping))
 		return;
@@ -763,7 +824,6 @@ static bool mroce_req_timers(struct mroce_qp *qp, u64 now)
 	struct mroce_req *req = qp->req;
 	struct mr_txsb_result res = {};
 	struct mroce_send_wqe *wqe;
-	u64 mask;
 	int rc;
 
 	if (mr_txsb_next_deadline(&req->sb) > now)
@@ -772,9 +832,8 @@ static bool mroce_req_timers(struct mroce_qp *qp, u64 now)
 	if (res.rto_fired) {
 		mroce_count(qp->dev, MROCE_CNT_RTO);
 		mr_cc_on_rto(&req->cc, now);
-		mask = mr_path_on_rto(&req->pt, res.path_lost_mask, now);
-		mroce_count_add(qp->dev, MROCE_CNT_PATH_REROLLS,
-				hweight64(mask));
+		/* Re-rolls are counted in mroce_req_paths(). */
+		mr_path_on_rto(&req->pt, res.path_lost_mask, now);
 	} else if (res.newly_lost) {
 		mr_cc_on_loss(&req->cc, now, res.newly_lost);
 	}
@@ -847,6 +906,8 @@ void mroce_req_run(struct mroce_qp *qp)
 		now = mroce_now();
 		if (mroce_req_timers(qp, now))
 			sq->kick = true;
+		if (mroce_path_health)
+			mroce_req_paths(qp, &q, now);
 		budget = mroce_req_retransmit(qp, &q, now, MROCE_TX_BATCH);
 		budget = mroce_req_read_more(qp, &q, now, budget);
 		if (qp->state == IB_QPS_RTS)
