@@ -1,8 +1,9 @@
 # topology: pair
 # timeout: 240
 # MetaRoCE device lifecycle on the stock Debian kernel: the module loads,
-# "rdma link add" creates a device on the virtio NIC, the rdma tool shows
-# the link, the device and its counters, the port follows the netdev, and
+# "rdma link add" creates a device on the virtio NIC (and on a bond; a
+# VLAN's addresses become GIDs of the NIC's device), the rdma tool shows the link, the device and its counters, the port
+# follows the netdev, and
 # "rdma link delete" and module removal leave a clean log (the harness
 # fails the run on any kernel report).
 
@@ -51,6 +52,52 @@ until rdma link show mr0/1 | grep -q 'state ACTIVE'; do
 	[ $n -gt 50 ] && mr_fail "port not ACTIVE again after eth0 up"
 	sleep 0.2
 done
+
+# Any Ethernet netdev: a VLAN on the NIC and a bond (over a dummy slave).
+# mr_has_gid DEV IPV4: the device has the RoCE v2 GID of that address.
+mr_has_gid() {
+	hex=$(echo "$2" | awk -F. '{printf "%02x%02x:%02x%02x", $1, $2, $3, $4}')
+	for i in 0 1 2 3 4 5 6 7; do
+		g=$(cat "/sys/class/infiniband/$1/ports/1/gids/$i" 2>/dev/null || true)
+		t=$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null || true)
+		[ "$g" = "0000:0000:0000:0000:0000:ffff:$hex" ] && [ "$t" = "RoCE v2" ] && return 0
+	done
+	return 1
+}
+me=$(echo "$MR_MY_IP" | cut -d. -f4)
+# A VLAN on the NIC: as with every RoCE device, ib_core adds the VLAN's
+# addresses as GIDs of the device bound to the real NIC (mr0).
+ip link add link eth0 name eth0.100 type vlan id 100 || mr_fail "vlan"
+ip addr add "198.51.100.$me/24" dev eth0.100
+ip link set eth0.100 up
+# A bond (over a dummy slave) carries its own device.
+ip link add bslave0 type dummy || mr_fail "dummy"
+ip link add mrbond type bond mode active-backup || mr_fail "bond"
+ip link set bslave0 master mrbond
+ip link set mrbond up
+ip addr add "203.0.113.$me/24" dev mrbond
+rdma link add mrb type metaroce netdev mrbond || mr_fail "rdma link add on a bond"
+rdma link show mrb/1 | tee /tmp/l.out
+grep -q "state ACTIVE" /tmp/l.out || mr_fail "mrb not ACTIVE"
+grep -q "netdev mrbond" /tmp/l.out || mr_fail "mrb not on mrbond"
+for d in mr0:198.51.100.$me mrb:203.0.113.$me; do
+	dev=${d%%:*}
+	addr=${d#*:}
+	n=0
+	until mr_has_gid "$dev" "$addr"; do
+		n=$((n + 1))
+		if [ $n -gt 25 ]; then
+			grep -H . /sys/class/infiniband/$dev/ports/1/gids/* | grep -v ':0000:0000:0000:0000:0000:0000:0000:0000$' || true
+			mr_fail "$dev has no RoCE v2 GID for $addr"
+		fi
+		sleep 0.2
+	done
+	echo "$dev: RoCE v2 GID for $addr"
+done
+rdma link delete mrb || mr_fail "rdma link delete mrb"
+ip link del mrbond
+ip link del bslave0
+ip link del eth0.100
 
 mr_barrier lifecycle-done
 rdma link delete mr0 || mr_fail "rdma link delete"
