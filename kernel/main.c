@@ -94,7 +94,14 @@ void mroce_dev_init_unreg_work(struct mroce_dev *dev)
  */
 void mroce_dev_queue_unregister(struct mroce_dev *dev)
 {
-	if (!queue_work(mroce_wq, &dev->unreg_work))
+	/*
+	 * Once only: NETDEV_UNREGISTER is re-broadcast while the netdev
+	 * waits for its references, and a second queueing while the work
+	 * runs would hold a registration reference that the running
+	 * unregistration waits for - a deadlock.
+	 */
+	if (test_and_set_bit(0, &dev->unreg_queued) ||
+	    !queue_work(mroce_wq, &dev->unreg_work))
 		ib_device_put(&dev->ibdev);
 }
 

@@ -166,6 +166,7 @@ struct mroce_dev {
 
 	/* Deferred unregistration on NETDEV_UNREGISTER (main.c). */
 	struct work_struct unreg_work;
+	unsigned long unreg_queued;	/* bit 0: queued once, never again */
 };
 
 static inline struct mroce_dev *to_mdev(struct ib_device *ibdev)
@@ -551,6 +552,8 @@ struct mroce_qp {
 	struct work_struct req_work;
 	/* Last PROBE_REPLY sent (rate limit, MR-MP-10); receive path. */
 	u64 probe_reply_ns;
+	/* SQD with notification: raise SQ_DRAINED when drained (sq.lock). */
+	bool sqd_notify;
 };
 
 static inline struct mroce_qp *to_mqp(struct ib_qp *qp)

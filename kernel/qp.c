@@ -457,6 +457,8 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (next == IB_QPS_RESET)
 			mroce_qp_reset(qp);
 		qp->attr.sq_draining = next == IB_QPS_SQD;
+		if (next != IB_QPS_SQD)
+			WRITE_ONCE(qp->sqd_notify, false);
 		/* Protocol state starts with the connection (MR-WIN-1). */
 		if (cur == IB_QPS_INIT && next == IB_QPS_RTR)
 			mroce_resp_start(qp);
@@ -466,12 +468,14 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (next == IB_QPS_ERR)
 			mroce_qp_flush(qp);
 		/*
-		 * SQD: reported drained at once. STUB: the event should
-		 * wait until every outstanding request is acknowledged.
+		 * SQD: IB_EVENT_SQ_DRAINED once every request already
+		 * started has completed; the requester reports it.
 		 */
 		if (next == IB_QPS_SQD && (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
-		    attr->en_sqd_async_notify)
-			mroce_qp_async_event(qp, IB_EVENT_SQ_DRAINED);
+		    attr->en_sqd_async_notify) {
+			WRITE_ONCE(qp->sqd_notify, true);
+			mroce_qp_kick(qp);
+		}
 	}
 out:
 	mutex_unlock(&qp->modify_lock);

@@ -288,6 +288,15 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 		return true;
 	}
 	if (wqe->state == MROCE_WQE_DONE) {
+		/*
+		 * A READ/ATOMIC keeps its WQE until its last request PSN is
+		 * cumulatively acknowledged: a lost request PSN can only be
+		 * resent (and so acknowledged) from its WQE.
+		 */
+		if (wqe->status == IB_WC_SUCCESS && req &&
+		    mroce_op_is_resp(wqe->mr_op) &&
+		    !mr_psn_before(wqe->first_psn, req->sb.una))
+			return false;
 		*status = wqe->status;
 		return true;
 	}
@@ -886,6 +895,15 @@ void mroce_req_run(struct mroce_qp *qp)
 			if (status != IB_WC_SUCCESS &&
 			    status != IB_WC_WR_FLUSH_ERR)
 				mroce_qp_error(qp);
+			spin_lock_bh(&sq->lock);
+		}
+
+		/* SQD: everything started has completed -> drained. */
+		if (qp->state == IB_QPS_SQD && qp->sqd_notify &&
+		    (!req || (sq->head == req->cur && !req->cur_off))) {
+			qp->sqd_notify = false;
+			spin_unlock_bh(&sq->lock);
+			mroce_qp_async_event(qp, IB_EVENT_SQ_DRAINED);
 			spin_lock_bh(&sq->lock);
 		}
 
