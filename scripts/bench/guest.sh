@@ -1,0 +1,508 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench, the guest side: a "pair" scenario for tests/vm/run.sh (busybox
+# sh, tests/vm/guest/lib.sh sourced). scripts/bench/bench.sh prepends the
+# parameters (BENCH_* below) and the header run.sh reads.
+#
+# Both RDMA devices (rxe0 and mr0) are created once on eth0. Then at each
+# loss level in BENCH_LOSS (tc netem random loss on both VMs' eth0 egress,
+# set for the measurement and removed after it), for each transport of
+# BENCH_TRANSPORTS (tcp, rxe, metaroce), the "server" VM runs the listening
+# side of a tool and the "client" VM the connecting side:
+#   tcp:           iperf3 for BENCH_SECONDS (the link's practical limit);
+#   rxe, metaroce: ib_{write,read,send}_bw at each size of BENCH_SIZES for
+#                  BENCH_SECONDS (-D), ib_{send,write}_lat at BENCH_LAT_SIZE
+#                  bytes for BENCH_LAT_ITERS iterations; each test point on
+#                  rxe and on MetaRoCE back to back.
+# BENCH_MR_PARAMS are metaroce module parameters (e.g. cc_fixed=1).
+# Every tool runs under timeout. The client prints one machine-readable line
+# per result on its console:
+#   BENCH,<transport>,<test>,<size>,<loss %>,<metric>,<value>,<status>,<note>
+# status: ok; fail (the tool ran and failed, timed out or printed no result);
+# n/a (the transport is not usable: device setup failed, or the tool could
+# not start on it). A failure never becomes a number. Both VMs print
+# BENCH-ENV,<role>,<key>,<value> and BENCH-NOTE,<transport>,<text> lines.
+#
+# A measurement's failure is data, not a reason to stop: the scenario ends
+# non-zero only when the two VMs lose each other.
+#
+# Per-transport state lives in variables named by eval (use_rxe, gid_mr...).
+# shellcheck disable=SC2034,SC2154
+
+set +e
+
+: "${BENCH_TRANSPORTS:=tcp rxe metaroce}"
+: "${BENCH_BW_TESTS:=write read send}"
+: "${BENCH_LAT_TESTS:=send write}"
+: "${BENCH_SIZES:=4096 65536 1048576}"
+: "${BENCH_LAT_SIZE:=8}"
+: "${BENCH_LOSS:=0 0.1 1 5}"
+: "${BENCH_SECONDS:=10}"
+: "${BENCH_LAT_ITERS:=1000}"
+: "${BENCH_LAT_TIMEOUT:=90}"
+: "${BENCH_SLACK:=40}"
+: "${BENCH_MR_NOTE:=}"
+: "${BENCH_MR_PARAMS:=}"
+
+perftest_port=18515
+iperf_port=5201
+xchg_port=7701
+# How long one VM waits for the other: longer than any single tool run.
+xchg_wait=300
+[ $((BENCH_SECONDS + BENCH_SLACK + 120)) -gt $xchg_wait ] &&
+	xchg_wait=$((BENCH_SECONDS + BENCH_SLACK + 120))
+[ $((BENCH_LAT_TIMEOUT + 120)) -gt $xchg_wait ] && xchg_wait=$((BENCH_LAT_TIMEOUT + 120))
+out=/tmp/bench.out
+seq=0
+dev=""
+dev_note=""
+
+say() {
+	echo "[$MR_ROLE] bench: $*"
+}
+
+# One field of a CSV line: no commas, no line breaks, bounded.
+field() {
+	tr ',\r\n\t' ';   ' | tr -s ' ' | sed 's/^ //; s/ $//' | cut -c1-240
+}
+
+# result TRANSPORT TEST SIZE LOSS METRIC VALUE STATUS NOTE (client only)
+result() {
+	[ "$MR_ROLE" = client ] || return 0
+	echo "BENCH,$1,$2,$3,$4,$5,$6,$7,$(printf '%s' "$8" | field)"
+}
+
+env_line() {
+	echo "BENCH-ENV,$MR_ROLE,$1,$(printf '%s' "$2" | field)"
+}
+
+note() {
+	say "$1: $2"
+	[ "$MR_ROLE" = client ] && echo "BENCH-NOTE,$1,$(printf '%s' "$2" | field)"
+	return 0
+}
+
+# The tool's own words when it fails: its first two error lines (the cause
+# comes first), else its last lines; never libibverbs' warnings about
+# providers the guest does not have, nor perftest's rules.
+errtext() {
+	grep -v -e '^libibverbs: Warning' -e '^-*$' -e '^ *$' -e '^\**$' "$1" \
+		>/tmp/err.lines 2>/dev/null
+	grep -i -e "couldn't" -e 'unable' -e 'fail' -e 'error' -e 'did not' \
+		-e "wasn't found" -e 'not found' -e 'refused' /tmp/err.lines |
+		head -n 2 >/tmp/err.first
+	[ -s /tmp/err.first ] || tail -n 3 /tmp/err.lines >/tmp/err.first
+	tr '\n' ' ' </tmp/err.first | field
+}
+
+show_output() {
+	grep -v '^libibverbs: Warning' "$1" 2>/dev/null | sed 's/^/  | /'
+}
+
+# The RDMA device's counters after each run (cumulative; for finding out
+# where the time goes: retransmissions, sequence errors, timeouts).
+counters() {
+	case "$1" in rxe | metaroce) ;; *) return 0 ;; esac
+	rdma statistic show link "$dev/1" 2>/dev/null | sed 's/^/  counters: /'
+	return 0
+}
+
+# listening PORT: a TCP socket of this VM listens on PORT.
+listening() {
+	hex=$(printf '%04X' "$1")
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p=":$hex" '$2 ~ p "$" && $4 == "0A" { f = 1 } END { exit !f }'
+}
+
+# xchg TAG MSG: both VMs meet; prints the peer's MSG. Status 1 when the
+# peer does not come within $xchg_wait seconds. The connection survives the netem
+# loss (TCP); nc's timeout only bounds a connection that was established.
+# (Functions share the caller's variables: these are x_*.)
+xchg() {
+	x_tag=$1
+	x_msg=$(printf '%s' "$2" | tr '\n' ' ')
+	x_got=""
+	x_end=$(($(date +%s) + xchg_wait))
+	if [ "$MR_ROLE" = server ]; then
+		x_n=0
+		while [ $x_n -lt 3 ]; do
+			x_got=$(echo "$x_tag $x_msg" | timeout $xchg_wait nc -l -p $xchg_port 2>/dev/null)
+			case "$x_got" in "$x_tag" | "$x_tag "*) break ;; esac
+			say "xchg $x_tag: got '$x_got'"
+			x_n=$((x_n + 1))
+		done
+	else
+		while [ "$(date +%s)" -lt $x_end ]; do
+			x_got=$(echo "$x_tag $x_msg" | timeout 30 nc "$MR_PEER_IP" $xchg_port 2>/dev/null)
+			case "$x_got" in "$x_tag" | "$x_tag "*) break ;; esac
+			sleep 0.2
+		done
+	fi
+	case "$x_got" in
+	"$x_tag") echo ""; return 0 ;;
+	"$x_tag "*) echo "${x_got#"$x_tag "}"; return 0 ;;
+	esac
+	return 1
+}
+
+lossy() {
+	awk -v l="$1" 'BEGIN { exit !(l + 0 > 0) }'
+}
+
+netem_on() {
+	tc qdisc del dev eth0 root >/dev/null 2>&1
+	lossy "$1" || return 0
+	tc qdisc add dev eth0 root netem loss "$1%" >/tmp/netem.err 2>&1 ||
+		{ say "netem loss $1% failed: $(cat /tmp/netem.err)"; return 1; }
+}
+
+netem_off() {
+	tc qdisc del dev eth0 root >/dev/null 2>&1
+	return 0
+}
+
+# measure TRANSPORT TEST SIZE LOSS KIND PORT TIMEOUT CMD...
+# The server runs CMD (the listener) in the background, waits until it
+# listens on PORT (or died), tells the client; the client runs CMD <server>.
+# Loss is on for the measurement on both VMs. The client parses its output
+# by KIND (bw, lat, tcp) and prints the result lines.
+measure() {
+	m_tr=$1 m_test=$2 m_size=$3 m_loss=$4 m_kind=$5 m_port=$6 m_tmo=$7
+	shift 7
+	seq=$((seq + 1))
+	tag="m$seq"
+	rm -f "$out"
+	m_start=$(date +%s)
+	say "run $seq: $m_tr $m_test size=$m_size loss=$m_loss%: $*"
+	if [ "$MR_ROLE" = server ]; then
+		timeout "$m_tmo" "$@" >"$out" 2>&1 &
+		pid=$!
+		state=dead
+		i=0
+		while kill -0 $pid 2>/dev/null; do
+			if listening "$m_port"; then
+				state=ready
+				break
+			fi
+			i=$((i + 1))
+			[ $i -gt 300 ] && break
+			sleep 0.2
+		done
+		srv_rc=""
+		if [ $state = ready ]; then
+			msg=ready
+		else
+			kill $pid 2>/dev/null
+			wait $pid 2>/dev/null
+			srv_rc=$?
+			msg="server side: $(errtext "$out")"
+		fi
+		xchg "$tag-ready" "$msg" >/dev/null || mr_fail "peer lost before run $seq"
+		[ $state = ready ] && netem_on "$m_loss"
+		xchg "$tag-done" finished >/dev/null || mr_fail "peer lost during run $seq"
+		i=0
+		while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.2
+			i=$((i + 1))
+		done
+		if [ -z "$srv_rc" ]; then
+			kill $pid 2>/dev/null
+			wait $pid 2>/dev/null
+			srv_rc=$?
+		fi
+		netem_off
+		show_output "$out"
+		say "run $seq: server side exit status $srv_rc"
+		counters "$m_tr"
+		return 0
+	fi
+
+	peer=$(xchg "$tag-ready" client) || mr_fail "peer lost before run $seq"
+	rc=0
+	why=""
+	if [ "$peer" = ready ]; then
+		if netem_on "$m_loss"; then
+			tries=0
+			while :; do
+				rc=0
+				timeout "$m_tmo" "$@" "$MR_PEER_IP" >"$out" 2>&1 || rc=$?
+				tries=$((tries + 1))
+				[ $rc -ne 0 ] && [ $tries -lt 3 ] &&
+					grep -qi -e "couldn't connect" -e 'unable to connect' "$out" ||
+					break
+				sleep 1
+			done
+		else
+			rc=1
+			why="tc netem loss $m_loss% failed: $(cat /tmp/netem.err)"
+		fi
+		netem_off
+	else
+		rc=-1
+		why=$peer
+	fi
+	xchg "$tag-done" "$rc" >/dev/null || mr_fail "peer lost after run $seq"
+	show_output "$out"
+	m_secs=$(($(date +%s) - m_start))
+	say "run $seq: client side exit status $rc (${m_secs}s)"
+	counters "$m_tr"
+
+	# Why it failed, in the tool's words.
+	if [ $rc -eq 124 ] || [ $rc -eq 143 ]; then
+		why="timed out after ${m_tmo}s; $(errtext "$out")"
+	elif [ $rc -gt 0 ] && [ -z "$why" ]; then
+		why="exit status $rc: $(errtext "$out")"
+	fi
+	# The tool could not start on this transport at all: not a measurement.
+	fstatus=fail
+	if { printf '%s\n' "$why"; cat "$out" 2>/dev/null; } | grep -q \
+		-e 'Did not detect devices' -e "IB device .* wasn't found" \
+		-e 'IB device .* not found' \
+		-e "Couldn't get context" -e 'Unable to find the Infiniband'; then
+		fstatus=n/a
+		why="$dev_note$why"
+	fi
+
+	# The parsers' fields become the positional parameters.
+	# shellcheck disable=SC2046
+	case "$m_kind" in
+	bw)
+		set -- $(awk -v s="$m_size" '$1 == s && NF >= 5 && $4 ~ /^[0-9.]+$/ { bw = $4; it = $2 }
+			END { if (bw != "") print bw, it }' "$out")
+		if [ $rc -eq 0 ] && [ $# -eq 2 ]; then
+			# perftest's MB/sec is MiB/s.
+			mbps=$(awk -v b="$1" 'BEGIN { printf "%.2f", b * 8 * 1048576 / 1e6 }')
+			result "$m_tr" "$m_test" "$m_size" "$m_loss" bw_mbps "$mbps" ok "$2 messages"
+		else
+			[ -n "$why" ] || why="no result line in the output: $(errtext "$out")"
+			result "$m_tr" "$m_test" "$m_size" "$m_loss" bw_mbps "" $fstatus "$why"
+		fi
+		;;
+	lat)
+		set -- $(awk -v s="$m_size" '$1 == s && NF >= 9 && $5 ~ /^[0-9.]+$/ { t = $5; a = $6; p = $8; n = $2; m = $3 }
+			END { if (t != "") print t, a, p, n, m }' "$out")
+		if [ $rc -eq 0 ] && [ $# -eq 5 ]; then
+			result "$m_tr" "$m_test" "$m_size" "$m_loss" lat_typical_us "$1" ok "$4 iterations"
+			result "$m_tr" "$m_test" "$m_size" "$m_loss" lat_avg_us "$2" ok ""
+			result "$m_tr" "$m_test" "$m_size" "$m_loss" lat_p99_us "$3" ok ""
+			result "$m_tr" "$m_test" "$m_size" "$m_loss" lat_min_us "$5" ok ""
+		else
+			[ -n "$why" ] || why="no result line in the output: $(errtext "$out")"
+			result "$m_tr" "$m_test" "$m_size" "$m_loss" lat_typical_us "" $fstatus "$why"
+		fi
+		;;
+	tcp)
+		# iperf3 -J: the receiver's goodput and the sender's retransmits.
+		set -- $(awk -F: '/"sum_sent"/ { s = 1 } /"sum_received"/ { r = 1; s = 0 }
+			s && /"retransmits"/ { gsub(/[ \t,]/, "", $2); re = $2 }
+			r && /"bits_per_second"/ { gsub(/[ \t,]/, "", $2); bps = $2; r = 0 }
+			END { if (bps != "") print bps, re }' "$out")
+		if [ $rc -eq 0 ] && [ $# -ge 1 ]; then
+			mbps=$(awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e6 }')
+			result "$m_tr" "$m_test" "$m_size" "$m_loss" bw_mbps "$mbps" ok ""
+			[ $# -ge 2 ] && result "$m_tr" "$m_test" "$m_size" "$m_loss" retransmits "$2" ok ""
+		else
+			[ -n "$why" ] || why="no result in the output: $(errtext "$out")"
+			result "$m_tr" "$m_test" "$m_size" "$m_loss" bw_mbps "" fail "$why"
+		fi
+		;;
+	esac
+	result "$m_tr" "$m_test" "$m_size" "$m_loss" wall_s "$m_secs" ok ""
+	return 0
+}
+
+# gid_index DEV: the GID index of this VM's IPv4 address as a RoCE v2 GID.
+gid_index() {
+	# shellcheck disable=SC2046
+	set -- $(echo "$MR_MY_IP" | tr . ' ')
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4")
+	p=/sys/class/infiniband/$dev/ports/1
+	i=0
+	while [ $i -lt 16 ]; do
+		if [ "$(cat "$p/gids/$i" 2>/dev/null)" = "$want" ] &&
+			[ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
+			echo $i
+			return 0
+		fi
+		i=$((i + 1))
+	done
+	return 1
+}
+
+wait_active() {
+	i=0
+	until rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE'; do
+		i=$((i + 1))
+		[ $i -gt 50 ] && return 1
+		sleep 0.2
+	done
+}
+
+devname() {
+	case "$1" in
+	rxe) echo rxe0 ;;
+	metaroce) echo mr0 ;;
+	esac
+}
+
+# setup_dev TRANSPORT: create its RDMA device on eth0, or print why not and
+# return 1. rxe (UDP port 4791) and MetaRoCE (4793) coexist on the NIC.
+setup_dev() {
+	dev=$(devname "$1")
+	# The uverbs character devices: not a dependency of the metaroce module.
+	modprobe ib_uverbs >/dev/null 2>&1
+	case "$1" in
+	rxe)
+		modprobe rdma_rxe >/tmp/setup.err 2>&1 ||
+			{ echo "modprobe rdma_rxe: $(cat /tmp/setup.err)"; return 1; }
+		;;
+	metaroce)
+		# shellcheck disable=SC2086
+		modprobe metaroce $BENCH_MR_PARAMS >/tmp/setup.err 2>&1 ||
+			{ echo "modprobe metaroce $BENCH_MR_PARAMS: $(cat /tmp/setup.err) $BENCH_MR_NOTE"; return 1; }
+		;;
+	esac
+	rdma link add "$dev" type "$1" netdev eth0 >/tmp/setup.err 2>&1 ||
+		{ echo "rdma link add $dev: $(cat /tmp/setup.err)"; return 1; }
+	wait_active "$dev" || { echo "$dev/1 not ACTIVE"; return 1; }
+	gid_index >/dev/null || { echo "no RoCE v2 GID for $MR_MY_IP on $dev"; return 1; }
+	return 0
+}
+
+# prepare TRANSPORT: its device on both VMs. Sets use_<tr> ("yes" or why
+# not), made_<tr> (this VM created the device), gid_<tr> (the local GID
+# index) and dn_<tr> (what libibverbs cannot see, for the n/a reasons).
+prepare() {
+	tr=$1
+	dev=$(devname "$tr")
+	why=$(setup_dev "$tr")
+	st=$?
+	eval "made_$tr=$st"
+	if [ $st -eq 0 ]; then
+		gid=$(gid_index)
+		mine="ok $gid"
+	else
+		mine="fail $why"
+	fi
+	peer=$(xchg "setup-$tr" "$mine") || mr_fail "peer lost at $tr setup"
+	dn=""
+	if [ $st -eq 0 ]; then
+		eval "gid_$tr=$gid"
+		note "$tr" "$MR_ROLE: device $dev, RoCE v2 IPv4 GID index $gid"
+		uv=""
+		for f in /sys/class/infiniband_verbs/uverbs*/ibdev; do
+			[ "$(cat "$f" 2>/dev/null)" = "$dev" ] && uv=$(basename "$(dirname "$f")")
+		done
+		if [ -z "$uv" ]; then
+			note "$tr" "$MR_ROLE: $dev has no uverbs device (/sys/class/infiniband_verbs): libibverbs cannot see it"
+			dn="$dev has no uverbs device; "
+		elif ! ibv_devices 2>/dev/null | grep -qw "$dev"; then
+			note "$tr" "$MR_ROLE: $dev has $uv but ibv_devices does not list it (no provider matched it)"
+			dn="$dev ($uv) not matched by a provider; "
+		fi
+	fi
+	eval "dn_$tr=\$dn"
+	case "$mine $peer" in
+	ok*" ok"*)
+		eval "use_$tr=yes"
+		;;
+	*)
+		reason=""
+		[ $st -ne 0 ] && reason="$MR_ROLE: $why"
+		case "$peer" in fail*) reason="$reason${reason:+; }peer: ${peer#fail }" ;; esac
+		note "$tr" "setup failed: $reason"
+		eval "use_$tr=\$reason"
+		;;
+	esac
+	return 0
+}
+
+# rdma_point TRANSPORT bw|lat TEST SIZE LOSS: one perftest measurement, or
+# its n/a line when the transport could not be set up.
+rdma_point() {
+	p_tr=$1 p_kind=$2 p_test=$3 p_size=$4 p_loss=$5
+	eval "p_use=\$use_$p_tr"
+	eval "gid=\$gid_$p_tr"
+	eval "dev_note=\$dn_$p_tr"
+	dev=$(devname "$p_tr")
+	if [ "$p_use" != yes ]; then
+		m=bw_mbps
+		[ "$p_kind" = lat ] && m=lat_typical_us
+		result "$p_tr" "${p_test}_$p_kind" "$p_size" "$p_loss" $m "" n/a "setup failed: $p_use"
+		return 0
+	fi
+	if [ "$p_kind" = bw ]; then
+		measure "$p_tr" "${p_test}_bw" "$p_size" "$p_loss" bw $perftest_port \
+			$((BENCH_SECONDS + BENCH_SLACK)) \
+			"ib_${p_test}_bw" -d "$dev" -x "$gid" -F -s "$p_size" -D "$BENCH_SECONDS"
+	else
+		measure "$p_tr" "${p_test}_lat" "$p_size" "$p_loss" lat $perftest_port \
+			"$BENCH_LAT_TIMEOUT" \
+			"ib_${p_test}_lat" -d "$dev" -x "$gid" -F -s "$p_size" -n "$BENCH_LAT_ITERS"
+	fi
+}
+
+env_line kernel "$(uname -r)"
+env_line kernel_build "$(uname -v)"
+env_line cpu "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+env_line vcpus "$(nproc)"
+env_line mem_kib "$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)"
+env_line perftest "$(ib_write_bw --version 2>&1 | sed -n 's/^Version: //p' | head -1)"
+env_line iperf3 "$(iperf3 --version 2>&1 | head -1)"
+env_line mtu "$(cat /sys/class/net/eth0/mtu)"
+
+mr_wait_peer
+bench_start=$(date +%s)
+rdma=""
+tcp=no
+for tr in $BENCH_TRANSPORTS; do
+	case "$tr" in
+	tcp) tcp=yes ;;
+	rxe | metaroce) rdma="$rdma $tr" ;;
+	*) say "unknown transport $tr, skipped" ;;
+	esac
+done
+for tr in $rdma; do
+	prepare "$tr"
+done
+
+# Side by side: at each loss level, TCP, then every test point on each RDMA
+# transport in turn, so that a comparison is between runs minutes apart at
+# most, whatever else the host is doing.
+# One command for both sides, as for perftest: the server runs it as is,
+# the client with the server's address appended.
+# shellcheck disable=SC2016
+iperf='if [ $# -eq 0 ]; then exec iperf3 -s -1; else exec iperf3 -J -t '"$BENCH_SECONDS"' -c "$1"; fi'
+for loss in $BENCH_LOSS; do
+	t0=$(date +%s)
+	say "loss $loss%"
+	if [ $tcp = yes ]; then
+		measure tcp iperf3 stream "$loss" tcp $iperf_port \
+			$((BENCH_SECONDS + BENCH_SLACK)) sh -c "$iperf" iperf3
+	fi
+	for test in $BENCH_BW_TESTS; do
+		for size in $BENCH_SIZES; do
+			for tr in $rdma; do
+				rdma_point "$tr" bw "$test" "$size" "$loss"
+			done
+		done
+	done
+	for test in $BENCH_LAT_TESTS; do
+		for tr in $rdma; do
+			rdma_point "$tr" lat "$test" "$BENCH_LAT_SIZE" "$loss"
+		done
+	done
+	say "loss $loss% done in $(($(date +%s) - t0))s"
+done
+
+for tr in $rdma; do
+	eval "made=\$made_$tr"
+	if [ "$made" = 0 ]; then
+		dev=$(devname "$tr")
+		timeout 60 rdma link delete "$dev" >/dev/null 2>&1
+	fi
+done
+xchg bench-end end >/dev/null || mr_fail "peer lost at the end"
+[ "$MR_ROLE" = client ] && echo "BENCH-TIME,total,$(($(date +%s) - bench_start))"
+echo "BENCH-END,$MR_ROLE"
+true

@@ -1,0 +1,600 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench, the host side: turn one run's console logs into results.
+
+    report.py RUN_DIR [--quiet]
+
+RUN_DIR is $RESULTS/bench/<date> as scripts/bench/bench.sh leaves it:
+meta.env (the run's parameters, environment and timings), run.log (what
+tests/vm/run.sh said) and vm/{client,server}.console.log. The guest prints
+
+    BENCH,<transport>,<test>,<size>,<loss %>,<metric>,<value>,<status>,<note>
+    BENCH-ENV,<role>,<key>,<value>    BENCH-NOTE,<transport>,<text>
+    BENCH-TIME,<transport|total>,<seconds>
+
+Writes in RUN_DIR:
+    bench.csv   every result line, plus a "missing" row for each measurement
+                of the matrix the run never reached;
+    bench.md    environment, bandwidth and latency tables with the ratios
+                MetaRoCE/rxe and MetaRoCE/TCP, the issue's targets, and why
+                any value is n/a;
+    bench.rst   the same tables for Documentation/metaroce/benchmarks.rst;
+    bench.png   bandwidth against loss per transport and size, and latency.
+
+Exit status 0 when at least one measurement succeeded, 3 when none did (the
+harness broke), 2 on bad usage.
+"""
+
+import csv
+import os
+import re
+import sys
+
+RDMA = ("rxe", "metaroce")
+NAMES = {"tcp": "TCP (iperf3)", "rxe": "rxe", "metaroce": "MetaRoCE"}
+FIELDS = ["transport", "test", "size", "loss_pct", "metric", "value",
+          "status", "note"]
+
+
+def read_meta(path):
+    meta = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if "=" in line:
+                    k, v = line.split("=", 1)
+                    meta[k] = v
+    except OSError:
+        pass
+    return meta
+
+
+def read_console(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read().decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    return [ln.replace("\r", "") for ln in data.split("\n")]
+
+
+def parse(client_lines, server_lines):
+    """Result rows, notes, guest environment, timings, malformed count."""
+    rows, notes, env, times = [], [], {}, {}
+    malformed = 0
+    ended = False
+    for role, lines in (("client", client_lines), ("server", server_lines)):
+        for ln in lines:
+            # A kernel message can land in front of a line on the serial
+            # console: look for the tag anywhere in the line.
+            m = re.search(r"BENCH(-ENV|-NOTE|-TIME|-END)?,(.*)$", ln)
+            if not m:
+                m2 = re.search(r"MR-BEGIN role=(\S+) kernel=(\S+)", ln)
+                if m2:
+                    env.setdefault(m2.group(1), {})["kernel"] = m2.group(2)
+                continue
+            kind, rest = m.group(1), m.group(2)
+            if kind == "-ENV":
+                p = rest.split(",", 2)
+                if len(p) == 3:
+                    env.setdefault(p[0], {})[p[1]] = p[2]
+                continue
+            if kind == "-END":
+                ended = ended or role == "client"
+                continue
+            if role != "client":
+                continue
+            if kind == "-NOTE":
+                p = rest.split(",", 1)
+                if len(p) == 2 and p not in notes:
+                    notes.append(p)
+                continue
+            if kind == "-TIME":
+                p = rest.split(",")
+                if len(p) == 2 and p[1].isdigit():
+                    times[p[0]] = int(p[1])
+                continue
+            p = rest.split(",")
+            if len(p) != 8 or p[6] not in ("ok", "fail", "n/a"):
+                malformed += 1
+                continue
+            rows.append(dict(zip(FIELDS, p)))
+    return rows, notes, env, times, malformed, ended
+
+
+def words(meta, key):
+    return meta.get(key, "").split()
+
+
+def expected(meta):
+    """(transport, test, size, loss, metric) of the run's whole matrix."""
+    out = []
+    for tr in words(meta, "BENCH_TRANSPORTS"):
+        for loss in words(meta, "BENCH_LOSS"):
+            if tr == "tcp":
+                out.append((tr, "iperf3", "stream", loss, "bw_mbps"))
+        if tr not in RDMA:
+            continue
+        for t in words(meta, "BENCH_BW_TESTS"):
+            for s in words(meta, "BENCH_SIZES"):
+                for loss in words(meta, "BENCH_LOSS"):
+                    out.append((tr, t + "_bw", s, loss, "bw_mbps"))
+        for t in words(meta, "BENCH_LAT_TESTS"):
+            for loss in words(meta, "BENCH_LOSS"):
+                out.append((tr, t + "_lat", meta.get("BENCH_LAT_SIZE", "8"),
+                            loss, "lat_typical_us"))
+    return out
+
+
+def fmt_size(s):
+    try:
+        n = int(s)
+    except ValueError:
+        return s
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return "%d MiB" % (n >> 20)
+    if n >= 1 << 10 and n % (1 << 10) == 0:
+        return "%d KiB" % (n >> 10)
+    return "%d B" % n
+
+
+def fnum(v):
+    if v >= 100:
+        return "%.0f" % v
+    if v >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+class Results:
+    def __init__(self, rows, meta):
+        self.meta = meta
+        self.by = {}
+        for r in rows:
+            key = (r["transport"], r["test"], r["size"], r["loss_pct"],
+                   r["metric"])
+            self.by[key] = r
+        self.missing = []
+        for key in expected(meta):
+            if key not in self.by:
+                r = dict(zip(FIELDS, list(key) + ["", "missing",
+                         "no result: the run ended before this measurement"]))
+                self.by[key] = r
+                self.missing.append(r)
+        self.reasons = []      # footnotes, in order of first use
+
+    def value(self, tr, test, size, loss, metric):
+        """The value as a float, or None when there is none."""
+        r = self.by.get((tr, test, size, loss, metric))
+        if not r or r["status"] != "ok" or r["value"] == "":
+            return None
+        try:
+            return float(r["value"])
+        except ValueError:
+            return None
+
+    def tcp(self, loss):
+        return self.value("tcp", "iperf3", "stream", loss, "bw_mbps")
+
+    def note_ref(self, r):
+        reason = "%s: %s" % (NAMES.get(r["transport"], r["transport"]),
+                             r["note"] or r["status"])
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+        return self.reasons.index(reason) + 1
+
+    def cell(self, tr, test, size, loss, metric, rst=False):
+        v = self.value(tr, test, size, loss, metric)
+        if v is not None:
+            return fnum(v)
+        r = self.by.get((tr, test, size, loss, metric))
+        if r is None:
+            return "—"
+        n = self.note_ref(r)
+        return "n/a [%d]_" % n if rst else "n/a [%d]" % n
+
+
+def ratio(a, b):
+    if a is None or b is None:
+        return "n/a"
+    if b == 0:
+        return "n/a" if a == 0 else "∞ (÷0)"
+    return "%.2f×" % (a / b)
+
+
+def percent(a, b):
+    if a is None or b is None or b == 0:
+        return "n/a"
+    return "%.0f%%" % (100.0 * a / b)
+
+
+def env_rows(meta, env, times):
+    g = env.get("client", {})
+    rows = [
+        ("Date", meta.get("date_utc", "?")),
+        ("Mode", "%s (%s s per bandwidth run, %s latency iterations%s)" % (
+            meta.get("mode", "?"), meta.get("BENCH_SECONDS", "?"),
+            meta.get("BENCH_LAT_ITERS", "?"),
+            ", metaroce " + meta["BENCH_MR_PARAMS"]
+            if meta.get("BENCH_MR_PARAMS") else "")),
+        ("Commit", meta.get("commit", "?")),
+        ("Host CPU", "%s, %s cores; load average %s at start, %s at end "
+                     "(other work on the host adds noise)" % (
+                         meta.get("host_cpu", "?"), meta.get("host_cores", "?"),
+                         meta.get("host_load_start", "?"),
+                         meta.get("host_load_end", "?"))),
+        ("QEMU", "%s, %s" % (meta.get("qemu", "?"), meta.get("accel", "?"))),
+        ("Guests", "2 × %s vCPU, %s MiB, virtio-net over -netdev dgram, "
+                   "MTU %s" % (g.get("vcpus", "?"),
+                               int(g["mem_kib"]) // 1024
+                               if g.get("mem_kib", "").isdigit() else "?",
+                               g.get("mtu", "?"))),
+        ("Guest kernel", "%s (%s)" % (g.get("kernel", "?"),
+                                      g.get("kernel_build", "?"))),
+        ("Tools", "perftest %s, %s" % (g.get("perftest", "?"),
+                                       g.get("iperf3", "?"))),
+        ("MetaRoCE build", "module %s, provider %s" % (
+            meta.get("module_build", "?"), meta.get("provider_build", "?"))),
+        ("Wall time", "build %ss, VMs %ss (measuring: %s), total %ss" % (
+            meta.get("t_build_s", "?"), meta.get("t_vm_s", "?"),
+            ", ".join("%s %ss" % (NAMES.get(k, k), times[k])
+                      for k in ("tcp", "rxe", "metaroce") if k in times)
+            or "-", meta.get("t_total_s", "?"))),
+    ]
+    return rows
+
+
+def bw_table(res, rst):
+    meta = res.meta
+    head = ["Test", "Size", "Loss", "TCP", "rxe", "MetaRoCE",
+            "MetaRoCE/rxe", "MetaRoCE/TCP", "MetaRoCE vs own 0%"]
+    body = []
+    trs = words(meta, "BENCH_TRANSPORTS")
+    losses = words(meta, "BENCH_LOSS")
+    for t in words(meta, "BENCH_BW_TESTS"):
+        test = t + "_bw"
+        for s in words(meta, "BENCH_SIZES"):
+            for loss in losses:
+                tcp = res.tcp(loss)
+                rxe = res.value("rxe", test, s, loss, "bw_mbps")
+                mr = res.value("metaroce", test, s, loss, "bw_mbps")
+                mr0 = res.value("metaroce", test, s, losses[0], "bw_mbps") \
+                    if losses and float(losses[0]) == 0 else None
+                body.append([
+                    "ib_%s" % test, fmt_size(s), loss + "%",
+                    res.cell("tcp", "iperf3", "stream", loss, "bw_mbps", rst)
+                    if "tcp" in trs else "—",
+                    res.cell("rxe", test, s, loss, "bw_mbps", rst)
+                    if "rxe" in trs else "—",
+                    res.cell("metaroce", test, s, loss, "bw_mbps", rst)
+                    if "metaroce" in trs else "—",
+                    ratio(mr, rxe), ratio(mr, tcp), percent(mr, mr0),
+                ])
+    return head, body
+
+
+def lat_table(res, rst):
+    meta = res.meta
+    head = ["Test", "Loss", "rxe typical", "rxe p99", "MetaRoCE typical",
+            "MetaRoCE p99", "MetaRoCE/rxe (typical)"]
+    body = []
+    s = meta.get("BENCH_LAT_SIZE", "8")
+    trs = words(meta, "BENCH_TRANSPORTS")
+    for t in words(meta, "BENCH_LAT_TESTS"):
+        test = t + "_lat"
+        for loss in words(meta, "BENCH_LOSS"):
+            rxe = res.value("rxe", test, s, loss, "lat_typical_us")
+            mr = res.value("metaroce", test, s, loss, "lat_typical_us")
+
+            def p99(tr):
+                v = res.value(tr, test, s, loss, "lat_p99_us")
+                return fnum(v) if v is not None else "n/a"
+            body.append([
+                "ib_%s %s" % (test, fmt_size(s)), loss + "%",
+                res.cell("rxe", test, s, loss, "lat_typical_us", rst)
+                if "rxe" in trs else "—", p99("rxe"),
+                res.cell("metaroce", test, s, loss, "lat_typical_us", rst)
+                if "metaroce" in trs else "—", p99("metaroce"),
+                ratio(mr, rxe),
+            ])
+    return head, body
+
+
+def targets(res):
+    """The issue's targets, judged (reported, never enforced)."""
+    K = "65536"
+    losses = words(res.meta, "BENCH_LOSS")
+    out = []
+
+    def verdict(ok, have):
+        if not have:
+            return "n/a"
+        return "met" if ok else "missed"
+
+    rxe0 = res.value("rxe", "write_bw", K, "0", "bw_mbps")
+    mr0 = res.value("metaroce", "write_bw", K, "0", "bw_mbps")
+    rxe1 = res.value("rxe", "write_bw", K, "1", "bw_mbps")
+    mr1 = res.value("metaroce", "write_bw", K, "1", "bw_mbps")
+    tcp0 = res.tcp("0")
+    have = mr0 is not None and rxe0 is not None
+    out.append(("lossless 64 KiB ib_write_bw ≥ 2× rxe", ratio(mr0, rxe0),
+                verdict(have and mr0 >= 2 * rxe0, have)))
+    have = mr1 is not None and rxe1 is not None and "1" in losses
+    out.append(("1% loss, 64 KiB ib_write_bw ≥ 10× rxe", ratio(mr1, rxe1),
+                verdict(have and mr1 >= 10 * rxe1, have)))
+    have = mr1 is not None and mr0 is not None and mr0 > 0
+    out.append(("1% loss, 64 KiB ib_write_bw ≥ 80% of own lossless",
+                percent(mr1, mr0), verdict(have and mr1 >= 0.8 * mr0, have)))
+    s = res.meta.get("BENCH_LAT_SIZE", "8")
+    for t in words(res.meta, "BENCH_LAT_TESTS"):
+        a = res.value("metaroce", t + "_lat", s, "0", "lat_typical_us")
+        b = res.value("rxe", t + "_lat", s, "0", "lat_typical_us")
+        have = a is not None and b is not None
+        out.append(("%s ib_%s_lat typical ≤ rxe (0%% loss)" % (fmt_size(s), t),
+                    ratio(a, b), verdict(have and a <= b, have)))
+    have = mr0 is not None and tcp0 is not None and tcp0 > 0
+    out.append(("64 KiB ib_write_bw ≥ 90% of iperf3 TCP goodput (0% loss)",
+                percent(mr0, tcp0), verdict(have and mr0 >= 0.9 * tcp0, have)))
+    return out
+
+
+def md_table(head, body):
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" for _ in head) + "|"]
+    for row in body:
+        lines.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(lines)
+
+
+def rst_table(head, body, widths=None):
+    """A list-table; head None: no header row."""
+    lines = [".. list-table::", "   :header-rows: %d" % (head is not None)]
+    if widths:
+        lines.append("   :widths: " + " ".join(str(w) for w in widths))
+    lines.append("")
+    for row in ([head] if head is not None else []) + body:
+        first = True
+        for c in row:
+            c = str(c) if str(c) else "\\ "
+            lines.append(("   * - " if first else "     - ") + c)
+            first = False
+    return "\n".join(lines)
+
+
+def verdict_text(meta, ended):
+    rc = meta.get("vm_rc", "?")
+    if rc == "0":
+        return "the VMs booted, ran the whole matrix and shut down cleanly"
+    s = "tests/vm/run.sh exited %s" % rc
+    if not ended:
+        s += "; the run did not reach its end (missing rows are marked)"
+    return s + " — see run.log"
+
+
+def write_md(path, res, env, notes, times, malformed, ended, run_log):
+    meta = res.meta
+    res.reasons = []
+    out = ["# MetaRoCE benchmark, %s (%s run)" % (meta.get("date_utc", "?"),
+                                                   meta.get("mode", "?")), ""]
+    out += ["A benchmark reports; it does not pass or fail on speed. "
+            "Absolute numbers under %s emulation are small and noisy: read "
+            "the ratios, measured side by side on the same VMs and link." %
+            meta.get("accel", "?"), ""]
+    out += [md_table(["Environment", ""], env_rows(meta, env, times)), ""]
+    out += ["Harness: " + verdict_text(meta, ended) + ".", ""]
+    out += ["## Bandwidth (Mbit/s, higher is better)", "",
+            "rxe and MetaRoCE: perftest `BW average` (MiB/s × 8.39) over "
+            "`-D %s`; TCP: iperf3 receiver goodput over `-t %s` at the same "
+            "loss (repeated on each row)." % (meta.get("BENCH_SECONDS", "?"),
+                                             meta.get("BENCH_SECONDS", "?")),
+            ""]
+    out += [md_table(*bw_table(res, False)), ""]
+    if words(meta, "BENCH_LAT_TESTS"):
+        out += ["## Latency (µs, lower is better)", "",
+                "perftest `-n %s`: typical (median) and 99th percentile." %
+                meta.get("BENCH_LAT_ITERS", "?"), ""]
+        out += [md_table(*lat_table(res, False)), ""]
+    out += ["## Targets (issue 7)", ""]
+    out += [md_table(["Target", "Measured", "Verdict"], targets(res)), ""]
+    if res.reasons:
+        out += ["## Why values are n/a", ""]
+        out += ["%d. %s" % (i + 1, r) for i, r in enumerate(res.reasons)]
+        out += [""]
+    if notes:
+        out += ["## Notes from the guests", ""]
+        out += ["- %s: %s" % (NAMES.get(t, t), n) for t, n in notes]
+        out += [""]
+    if malformed:
+        out += ["%d malformed result line(s) ignored." % malformed, ""]
+    if run_log.strip():
+        out += ["## tests/vm/run.sh said", "", "```", run_log.rstrip(), "```",
+                ""]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out))
+
+
+def write_rst(path, res, env, times, ended):
+    meta = res.meta
+    res.reasons = []
+    out = [rst_table(None, env_rows(meta, env, times), [20, 80]), "",
+           "Harness: " + verdict_text(meta, ended) + ".", "",
+           "Bandwidth, Mbit/s (rxe and MetaRoCE: perftest ``BW average`` over "
+           "``-D %s``; TCP: iperf3 receiver goodput at the same loss):" %
+           meta.get("BENCH_SECONDS", "?"), "",
+           rst_table(*bw_table(res, True)), ""]
+    if words(meta, "BENCH_LAT_TESTS"):
+        out += ["Latency, µs (perftest ``-n %s``, typical = median):" %
+                meta.get("BENCH_LAT_ITERS", "?"), "",
+                rst_table(*lat_table(res, True)), ""]
+    out += ["Targets:", "",
+            rst_table(["Target", "Measured", "Verdict"], targets(res),
+                      [60, 20, 20]), ""]
+    for i, r in enumerate(res.reasons):
+        out += [".. [%d] %s" % (i + 1, r.replace("*", "\\*"))]
+    out += [""]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out))
+
+
+def write_csv(path, rows, missing):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        for r in rows + missing:
+            w.writerow(r)
+
+
+def write_png(path, res, env):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        print("report: no plot (%s); install python3-matplotlib" % e)
+        return False
+    meta = res.meta
+    losses = words(meta, "BENCH_LOSS")
+    tests = words(meta, "BENCH_BW_TESTS")
+    sizes = words(meta, "BENCH_SIZES")
+    lat_tests = words(meta, "BENCH_LAT_TESTS")
+    trs = words(meta, "BENCH_TRANSPORTS")
+    panels = len(tests) + (1 if lat_tests else 0)
+    if panels == 0:
+        return False
+    cols = min(panels, 2)
+    rows = (panels + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(6.2 * cols, 4.0 * rows),
+                             squeeze=False)
+    x = list(range(len(losses)))
+    xl = [l + "%" for l in losses]
+    colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
+    style = {"rxe": ("--", "o"), "metaroce": ("-", "s")}
+
+    def series(tr, test, size, metric):
+        return [res.value(tr, test, size, l, metric) for l in losses]
+
+    def plot(ax, ys, **kw):
+        pts = [(a, b) for a, b in zip(x, ys) if b is not None]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], **kw)
+        return bool(pts)
+
+    def na_suffix(absent):
+        return " — %s: n/a" % ", ".join(absent) if absent else ""
+
+    i = 0
+    for t in tests:
+        ax = axes[i // cols][i % cols]
+        i += 1
+        if "tcp" in trs:
+            plot(ax, [res.tcp(l) for l in losses], color="black", ls=":",
+                 marker="^", label="TCP (iperf3)")
+        absent = []
+        for tr in RDMA:
+            if tr not in trs:
+                continue
+            got = False
+            for j, s in enumerate(sizes):
+                ls, mk = style[tr]
+                got |= plot(ax, series(tr, t + "_bw", s, "bw_mbps"),
+                            color=colors[j % len(colors)], ls=ls, marker=mk,
+                            label="%s %s" % (NAMES[tr], fmt_size(s)))
+            if not got:
+                absent.append(NAMES[tr])
+        ax.set_title("ib_%s_bw%s" % (t, na_suffix(absent)))
+        ax.set_xticks(x)
+        ax.set_xticklabels(xl)
+        ax.set_xlabel("random loss (netem, both directions)")
+        ax.set_ylabel("Mbit/s")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="center left")
+    if lat_tests:
+        ax = axes[i // cols][i % cols]
+        i += 1
+        s = meta.get("BENCH_LAT_SIZE", "8")
+        absent = []
+        for tr in RDMA:
+            if tr not in trs:
+                continue
+            got = False
+            for j, t in enumerate(lat_tests):
+                ls, mk = style[tr]
+                got |= plot(ax, series(tr, t + "_lat", s, "lat_typical_us"),
+                            color=colors[j % len(colors)], ls=ls, marker=mk,
+                            label="%s ib_%s_lat" % (NAMES[tr], t))
+            if not got:
+                absent.append(NAMES[tr])
+        ax.set_title("%s latency, typical (median)%s" % (fmt_size(s),
+                                                          na_suffix(absent)))
+        ax.set_xticks(x)
+        ax.set_xticklabels(xl)
+        ax.set_xlabel("random loss (netem, both directions)")
+        ax.set_ylabel("µs")
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7, loc="upper left")
+    while i < rows * cols:
+        axes[i // cols][i % cols].axis("off")
+        i += 1
+    g = env.get("client", {})
+    fig.suptitle("MetaRoCE vs rxe vs TCP — %s, %s run" % (
+        meta.get("date_utc", "?"), meta.get("mode", "?")), fontsize=11)
+    fig.text(0.5, 0.005, "%s, %s cores; %s; guests: %s vCPU, kernel %s; "
+             "commit %s" % (meta.get("host_cpu", "?"),
+                            meta.get("host_cores", "?"),
+                            meta.get("qemu", "?").replace(
+                                "QEMU emulator version ", "QEMU ") +
+                            " " + meta.get("accel", "?"),
+                            g.get("vcpus", "?"), g.get("kernel", "?"),
+                            meta.get("commit", "?")),
+             ha="center", va="bottom", fontsize=7, color="dimgray")
+    fig.tight_layout(rect=(0, 0.025, 1, 0.97))
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return True
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    d = argv[1]
+    quiet = "--quiet" in argv
+    meta = read_meta(os.path.join(d, "meta.env"))
+    client = read_console(os.path.join(d, "vm", "client.console.log"))
+    server = read_console(os.path.join(d, "vm", "server.console.log"))
+    try:
+        with open(os.path.join(d, "run.log"), encoding="utf-8",
+                  errors="replace") as f:
+            run_log = f.read()
+    except OSError:
+        run_log = ""
+    rows, notes, env, times, malformed, ended = parse(client, server)
+    # Time spent per transport: the sum of its measurements' wall times.
+    times = {k: v for k, v in times.items() if k == "total"}
+    for r in rows:
+        if r["metric"] == "wall_s" and r["value"].isdigit():
+            times[r["transport"]] = times.get(r["transport"], 0) + \
+                int(r["value"])
+    res = Results(rows, meta)
+    write_csv(os.path.join(d, "bench.csv"), rows, res.missing)
+    write_md(os.path.join(d, "bench.md"), res, env, notes, times, malformed,
+             ended, run_log)
+    write_rst(os.path.join(d, "bench.rst"), res, env, times, ended)
+    write_png(os.path.join(d, "bench.png"), res, env)
+    ok = [r for r in rows if r["status"] == "ok" and r["metric"] != "wall_s"]
+    if not quiet:
+        with open(os.path.join(d, "bench.md"), encoding="utf-8") as f:
+            print(f.read())
+    print("report: %d results ok, %d failed, %d n/a, %d missing" % (
+        len(ok),
+        sum(1 for r in rows if r["status"] == "fail"),
+        sum(1 for r in rows if r["status"] == "n/a"),
+        len(res.missing)))
+    return 0 if ok else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
