@@ -99,12 +99,19 @@ show_output() {
 	grep -v '^libibverbs: Warning' "$1" 2>/dev/null | sed 's/^/  | /'
 }
 
-# The RDMA device's counters after each run (cumulative; for finding out
-# where the time goes: retransmissions, sequence errors, timeouts).
+# The RDMA device's counters (for finding out where the time goes:
+# retransmissions, sequence errors, timeouts): "counters FILE" keeps
+# "name value" lines; counters_delta BEFORE AFTER prints the ones that moved.
 counters() {
+	: >"$2"
 	case "$1" in rxe | metaroce) ;; *) return 0 ;; esac
-	rdma statistic show link "$dev/1" 2>/dev/null | sed 's/^/  counters: /'
+	rdma statistic show link "$dev/1" 2>/dev/null |
+		awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }' >"$2"
 	return 0
+}
+
+counters_delta() {
+	awk 'NR == FNR { a[$1] = $2; next } $2 != a[$1] { print $1, $2 - a[$1] }' "$1" "$2"
 }
 
 # listening PORT: a TCP socket of this VM listens on PORT.
@@ -174,6 +181,7 @@ measure() {
 	rm -f "$out"
 	m_start=$(date +%s)
 	say "run $seq: $m_tr $m_test size=$m_size loss=$m_loss%: $*"
+	counters "$m_tr" /tmp/ctr.before
 	if [ "$MR_ROLE" = server ]; then
 		timeout "$m_tmo" "$@" >"$out" 2>&1 &
 		pid=$!
@@ -213,7 +221,10 @@ measure() {
 		netem_off
 		show_output "$out"
 		say "run $seq: server side exit status $srv_rc"
-		counters "$m_tr"
+		counters "$m_tr" /tmp/ctr.after
+		counters_delta /tmp/ctr.before /tmp/ctr.after | tr '\n' ' ' |
+			sed 's/^./  counters moved: &/'
+		echo
 		return 0
 	fi
 
@@ -245,7 +256,7 @@ measure() {
 	show_output "$out"
 	m_secs=$(($(date +%s) - m_start))
 	say "run $seq: client side exit status $rc (${m_secs}s)"
-	counters "$m_tr"
+	counters "$m_tr" /tmp/ctr.after
 
 	# Why it failed, in the tool's words.
 	if [ $rc -eq 124 ] || [ $rc -eq 143 ]; then
@@ -308,6 +319,10 @@ measure() {
 		;;
 	esac
 	result "$m_tr" "$m_test" "$m_size" "$m_loss" wall_s "$m_secs" ok ""
+	# The client's device counters that moved during the run.
+	counters_delta /tmp/ctr.before /tmp/ctr.after | while read -r c_name c_delta; do
+		result "$m_tr" "$m_test" "$m_size" "$m_loss" "ctr_$c_name" "$c_delta" ok ""
+	done
 	return 0
 }
 
