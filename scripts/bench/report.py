@@ -213,6 +213,8 @@ def percent(a, b):
 
 def env_rows(meta, env, times):
     g = env.get("client", {})
+    m = re.search(r"Debian \S+", g.get("kernel_build", ""))
+    kbuild = m.group(0) if m else g.get("kernel_build", "?")
     rows = [
         ("Date", meta.get("date_utc", "?")),
         ("Mode", "%s (%s s per bandwidth run, %s latency iterations%s)" % (
@@ -221,19 +223,18 @@ def env_rows(meta, env, times):
             ", metaroce " + meta["BENCH_MR_PARAMS"]
             if meta.get("BENCH_MR_PARAMS") else "")),
         ("Commit", meta.get("commit", "?")),
-        ("Host CPU", "%s, %s cores; load average %s at start, %s at end "
-                     "(other work on the host adds noise)" % (
-                         meta.get("host_cpu", "?"), meta.get("host_cores", "?"),
-                         meta.get("host_load_start", "?"),
-                         meta.get("host_load_end", "?"))),
-        ("QEMU", "%s, %s" % (meta.get("qemu", "?"), meta.get("accel", "?"))),
+        ("Host", "%s, %s cores; load average %s at start, %s at end" % (
+            meta.get("host_cpu", "?"), meta.get("host_cores", "?"),
+            meta.get("host_load_start", "?").split(" ")[0],
+            meta.get("host_load_end", "?").split(" ")[0])),
+        ("QEMU", "%s, %s" % (meta.get("qemu", "?").replace(
+            "QEMU emulator version ", ""), meta.get("accel", "?"))),
         ("Guests", "2 × %s vCPU, %s MiB, virtio-net over -netdev dgram, "
                    "MTU %s" % (g.get("vcpus", "?"),
                                int(g["mem_kib"]) // 1024
                                if g.get("mem_kib", "").isdigit() else "?",
                                g.get("mtu", "?"))),
-        ("Guest kernel", "%s (%s)" % (g.get("kernel", "?"),
-                                      g.get("kernel_build", "?"))),
+        ("Guest kernel", "%s (%s)" % (g.get("kernel", "?"), kbuild)),
         ("Tools", "perftest %s, %s" % (g.get("perftest", "?"),
                                        g.get("iperf3", "?"))),
         ("MetaRoCE build", "module %s, provider %s" % (
@@ -349,19 +350,21 @@ def md_table(head, body):
     return "\n".join(lines)
 
 
-def rst_table(head, body, widths=None):
-    """A list-table; head None: no header row."""
-    lines = [".. list-table::", "   :header-rows: %d" % (head is not None)]
-    if widths:
-        lines.append("   :widths: " + " ".join(str(w) for w in widths))
-    lines.append("")
-    for row in ([head] if head is not None else []) + body:
-        first = True
-        for c in row:
-            c = str(c) if str(c) else "\\ "
-            lines.append(("   * - " if first else "     - ") + c)
-            first = False
-    return "\n".join(lines)
+def rst_table(head, body):
+    """A reStructuredText simple table; head None: no header row."""
+    rows = ([head] if head is not None else []) + body
+    rows = [[str(c) if str(c) else "-" for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    rule = "  ".join("=" * w for w in widths)
+
+    def line(r):
+        return "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
+    out = [rule]
+    if head is not None:
+        out += [line(rows[0]), rule]
+        rows = rows[1:]
+    out += [line(r) for r in rows] + [rule]
+    return "\n".join(out)
 
 
 def verdict_text(meta, ended):
@@ -419,7 +422,7 @@ def write_md(path, res, env, notes, times, malformed, ended, run_log):
 def write_rst(path, res, env, times, ended):
     meta = res.meta
     res.reasons = []
-    out = [rst_table(None, env_rows(meta, env, times), [20, 80]), "",
+    out = [rst_table(None, env_rows(meta, env, times)), "",
            "Harness: " + verdict_text(meta, ended) + ".", "",
            "Bandwidth, Mbit/s (rxe and MetaRoCE: perftest ``BW average`` over "
            "``-D %s``; TCP: iperf3 receiver goodput at the same loss):" %
@@ -430,8 +433,7 @@ def write_rst(path, res, env, times, ended):
                 meta.get("BENCH_LAT_ITERS", "?"), "",
                 rst_table(*lat_table(res, True)), ""]
     out += ["Targets:", "",
-            rst_table(["Target", "Measured", "Verdict"], targets(res),
-                      [60, 20, 20]), ""]
+            rst_table(["Target", "Measured", "Verdict"], targets(res)), ""]
     for i, r in enumerate(res.reasons):
         out += [".. [%d] %s" % (i + 1, r.replace("*", "\\*"))]
     out += [""]
