@@ -17,8 +17,8 @@
 # Environment (defaults: full run / BENCH_QUICK=1):
 #   BENCH_QUICK=1        a few minutes: 64 KiB, 0% and 1% loss, short runs
 #   BENCH_TRANSPORTS     tcp rxe metaroce
-#   BENCH_BW_TESTS       write read send          (ib_<t>_bw)
-#   BENCH_LAT_TESTS      send write               (ib_<t>_lat)
+#   BENCH_BW_TESTS       write read send          (ib_<t>_bw; may be empty)
+#   BENCH_LAT_TESTS      send write               (ib_<t>_lat; may be empty)
 #   BENCH_SIZES          4096 65536 1048576       / 65536
 #   BENCH_LAT_SIZE       8
 #   BENCH_LOSS           0 0.1 1 5  (percent)     / 0 1
@@ -54,8 +54,8 @@ else
 	mode=full
 fi
 : "${BENCH_TRANSPORTS:=tcp rxe metaroce}"
-: "${BENCH_BW_TESTS:=write read send}"
-: "${BENCH_LAT_TESTS:=send write}"
+: "${BENCH_BW_TESTS=write read send}"
+: "${BENCH_LAT_TESTS=send write}"
 : "${BENCH_SIZES:=4096 65536 1048576}"
 : "${BENCH_LAT_SIZE:=8}"
 : "${BENCH_LOSS:=0 0.1 1 5}"

@@ -32,8 +32,8 @@
 set +e
 
 : "${BENCH_TRANSPORTS:=tcp rxe metaroce}"
-: "${BENCH_BW_TESTS:=write read send}"
-: "${BENCH_LAT_TESTS:=send write}"
+: "${BENCH_BW_TESTS=write read send}"
+: "${BENCH_LAT_TESTS=send write}"
 : "${BENCH_SIZES:=4096 65536 1048576}"
 : "${BENCH_LAT_SIZE:=8}"
 : "${BENCH_LOSS:=0 0.1 1 5}"
