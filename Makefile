@@ -11,6 +11,7 @@
 #   make check           quality gates: W=1, sparse, checkpatch on kernel/
 #   make fuzz            libFuzzer harnesses for FUZZ_SECONDS each
 #   make demo            two VMs, ib_write_bw over the link, result shown
+#   make bench           MetaRoCE vs rxe vs TCP under loss (BENCH_QUICK=1)
 #   make traceability    regenerate Documentation/metaroce/traceability.rst
 
 # The kernel to build against: the running kernel's build tree if there is
