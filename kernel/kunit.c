@@ -852,7 +852,13 @@ static struct kunit_suite mrt_verbs_suite = {
 static struct mroce_dev *mrt_da, *mrt_db;
 static int mrt_ga, mrt_gb;
 
-static int mrt_rc_suite_init(struct kunit_suite *suite)
+/*
+ * Create MetaRoCE devices @iba on netdev @nda and @ibb on @ndb (the two
+ * ends of a veth pair set up by tests/kunit/setup.sh); *@da and *@db are
+ * NULL for a device that was not created.
+ */
+static int mrt_pair_add(const char *nda, const char *iba, struct mroce_dev **da,
+			const char *ndb, const char *ibb, struct mroce_dev **db)
 {
 	struct net_device *na, *nb;
 	int err;
@@ -860,20 +866,38 @@ static int mrt_rc_suite_init(struct kunit_suite *suite)
 	err = mroce_global_init();
 	if (err)
 		return err;
-	na = mrt_ndev_get("mrk0");
-	nb = mrt_ndev_get("mrk1");
+	na = mrt_ndev_get(nda);
+	nb = mrt_ndev_get(ndb);
 	err = -ENODEV;
 	if (na && nb) {
-		err = mroce_dev_add("mrt_ra", na);
-		mrt_da = err ? NULL : mroce_dev_find_ndev(na);
+		err = mroce_dev_add(iba, na);
+		*da = err ? NULL : mroce_dev_find_ndev(na);
 		if (!err)
-			err = mroce_dev_add("mrt_rb", nb);
-		mrt_db = err ? NULL : mroce_dev_find_ndev(nb);
+			err = mroce_dev_add(ibb, nb);
+		*db = err ? NULL : mroce_dev_find_ndev(nb);
 	}
 	if (na)
 		dev_put(na);
 	if (nb)
 		dev_put(nb);
+	return err;
+}
+
+static void mrt_pair_del(struct mroce_dev **da, struct mroce_dev **db)
+{
+	if (*da)
+		mrt_dev_del(*da);
+	if (*db)
+		mrt_dev_del(*db);
+	*da = NULL;
+	*db = NULL;
+}
+
+static int mrt_rc_suite_init(struct kunit_suite *suite)
+{
+	int err = mrt_pair_add("mrk0", "mrt_ra", &mrt_da,
+			       "mrk1", "mrt_rb", &mrt_db);
+
 	if (err)
 		return err;
 	mrt_ga = mrt_gid_index(mrt_da, MRT_IP_A);
@@ -883,12 +907,7 @@ static int mrt_rc_suite_init(struct kunit_suite *suite)
 
 static void mrt_rc_suite_exit(struct kunit_suite *suite)
 {
-	if (mrt_da)
-		mrt_dev_del(mrt_da);
-	if (mrt_db)
-		mrt_dev_del(mrt_db);
-	mrt_da = NULL;
-	mrt_db = NULL;
+	mrt_pair_del(&mrt_da, &mrt_db);
 }
 
 /* One side of a connection. */
@@ -2178,26 +2197,9 @@ static int mrt_gla, mrt_glb;
 
 static int mrt_loss_suite_init(struct kunit_suite *suite)
 {
-	struct net_device *na, *nb;
-	int err;
+	int err = mrt_pair_add("mrk6", "mrt_la", &mrt_la,
+			       "mrk7", "mrt_lb", &mrt_lb);
 
-	err = mroce_global_init();
-	if (err)
-		return err;
-	na = mrt_ndev_get("mrk6");
-	nb = mrt_ndev_get("mrk7");
-	err = -ENODEV;
-	if (na && nb) {
-		err = mroce_dev_add("mrt_la", na);
-		mrt_la = err ? NULL : mroce_dev_find_ndev(na);
-		if (!err)
-			err = mroce_dev_add("mrt_lb", nb);
-		mrt_lb = err ? NULL : mroce_dev_find_ndev(nb);
-	}
-	if (na)
-		dev_put(na);
-	if (nb)
-		dev_put(nb);
 	if (err)
 		return err;
 	mrt_gla = mrt_gid_index(mrt_la, MRT_IP_LA);
@@ -2207,12 +2209,7 @@ static int mrt_loss_suite_init(struct kunit_suite *suite)
 
 static void mrt_loss_suite_exit(struct kunit_suite *suite)
 {
-	if (mrt_la)
-		mrt_dev_del(mrt_la);
-	if (mrt_lb)
-		mrt_dev_del(mrt_lb);
-	mrt_la = NULL;
-	mrt_lb = NULL;
+	mrt_pair_del(&mrt_la, &mrt_lb);
 }
 
 /*
