@@ -249,6 +249,7 @@ int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited);
 enum mroce_mr_type {
 	MROCE_MR_DMA,		/* whole kernel address space (virt DMA) */
 	MROCE_MR_FAST_REG,	/* ib_alloc_mr + ib_map_mr_sg + IB_WR_REG_MR */
+	MROCE_MR_USER,		/* reg_user_mr: pinned user pages (ib_umem) */
 };
 
 enum mroce_mr_state {
@@ -276,11 +277,17 @@ struct mroce_mr {
 	u64 iova;
 	u64 length;
 
-	/* Fast-reg page list (kernel virtual addresses, virt DMA). */
+	/*
+	 * Page list (kernel virtual addresses, virt DMA) of a fast-reg MR
+	 * (filled by map_mr_sg) or a user MR (the pinned pages, constant).
+	 * iova maps to byte first_off of pages[0].
+	 */
 	u64 *pages;
 	u32 max_pages;
-	u32 npages;			/* filled by map_mr_sg */
+	u32 npages;
 	u32 page_shift;
+	u32 first_off;
+	struct ib_umem *umem;		/* user MR only */
 
 	struct rcu_head rcu;		/* freed after RCU lookups finish */
 };

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MetaRoCE memory regions for kernel consumers: DMA MRs (virtual DMA:
+ * MetaRoCE memory regions: for kernel consumers DMA MRs (virtual DMA:
  * addresses are kernel virtual addresses) and fast-registration MRs
  * (ib_alloc_mr + ib_map_mr_sg + IB_WR_REG_MR, invalidated by
- * IB_WR_LOCAL_INV or SEND_WITH_INV).
+ * IB_WR_LOCAL_INV or SEND_WITH_INV); for processes user MRs (pinned with
+ * ib_umem, which also enforces RLIMIT_MEMLOCK).
  *
  * Keys: lkey == rkey == index << 8 | key byte. The index finds the MR in
  * dev->mrs; the key byte is random at allocation and chosen by the
@@ -13,6 +14,7 @@
 
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <rdma/ib_umem.h>
 
 #include "metaroce.h"
 
@@ -62,6 +64,17 @@ static void mroce_mr_publish(struct mroce_mr *mr)
 	xa_store(&mr->dev->mrs, mr->index, mr, GFP_KERNEL);
 }
 
+/* Undo mroce_mr_new() of an MR that was never published. */
+static void mroce_mr_abort(struct mroce_mr *mr)
+{
+	struct mroce_dev *dev = mr->dev;
+
+	xa_erase(&dev->mrs, mr->index);
+	kvfree(mr->pages);
+	kfree(mr);
+	atomic_dec(&dev->num_mr);
+}
+
 struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct mroce_mr *mr;
@@ -91,11 +104,9 @@ struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr = mroce_mr_new(dev, MROCE_MR_FAST_REG);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
 	if (!mr->pages) {
-		xa_erase(&dev->mrs, mr->index);
-		kfree(mr);
-		atomic_dec(&dev->num_mr);
+		mroce_mr_abort(mr);
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->max_pages = max_num_sg;
@@ -188,9 +199,9 @@ int mroce_mr_check(struct mroce_mr *mr, struct ib_pd *pd, u32 key, u64 iova,
 int mroce_mr_copy(struct mroce_mr *mr, u64 iova, void *buf, u64 len,
 		  bool to_mr)
 {
-	u64 base, off, page_size;
-	u32 shift, idx;
+	u64 off, idx, page_size;
 	size_t chunk;
+	u32 shift;
 	void *va;
 
 	if (mr->type == MROCE_MR_DMA) {
@@ -204,8 +215,7 @@ int mroce_mr_copy(struct mroce_mr *mr, u64 iova, void *buf, u64 len,
 
 	shift = READ_ONCE(mr->page_shift);
 	page_size = 1ULL << shift;
-	base = mr->iova & ~(page_size - 1);
-	off = iova - base;
+	off = iova - mr->iova + READ_ONCE(mr->first_off);
 	while (len) {
 		idx = off >> shift;
 		if (idx >= min(READ_ONCE(mr->npages), mr->max_pages))
@@ -240,6 +250,7 @@ int mroce_mr_reg(struct mroce_mr *mr, u32 key, int access)
 		mr->ibmr.rkey = key;
 		mr->access = access;
 		mr->iova = mr->ibmr.iova;
+		mr->first_off = mr->iova & ((1ULL << mr->page_shift) - 1);
 		mr->length = mr->ibmr.length;
 		mr->state = MROCE_MR_VALID;
 	}
@@ -262,17 +273,71 @@ int mroce_mr_invalidate(struct mroce_mr *mr, u32 key)
 	return err;
 }
 
+#define MROCE_USER_MR_ACCESS						\
+	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |		\
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |		\
+	 IB_ACCESS_RELAXED_ORDERING)
+
 /*
- * User memory regions need the userspace provider ABI, not there yet
- * (STUB). The op must exist all the same: ib_core only attaches kernel
- * clients (MAD, CM, ULPs) to devices that implement every mandatory
- * verb, reg_user_mr included.
+ * Register process memory: pin it (ib_umem_get() checks RLIMIT_MEMLOCK
+ * and the write permission) and keep the kernel address of every page.
+ * The placement paths then use the MR like a fast-reg MR that is always
+ * valid: iova maps to byte ib_umem_offset() of the first page.
  */
 struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,
 				struct ib_udata *udata)
 {
-	return ERR_PTR(-EOPNOTSUPP);
+	struct mroce_dev *dev = to_mdev(ibpd->device);
+	struct ib_umem *umem;
+	struct sg_page_iter it;
+	struct mroce_mr *mr;
+	size_t npages;
+	int err;
+
+	if (access & ~MROCE_USER_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || length > dev->attr.max_mr_size)
+		return ERR_PTR(-EINVAL);
+
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+	npages = ib_umem_num_pages(umem);
+
+	mr = mroce_mr_new(dev, MROCE_MR_USER);
+	if (IS_ERR(mr)) {
+		err = PTR_ERR(mr);
+		goto err_umem;
+	}
+	mr->pages = kvcalloc(npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		mroce_mr_abort(mr);
+		err = -ENOMEM;
+		goto err_umem;
+	}
+	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
+		if (WARN_ON_ONCE(mr->npages >= npages))
+			break;
+		mr->pages[mr->npages++] =
+			(uintptr_t)page_address(sg_page_iter_page(&it));
+	}
+	mr->max_pages = npages;
+	mr->page_shift = PAGE_SHIFT;
+	mr->first_off = ib_umem_offset(umem);
+	mr->umem = umem;
+	mr->access = access;
+	mr->iova = virt_addr;
+	mr->length = length;
+	mr->ibmr.iova = virt_addr;
+	mr->ibmr.length = length;
+	mr->state = MROCE_MR_VALID;
+	mroce_mr_publish(mr);
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_release(umem);
+	return ERR_PTR(err);
 }
 
 int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -285,7 +350,8 @@ int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	mroce_mr_put(mr);
 	wait_for_completion(&mr->done);
 
-	kfree(mr->pages);
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
 	/* Lookups may still be between xa_load and refcount_inc_not_zero. */
 	kfree_rcu(mr, rcu);
 	atomic_dec(&dev->num_mr);
