@@ -108,6 +108,12 @@ depmod -b "$stage" "$kver"
 # Guest init and library.
 cp "$here/guest/init" "$stage/init"
 cp "$here/guest/lib.sh" "$stage/mr/lib.sh"
+# Libraries scenarios source (tests/e2e/lib/*.sh, as /mr/e2e/NAME.sh): only
+# the scenario file itself travels with each run.
+mkdir -p "$stage/mr/e2e"
+for f in "$top"/tests/e2e/lib/*.sh; do
+	if [ -f "$f" ]; then cp "$f" "$stage/mr/e2e/"; fi
+done
 chmod +x "$stage/init"
 echo "root:x:0:0:root:/root:/bin/sh" >"$stage/etc/passwd"
 echo "root:x:0:" >"$stage/etc/group"

@@ -1,0 +1,377 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# User-space verbs scenarios, guest side: sourced by tests/e2e/*-verbs.sh,
+# *-verify.sh, metaroce-perftest.sh and metaroce-tamper.sh as
+# /mr/e2e/verbs.sh (tests/vm/mkinitramfs.sh ships tests/e2e/lib/ there;
+# e2e.sh runs only tests/e2e/*.sh, so nothing here is a scenario itself).
+# Busybox ash under "sh -e", with tests/vm/guest/lib.sh already sourced.
+#
+# The same functions run over Soft-RoCE (rxe, the baseline) and over
+# MetaRoCE (mr0); only the device type and name differ:
+#
+#   vt_setup TYPE NAME     load the module, "rdma link add NAME type TYPE
+#                          netdev eth0", wait for ACTIVE, find the RoCE v2
+#                          GID of the IPv4 address ($VT_GID), meet the peer
+#   vt_devinfo             ibv_devinfo -v: sane attributes
+#   vt_pingpong            ibv_rc_pingpong, ibv_srq_pingpong, both directions
+#   vt_perftest_all        perftest bw/lat, several sizes up to 1 MiB, both
+#                          directions, and the bw tests with -q 4
+#   vt_verify_all          mr-verify: every RC opcode both ways, a corrupted
+#                          run must fail, an outage must end in RETRY_EXC_ERR
+#   vt_teardown            rdma link delete, module unload, dmesg clean
+#
+# Every tool runs under "timeout", so a hang fails the scenario with the
+# tool named instead of eating the guest's whole budget. Both VMs run the
+# same script; they meet (mr_barrier) before each client/server run.
+
+VT_TYPE=""
+VT_DEV=""
+VT_GID=""
+VT_MOD=""
+
+# vt_gid_index: the index of $VT_DEV's RoCE v2 GID for $MR_MY_IP (the
+# IPv4-mapped GID ::ffff:a.b.c.d), or nothing.
+vt_gid_index() {
+	vg_hex=$(echo "$MR_MY_IP" | awk -F. '{printf "%02x%02x:%02x%02x", $1, $2, $3, $4}')
+	vg_dir=/sys/class/infiniband/$VT_DEV/ports/1
+	for vg_i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		vg_g=$(cat "$vg_dir/gids/$vg_i" 2>/dev/null || true)
+		vg_t=$(cat "$vg_dir/gid_attrs/types/$vg_i" 2>/dev/null || true)
+		if [ "$vg_g" = "0000:0000:0000:0000:0000:ffff:$vg_hex" ] &&
+			[ "$vg_t" = "RoCE v2" ]; then
+			echo "$vg_i"
+			return 0
+		fi
+	done
+	return 0
+}
+
+# vt_setup TYPE NAME: TYPE is rxe or metaroce.
+vt_setup() {
+	VT_TYPE=$1
+	VT_DEV=$2
+	case "$VT_TYPE" in
+	rxe) VT_MOD=rdma_rxe ;;
+	metaroce) VT_MOD=metaroce ;;
+	*) mr_fail "vt_setup: unknown device type $VT_TYPE" ;;
+	esac
+	modprobe "$VT_MOD" || mr_fail "modprobe $VT_MOD"
+	rdma link add "$VT_DEV" type "$VT_TYPE" netdev eth0 ||
+		mr_fail "rdma link add $VT_DEV type $VT_TYPE netdev eth0"
+	vs_n=0
+	until rdma link show "$VT_DEV/1" 2>/dev/null | grep -q 'state ACTIVE'; do
+		vs_n=$((vs_n + 1))
+		[ $vs_n -gt 50 ] && mr_fail "$VT_DEV/1 not ACTIVE"
+		sleep 0.2
+	done
+	vs_n=0
+	VT_GID=$(vt_gid_index)
+	while [ -z "$VT_GID" ]; do
+		vs_n=$((vs_n + 1))
+		[ $vs_n -gt 50 ] && mr_fail "$VT_DEV has no RoCE v2 GID for $MR_MY_IP"
+		sleep 0.2
+		VT_GID=$(vt_gid_index)
+	done
+	mr_log "$VT_DEV ($VT_TYPE) ACTIVE on eth0, RoCE v2 GID of $MR_MY_IP at index $VT_GID"
+	mr_wait_peer
+}
+
+# vt_show FILE: a tool's output in the log, without libibverbs' warnings
+# about the providers whose hardware libraries the guest lacks.
+vt_show() {
+	grep -v '^libibverbs: Warning' "$1" | sed 's/^/  | /' || true
+}
+
+# ------------------------------------------------------------------------
+# ibv_devinfo
+
+# vt_attr_pos NAME: attribute NAME of /tmp/devinfo.out is a positive number.
+vt_attr_pos() {
+	awk -v k="$1:" '$1 == k && $2 + 0 > 0 { ok = 1 } END { exit !ok }' /tmp/devinfo.out ||
+		mr_fail "ibv_devinfo -v -d $VT_DEV: $1 missing or not positive"
+}
+
+vt_devinfo() {
+	timeout 60 ibv_devinfo -v -d "$VT_DEV" >/tmp/devinfo.out 2>&1 ||
+		{ vt_show /tmp/devinfo.out; mr_fail "ibv_devinfo -v -d $VT_DEV"; }
+	vt_show /tmp/devinfo.out
+	grep -q "hca_id:[[:space:]]*$VT_DEV\$" /tmp/devinfo.out ||
+		mr_fail "ibv_devinfo: no hca_id $VT_DEV"
+	grep -q 'transport:[[:space:]]*InfiniBand' /tmp/devinfo.out ||
+		mr_fail "ibv_devinfo: transport is not InfiniBand (RoCE)"
+	grep -q 'link_layer:[[:space:]]*Ethernet' /tmp/devinfo.out ||
+		mr_fail "ibv_devinfo: link_layer is not Ethernet"
+	grep -q 'state:[[:space:]]*PORT_ACTIVE' /tmp/devinfo.out ||
+		mr_fail "ibv_devinfo: port not PORT_ACTIVE"
+	grep -q 'phys_state:[[:space:]]*LINK_UP' /tmp/devinfo.out ||
+		mr_fail "ibv_devinfo: phys_state not LINK_UP"
+	grep -Eq 'active_mtu:[[:space:]]*(256|512|1024|2048|4096) ' /tmp/devinfo.out ||
+		mr_fail "ibv_devinfo: no active_mtu"
+	for vd_a in max_mr_size max_qp max_qp_wr max_sge max_cq max_cqe max_mr \
+		max_pd max_qp_rd_atom max_qp_init_rd_atom max_srq max_srq_wr \
+		max_srq_sge; do
+		vt_attr_pos "$vd_a"
+	done
+	grep -Eq 'atomic_cap:[[:space:]]*ATOMIC_(HCA|GLOB)' /tmp/devinfo.out ||
+		mr_fail "ibv_devinfo: atomic_cap is not ATOMIC_HCA/ATOMIC_GLOB (ib_atomic_* need atomics)"
+	# The RoCE v2 GID of the IPv4 address, at the index sysfs gave.
+	grep -Eq "GID\\[ *$VT_GID\\]:[[:space:]]*::ffff:$MR_MY_IP, RoCE v2" /tmp/devinfo.out ||
+		mr_fail "ibv_devinfo: GID[$VT_GID] is not ::ffff:$MR_MY_IP, RoCE v2"
+	mr_log "ibv_devinfo -v -d $VT_DEV: attributes sane"
+}
+
+# ------------------------------------------------------------------------
+# Client/server runs
+
+# vt_pair LISTENER TMO OUT CMD...: both VMs meet; the VM whose role is
+# LISTENER runs "timeout TMO CMD", the other "timeout TMO CMD <peer>". The
+# connecting side retries only while the listener is not up yet (the tool
+# says it could not connect), never after a run that got going, so a
+# failure is never hidden by a second attempt. Output in OUT; the status
+# is this side's.
+vt_pair_seq=0
+vt_pair() {
+	vp_l=$1
+	vp_t=$2
+	vp_o=$3
+	shift 3
+	vt_pair_seq=$((vt_pair_seq + 1))
+	mr_barrier "vt-$vt_pair_seq"
+	vp_rc=0
+	if [ "$MR_ROLE" = "$vp_l" ]; then
+		timeout "$vp_t" "$@" >"$vp_o" 2>&1 || vp_rc=$?
+	else
+		vp_n=0
+		while :; do
+			vp_rc=0
+			timeout "$vp_t" "$@" "$MR_PEER_IP" >"$vp_o" 2>&1 || vp_rc=$?
+			[ $vp_rc -eq 0 ] && break
+			grep -Eqi "couldn't connect|unable to open file descriptor|connection refused|failed to establish connection" "$vp_o" ||
+				break
+			vp_n=$((vp_n + 1))
+			[ $vp_n -ge 60 ] && break
+			sleep 0.5
+		done
+	fi
+	[ $vp_rc -eq 143 ] && echo "  (timed out after ${vp_t}s)" >>"$vp_o"
+	return $vp_rc
+}
+
+# vt_role_of LISTENER: "listens" or "connects", for messages.
+vt_role_of() {
+	if [ "$MR_ROLE" = "$1" ]; then echo listens; else echo connects; fi
+}
+
+# ------------------------------------------------------------------------
+# ibv_*_pingpong
+
+vt_pingpong() {
+	for vq_l in server client; do
+		# rc_pingpong: -c checks every received buffer.
+		vq_what="ibv_rc_pingpong ($vq_l listens)"
+		vt_pair $vq_l 90 /tmp/pp.out ibv_rc_pingpong -d "$VT_DEV" -g "$VT_GID" \
+			-n 200 -s 4096 -c || { vt_show /tmp/pp.out; mr_fail "$vq_what: exit status $vp_rc"; }
+		vt_show /tmp/pp.out
+		# 200 round trips of 4096 bytes
+		grep -Eq '^1638400 bytes in [0-9.]+ seconds' /tmp/pp.out ||
+			mr_fail "$vq_what: not 1638400 bytes moved"
+		grep -Eq '^200 iters in [0-9.]+ seconds' /tmp/pp.out ||
+			mr_fail "$vq_what: not 200 iterations"
+
+		vq_what="ibv_srq_pingpong ($vq_l listens)"
+		vt_pair $vq_l 90 /tmp/pp.out ibv_srq_pingpong -d "$VT_DEV" -g "$VT_GID" \
+			-q 4 -n 50 -s 4096 -r 64 -c ||
+			{ vt_show /tmp/pp.out; mr_fail "$vq_what: exit status $vp_rc"; }
+		vt_show /tmp/pp.out
+		# It reports per QP: 50 round trips of 4096 bytes.
+		grep -Eq '^409600 bytes in [0-9.]+ seconds' /tmp/pp.out ||
+			mr_fail "$vq_what: not 409600 bytes moved"
+		grep -Eq '^50 iters in [0-9.]+ seconds' /tmp/pp.out ||
+			mr_fail "$vq_what: not 50 iterations"
+		[ "$(grep -c 'local address:' /tmp/pp.out)" -eq 4 ] ||
+			mr_fail "$vq_what: not 4 QPs"
+		mr_log "pingpong ($vq_l listens): ok"
+	done
+}
+
+# ------------------------------------------------------------------------
+# perftest
+
+# vt_perftest LISTENER TOOL SIZE ITERS [QPS]: one perftest run; fails the
+# scenario unless the tool succeeds and its result line reports SIZE bytes,
+# ITERS (times QPS: perftest counts all QPs) iterations and a positive
+# bandwidth or latency. The connecting side always prints the result line;
+# the listening side of the bw tests too (checked when it does).
+vt_perftest() {
+	vf_l=$1
+	vf_tool=$2
+	vf_size=$3
+	vf_iters=$4
+	vf_qps=${5:-1}
+	vf_what="$vf_tool -s $vf_size -n $vf_iters -q $vf_qps ($vf_l listens, this VM $(vt_role_of "$vf_l"))"
+	vf_sarg="-s $vf_size"
+	case "$vf_tool" in ib_atomic_*) vf_sarg="" ;; esac
+	# The lat tests refuse -q altogether.
+	[ "$vf_qps" -gt 1 ] && vf_sarg="$vf_sarg -q $vf_qps"
+	# shellcheck disable=SC2086
+	vt_pair "$vf_l" 120 /tmp/pt.out "$vf_tool" -d "$VT_DEV" -x "$VT_GID" -F \
+		$vf_sarg -n "$vf_iters" ||
+		{ vt_show /tmp/pt.out; mr_fail "$vf_what: exit status $vp_rc"; }
+	vt_show /tmp/pt.out
+	case "$vf_tool" in
+	*_bw)
+		# bytes, iterations, BW peak, BW average (MB/s), message rate
+		vf_ok='$1 == s && $2 == n && $4 > 0 && NF == 5' ;;
+	*_lat)
+		# bytes, iterations, t_min, t_max, t_typical, t_avg, ... (usec)
+		vf_ok='$1 == s && $2 == n && $3 > 0 && $6 > 0 && NF >= 7' ;;
+	esac
+	if awk -v s="$vf_size" -v n=$((vf_iters * vf_qps)) "$vf_ok { f = 1 } END { exit !f }" /tmp/pt.out; then
+		mr_log "$vf_what: ok"
+	elif [ "$MR_ROLE" != "$vf_l" ]; then
+		mr_fail "$vf_what: no result line with a positive value"
+	elif grep -q '^ *#bytes' /tmp/pt.out; then
+		mr_fail "$vf_what: result header without a sane result line"
+	fi
+}
+
+# Sizes and iteration counts, bounded for TCG (rxe moves 3-15 MB/s there):
+# about 5 MB per run at 1 MiB.
+: "${VT_BW_RUNS:=64:200 65536:50 1048576:5}"
+: "${VT_LAT_RUNS:=8:200 65536:20 1048576:5}"
+: "${VT_ATOMIC_ITERS:=200}"
+: "${VT_MULTI_QP_RUN:=65536:40}"
+
+vt_perftest_all() {
+	for vx_l in server client; do
+		for vx_t in ib_write_bw ib_read_bw ib_send_bw; do
+			for vx_r in $VT_BW_RUNS; do
+				vt_perftest $vx_l $vx_t "${vx_r%%:*}" "${vx_r##*:}"
+			done
+		done
+		vt_perftest $vx_l ib_atomic_bw 8 "$VT_ATOMIC_ITERS"
+		for vx_t in ib_write_lat ib_read_lat ib_send_lat; do
+			for vx_r in $VT_LAT_RUNS; do
+				vt_perftest $vx_l $vx_t "${vx_r%%:*}" "${vx_r##*:}"
+			done
+		done
+		vt_perftest $vx_l ib_atomic_lat 8 "$VT_ATOMIC_ITERS"
+		# Four QPs at once (bw tests only: the lat tests take one QP).
+		for vx_t in ib_write_bw ib_read_bw ib_send_bw; do
+			vt_perftest $vx_l $vx_t "${VT_MULTI_QP_RUN%%:*}" "${VT_MULTI_QP_RUN##*:}" 4
+		done
+		vt_perftest $vx_l ib_atomic_bw 8 "$VT_ATOMIC_ITERS" 4
+	done
+}
+
+# ------------------------------------------------------------------------
+# mr-verify (userspace/tools/mr-verify.c)
+
+# vt_verify LISTENER ARGS...: mr-verify on both VMs; LISTENER listens, the
+# other connects to $vt_verify_peer (the tool retries the connection itself,
+# so a failed run is never repeated). Sets $rc; output in /tmp/verify.out
+# and the log.
+vt_verify_peer=""
+vt_verify_seq=0
+vt_verify() {
+	vv_l=$1
+	shift
+	vt_verify_seq=$((vt_verify_seq + 1))
+	mr_barrier "verify-$vt_verify_seq"
+	rc=0
+	if [ "$MR_ROLE" = "$vv_l" ]; then
+		timeout 600 mr-verify "$@" >/tmp/verify.out 2>&1 || rc=$?
+	else
+		timeout 600 mr-verify "$@" "$vt_verify_peer" >/tmp/verify.out 2>&1 || rc=$?
+	fi
+	vt_show /tmp/verify.out
+	mr_log "mr-verify run $vt_verify_seq ($vv_l listens): exit status $rc"
+}
+
+# vt_verify_all: data integrity with every RC opcode (SEND, SEND_WITH_IMM,
+# RDMA WRITE, WRITE_WITH_IMM, READ, CMP_SWP, FETCH_ADD), sizes from 0 bytes
+# across the MTU boundaries to 1 MiB, each side requester in turn, every
+# byte checked on both sides; each VM listens once, the second run on two
+# QPs. Then the checks that the tool can fail: a deliberately corrupted
+# byte must end the run with a mismatch diagnostic, and a RoCE outage
+# longer than the retry budget must end it with IBV_WC_RETRY_EXC_ERR
+# (--expect-error) on both sides.
+vt_verify_all() {
+	command -v mr-verify >/dev/null ||
+		mr_fail "mr-verify is not in the guest (build userspace/tools first)"
+	vt_verify_peer=$MR_PEER_IP
+	# Bounded for TCG: about 70 MB per run.
+	va_base="-d $VT_DEV -g $VT_GID --connect-timeout 90"
+	va_full="$va_base -s 0,1,7,64,1000,mtu-1,mtu,mtu+1,4096,4097,65536,1m -n 48 --phase-bytes 3m -v"
+	va_ops="ops=send,send_imm,write,write_imm,read,cas,fadd sizes=12 dirs=2"
+
+	# 1, 2: everything, each VM listening once; the second run on two QPs.
+	for va_l in server client; do
+		if [ $va_l = server ]; then
+			# shellcheck disable=SC2086
+			vt_verify $va_l $va_full
+		else
+			# shellcheck disable=SC2086
+			vt_verify $va_l $va_full -q 2
+		fi
+		[ $rc -eq 0 ] || mr_fail "mr-verify ($va_l listens) exit status $rc"
+		grep -q "PASS: $va_ops .* msgs=[1-9]" /tmp/verify.out ||
+			mr_fail "mr-verify ($va_l listens): no PASS summary"
+	done
+
+	# 3: the tool catches corruption. The sender flips byte 2048 of the
+	# first 4097-byte SEND; the receiver must report it, both sides exit 1.
+	# shellcheck disable=SC2086
+	vt_verify server $va_base --ops send,write,read -s 4097 -n 4 --corrupt-for-test
+	[ $rc -eq 1 ] || mr_fail "corrupted run: exit status $rc, expected 1"
+	grep -q 'MISMATCH op=send size=4097 .* first bad byte at message offset 2048 .* expected 0x.. got 0x..' /tmp/verify.out ||
+		mr_fail "corrupted run: no mismatch diagnostic"
+
+	# 4: an outage outlasting the retry budget. Control over IPv6; RoCEv2
+	# over IPv4 is black-holed on the server (a static neighbour entry with
+	# a MAC nobody has), so whichever side is requesting gets
+	# IBV_WC_RETRY_EXC_ERR and both sides end with exactly that status.
+	va_outage="$va_base --ops write,read -s 4096 -n 100000 --phase-bytes 1m --time 60 --timeout 12 --retry 2 --expect-error RETRY_EXC_ERR"
+	mr_barrier "verify-outage"
+	rc=0
+	if [ "$MR_ROLE" = server ]; then
+		# shellcheck disable=SC2086
+		timeout 300 mr-verify $va_outage >/tmp/verify.out 2>&1 &
+		va_pid=$!
+		sleep 4
+		ip neigh replace "$MR_PEER_IP" lladdr 02:00:00:00:00:99 dev eth0 nud permanent ||
+			mr_fail "ip neigh replace"
+		wait $va_pid || rc=$?
+		ip neigh del "$MR_PEER_IP" dev eth0 || mr_fail "ip neigh del"
+	else
+		sleep 1
+		# shellcheck disable=SC2086
+		timeout 300 mr-verify $va_outage "$MR_PEER_IP6" >/tmp/verify.out 2>&1 || rc=$?
+	fi
+	vt_show /tmp/verify.out
+	mr_log "mr-verify outage run: exit status $rc"
+	[ $rc -eq 0 ] || mr_fail "outage run: exit status $rc, expected 0 (RETRY_EXC_ERR)"
+	grep -q 'PASS: run ended with the expected completion status RETRY_EXC_ERR' /tmp/verify.out ||
+		mr_fail "outage run: did not end with RETRY_EXC_ERR"
+	mr_barrier "verify-end"
+}
+
+# ------------------------------------------------------------------------
+# Teardown
+
+# vt_dmesg_clean: no kernel report so far (the host judges the whole log
+# with tests/vm/kernel-reports.sh as well; this names the scenario step).
+vt_dmesg_clean() {
+	if dmesg | grep -E '(BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kernel BUG at|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|blocked for more than|soft lockup)' >/tmp/dmesg.bad; then
+		head -20 /tmp/dmesg.bad
+		mr_fail "kernel report in the guest log ${1:+after $1}"
+	fi
+	return 0
+}
+
+vt_teardown() {
+	mr_barrier "vt-teardown"
+	rdma link delete "$VT_DEV" || mr_fail "rdma link delete $VT_DEV"
+	modprobe -r "$VT_MOD" || mr_fail "modprobe -r $VT_MOD"
+	vt_dmesg_clean teardown
+}
