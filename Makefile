@@ -76,5 +76,8 @@ traceability:
 bench:
 	@scripts/bench/bench.sh
 
+# Only the mixed-fault soak scenario (tests/e2e/metaroce-soak.sh), for
+# SOAK_SECONDS (default 600; make test-e2e runs it for 60).
 soak:
-	@echo "make $@: the soak runs arrive with the lossy-Ethernet work (issue 7)"; exit 2
+	@s=$(or $(SOAK_SECONDS),600); MR_GUEST_ENV=SOAK_SECONDS SOAK_SECONDS=$$s \
+		E2E_TIMEOUT_ADD=$$s E2E_FILTER='^metaroce-soak$$' scripts/run-tests.sh e2e

@@ -7,6 +7,8 @@
 #   # topology: pair|single     (default pair)
 #   # timeout: SECONDS          (default 300; the guest-side limit)
 # E2E_FILTER=REGEX runs only the scenarios whose name matches.
+# E2E_TIMEOUT_ADD=SECONDS lengthens every scenario's timeout (make soak adds
+# SOAK_SECONDS); MR_GUEST_ENV (tests/vm/run.sh) passes variables to guests.
 # Prints "ok/not ok" per scenario and "e2e: N passed, N failed".
 set -u
 
@@ -53,7 +55,7 @@ for scen in "$top"/tests/e2e/*.sh; do
 	tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$scen" | head -1)
 	start=$(date +%s)
 	v=$("$here/run.sh" --kernel "$bzimage" --initrd "$out/initrd.gz" \
-		--topology "${topo:-pair}" --timeout "${tmo:-300}" \
+		--topology "${topo:-pair}" --timeout "$((${tmo:-300} + ${E2E_TIMEOUT_ADD:-0}))" \
 		--scenario "$scen" --results "$out/$name" 2>&1)
 	st=$?
 	secs=$(($(date +%s) - start))

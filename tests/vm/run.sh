@@ -5,6 +5,8 @@
 #          --results DIR [--topology pair|single] [--timeout SECONDS]
 #          [--mem MiB] [--deadline SECONDS]
 #
+# MR_GUEST_ENV="NAME ..." copies those host variables into the guests' env.
+#
 # pair:   two VMs ("server", "client"), one virtio-net NIC each, joined by
 #         -netdev dgram over 127.0.0.1 UDP ports chosen free at run time.
 # single: one VM ("single") with one NIC looped to nothing; scenarios build
@@ -92,6 +94,19 @@ MR_MY_IP6=2001:db8::$me
 MR_PEER_IP6=2001:db8::$peer
 MR_SCENARIO_TIMEOUT=$timeout
 ENV
+	# Host variables named in MR_GUEST_ENV (space separated) reach the
+	# guest's /mr/env as well: "make soak" passes SOAK_SECONDS this way
+	# (issue 7). Values in single quotes; names are checked.
+	for v in ${MR_GUEST_ENV:-}; do
+		case "$v" in
+		[A-Za-z_]*) ;;
+		*) die "run.sh: MR_GUEST_ENV: bad name '$v'" ;;
+		esac
+		case "$v" in *[!A-Za-z0-9_]*) die "run.sh: MR_GUEST_ENV: bad name '$v'" ;; esac
+		eval "val=\${$v:-}"
+		case "$val" in *\'*) die "run.sh: $v: no single quotes, please" ;; esac
+		echo "$v='$val'" >>"$ov/mr/env"
+	done
 	cp "$scenario" "$ov/mr/scenario.sh"
 	(cd "$ov" && find mr | cpio -o -H newc --quiet | gzip -1) >"$work/$role.ov.gz"
 	cat "$initrd" "$work/$role.ov.gz" >"$work/$role.initrd"

@@ -1,0 +1,238 @@
+# topology: pair
+# timeout: 720
+# Fault scenarios (issue 7): RC over MetaRoCE between the two VMs on a
+# lossy, reordering, duplicating, corrupting and flapping link, checked by
+# the data-integrity tool mr-verify (every RC opcode, both VMs requester in
+# turn, every byte checked on both sides) and by the device's counters.
+# All cases run in sequence in one boot:
+#
+#   control    no fault
+#   loss0.1    random loss 0.1%   \
+#   loss1      random loss 1%      } netem on both VMs' eth0 egress,
+#   loss5      random loss 5%      } that is both directions of the link,
+#   burst      Gilbert-Elliott     } for every packet (the TCP control
+#   reorder    25% reordered,      } channel of the tool included)
+#              10 ms +- 5 ms delay }
+#   dup        1% duplicated       }
+#   corrupt    0.1% corrupted     /
+#   flap       eth0 of the client down for 2 s and up, mid-transfer
+#   outage     RoCE packets only (UDP to the device's port) all dropped
+#              from 3 s into the run until it ends, with a small retry
+#              budget: both sides must end with IBV_WC_RETRY_EXC_ERR
+#   reuse      right after, a fresh run on the same devices must pass
+#
+# Each case but outage must end with every byte verified and no error
+# completion, and the counters must agree with what netem did (checked over
+# both VMs' sums, for MetaRoCE; Soft-RoCE has other counters and is only
+# logged):
+#   control    no ICRC drop, no malformed packet, few retransmissions
+#   loss*      retransmissions > 0 at 1% and 5% and under burst loss, SACKs
+#              sent and received, and retransmissions stay a fraction of
+#              the packets sent: only lost packets are resent, not windows
+#              (MR-REL-1, MR-REL-2, MR-REL-22)
+#   reorder    SACKs sent and received (MR-REL-2)
+#   dup        duplicate_drops > 0, and never more than the duplicates netem
+#              can have made plus retransmissions (MR-REL-7)
+#   corrupt    icrc_drops > 0 and no more than netem corrupted (MR-ICRC-4).
+#              Over IPv4 MetaRoCE sends UDP checksum 0 (kernel/net.c,
+#              MR-ENC-3), so the receiving UDP stack does not check the
+#              payload and a flipped payload bit reaches MetaRoCE's ICRC
+#              check. netem flips one bit anywhere in the frame: a flip in
+#              the Ethernet/IP/UDP headers is dropped by the NIC or the IP
+#              stack (or harmless: source MAC/port), one in the MetaRoCE
+#              header may be a malformed or version drop rather than an
+#              ICRC drop; most of a data packet is payload.
+#   outage     retransmissions >= retry_cnt + 1 (MR-LOSS-8, MR-RETRY-1)
+# The tool's QP timeout is 16 (T_verbs 268 ms, a budget of about 2 s with
+# retry_cnt 7; MR-RETRY-3) so that a stalled emulated VM does not exhaust
+# it; the flap runs with 18 (about 8.6 s, longer than the 2 s outage).
+#
+# The device type comes from FAULT_RDMA_TYPE (metaroce, the default, or rxe
+# to prove the plumbing over Soft-RoCE: "MR_GUEST_ENV=FAULT_RDMA_TYPE
+# FAULT_RDMA_TYPE=rxe E2E_FILTER=metaroce-faults make test-e2e").
+# Every case runs even when an earlier one failed; the scenario fails at the
+# end, listing the failed cases. Per case, both consoles get a line
+#   FAULT-CASE <case> <ok|FAIL> <seconds>s <msgs/bytes/MB/s>
+# and FAULT-COUNTERS lines with the counters that moved.
+
+[ -f /mr/e2e/faults.sh ] || mr_fail "/mr/e2e/faults.sh missing (tests/e2e/lib/faults.sh)"
+# shellcheck source=lib/faults.sh disable=SC2154 # fv_rc, fv_secs: set there
+. /mr/e2e/faults.sh
+: "${FAULT_RDMA_TYPE:=metaroce}"
+command -v mr-verify >/dev/null ||
+	mr_fail "mr-verify is not in the guest (build userspace/tools first)"
+
+fault_device_up "$FAULT_RDMA_TYPE"
+mr_wait_peer
+
+# The plan of every case: all opcodes, sizes across the MTU, 4 KiB and 64 KiB,
+# at most 256 KiB per op and size, repeated with new data until the case's
+# time is up (--time, checked between phases).
+plan="-d $FAULT_DEV --connect-timeout 90 -s 1,1000,mtu+1,4097,65536 -n 8 --phase-bytes 256k"
+is_mr=0
+[ "$FAULT_RDMA_TYPE" = metaroce ] && is_mr=1
+results=""
+
+# run_case NAME SECONDS SCOPE NETEM [MR-VERIFY ARGS...]: NETEM (link or roce
+# scope, empty: none) on both VMs while mr-verify runs for SECONDS; then the
+# counters are measured.
+run_case() {
+	c_name=$1
+	c_secs=$2
+	c_scope=$3
+	c_netem=$4
+	shift 4
+	mr_log "=== case $c_name: ${c_netem:-no fault} ($c_scope), ${c_secs}s"
+	mr_barrier "case-$c_name"
+	fc_snap /tmp/fc.before
+	if [ -n "$c_netem" ]; then
+		# shellcheck disable=SC2086
+		fault_$c_scope $c_netem
+	fi
+	# shellcheck disable=SC2086
+	fv_run $plan --timeout 16 --time "$c_secs" "$@"
+	mr_log "$c_name: qdisc: $(fault_stats)"
+	fault_clear
+	fc_measure "$c_name" /tmp/fc.before
+	fv_passed ||
+		fc_fail "$c_name" "mr-verify did not verify the run (exit status $fv_rc)"
+}
+
+# end_case NAME: the case's verdict line (after its counter checks).
+end_case() {
+	case " $fc_failures " in
+	*" $1 "* | *" $1:"*) v=FAIL ;;
+	*) v=ok ;;
+	esac
+	echo "FAULT-CASE $1 $v ${fv_secs}s $(fv_summary)"
+	results="$results $1=$v"
+}
+
+# Counters of MetaRoCE only (fc_check skips names the device lacks; these
+# guards keep rxe's different counters out of it entirely).
+mr_check() {
+	[ $is_mr -eq 1 ] || return 0
+	fc_check "$@"
+}
+
+# Retransmissions stay a fraction of what was sent: selective repeat resends
+# lost packets, not whole windows (MR-REL-1, MR-REL-22). Generous: at 5%
+# loss each way, with ACKs lost too, resending is well under 50%.
+retx_bounded() {
+	mr_check "$1" "retransmissions * 2 <= tx_packets"
+}
+
+# --- control: no fault --------------------------------------------------
+run_case control 10 link ""
+mr_check control "tx_packets > 0 && rx_packets > 0"
+mr_check control "icrc_drops == 0 && malformed_drops == 0 && version_drops == 0"
+# No loss: retransmissions only from timer noise of the emulated VMs.
+mr_check control "retransmissions * 100 <= tx_packets + 100"
+end_case control
+
+# --- random loss (MR-REL-1, MR-REL-2, MR-REL-22) ------------------------
+run_case loss0.1 12 link "loss random 0.1%"
+retx_bounded loss0.1
+end_case loss0.1
+
+run_case loss1 12 link "loss random 1%"
+mr_check loss1 "retransmissions > 0"
+mr_check loss1 "sacks_sent > 0 && sacks_received > 0 && acks_received > 0"
+retx_bounded loss1
+end_case loss1
+
+run_case loss5 15 link "loss random 5%"
+mr_check loss5 "retransmissions > 0 && rto_fired + sacks_received > 0"
+mr_check loss5 "sacks_sent > 0 && sacks_received > 0 && acks_received > 0"
+retx_bounded loss5
+end_case loss5
+
+# Gilbert-Elliott: good->bad 1%, bad->good 25% (bursts of 4 on average),
+# every packet lost in the bad state, none in the good one: ~3.8% in bursts.
+run_case burst 15 link "loss gemodel 1% 25% 100% 0%"
+mr_check burst "retransmissions > 0 && sacks_sent > 0 && sacks_received > 0"
+retx_bounded burst
+end_case burst
+
+# --- reordering: 25% sent at once, the rest 10 ms +- 5 ms late ----------
+run_case reorder 15 link "delay 10ms 5ms reorder 25% 50%" -q 2
+mr_check reorder "sacks_sent > 0 && sacks_received > 0"
+end_case reorder
+
+# --- duplication (MR-REL-7) ---------------------------------------------
+run_case dup 15 link "duplicate 1%"
+mr_check dup "tx_packets >= 2000"
+mr_check dup "duplicate_drops > 0"
+# At most what netem duplicated (1%, with a 3x margin) plus what the
+# requesters resent themselves.
+mr_check dup "duplicate_drops <= tx_packets * 3 / 100 + retransmissions + 20"
+end_case dup
+
+# --- corruption (MR-ICRC-4, MR-ENC-3) -----------------------------------
+run_case corrupt 20 link "corrupt 0.1%"
+# Enough packets that 0.1% is meaningful: >= 10 corrupted expected.
+mr_check corrupt "tx_packets >= 10000"
+mr_check corrupt "icrc_drops > 0"
+mr_check corrupt "icrc_drops + malformed_drops + version_drops <= tx_packets * 3 / 1000 + 10"
+end_case corrupt
+
+# --- link flap: eth0 of the client down 2 s, mid-transfer ---------------
+mr_log "=== case flap: client eth0 down for 2 s, 4 s into the run"
+mr_barrier "case-flap"
+fc_snap /tmp/fc.before
+# shellcheck disable=SC2086
+fv_start $plan --timeout 18 --time 15
+flap_seen=1
+if [ "$MR_ROLE" = client ]; then
+	sleep 4
+	fault_flap 2 &
+	fp=$!
+	sleep 1
+	# The port follows the netdev (MR-DEV): DOWN now, ACTIVE again after.
+	rdma link show "$FAULT_DEV/1" | grep -q 'state DOWN' || flap_seen=0
+	wait $fp
+	mr_retry 50 0.2 fault_port_active || flap_seen=0
+fi
+fv_wait
+fc_measure flap /tmp/fc.before
+fv_passed || fc_fail flap "mr-verify did not verify the run across the flap (exit status $fv_rc)"
+[ $flap_seen -eq 1 ] || fc_fail flap "$FAULT_DEV/1 did not go DOWN and back to ACTIVE with eth0"
+end_case flap
+
+# --- outage longer than the retry budget (MR-LOSS-8, MR-RETRY-1) --------
+# RoCE only is cut (the tool's TCP control channel must carry the error to
+# the other side), 3 s into the run, until the run ends. Timeout 14 (T_verbs
+# 67 ms), retry_cnt 3: the budget is about 0.27 s.
+mr_log "=== case outage: RoCE dropped from 3 s on, retry budget ~0.27 s"
+mr_barrier "case-outage"
+fc_snap /tmp/fc.before
+# shellcheck disable=SC2086
+fv_start $plan --time 60 --timeout 14 --retry 3 --watchdog 30 \
+	--expect-error RETRY_EXC_ERR
+sleep 3
+fault_roce loss 100%
+fv_wait
+mr_log "outage: qdisc: $(fault_stats)"
+fault_clear
+fc_measure outage /tmp/fc.before
+fv_passed_expect RETRY_EXC_ERR ||
+	fc_fail outage "the run did not end with exactly IBV_WC_RETRY_EXC_ERR (exit status $fv_rc)"
+# Each counted expiry of the budget resends (RTO: the lost packets; a stalled
+# READ: a re-request), so at least retry_cnt + 1 = 4 retransmissions.
+mr_check outage "retransmissions >= 4"
+if [ $is_mr -eq 1 ]; then
+	dmesg | grep 'metaroce: qp .*retry_cnt exhausted' | tail -2 || true
+fi
+end_case outage
+
+# The errored QPs are gone with the process; a fresh run on the same devices
+# must pass. (mr-verify creates new QPs per run: it cannot move its errored
+# QP to RESET and reuse it.)
+run_case reuse 8 link ""
+mr_check reuse "icrc_drops == 0 && malformed_drops == 0"
+end_case reuse
+
+mr_barrier "faults-end"
+mr_log "fault cases:$results"
+fault_device_down
+[ -z "$fc_failures" ] || mr_fail "fault cases failed:$fc_failures"
