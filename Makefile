@@ -79,5 +79,5 @@ bench:
 # Only the mixed-fault soak scenario (tests/e2e/metaroce-soak.sh), for
 # SOAK_SECONDS (default 600; make test-e2e runs it for 60).
 soak:
-	@s=$(or $(SOAK_SECONDS),600); MR_GUEST_ENV=SOAK_SECONDS SOAK_SECONDS=$$s \
+	@s=$(or $(SOAK_SECONDS),600); MR_GUEST_ENV="SOAK_SECONDS $${MR_GUEST_ENV:-}" SOAK_SECONDS=$$s \
 		E2E_TIMEOUT_ADD=$$s E2E_FILTER='^metaroce-soak$$' scripts/run-tests.sh e2e

@@ -214,14 +214,20 @@ fc_check() {
 		mr_log "$1: counter check ok: $2  ($fc_num)"
 	else
 		mr_log "$1: COUNTER CHECK FAILED: $2  ($fc_num)"
-		fc_failures="$fc_failures $1:counters"
+		case " $fc_failures " in
+		*" $1:counters "*) ;;
+		*) fc_failures="$fc_failures $1:counters" ;;
+		esac
 	fi
 }
 
 # fc_fail TAG MSG: record a failure of case TAG and go on with the next case.
 fc_fail() {
 	echo "[$MR_ROLE] FAIL: $1: $2"
-	fc_failures="$fc_failures $1"
+	case " $fc_failures " in
+	*" $1 "*) ;;
+	*) fc_failures="$fc_failures $1" ;;
+	esac
 }
 
 # --- mr-verify ---------------------------------------------------------------
