@@ -55,16 +55,20 @@ int mroce_av_from_attr(struct mroce_av *av, const struct rdma_ah_attr *attr)
 	return 0;
 }
 
-/* May be called in atomic context (no RDMA_CREATE_AH_SLEEPABLE): no alloc. */
+/*
+ * May be called in atomic context (no RDMA_CREATE_AH_SLEEPABLE): no
+ * sleeping allocation then. A user AH gets an ah_num in its context,
+ * the name UD WQEs of that context give it (provider.rst, "AH").
+ */
 int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		    struct ib_udata *udata)
 {
 	struct mroce_dev *dev = to_mdev(ibah->device);
 	struct mroce_ah *ah = to_mah(ibah);
+	struct metaroce_create_ah_resp resp = {};
+	gfp_t gfp = init_attr->flags & RDMA_CREATE_AH_SLEEPABLE ?
+		    GFP_KERNEL : GFP_ATOMIC;
 	int err;
-
-	if (udata)
-		return -EOPNOTSUPP;
 
 	err = mroce_av_from_attr(&ah->av, init_attr->ah_attr);
 	if (err)
@@ -74,11 +78,34 @@ int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		atomic_dec(&dev->num_ah);
 		return -ENOMEM;
 	}
+	if (!udata)
+		return 0;
+
+	ah->uctx = mroce_udata_uctx(udata);
+	err = xa_alloc(&ah->uctx->ahs, &ah->ah_num, ah, xa_limit_32b, gfp);
+	if (err)
+		goto err_count;
+	resp.ah_num = ah->ah_num;
+	err = mroce_udata_resp(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_xa;
 	return 0;
+
+err_xa:
+	xa_erase(&ah->uctx->ahs, ah->ah_num);
+err_count:
+	ah->uctx = NULL;
+	atomic_dec(&dev->num_ah);
+	return err;
 }
 
 int mroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
+	struct mroce_ah *ah = to_mah(ibah);
+
+	/* WQEs already taken hold a copy of the address. */
+	if (ah->uctx)
+		xa_erase(&ah->uctx->ahs, ah->ah_num);
 	atomic_dec(&to_mdev(ibah->device)->num_ah);
 	return 0;
 }

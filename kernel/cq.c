@@ -2,10 +2,12 @@
 /*
  * MetaRoCE completion queues: a ring of ib_wc filled by the datapath and
  * the flush path, drained by poll_cq, with solicited / next-completion
- * notification.
+ * notification. A user CQ is a ring of metaroce_cqe mapped into the
+ * process, which polls it without entering the kernel.
  */
 
 #include <linux/slab.h>
+#include <linux/log2.h>
 
 #include "metaroce.h"
 
@@ -14,36 +16,109 @@ int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 {
 	struct mroce_dev *dev = to_mdev(ibcq->device);
 	struct mroce_cq *cq = to_mcq(ibcq);
+	struct metaroce_create_cq_req req;
+	struct metaroce_create_cq_resp resp = {};
+	u32 entries;
+	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (!attr->cqe || attr->cqe > dev->attr.max_cqe)
 		return -EINVAL;
+	err = mroce_udata_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
 
 	if (atomic_inc_return(&dev->num_cq) > dev->attr.max_cq) {
 		atomic_dec(&dev->num_cq);
 		return -ENOMEM;
 	}
+	spin_lock_init(&cq->lock);
+
+	if (udata) {
+		/* A ring the process polls (provider.rst, "Ring protocol"). */
+		entries = roundup_pow_of_two(attr->cqe);
+		err = mroce_uring_alloc(&cq->ur, &mroce_udata_uctx(udata)->ibuc,
+					entries, sizeof(struct metaroce_cqe),
+					&resp.mi);
+		if (err)
+			goto err_count;
+		resp.entries = entries;
+		resp.cqe_size = sizeof(struct metaroce_cqe);
+		cq->size = entries;
+		ibcq->cqe = entries;
+		err = mroce_udata_resp(udata, &resp, sizeof(resp));
+		if (err) {
+			mroce_uring_free(&cq->ur);
+			goto err_count;
+		}
+		return 0;
+	}
 
 	cq->wc = kvcalloc(attr->cqe, sizeof(*cq->wc), GFP_KERNEL);
 	if (!cq->wc) {
-		atomic_dec(&dev->num_cq);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto err_count;
 	}
-	spin_lock_init(&cq->lock);
 	cq->size = attr->cqe;
 	ibcq->cqe = attr->cqe;
 	return 0;
+
+err_count:
+	atomic_dec(&dev->num_cq);
+	return err;
 }
 
 int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct mroce_cq *cq = to_mcq(ibcq);
 
+	mroce_uring_free(&cq->ur);
 	kvfree(cq->wc);
 	atomic_dec(&to_mdev(ibcq->device)->num_cq);
+	return 0;
+}
+
+static u32 mroce_wc_flags_to_user(int f)
+{
+	return (f & IB_WC_GRH ? METAROCE_WC_F_GRH : 0) |
+	       (f & IB_WC_WITH_IMM ? METAROCE_WC_F_WITH_IMM : 0) |
+	       (f & IB_WC_WITH_INVALIDATE ? METAROCE_WC_F_WITH_INV : 0);
+}
+
+/*
+ * Write one CQE to a user CQ's ring; cq->lock held. The process owns
+ * cons: a value claiming more free slots than exist is corruption, and
+ * both that and a full ring put the CQ in error (MR-VERBS-3).
+ */
+static int mroce_ucq_write(struct mroce_cq *cq, const struct ib_wc *wc)
+{
+	struct metaroce_cqe *e;
+	u32 cons = mroce_uring_get(&cq->ur.hdr->cons);
+
+	if (cq->kprod - cons >= cq->ur.entries)
+		return -ENOSPC;
+	e = mroce_uring_slot(&cq->ur, cq->kprod);
+	e->wr_id = wc->wr_id;
+	e->status = wc->status;
+	e->opcode = wc->opcode;
+	e->vendor_err = wc->vendor_err;
+	e->byte_len = wc->byte_len;
+	e->qp_num = wc->qp ? wc->qp->qp_num : 0;
+	e->src_qp = wc->src_qp;
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		e->ex.invalidated_rkey = wc->ex.invalidate_rkey;
+	else
+		e->ex.imm_data = wc->ex.imm_data;
+	e->wc_flags = mroce_wc_flags_to_user(wc->wc_flags);
+	e->pkey_index = wc->pkey_index;
+	e->slid = wc->slid;
+	e->sl = wc->sl;
+	e->dlid_path_bits = wc->dlid_path_bits;
+	e->reserved0 = 0;
+	memset(e->reserved, 0, sizeof(e->reserved));
+	cq->kprod++;
+	mroce_uring_put(&cq->ur.hdr->prod, cq->kprod);
 	return 0;
 }
 
@@ -60,9 +135,14 @@ int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited)
 	bool fire = false;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	if (unlikely(cq->count == cq->size || cq->overflow)) {
+	if (unlikely(cq->overflow ||
+		     (cq->ur.hdr ? mroce_ucq_write(cq, wc) :
+				   cq->count == cq->size))) {
 		bool first = !cq->overflow;
 
+		if (first)
+			mroce_uring_set_kflags(&cq->ur, METAROCE_RING_F_CQ_ERR,
+					       0);
 		cq->overflow = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
 		if (first && ibcq->event_handler) {
@@ -77,8 +157,10 @@ int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited)
 		return -ENOSPC;
 	}
 
-	cq->wc[(cq->head + cq->count) % cq->size] = *wc;
-	cq->count++;
+	if (!cq->ur.hdr) {
+		cq->wc[(cq->head + cq->count) % cq->size] = *wc;
+		cq->count++;
+	}
 
 	if (cq->notify == IB_CQ_NEXT_COMP ||
 	    (cq->notify == IB_CQ_SOLICITED &&
@@ -99,6 +181,9 @@ int mroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	unsigned long flags;
 	int n;
 
+	/* A user CQ is polled in user space only. */
+	if (cq->ur.hdr)
+		return 0;
 	spin_lock_irqsave(&cq->lock, flags);
 	for (n = 0; n < num_entries && cq->count; n++) {
 		wc[n] = cq->wc[cq->head];
@@ -120,7 +205,9 @@ int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 		cq->notify = IB_CQ_NEXT_COMP;
 	else if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = IB_CQ_SOLICITED;
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->count)
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    (cq->ur.hdr ? cq->kprod != READ_ONCE(cq->ur.hdr->cons) :
+			  cq->count))
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;

@@ -205,21 +205,46 @@ static void mroce_dealloc_driver(struct ib_device *ibdev)
 	mroce_devs_del(dev);
 }
 
+/*
+ * /sys/class/infiniband/<ibdev>/metaroce_abi_version: only this module
+ * creates it, so the provider claims exactly the metaroce devices.
+ */
+static ssize_t metaroce_abi_version_show(struct device *device,
+					 struct device_attribute *attr,
+					 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", METAROCE_UVERBS_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(metaroce_abi_version);
+
+static struct attribute *mroce_attrs[] = {
+	&dev_attr_metaroce_abi_version.attr,
+	NULL,
+};
+
+static const struct attribute_group mroce_attr_group = {
+	.attrs = mroce_attrs,
+};
+
 static const struct ib_device_ops mroce_dev_ops = {
 	.owner = THIS_MODULE,
 	/* Out of tree: the rdma_driver_id enum cannot be extended. */
 	.driver_id = RDMA_DRIVER_UNKNOWN,
-	.uverbs_abi_ver = 1,
+	.uverbs_abi_ver = METAROCE_UVERBS_ABI_VERSION,
+	/* The provider's device match (provider.rst, "Device matching"). */
+	.device_group = &mroce_attr_group,
 
 	.alloc_hw_port_stats = mroce_alloc_hw_port_stats,
 	.alloc_mr = mroce_alloc_mr,
 	.alloc_pd = mroce_alloc_pd,
+	.alloc_ucontext = mroce_alloc_ucontext,
 	.create_ah = mroce_create_ah,
 	.create_cq = mroce_create_cq,
 	.create_qp = mroce_create_qp,
 	.create_srq = mroce_create_srq,
 	.dealloc_driver = mroce_dealloc_driver,
 	.dealloc_pd = mroce_dealloc_pd,
+	.dealloc_ucontext = mroce_dealloc_ucontext,
 	.dereg_mr = mroce_dereg_mr,
 	.destroy_ah = mroce_destroy_ah,
 	.destroy_cq = mroce_destroy_cq,
@@ -230,6 +255,8 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.get_link_layer = mroce_get_link_layer,
 	.get_port_immutable = mroce_get_port_immutable,
 	.map_mr_sg = mroce_map_mr_sg,
+	.mmap = mroce_mmap,
+	.mmap_free = mroce_mmap_free,
 	.modify_device = mroce_modify_device,
 	.modify_qp = mroce_modify_qp,
 	.modify_srq = mroce_modify_srq,
@@ -250,6 +277,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_pd, mroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, mroce_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, mroce_ucontext, ibuc),
 };
 
 /* `rdma link add NAME type metaroce netdev NDEV` */
@@ -297,6 +325,15 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 
 	strscpy(ibdev->node_desc, MROCE_DRV_NAME, sizeof(ibdev->node_desc));
 	ibdev->node_type = RDMA_NODE_IB_CA;
+	/*
+	 * 6.1 enables these write commands only for devices that ask (as
+	 * rxe does): the empty POST_SEND/POST_RECV are the user rings'
+	 * doorbells (provider.rst, "Doorbells"), and ibv_req_notify_cq
+	 * arms the CQ in the kernel.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();
 	ibdev->local_dma_lkey = 0;

@@ -254,3 +254,5 @@ MODULE_AUTHOR("MetaRoCE authors");
 MODULE_DESCRIPTION("MetaRoCE software RDMA device over Ethernet");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_RDMA_LINK("metaroce");
+/* User-space verbs: /dev/infiniband/uverbsN comes from ib_uverbs. */
+MODULE_SOFTDEP("pre: ib_uverbs");

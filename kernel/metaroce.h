@@ -45,6 +45,7 @@
 #include "proto/path.h"
 #include "proto/rxwin.h"
 #include "proto/rxmsg.h"
+#include "uapi/metaroce-abi.h"
 
 #define MROCE_DRV_NAME		"metaroce"
 #define MROCE_UDP_PORT_DEFAULT	4793
@@ -188,6 +189,78 @@ static inline void mroce_count_add(struct mroce_dev *dev,
 u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c);
 
 /* ------------------------------------------------------------------ */
+/* User-space verbs: context and shared rings (uring.c)                */
+
+/*
+ * A process's verbs context: the AHs it created, by the ah_num its UD
+ * WQEs name them with (xarray index, never 0).
+ */
+struct mroce_ucontext {
+	struct ib_ucontext ibuc;
+	struct xarray ahs;
+};
+
+static inline struct mroce_ucontext *to_muctx(struct ib_ucontext *uc)
+{
+	return container_of(uc, struct mroce_ucontext, ibuc);
+}
+
+/* One mmap()able ring: memory from vmalloc_user(), freed by mmap_free. */
+struct mroce_mmap_entry {
+	struct rdma_user_mmap_entry rentry;
+	void *buf;
+};
+
+/*
+ * Kernel view of a ring shared with a process (uapi/metaroce-abi.h).
+ * Every byte behind hdr and slots is written by the process at will:
+ * the kernel reads the peer index and each slot once, and only ever
+ * indexes with its own counters masked by entries - 1 (a value it chose).
+ * hdr == NULL: no ring (kernel consumer).
+ */
+struct mroce_uring {
+	struct mroce_mmap_entry *entry;
+	struct metaroce_ring_hdr *hdr;
+	u8 *slots;
+	u32 entries;		/* power of two */
+	u32 stride;
+};
+
+static inline void *mroce_uring_slot(const struct mroce_uring *r, u32 idx)
+{
+	return r->slots + (size_t)(idx & (r->entries - 1)) * r->stride;
+}
+
+/*
+ * The peer's index: acquire, so that the slots it filled (or finished
+ * reading) before publishing the index are seen in that state.
+ */
+static inline u32 mroce_uring_get(u32 *idx)
+{
+	/* Pairs with the peer's release store of the index. */
+	return smp_load_acquire(idx);
+}
+
+/* Our index or flags: release, after our slot accesses are complete. */
+static inline void mroce_uring_put(u32 *idx, u32 val)
+{
+	/* Pairs with the peer's acquire load of the index. */
+	smp_store_release(idx, val);
+}
+
+int mroce_uring_alloc(struct mroce_uring *r, struct ib_ucontext *uc,
+		      u32 entries, u32 stride, struct metaroce_mmap_info *mi);
+void mroce_uring_free(struct mroce_uring *r);
+void mroce_uring_set_kflags(struct mroce_uring *r, u32 set, u32 clear);
+struct mroce_ucontext *mroce_udata_uctx(struct ib_udata *udata);
+int mroce_udata_req(struct ib_udata *udata, void *req, size_t len);
+int mroce_udata_resp(struct ib_udata *udata, const void *resp, size_t len);
+int mroce_alloc_ucontext(struct ib_ucontext *uc, struct ib_udata *udata);
+void mroce_dealloc_ucontext(struct ib_ucontext *uc);
+int mroce_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma);
+void mroce_mmap_free(struct rdma_user_mmap_entry *rentry);
+
+/* ------------------------------------------------------------------ */
 /* Verbs objects                                                        */
 
 struct mroce_pd {
@@ -214,6 +287,8 @@ struct mroce_av {
 struct mroce_ah {
 	struct ib_ah ibah;
 	struct mroce_av av;
+	struct mroce_ucontext *uctx;	/* user AH: in uctx->ahs */
+	u32 ah_num;
 };
 
 static inline struct mroce_ah *to_mah(struct ib_ah *ah)
@@ -237,6 +312,12 @@ struct mroce_cq {
 	u32 count;		/* entries in the ring */
 	u8 notify;		/* 0 or IB_CQ_SOLICITED / IB_CQ_NEXT_COMP */
 	bool overflow;		/* set once; the CQ is then in error */
+	/*
+	 * User CQ: CQEs go to this ring instead of wc; kprod is the
+	 * kernel's producer index (the ring's prod is only a copy).
+	 */
+	struct mroce_uring ur;
+	u32 kprod;
 };
 
 static inline struct mroce_cq *to_mcq(struct ib_cq *cq)
@@ -323,7 +404,18 @@ struct mroce_rq {
 	u32 wqe_size;		/* bytes per entry */
 	u32 head;		/* consumer index */
 	u32 tail;		/* producer index */
+	/*
+	 * User queue: WQEs are pulled from this ring into buf at the same
+	 * index (tail is then the kernel's copy-out index), and head is
+	 * published as the ring's cons. broken: the ring's prod was
+	 * corrupt; nothing more is pulled.
+	 */
+	struct mroce_uring ur;
+	bool broken;
 };
+
+int mroce_urq_pull(struct mroce_rq *rq);
+void mroce_urq_publish(struct mroce_rq *rq);
 
 static inline u32 mroce_rq_count(const struct mroce_rq *rq)
 {
@@ -344,6 +436,7 @@ struct mroce_srq {
 	struct ib_srq ibsrq;
 	struct mroce_rq rq;
 	u32 limit;		/* 0 = disarmed; protected by rq.lock */
+	bool err_reported;	/* IB_EVENT_SRQ_ERR raised; rq.lock */
 };
 
 static inline struct mroce_srq *to_msrq(struct ib_srq *srq)
@@ -408,7 +501,8 @@ struct mroce_send_wqe {
 			int access;
 		} reg;
 		struct {
-			struct mroce_ah *ah;
+			/* A copy: a user AH may be destroyed meanwhile. */
+			struct mroce_av av;
 			u32 remote_qpn;
 			u32 remote_qkey;
 		} ud;
@@ -436,6 +530,8 @@ struct mroce_req {
 	u32 probe_id;		/* MBH.psn of the next PROBE */
 	u64 rerolls_seen;	/* pt.rerolls already counted */
 	bool inited;
+	/* A WQE failed before it was sent: send nothing after it. */
+	bool halted;
 	/*
 	 * Byte offset in its message of each outstanding data packet, by
 	 * PSN: a message's PSNs need not be consecutive (READ ranges may
@@ -561,6 +657,14 @@ struct mroce_qp {
 	u64 probe_reply_ns;
 	/* SQD with notification: raise SQ_DRAINED when drained (sq.lock). */
 	bool sqd_notify;
+
+	/*
+	 * User QP: the SQ ring (WQEs pulled into sq.buf at the same index
+	 * on a doorbell, sq.head published as its cons), the context that
+	 * owns it (AH lookup) and the RQ ring (in rq.ur).
+	 */
+	struct mroce_uring usq;
+	struct mroce_ucontext *uctx;
 };
 
 static inline struct mroce_qp *to_mqp(struct ib_qp *qp)
@@ -574,6 +678,8 @@ void mroce_qp_error(struct mroce_qp *qp);
 void mroce_qp_kick(struct mroce_qp *qp);
 void mroce_qp_flush(struct mroce_qp *qp);
 void mroce_qp_async_event(struct mroce_qp *qp, enum ib_event_type type);
+void mroce_qp_fatal(struct mroce_qp *qp);
+int mroce_usq_pull(struct mroce_qp *qp);
 
 /* Protocol state set-up (req.c / resp.c) */
 int mroce_proto_alloc(struct mroce_qp *qp);

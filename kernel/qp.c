@@ -45,6 +45,15 @@ void mroce_qp_async_event(struct mroce_qp *qp, enum ib_event_type type)
 		ibqp->event_handler(&ev, ibqp->qp_context);
 }
 
+/* Ring corruption or similar: error state and IB_EVENT_QP_FATAL. */
+void mroce_qp_fatal(struct mroce_qp *qp)
+{
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		return;
+	mroce_qp_error(qp);
+	mroce_qp_async_event(qp, IB_EVENT_QP_FATAL);
+}
+
 /* ---- queues ---------------------------------------------------------- */
 
 int mroce_rq_init(struct mroce_rq *rq, u32 max_wr, u32 max_sge)
@@ -99,10 +108,55 @@ static int mroce_sq_init(struct mroce_sq *sq, struct ib_qp_cap *cap)
 
 /* ---- create / destroy ------------------------------------------------ */
 
+/*
+ * A user QP's rings, the same size as the kernel's queues so that ring
+ * slot i is kernel slot i, and the create response describing them.
+ */
+static int mroce_qp_user_rings(struct mroce_qp *qp, struct ib_udata *udata,
+			       struct metaroce_create_qp_resp *resp)
+{
+	struct mroce_ucontext *uc = mroce_udata_uctx(udata);
+	u32 body, stride;
+	int err;
+
+	qp->uctx = uc;
+	body = max_t(u32, qp->sq.max_sge * sizeof(struct metaroce_sge),
+		     qp->sq.max_inline);
+	stride = ALIGN(sizeof(struct metaroce_sq_wqe) + body, 64);
+	err = mroce_uring_alloc(&qp->usq, &uc->ibuc, qp->sq.size, stride,
+				&resp->sq_mi);
+	if (err)
+		return err;
+	resp->sq_entries = qp->sq.size;
+	resp->sq_wqe_size = stride;
+	if (!qp->srq) {
+		stride = struct_size((struct metaroce_rq_wqe *)NULL, sge,
+				     qp->rq.max_sge);
+		err = mroce_uring_alloc(&qp->rq.ur, &uc->ibuc, qp->rq.size,
+					stride, &resp->rq_mi);
+		if (err)
+			goto err_sq;
+		resp->rq_entries = qp->rq.size;
+		resp->rq_wqe_size = stride;
+	}
+	err = mroce_udata_resp(udata, resp, sizeof(*resp));
+	if (err)
+		goto err_rq;
+	return 0;
+
+err_rq:
+	mroce_uring_free(&qp->rq.ur);
+err_sq:
+	mroce_uring_free(&qp->usq);
+	return err;
+}
+
 static void mroce_qp_work(struct work_struct *work);
+static void mroce_qp_doorbell(struct mroce_qp *qp);
 
 static int mroce_qp_check_init(struct mroce_dev *dev,
-			       struct ib_qp_init_attr *init)
+			       struct ib_qp_init_attr *init,
+			       struct ib_udata *udata)
 {
 	struct ib_qp_cap *cap = &init->cap;
 
@@ -115,6 +169,9 @@ static int mroce_qp_check_init(struct mroce_dev *dev,
 		return -EOPNOTSUPP;
 	}
 	if (init->create_flags)
+		return -EOPNOTSUPP;
+	/* User QPs: RC and UD; the GSI QP belongs to the kernel. */
+	if (udata && init->qp_type == IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (init->qp_type == IB_QPT_GSI && init->port_num != 1)
 		return -EINVAL;
@@ -135,12 +192,15 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 {
 	struct mroce_dev *dev = to_mdev(ibqp->device);
 	struct mroce_qp *qp = to_mqp(ibqp);
+	struct metaroce_create_qp_req ureq;
+	struct metaroce_create_qp_resp uresp = {};
 	u32 qpn;
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;
-	err = mroce_qp_check_init(dev, init);
+	err = mroce_qp_check_init(dev, init, udata);
+	if (err)
+		return err;
+	err = mroce_udata_req(udata, &ureq, sizeof(ureq));
 	if (err)
 		return err;
 
@@ -203,10 +263,18 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		init->cap.max_recv_sge = qp->rq.max_sge;
 	}
 
+	if (udata) {
+		err = mroce_qp_user_rings(qp, udata, &uresp);
+		if (err)
+			goto err_qpn;
+	}
+
 	/* Visible to the receive path from here on. */
 	xa_store(&dev->qps, qpn, qp, GFP_KERNEL);
 	return 0;
 
+err_qpn:
+	xa_erase(&dev->qps, qpn);
 err_proto:
 	mroce_proto_free(qp);
 err_rq:
@@ -241,6 +309,8 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_unlock(&qp->modify_lock);
 
 	mroce_proto_free(qp);
+	mroce_uring_free(&qp->usq);
+	mroce_uring_free(&qp->rq.ur);
 	mroce_rq_free(&qp->rq);
 	kvfree(qp->sq.buf);
 	dst_cache_destroy(&qp->dst_cache);
@@ -258,6 +328,21 @@ static void mroce_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
 	spin_lock_bh(&qp->sq.lock);
 	spin_lock(&qp->rq.lock);
 	WRITE_ONCE(qp->state, state);
+	/*
+	 * Tell the process to ring a doorbell after RQ posts from now on
+	 * (provider.rst, "Doorbells"). The full barrier orders this store
+	 * before the flush's read of the RQ ring's prod; the provider
+	 * orders its prod store before its kflags load the same way.
+	 */
+	if (state == IB_QPS_ERR) {
+		mroce_uring_set_kflags(&qp->usq, METAROCE_RING_F_QP_ERR, 0);
+		mroce_uring_set_kflags(&qp->rq.ur, METAROCE_RING_F_QP_ERR, 0);
+		/* kflags store before the flush's prod load (see above). */
+		smp_mb();
+	} else {
+		mroce_uring_set_kflags(&qp->usq, 0, METAROCE_RING_F_QP_ERR);
+		mroce_uring_set_kflags(&qp->rq.ur, 0, METAROCE_RING_F_QP_ERR);
+	}
 	spin_unlock(&qp->rq.lock);
 	spin_unlock_bh(&qp->sq.lock);
 }
@@ -304,6 +389,13 @@ static void mroce_rq_flush(struct mroce_qp *qp)
 		return;
 	}
 	/*
+	 * A user RQ: take what the process posted, once, so that the loop
+	 * below is bounded by the ring size.
+	 */
+	spin_lock_bh(&rq->lock);
+	mroce_urq_pull(rq);
+	spin_unlock_bh(&rq->lock);
+	/*
 	 * One WQE per lock hold: the completion handler may post again,
 	 * so no queue lock is held across mroce_cq_post().
 	 */
@@ -316,6 +408,7 @@ static void mroce_rq_flush(struct mroce_qp *qp)
 		}
 		wc.wr_id = mroce_rq_wqe(rq, rq->head)->wr_id;
 		rq->head++;
+		mroce_urq_publish(rq);
 		spin_unlock_bh(&rq->lock);
 		mroce_cq_post(qp->rcq, &wc, false);
 	}
@@ -339,9 +432,12 @@ void mroce_qp_error(struct mroce_qp *qp)
 static void mroce_qp_reset(struct mroce_qp *qp)
 {
 	mroce_qp_stop_timers(qp);
+	/* User rings: cons back to 0 too; the provider resets prod. */
 	spin_lock_bh(&qp->sq.lock);
 	qp->sq.head = 0;
 	qp->sq.tail = 0;
+	if (qp->usq.hdr)
+		mroce_uring_put(&qp->usq.hdr->cons, 0);
 	if (qp->req)
 		qp->req->inited = false;
 	spin_unlock_bh(&qp->sq.lock);
@@ -349,6 +445,8 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 		spin_lock_bh(&qp->rq.lock);
 		qp->rq.head = 0;
 		qp->rq.tail = 0;
+		qp->rq.broken = false;
+		mroce_urq_publish(&qp->rq);
 		spin_unlock_bh(&qp->rq.lock);
 	}
 	dst_cache_reset(&qp->dst_cache);
@@ -467,6 +565,9 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		mroce_qp_set_state(qp, next);
 		if (next == IB_QPS_ERR)
 			mroce_qp_flush(qp);
+		/* WQEs a process posted before RTS: look at its SQ now. */
+		if (next == IB_QPS_RTS && cur != IB_QPS_RTS && qp->usq.hdr)
+			mroce_qp_doorbell(qp);
 		/*
 		 * SQD: IB_EVENT_SQ_DRAINED once every request already
 		 * started has completed; the requester reports it.
@@ -622,7 +723,7 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 		if (qp->ibqp.qp_type != IB_QPT_RC) {
-			wqe->wr.ud.ah = to_mah(ud_wr(wr)->ah);
+			wqe->wr.ud.av = to_mah(ud_wr(wr)->ah)->av;
 			wqe->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 			wqe->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 		}
@@ -650,6 +751,25 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 	return 0;
 }
 
+/*
+ * SQ doorbell of a user QP: take the new WQEs of its ring and run the
+ * requester (which flushes in the error state). A corrupt ring index
+ * is fatal to the QP.
+ */
+static void mroce_qp_doorbell(struct mroce_qp *qp)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->state != IB_QPS_RESET)
+		err = mroce_usq_pull(qp);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (err)
+		mroce_qp_fatal(qp);
+	mroce_qp_kick(qp);
+}
+
 int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
@@ -657,6 +777,19 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	enum ib_qp_state state;
 	unsigned long flags;
 	int err = 0;
+
+	/*
+	 * A user QP's WQEs are in its SQ ring; uverbs' POST_SEND without a
+	 * work request is the doorbell (provider.rst, "Doorbells").
+	 */
+	if (qp->usq.hdr) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		mroce_qp_doorbell(qp);
+		return 0;
+	}
 
 	/* irqsave: the MAD layer posts with interrupts disabled. */
 	spin_lock_irqsave(&qp->sq.lock, flags);
@@ -686,6 +819,19 @@ int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (qp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	/*
+	 * User QP: receive WQEs are in the RQ ring; the empty POST_RECV
+	 * only asks for the flush of an errored QP.
+	 */
+	if (qp->rq.ur.hdr) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		if (READ_ONCE(qp->state) == IB_QPS_ERR)
+			mroce_qp_kick(qp);
+		return 0;
 	}
 
 	spin_lock_irqsave(&qp->rq.lock, flags);

@@ -241,6 +241,7 @@ void mroce_req_start(struct mroce_qp *qp)
 	req->rerolls_seen = req->pt.rerolls;
 	req->mtu = ib_mtu_enum_to_int(mtu);
 	req->inited = true;
+	req->halted = false;
 	WRITE_ONCE(qp->stopping, false);
 	spin_unlock_bh(&qp->sq.lock);
 }
@@ -619,9 +620,18 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 	u16 flags;
 	u8 path, status, txe;
 
-	while (budget > 0 && req->cur != sq->tail) {
+	while (budget > 0 && req->cur != sq->tail && !req->halted) {
 		wqe = mroce_sq_wqe(sq, req->cur);
 
+		/*
+		 * A user WQE that failed validation (uring.c): it completes
+		 * with its error in SQ order; nothing after it is sent.
+		 */
+		if (!req->cur_off && wqe->state == MROCE_WQE_DONE) {
+			req->cur++;
+			req->halted = true;
+			break;
+		}
 		if (!req->cur_off && !wqe->mr_op &&
 		    wqe->state == MROCE_WQE_QUEUED) {
 			/* Local operation, in SQ order. */
@@ -715,7 +725,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 static u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 {
 	struct mroce_dev *dev = qp->dev;
-	struct mroce_ah *ah = wqe->wr.ud.ah;
+	const struct mroce_av *av = &wqe->wr.ud.av;
 	u32 qkey = wqe->wr.ud.remote_qkey;
 	struct mr_pkt p = {};
 	struct sk_buff *skb;
@@ -742,7 +752,7 @@ static u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 	p.imm = be32_to_cpu(wqe->ex.imm_data);
 	p.payload_len = wqe->length;
 
-	skb = mroce_pkt_new_av(dev, &ah->av, &p, &payload);
+	skb = mroce_pkt_new_av(dev, av, &p, &payload);
 	if (!skb)
 		return IB_WC_LOC_QP_OP_ERR;
 	err = mroce_req_payload(qp, wqe, 0, payload, wqe->length);
@@ -753,7 +763,7 @@ static u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 	}
 	mroce_pkt_finish(skb, (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK,
 			 false);
-	mroce_xmit(dev, &ah->av, NULL, skb,
+	mroce_xmit(dev, av, NULL, skb,
 		   (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK, false);
 	return IB_WC_SUCCESS;
 }
@@ -889,6 +899,18 @@ void mroce_req_run(struct mroce_qp *qp)
 		while (mroce_req_head_ready(qp, &status)) {
 			done = *mroce_sq_wqe(sq, sq->head);
 			sq->head++;
+			/* A user SQ slot is free again once retired. */
+			if (qp->usq.hdr)
+				mroce_uring_put(&qp->usq.hdr->cons, sq->head);
+			/*
+			 * A WQE that failed before it was started (or a
+			 * flush) may retire past cur: the walks from head
+			 * to cur must never see head beyond cur.
+			 */
+			if (req && (s32)(req->cur - sq->head) < 0) {
+				req->cur = sq->head;
+				req->cur_off = 0;
+			}
 			spin_unlock_bh(&sq->lock);
 			mroce_send_complete(qp, &done, status);
 			/* A failed WR moves the QP to error: flush the rest. */

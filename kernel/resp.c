@@ -38,6 +38,7 @@ struct mroce_rx_ctx {
 	struct sk_buff_head txq;
 	bool error;		/* move the QP to error after unlocking */
 	bool srq_check;		/* SRQ WQEs were taken: check its limit */
+	bool fatal;		/* the user RQ ring is corrupt */
 	bool se;		/* the completed message asked for an event */
 	u8 path;		/* path of the packet, echoed */
 };
@@ -142,6 +143,9 @@ static struct mroce_recv_wqe *mroce_resp_recv_wqe(struct mroce_qp *qp,
 	if (!qp->srq) {
 		rq = &qp->rq;
 		spin_lock(&rq->lock);
+		/* A user RQ: take what the process posted meanwhile. */
+		if (idx >= mroce_rq_count(rq) && mroce_urq_pull(rq))
+			c->fatal = true;
 		if (idx < mroce_rq_count(rq))
 			wqe = mroce_rq_wqe(rq, rq->head + idx);
 		spin_unlock(&rq->lock);
@@ -149,16 +153,22 @@ static struct mroce_recv_wqe *mroce_resp_recv_wqe(struct mroce_qp *qp,
 	}
 
 	rq = &qp->srq->rq;
+	/* Bounded: ssn - ssn_fetched < MR_WINDOW (idx above). */
 	while ((s32)(ssn - resp->ssn_fetched) >= 0) {
 		spin_lock(&rq->lock);
+		if (!mroce_rq_count(rq))
+			mroce_urq_pull(rq);
 		if (!mroce_rq_count(rq)) {
 			spin_unlock(&rq->lock);
+			c->srq_check |= rq->broken;
 			return NULL;
 		}
 		src = mroce_rq_wqe(rq, rq->head);
 		memcpy(resp->slots + (resp->ssn_fetched % MR_WINDOW) *
 		       resp->slot_size, src, rq->wqe_size);
 		rq->head++;
+		/* Taken: the slot is the process's again. */
+		mroce_urq_publish(rq);
 		spin_unlock(&rq->lock);
 		resp->ssn_fetched++;
 		c->srq_check = true;
@@ -483,6 +493,7 @@ static bool mroce_resp_complete_one(struct mroce_qp *qp,
 	if (!qp->srq) {
 		spin_lock(&qp->rq.lock);
 		qp->rq.head++;
+		mroce_urq_publish(&qp->rq);
 		spin_unlock(&qp->rq.lock);
 	}
 	resp->ssn_base++;
@@ -496,7 +507,9 @@ static void mroce_resp_finish(struct mroce_qp *qp, struct mroce_rx_ctx *c)
 	mroce_pkt_flush(qp, &c->txq);
 	if (c->srq_check)
 		mroce_srq_check_limit(qp->srq);
-	if (c->error)
+	if (c->fatal)
+		mroce_qp_fatal(qp);
+	else if (c->error)
 		mroce_qp_error(qp);
 }
 
@@ -678,6 +691,8 @@ void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb)
 	}
 
 	spin_lock_bh(&rq->lock);
+	if (!mroce_rq_count(rq))
+		mroce_urq_pull(rq);
 	if (!mroce_rq_count(rq)) {
 		spin_unlock_bh(&rq->lock);
 		mroce_count(dev, MROCE_CNT_NO_WQE_DROPS);	/* MR-UD-9 */
@@ -699,6 +714,7 @@ void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb)
 		err = mroce_sge_copy(qp, rwqe->sge, rwqe->num_sge, sizeof(grh),
 				     (void *)p->payload, p->payload_len, true);
 	rq->head++;
+	mroce_urq_publish(rq);
 	spin_unlock_bh(&rq->lock);
 
 	wc.status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;

@@ -13,10 +13,13 @@ int mroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct mroce_dev *dev = to_mdev(ibsrq->device);
 	struct mroce_srq *srq = to_msrq(ibsrq);
 	struct ib_srq_attr *attr = &init->attr;
+	struct metaroce_create_srq_req req;
+	struct metaroce_create_srq_resp resp = {};
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;
+	err = mroce_udata_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	if (!attr->max_wr || attr->max_wr > dev->attr.max_srq_wr ||
@@ -36,6 +39,26 @@ int mroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->limit = attr->srq_limit;
 	attr->max_wr = srq->rq.size;
 	attr->max_sge = srq->rq.max_sge;
+
+	if (udata) {
+		/* The ring has the kernel queue's size and slot layout. */
+		resp.entries = srq->rq.size;
+		resp.wqe_size = struct_size((struct metaroce_rq_wqe *)NULL, sge,
+					    srq->rq.max_sge);
+		err = mroce_uring_alloc(&srq->rq.ur,
+					&mroce_udata_uctx(udata)->ibuc,
+					resp.entries, resp.wqe_size, &resp.mi);
+		if (!err) {
+			err = mroce_udata_resp(udata, &resp, sizeof(resp));
+			if (err)
+				mroce_uring_free(&srq->rq.ur);
+		}
+		if (err) {
+			mroce_rq_free(&srq->rq);
+			atomic_dec(&dev->num_srq);
+			return err;
+		}
+	}
 	return 0;
 }
 
@@ -43,18 +66,19 @@ int mroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct mroce_srq *srq = to_msrq(ibsrq);
 
+	mroce_uring_free(&srq->rq.ur);
 	mroce_rq_free(&srq->rq);
 	atomic_dec(&to_mdev(ibsrq->device)->num_srq);
 	return 0;
 }
 
-static void mroce_srq_event(struct mroce_srq *srq)
+static void mroce_srq_event(struct mroce_srq *srq, enum ib_event_type type)
 {
 	struct ib_srq *ibsrq = &srq->ibsrq;
 	struct ib_event ev = {
 		.device = ibsrq->device,
 		.element.srq = ibsrq,
-		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+		.event = type,
 	};
 
 	if (ibsrq->event_handler)
@@ -63,20 +87,29 @@ static void mroce_srq_event(struct mroce_srq *srq)
 
 /*
  * Called (without rq.lock) after WQEs were consumed or the limit was
- * armed: fire the limit event once and disarm.
+ * armed: fire the limit event once and disarm. A user SRQ counts what
+ * its ring holds, so its new WQEs are taken first; a corrupt ring index
+ * raises IB_EVENT_SRQ_ERR once.
  */
 void mroce_srq_check_limit(struct mroce_srq *srq)
 {
-	bool fire = false;
+	bool fire = false, err = false;
 
 	spin_lock_bh(&srq->rq.lock);
+	mroce_urq_pull(&srq->rq);
+	if (srq->rq.broken && !srq->err_reported) {
+		srq->err_reported = true;
+		err = true;
+	}
 	if (srq->limit && mroce_rq_count(&srq->rq) < srq->limit) {
 		srq->limit = 0;
 		fire = true;
 	}
 	spin_unlock_bh(&srq->rq.lock);
+	if (err)
+		mroce_srq_event(srq, IB_EVENT_SRQ_ERR);
 	if (fire)
-		mroce_srq_event(srq);
+		mroce_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
 }
 
 int mroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
@@ -124,6 +157,11 @@ int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
+	/* A user SRQ is posted to through its ring only. */
+	if (srq->rq.ur.hdr) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	spin_lock_irqsave(&srq->rq.lock, flags);
 	for (; wr; wr = wr->next) {
 		err = mroce_rq_post(&srq->rq, wr);

@@ -683,6 +683,12 @@ int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	ret = mroce_post_recv_ring(&qp->rq, qp->max_recv_sge, wr, bad_wr);
 	pthread_spin_unlock(&qp->rq_lock);
 
+	/*
+	 * Store (prod) then load (kflags): a full fence, matching the
+	 * kernel's between setting the flag and reading prod, so that
+	 * either the kernel's flush sees the new WQEs or we see the flag.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	kflags = mroce_load_acquire(&qp->rq.hdr->kflags);
 	if (kflags & METAROCE_RING_F_QP_ERR)
 		ibv_cmd_post_recv(ibqp, NULL, &unused);
