@@ -75,6 +75,11 @@ for l in $libs; do
 done
 # The dynamic loader at its canonical path.
 cp -L /lib64/ld-linux-x86-64.so.2 "$stage/lib64/"
+# glibc dlopen()s libgcc_s for pthread_exit and thread cancellation (rping,
+# the rdma_cm tools); ldd does not list it.
+gcc_s=/lib/x86_64-linux-gnu/libgcc_s.so.1
+[ -f "$gcc_s" ] || die "missing $gcc_s"
+cp -L "$gcc_s" "$stage$gcc_s"
 
 # Kernel modules: every module the guests may need, with dependencies.
 srcmods="$modroot/lib/modules/$kver"

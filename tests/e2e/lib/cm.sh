@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Connection manager and datagram scenarios, guest side: sourced by
+# tests/e2e/*-cm.sh as /mr/e2e/cm.sh after /mr/e2e/verbs.sh (vt_setup,
+# vt_show, $VT_DEV, $VT_GID). Busybox ash under "sh -e".
+#
+#   cm_all     ibv_ud_pingpong (UD with address handles); rping with data
+#              validation over IPv4 and IPv6; ucmatose over IPv4 and IPv6;
+#              udaddy; rdma_server/rdma_client; perftest connected through
+#              rdma_cm (-R: ib_send_bw, ib_write_bw, ib_read_lat),
+#              ib_send_bw on the IPv6 GID and on UD QPs (-c UD).
+#
+# The rdma_cm tools take the peer's address as an option, not as the last
+# argument, so they do not fit vt_pair; cm_run gives each side its own
+# command line.
+
+# cm_run NAME LISTENER SERVER_CMD CLIENT_CMD: the VM whose role is LISTENER
+# runs SERVER_CMD, the other CLIENT_CMD; both under a timeout. The client
+# retries only while the server is not listening yet (connection refused or
+# rejected, address or route not resolved), never after a run that got
+# going. Each side must exit 0; the output is in /tmp/NAME.out.
+cm_seq=0
+cm_run() {
+	cr_name=$1
+	cr_l=$2
+	cr_s=$3
+	cr_c=$4
+	cm_seq=$((cm_seq + 1))
+	mr_barrier "cm-$cm_seq"
+	cr_rc=0
+	cr_out=/tmp/$cr_name.out
+	if [ "$MR_ROLE" = "$cr_l" ]; then
+		timeout 120 sh -c "$cr_s" >"$cr_out" 2>&1 || cr_rc=$?
+	else
+		cr_n=0
+		sleep 1
+		while :; do
+			cr_rc=0
+			timeout 120 sh -c "$cr_c" >"$cr_out" 2>&1 || cr_rc=$?
+			[ $cr_rc -eq 0 ] && break
+			grep -Eqi "refused|rejected|REJECTED|unreachable|couldn't connect|failed to establish|error 111" "$cr_out" ||
+				break
+			cr_n=$((cr_n + 1))
+			[ $cr_n -ge 20 ] && break
+			sleep 1
+		done
+	fi
+	vt_show "$cr_out"
+	[ $cr_rc -ne 143 ] || mr_fail "$cr_name: timed out"
+	[ $cr_rc -eq 0 ] || mr_fail "$cr_name ($(vt_role_of "$cr_l")): exit status $cr_rc"
+	mr_log "$cr_name ($(vt_role_of "$cr_l")): ok"
+}
+
+# cm_result FILE AWK_COND WHAT: the client's output holds a result line
+# matching AWK_COND (the server of a perftest run may not print one).
+cm_result() {
+	[ "$MR_ROLE" = "$cm_client" ] || return 0
+	awk "$2 { ok = 1 } END { exit !ok }" "$1" || mr_fail "$3: no result line"
+}
+
+# cm_gid6_index: the index of $VT_DEV's RoCE v2 GID for $MR_MY_IP6.
+cm_gid6_index() {
+	# Expand the address to the eight 4-digit groups sysfs shows.
+	cg_full=$(echo "$MR_MY_IP6" | awk -F: '{
+		n = 0; for (i = 1; i <= NF; i++) if ($i != "") n++
+		out = ""; filled = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i == "") {
+				if (filled) continue
+				for (k = 0; k < 8 - n; k++) out = out sprintf("%s0000", out == "" ? "" : ":")
+				filled = 1
+			} else out = out sprintf("%s%04s", out == "" ? "" : ":", $i)
+		}
+		gsub(/ /, "0", out); print out }')
+	cg_dir=/sys/class/infiniband/$VT_DEV/ports/1
+	for cg_i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		if [ "$(cat "$cg_dir/gids/$cg_i" 2>/dev/null || true)" = "$cg_full" ] &&
+			[ "$(cat "$cg_dir/gid_attrs/types/$cg_i" 2>/dev/null || true)" = "RoCE v2" ]; then
+			echo "$cg_i"
+			return 0
+		fi
+	done
+	return 0
+}
+
+cm_all() {
+	modprobe rdma_ucm || mr_fail "modprobe rdma_ucm"
+	me=$MR_MY_IP
+	peer=$MR_PEER_IP
+	me6=$MR_MY_IP6
+	peer6=$MR_PEER_IP6
+	pt="-d $VT_DEV -F"
+
+	# UD at the verbs level: address handles from the GID, Q_Keys.
+	cm_client=client
+	cm_run ud_pingpong server \
+		"ibv_ud_pingpong -d $VT_DEV -g $VT_GID -n 200 -s 1024" \
+		"ibv_ud_pingpong -d $VT_DEV -g $VT_GID -n 200 -s 1024 $peer"
+	grep -q '^200 iters in' /tmp/ud_pingpong.out ||
+		mr_fail "ibv_ud_pingpong: not 200 iterations"
+
+	# rping: -V checks every ping's data on both sides.
+	cm_run rping4 server "rping -s -a $me -V -C 50 -S 1000" \
+		"rping -c -a $peer -V -C 50 -S 1000"
+	cm_run rping6 client "rping -s -a $me6 -V -C 50 -S 1000" \
+		"rping -c -a $peer6 -V -C 50 -S 1000"
+
+	# RC connections and UD datagrams set up by rdma_cm.
+	cm_run ucmatose server "ucmatose -c 2 -C 20" \
+		"ucmatose -s $peer -c 2 -C 20"
+	cm_run ucmatose6 client "ucmatose -f ipv6 -b $me6 -c 2 -C 20" \
+		"ucmatose -f ipv6 -s $peer6 -c 2 -C 20"
+	cm_run udaddy client "udaddy -c 2 -C 20" "udaddy -s $peer -c 2 -C 20"
+	cm_run rdma_server server "rdma_server" "rdma_client -s $peer"
+
+	# perftest connected through rdma_cm (-R), then on UD QPs.
+	cm_client=client
+	cm_run send_bw_cm server "ib_send_bw $pt -R -s 4096 -n 200" \
+		"ib_send_bw $pt -R -s 4096 -n 200 $peer"
+	cm_result /tmp/send_bw_cm.out '$1 == 4096 && $2 == 200 && $4 > 0' "ib_send_bw -R"
+	# Debian's perftest 4.5 resolves rdma_cm addresses as IPv4 only
+	# ("Address family for hostname not supported" for an IPv6 one), so
+	# IPv6 runs on the RoCE v2 GID of the IPv6 address (--ipv6) with the
+	# out-of-band exchange over IPv4; rping6 and ucmatose6 cover rdma_cm
+	# over IPv6.
+	gid6=$(cm_gid6_index)
+	[ -n "$gid6" ] || mr_fail "$VT_DEV has no RoCE v2 GID for $me6"
+	cm_client=server
+	cm_run send_bw6 client "ib_send_bw $pt -x $gid6 --ipv6 -s 4096 -n 200" \
+		"ib_send_bw $pt -x $gid6 --ipv6 -s 4096 -n 200 $peer"
+	cm_result /tmp/send_bw6.out '$1 == 4096 && $2 == 200 && $4 > 0' "ib_send_bw --ipv6"
+	grep -q "GID: 32:01:13:184:00:00" /tmp/send_bw6.out ||
+		mr_fail "ib_send_bw --ipv6: the local GID is not the one of $me6"
+	cm_run write_bw_cm client "ib_write_bw $pt -R -s 65536 -n 100" \
+		"ib_write_bw $pt -R -s 65536 -n 100 $peer"
+	cm_result /tmp/write_bw_cm.out '$1 == 65536 && $2 == 100 && $4 > 0' "ib_write_bw -R"
+	cm_client=client
+	cm_run read_lat_cm server "ib_read_lat $pt -R -s 64 -n 200" \
+		"ib_read_lat $pt -R -s 64 -n 200 $peer"
+	cm_result /tmp/read_lat_cm.out '$1 == 64 && $2 == 200 && $3 > 0' "ib_read_lat -R"
+	cm_run send_bw_ud server "ib_send_bw $pt -x $VT_GID -c UD -s 1024 -n 200" \
+		"ib_send_bw $pt -x $VT_GID -c UD -s 1024 -n 200 $peer"
+	cm_result /tmp/send_bw_ud.out '$1 == 1024 && $2 == 200 && $4 > 0' "ib_send_bw -c UD"
+	mr_barrier cm-end
+}
