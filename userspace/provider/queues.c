@@ -4,9 +4,6 @@
  * maps into the process, and the datapath (post_send, post_recv,
  * post_srq_recv, poll_cq) that runs in userspace on them.
  *
- * UNTESTED: written against kernel/uapi/metaroce-abi.h before the kernel
- * module had uverbs support; nothing here has run against a kernel yet.
- *
  * Ring protocol: kernel/uapi/metaroce-abi.h and
  * Documentation/metaroce/provider.rst.
  */
