@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared fixture of the MetaRoCE KUnit suites (the <area>_kunit.c files
+ * beside this one): netdev lookup across namespaces, device creation, the
+ * two-device pair on mrk0/mrk1, QP state transitions, the connection
+ * endpoint and its completion polling and posting helpers.
+ */
+
+#include <linux/delay.h>
+#include <linux/inet.h>
+#include <linux/netdevice.h>
+#include <net/addrconf.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cache.h>
+
+#include "kunit_fixture.h"
+
+/* ---- netdevs, devices and GIDs -------------------------------------- */
+
+/* Find netdev @name in any namespace; returns it with a reference. */
+struct net_device *mrt_ndev_get(const char *name)
+{
+	struct net_device *ndev = NULL;
+	struct net *net;
+
+	down_read(&net_rwsem);
+	for_each_net(net) {
+		ndev = dev_get_by_name(net, name);
+		if (ndev)
+			break;
+	}
+	up_read(&net_rwsem);
+	return ndev;
+}
+
+/* Create device @ibname on netdev @ndev_name; registration ref held. */
+struct mroce_dev *mrt_dev_add(struct kunit *test, const char *ndev_name,
+			      const char *ibname)
+{
+	struct net_device *ndev = mrt_ndev_get(ndev_name);
+	struct mroce_dev *dev;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ndev, "no netdev %s: setup.sh?",
+				  ndev_name);
+	err = mroce_dev_add(ibname, ndev);
+	dev = err ? NULL : mroce_dev_find_ndev(ndev);
+	dev_put(ndev);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	return dev;
+}
+
+void mrt_dev_del(struct mroce_dev *dev)
+{
+	ib_unregister_device_and_put(&dev->ibdev);
+}
+
+bool mrt_ibdev_exists(const char *ibname)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_name(ibname, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return false;
+	ib_device_put(ibdev);
+	return true;
+}
+
+/* Wait (max 5 s) for the RoCE GID @gid; returns its index. */
+static int mrt_gid_wait(struct mroce_dev *dev, const union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+	int i, idx;
+
+	for (i = 0; i < 250; i++) {
+		attr = rdma_find_gid_by_port(&dev->ibdev, gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP, 1,
+					     NULL);
+		if (!IS_ERR(attr)) {
+			idx = attr->index;
+			rdma_put_gid_attr(attr);
+			return idx;
+		}
+		msleep(20);
+	}
+	return -ENOENT;
+}
+
+/* Wait (max 5 s) for the RoCE GID of IPv4 @ip; returns its index. */
+int mrt_gid_index(struct mroce_dev *dev, const char *ip)
+{
+	union ib_gid gid;
+
+	ipv6_addr_set_v4mapped(in_aton(ip), (struct in6_addr *)gid.raw);
+	return mrt_gid_wait(dev, &gid);
+}
+
+/* Wait (max 5 s) for the RoCE GID of IPv6 @ip; returns its index. */
+int mrt_gid6_index(struct mroce_dev *dev, const char *ip)
+{
+	union ib_gid gid;
+
+	if (in6_pton(ip, -1, gid.raw, -1, NULL) != 1)
+		return -EINVAL;
+	return mrt_gid_wait(dev, &gid);
+}
+
+/* ---- QP state transitions and work requests ------------------------- */
+
+int mrt_to_init(struct ib_qp *qp)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_ATOMIC,
+	};
+
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+}
+
+int mrt_to_rtr(struct ib_qp *qp, u32 dqpn, int gid, const char *dip,
+	       int mask_drop)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_RTR,
+		.path_mtu = IB_MTU_1024,
+		.dest_qp_num = dqpn,
+		.rq_psn = MRT_PSN,
+		.max_dest_rd_atomic = 4,
+		.min_rnr_timer = 1,
+	};
+	union ib_gid *dgid;
+
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	rdma_ah_set_grh(&a.ah_attr, NULL, 0, gid, 64, 0);
+	dgid = &a.ah_attr.grh.dgid;
+	if (strchr(dip, ':'))
+		in6_pton(dip, -1, dgid->raw, -1, NULL);
+	else
+		ipv6_addr_set_v4mapped(in_aton(dip),
+				       (struct in6_addr *)dgid->raw);
+	return ib_modify_qp(qp, &a, (IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+				     IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+				     IB_QP_MAX_DEST_RD_ATOMIC |
+				     IB_QP_MIN_RNR_TIMER) & ~mask_drop);
+}
+
+int mrt_to_rts(struct ib_qp *qp)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_RTS,
+		.sq_psn = MRT_PSN,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.max_rd_atomic = 4,
+	};
+
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN |
+			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+			    IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+int mrt_to(struct ib_qp *qp, enum ib_qp_state state)
+{
+	struct ib_qp_attr a = { .qp_state = state };
+
+	return ib_modify_qp(qp, &a, IB_QP_STATE);
+}
+
+enum ib_qp_state mrt_qp_state(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr a;
+
+	if (ib_query_qp(qp, &a, IB_QP_STATE, &init))
+		return -1;
+	return a.qp_state;
+}
+
+int mrt_post_reg(struct ib_qp *qp, struct ib_mr *mr, int access, u64 wr_id)
+{
+	const struct ib_send_wr *bad;
+	struct ib_reg_wr wr = {
+		.wr = {
+			.opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED,
+			.wr_id = wr_id,
+		},
+		.mr = mr,
+		.key = mr->rkey,
+		.access = access,
+	};
+
+	return ib_post_send(qp, &wr.wr, &bad);
+}
+
+/* ---- two devices on mrk0 (mra) and mrk1 (mrb) ----------------------- */
+
+struct mroce_dev *mrt_da, *mrt_db;
+int mrt_ga, mrt_gb;
+
+/*
+ * Create MetaRoCE devices @iba on netdev @nda and @ibb on @ndb (the two
+ * ends of a veth pair set up by tests/kunit/setup.sh); *@da and *@db are
+ * NULL for a device that was not created.
+ */
+int mrt_pair_add(const char *nda, const char *iba, struct mroce_dev **da,
+		 const char *ndb, const char *ibb, struct mroce_dev **db)
+{
+	struct net_device *na, *nb;
+	int err;
+
+	err = mroce_global_init();
+	if (err)
+		return err;
+	na = mrt_ndev_get(nda);
+	nb = mrt_ndev_get(ndb);
+	err = -ENODEV;
+	if (na && nb) {
+		err = mroce_dev_add(iba, na);
+		*da = err ? NULL : mroce_dev_find_ndev(na);
+		if (!err)
+			err = mroce_dev_add(ibb, nb);
+		*db = err ? NULL : mroce_dev_find_ndev(nb);
+	}
+	if (na)
+		dev_put(na);
+	if (nb)
+		dev_put(nb);
+	return err;
+}
+
+void mrt_pair_del(struct mroce_dev **da, struct mroce_dev **db)
+{
+	if (*da)
+		mrt_dev_del(*da);
+	if (*db)
+		mrt_dev_del(*db);
+	*da = NULL;
+	*db = NULL;
+}
+
+int mrt_rc_suite_init(struct kunit_suite *suite)
+{
+	int err = mrt_pair_add("mrk0", "mrt_ra", &mrt_da,
+			       "mrk1", "mrt_rb", &mrt_db);
+
+	if (err)
+		return err;
+	mrt_ga = mrt_gid_index(mrt_da, MRT_IP_A);
+	mrt_gb = mrt_gid_index(mrt_db, MRT_IP_B);
+	return 0;
+}
+
+void mrt_rc_suite_exit(struct kunit_suite *suite)
+{
+	mrt_pair_del(&mrt_da, &mrt_db);
+}
+
+/* ---- connection endpoints: set-up, polling, posting ----------------- */
+
+void mrt_ep_event(struct ib_event *ev, void *ctx)
+{
+	struct mrt_ep *ep = ctx;
+
+	ep->events++;
+}
+
+void mrt_ep_init(struct kunit *test, struct mrt_ep *ep,
+		 struct mroce_dev *dev)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = 64, .max_recv_wr = 64,
+			.max_send_sge = 4, .max_recv_sge = 4,
+			.max_inline_data = 128,
+		},
+		.event_handler = mrt_ep_event,
+	};
+	struct ib_cq_init_attr cattr = { .cqe = 256 };
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	ep->dev = dev;
+	init.qp_context = ep;
+	ep->pd = ib_alloc_pd(&dev->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->pd));
+	ep->cq = ib_create_cq(&dev->ibdev, NULL, mrt_ep_event, ep, &cattr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->cq));
+	init.send_cq = ep->cq;
+	init.recv_cq = ep->cq;
+	ep->qp = ib_create_qp(ep->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->qp));
+}
+
+void mrt_ep_free(struct mrt_ep *ep)
+{
+	if (!IS_ERR_OR_NULL(ep->qp))
+		ib_destroy_qp(ep->qp);
+	if (!IS_ERR_OR_NULL(ep->cq))
+		ib_destroy_cq(ep->cq);
+	if (!IS_ERR_OR_NULL(ep->pd))
+		ib_dealloc_pd(ep->pd);
+}
+
+/* Take RC QPs @qa (GID @ga, @ipa) and @qb (@gb, @ipb), peers, to RTS. */
+void mrt_connect_qps(struct kunit *test, struct ib_qp *qa, struct ib_qp *qb,
+		     int ga, int gb, const char *ipa, const char *ipb)
+{
+	KUNIT_ASSERT_EQ(test, mrt_to_init(qa), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(qb), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(qa, qb->qp_num, ga, ipb, 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(qb, qa->qp_num, gb, ipa, 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(qa), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(qb), 0);
+}
+
+/* Connect a (on @da, GID @ga, @ipa) and b (on @db), both to RTS. */
+void mrt_connect2(struct kunit *test, struct mrt_ep *a, struct mrt_ep *b,
+		  struct mroce_dev *da, struct mroce_dev *db, int ga, int gb,
+		  const char *ipa, const char *ipb)
+{
+	mrt_ep_init(test, a, da);
+	mrt_ep_init(test, b, db);
+	KUNIT_ASSERT_GE(test, ga, 0);
+	KUNIT_ASSERT_GE(test, gb, 0);
+	mrt_connect_qps(test, a->qp, b->qp, ga, gb, ipa, ipb);
+}
+
+void mrt_dump_dev(struct mroce_dev *dev)
+{
+	int i;
+
+	if (!dev)
+		return;
+	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
+		if (mroce_counter_read(dev, i))
+			pr_info("mrt: %s counter %d = %llu\n",
+				dev_name(&dev->ibdev.dev), i,
+				mroce_counter_read(dev, i));
+}
+
+/* Poll one completion, waiting up to 10 s; dumps state on timeout. */
+int mrt_poll(struct mrt_ep *ep, struct ib_wc *wc)
+{
+	struct mroce_qp *qp = to_mqp(ep->qp);
+	struct mroce_req *req = qp->req;
+	int i, n;
+
+	for (i = 0; i < 10000; i++) {
+		n = ib_poll_cq(ep->cq, 1, wc);
+		if (n)
+			return n;
+		usleep_range(500, 1000);
+	}
+	pr_info("mrt: poll timeout qp %u state %d sq %u/%u cur %u+%u\n",
+		ep->qp->qp_num, qp->state, qp->sq.head, qp->sq.tail,
+		req ? req->cur : 0, req ? req->cur_off : 0);
+	if (req)
+		pr_info("mrt: una %u nxt %u sacked %u lost %u cwnd %u srtt %llu rto %llu next_send %llu now %llu msn_next %u\n",
+			req->sb.una, req->sb.nxt, req->sb.n_sacked,
+			req->sb.n_lost, req->cc.cwnd, req->cc.srtt_ns,
+			mr_txsb_rto(&req->sb), mr_cc_next_send_ns(&req->cc),
+			mroce_now(), req->msn_next);
+	mrt_dump_dev(ep->dev);
+	return 0;
+}
+
+int mrt_post_recv(struct mrt_ep *ep, void *buf, u32 len, u64 wr_id)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)buf,
+		.length = len,
+		.lkey = ep->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+	};
+	const struct ib_recv_wr *bad;
+
+	return ib_post_recv(ep->qp, &wr, &bad);
+}
+
+int mrt_post_rdma(struct mrt_ep *ep, enum ib_wr_opcode op, void *buf,
+		  u32 len, u64 raddr, u32 rkey, u64 wr_id)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)buf,
+		.length = len,
+		.lkey = ep->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = wr_id, .opcode = op,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge, .num_sge = len ? 1 : 0,
+			.ex.imm_data = cpu_to_be32(0xabcd0000 | (u32)wr_id),
+		},
+		.remote_addr = raddr,
+		.rkey = rkey,
+	};
+	const struct ib_send_wr *bad;
+
+	return ib_post_send(ep->qp, &wr.wr, &bad);
+}
+
+void mrt_fill(u8 *p, u32 len, u32 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed + i * 13 + (i >> 8));
+}

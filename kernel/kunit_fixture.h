@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared fixture of the MetaRoCE KUnit suites (the <area>_kunit.c files
+ * beside this one), built into metaroce.ko when the target kernel has
+ * CONFIG_KUNIT; the suites run when the module is loaded in the test VM.
+ *
+ * The guest fabric comes from tests/kunit/setup.sh: namespaces mra and
+ * mrb joined by veth pairs mrk0 (mra, 192.0.2.1, 2001:db8:77::1) <->
+ * mrk1 (mrb, 192.0.2.2, 2001:db8:77::2), plus spare pairs mrk2/mrk3
+ * (deleted by the unregister test) and mrk4/mrk5 (mrk4 moved to
+ * init_net by the namespace-move test); mrk6/mrk7 (netem) for the loss
+ * suite and mrk8/mrk9 (deleted in use) for the teardown suite.
+ */
+#ifndef MROCE_KUNIT_FIXTURE_H
+#define MROCE_KUNIT_FIXTURE_H
+
+#include <kunit/test.h>
+
+#include "metaroce.h"
+
+#define MRT_IP_A	"192.0.2.1"
+#define MRT_IP_B	"192.0.2.2"
+
+/* First PSN of both directions of the RC QPs mrt_to_rtr/mrt_to_rts set up. */
+#define MRT_PSN		0x123456
+
+/* Devices and GIDs. */
+struct net_device *mrt_ndev_get(const char *name);
+struct mroce_dev *mrt_dev_add(struct kunit *test, const char *ndev_name,
+			      const char *ibname);
+void mrt_dev_del(struct mroce_dev *dev);
+bool mrt_ibdev_exists(const char *ibname);
+int mrt_gid_index(struct mroce_dev *dev, const char *ip);
+int mrt_gid6_index(struct mroce_dev *dev, const char *ip);
+
+/* QP state transitions (RC attributes) and work requests. */
+int mrt_to_init(struct ib_qp *qp);
+int mrt_to_rtr(struct ib_qp *qp, u32 dqpn, int gid, const char *dip,
+	       int mask_drop);
+int mrt_to_rts(struct ib_qp *qp);
+int mrt_to(struct ib_qp *qp, enum ib_qp_state state);
+enum ib_qp_state mrt_qp_state(struct ib_qp *qp);
+int mrt_post_reg(struct ib_qp *qp, struct ib_mr *mr, int access, u64 wr_id);
+
+/* Two devices, mrt_ra on mrk0 (mra) and mrt_rb on mrk1 (mrb). */
+extern struct mroce_dev *mrt_da, *mrt_db;
+extern int mrt_ga, mrt_gb;
+
+int mrt_pair_add(const char *nda, const char *iba, struct mroce_dev **da,
+		 const char *ndb, const char *ibb, struct mroce_dev **db);
+void mrt_pair_del(struct mroce_dev **da, struct mroce_dev **db);
+int mrt_rc_suite_init(struct kunit_suite *suite);
+void mrt_rc_suite_exit(struct kunit_suite *suite);
+
+/* One side of a connection. */
+struct mrt_ep {
+	struct mroce_dev *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;	/* send and receive */
+	struct ib_qp *qp;
+	int events;
+};
+
+void mrt_ep_event(struct ib_event *ev, void *ctx);
+void mrt_ep_init(struct kunit *test, struct mrt_ep *ep,
+		 struct mroce_dev *dev);
+void mrt_ep_free(struct mrt_ep *ep);
+void mrt_connect_qps(struct kunit *test, struct ib_qp *qa, struct ib_qp *qb,
+		     int ga, int gb, const char *ipa, const char *ipb);
+void mrt_connect2(struct kunit *test, struct mrt_ep *a, struct mrt_ep *b,
+		  struct mroce_dev *da, struct mroce_dev *db, int ga, int gb,
+		  const char *ipa, const char *ipb);
+void mrt_dump_dev(struct mroce_dev *dev);
+int mrt_poll(struct mrt_ep *ep, struct ib_wc *wc);
+int mrt_post_recv(struct mrt_ep *ep, void *buf, u32 len, u64 wr_id);
+int mrt_post_rdma(struct mrt_ep *ep, enum ib_wr_opcode op, void *buf,
+		  u32 len, u64 raddr, u32 rkey, u64 wr_id);
+void mrt_fill(u8 *p, u32 len, u32 seed);
+
+#endif /* MROCE_KUNIT_FIXTURE_H */
