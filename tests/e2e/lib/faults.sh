@@ -174,6 +174,25 @@ fc_measure() {
 		}' /tmp/fc.mine /tmp/fc.peer >/tmp/fc.total
 	echo "FAULT-COUNTERS $1 $MR_ROLE: $(grep -v '=0$' /tmp/fc.mine | tr '\n' ' ')"
 	echo "FAULT-COUNTERS $1 peer: $(grep -v '=0$' /tmp/fc.peer | tr '\n' ' ')"
+	fc_wire "$1"
+}
+
+# fc_wire TAG: packets one device sent that the other never received, each
+# way (netem's drops, and the emulated link's own under host load).
+fc_wire() {
+	for fc_tx in tx_packets sent_pkts; do
+		case "$fc_tx" in
+		tx_packets) fc_rx=rx_packets ;;
+		*) fc_rx=rcvd_pkts ;;
+		esac
+		fc_a=$(fc_value "my_$fc_tx")
+		[ -n "$fc_a" ] || continue
+		fc_b=$(fc_value "peer_$fc_rx")
+		fc_c=$(fc_value "peer_$fc_tx")
+		fc_d=$(fc_value "my_$fc_rx")
+		echo "FAULT-WIRE $1 $MR_ROLE: to peer $fc_a sent, $fc_b received ($((fc_a - fc_b)) lost); from peer $fc_c sent, $fc_d received ($((fc_c - fc_d)) lost)"
+		return 0
+	done
 }
 
 # fc_value NAME: a value from the last fc_measure (empty if missing).
