@@ -83,13 +83,13 @@ static void mrt_dev_port_follows_netdev(struct kunit *test)
 	rtnl_lock();
 	KUNIT_EXPECT_EQ(test, dev_set_mtu(ndev, 9000), 0);
 	rtnl_unlock();
-	mrt_port_state(dev, &mtu);
+	KUNIT_EXPECT_EQ(test, mrt_port_state(dev, &mtu), IB_PORT_ACTIVE);
 	KUNIT_EXPECT_EQ(test, mtu, IB_MTU_4096);
 
 	rtnl_lock();
 	KUNIT_EXPECT_EQ(test, dev_set_mtu(ndev, 1500), 0);
 	rtnl_unlock();
-	mrt_port_state(dev, &mtu);
+	KUNIT_EXPECT_EQ(test, mrt_port_state(dev, &mtu), IB_PORT_ACTIVE);
 	KUNIT_EXPECT_EQ(test, mtu, IB_MTU_1024);
 
 	mrt_dev_del(dev);

@@ -322,6 +322,23 @@ void mrt_connect_qps(struct kunit *test, struct ib_qp *qa, struct ib_qp *qb,
 	KUNIT_ASSERT_EQ(test, mrt_to_rts(qb), 0);
 }
 
+/*
+ * Wait up to 10 s until counter @c of @dev reaches @min (the receive path
+ * runs in softirq on another CPU, so a count lags the send completion).
+ * Returns the last value read.
+ */
+u64 mrt_wait_counter(struct mroce_dev *dev, enum mroce_counter c, u64 min)
+{
+	u64 v = mroce_counter_read(dev, c);
+	int i;
+
+	for (i = 0; i < 10000 && v < min; i++) {
+		usleep_range(500, 1000);
+		v = mroce_counter_read(dev, c);
+	}
+	return v;
+}
+
 /* Connect a (on @da, GID @ga, @ipa) and b (on @db), both to RTS. */
 void mrt_connect2(struct kunit *test, struct mrt_ep *a, struct mrt_ep *b,
 		  struct mroce_dev *da, struct mroce_dev *db, int ga, int gb,

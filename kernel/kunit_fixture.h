@@ -72,6 +72,7 @@ void mrt_connect2(struct kunit *test, struct mrt_ep *a, struct mrt_ep *b,
 		  const char *ipa, const char *ipb);
 void mrt_dump_dev(struct mroce_dev *dev);
 int mrt_poll(struct mrt_ep *ep, struct ib_wc *wc);
+u64 mrt_wait_counter(struct mroce_dev *dev, enum mroce_counter c, u64 min);
 int mrt_post_recv(struct mrt_ep *ep, void *buf, u32 len, u64 wr_id);
 int mrt_post_rdma(struct mrt_ep *ep, enum ib_wr_opcode op, void *buf,
 		  u32 len, u64 raddr, u32 rkey, u64 wr_id);

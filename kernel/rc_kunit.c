@@ -290,9 +290,8 @@ static void mrt_rc_rnr(struct kunit *test)
 	wr.num_sge = 1;
 	/* No receive posted yet: the responder answers RNR. */
 	KUNIT_ASSERT_EQ(test, ib_post_send(a.qp, &wr, &bad), 0);
-	msleep(20);
-	KUNIT_EXPECT_GT(test, mroce_counter_read(mrt_db,
-						 MROCE_CNT_NACK_TX_RNR),
+	KUNIT_EXPECT_GT(test, mrt_wait_counter(mrt_db, MROCE_CNT_NACK_TX_RNR,
+					       rnr_tx + 1),
 			rnr_tx);
 	KUNIT_ASSERT_EQ(test, mrt_post_recv(&b, dst, 32, 9), 0);
 	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
@@ -530,9 +529,8 @@ static void mrt_rc_ud(struct kunit *test)
 					  100, 1), 0);
 	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-	msleep(50);
-	KUNIT_EXPECT_EQ(test, mroce_counter_read(mrt_db,
-						 MROCE_CNT_NO_WQE_DROPS),
+	KUNIT_EXPECT_EQ(test, mrt_wait_counter(mrt_db, MROCE_CNT_NO_WQE_DROPS,
+					       nw + 1),
 			nw + 1);
 
 	/* Too small a buffer: dropped, the WQE stays for the next one. */

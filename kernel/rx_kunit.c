@@ -34,7 +34,7 @@ static void mrt_rx_snap(struct mrt_rx *rx)
 		rx->before[i] = mroce_counter_read(mrt_db, mrt_drop_cnts[i]);
 }
 
-/* Exactly the counters in @moved (one each) moved since the snapshot. */
+/* Exactly counters @c1 and @c2 (one each) moved since the snapshot. */
 static void mrt_rx_expect(struct kunit *test, struct mrt_rx *rx,
 			  enum mroce_counter c1, enum mroce_counter c2)
 {
@@ -64,7 +64,7 @@ static void mrt_rx_init(struct kunit *test, struct mrt_rx *rx)
 	mrt_rx_snap(rx);
 }
 
-/* A one-packet WRITE of @len bytes of @fill to rx->buf from the peer. */
+/* A one-packet WRITE of @len bytes of @payload to rx->buf from the peer. */
 static void mrt_rx_write(struct mrt_rx *rx, struct mr_pkt *p, u32 psn,
 			 u32 msn, u32 len, const u8 *payload)
 {
