@@ -242,6 +242,8 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.create_cq = mroce_create_cq,
 	.create_qp = mroce_create_qp,
 	.create_srq = mroce_create_srq,
+	/* uverbs and ib_umad create AHs through create_user_ah, udata or not. */
+	.create_user_ah = mroce_create_ah,
 	.dealloc_driver = mroce_dealloc_driver,
 	.dealloc_pd = mroce_dealloc_pd,
 	.dealloc_ucontext = mroce_dealloc_ucontext,
