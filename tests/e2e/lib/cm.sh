@@ -142,4 +142,7 @@ cm_all() {
 		"ib_send_bw $pt -x $VT_GID -c UD -s 1024 -n 200 $peer"
 	cm_result /tmp/send_bw_ud.out '$1 == 1024 && $2 == 200 && $4 > 0' "ib_send_bw -c UD"
 	mr_barrier cm-end
+	# rdma_ucm holds ib_uverbs, which "modprobe -r metaroce" also unloads
+	# (the module's soft dependency).
+	modprobe -r rdma_ucm || mr_fail "modprobe -r rdma_ucm"
 }
