@@ -551,6 +551,15 @@ struct mroce_resp {
 	u32 ssn_fetched;	/* SRQ: WQEs copied into slots up to here */
 	void *slots;		/* SRQ: MR_WINDOW copied receive WQEs */
 	u32 slot_size;
+	/*
+	 * The receive WQE a message failed to scatter into (MR-VERBS-21:
+	 * LOC_LEN_ERR, LOC_PROT_ERR): the flush completes it with this
+	 * status instead of WR_FLUSH_ERR. rwqe_err_idx is its RQ index, or
+	 * rwqe_err_ssn its SSN on an SRQ. rwqe_err 0: none.
+	 */
+	u8 rwqe_err;
+	u32 rwqe_err_ssn;
+	u32 rwqe_err_idx;
 	bool ack_pending;	/* delayed ACK owed */
 	u8 ack_path;		/* path of the packet that triggered it */
 	u32 atomic_next;

@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/ip.h>
+#include <linux/inetdevice.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/dst_cache.h>
@@ -50,6 +51,27 @@ struct mroce_net {
 	struct list_head devs;
 };
 
+/*
+ * A packet one device sent to one of its own addresses comes in on the
+ * loopback netdev: it belongs to the device whose netdev has the
+ * destination address (QPs of one device connected to each other, as
+ * with any RoCE device). RCU read side held.
+ */
+static bool mroce_dev_owns_daddr(struct mroce_dev *dev, struct sk_buff *skb)
+{
+	struct net *net = dev_net(dev->ndev);
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return __ip_dev_find(net, ip_hdr(skb)->daddr, false) ==
+		       dev->ndev;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return ipv6_chk_addr(net, &ipv6_hdr(skb)->daddr, dev->ndev,
+				     0);
+#endif
+	return false;
+}
+
 static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct mroce_net *mnet = rcu_dereference_sk_user_data(sk);
@@ -63,6 +85,14 @@ static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		if (dev->ndev == skb->dev) {
 			found = dev;
 			break;
+		}
+	}
+	if (!found && skb->dev && (skb->dev->flags & IFF_LOOPBACK)) {
+		list_for_each_entry_rcu(dev, &mnet->devs, net_node) {
+			if (mroce_dev_owns_daddr(dev, skb)) {
+				found = dev;
+				break;
+			}
 		}
 	}
 	if (!found || !ib_device_try_get(&found->ibdev))

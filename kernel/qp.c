@@ -368,6 +368,10 @@ static void mroce_srq_slots_flush(struct mroce_qp *qp, struct ib_wc *wc)
 		rwqe = resp->slots + (resp->ssn_base % MR_WINDOW) *
 		       resp->slot_size;
 		wc->wr_id = rwqe->wr_id;
+		/* The WQE a message failed on carries that error. */
+		wc->status = resp->rwqe_err &&
+			     resp->ssn_base == resp->rwqe_err_ssn ?
+			     resp->rwqe_err : IB_WC_WR_FLUSH_ERR;
 		resp->ssn_base++;
 		spin_unlock_bh(&qp->resp_lock);
 		mroce_cq_post(qp->rcq, wc, false);
@@ -407,6 +411,10 @@ static void mroce_rq_flush(struct mroce_qp *qp)
 			break;
 		}
 		wc.wr_id = mroce_rq_wqe(rq, rq->head)->wr_id;
+		/* The WQE a message failed on carries that error. */
+		wc.status = qp->resp && READ_ONCE(qp->resp->rwqe_err) &&
+			    rq->head == qp->resp->rwqe_err_idx ?
+			    qp->resp->rwqe_err : IB_WC_WR_FLUSH_ERR;
 		rq->head++;
 		mroce_urq_publish(rq);
 		spin_unlock_bh(&rq->lock);
@@ -448,6 +456,11 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 		qp->rq.broken = false;
 		mroce_urq_publish(&qp->rq);
 		spin_unlock_bh(&qp->rq.lock);
+	}
+	if (qp->resp) {
+		spin_lock_bh(&qp->resp_lock);
+		qp->resp->rwqe_err = 0;
+		spin_unlock_bh(&qp->resp_lock);
 	}
 	dst_cache_reset(&qp->dst_cache);
 }

@@ -684,9 +684,11 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (!skb) {
 			if (!status)
 				break;	/* no memory: retry later */
+			/* Nothing after a failed WR executes (MR-VERBS-25). */
 			mroce_req_fail(wqe, status);
 			req->cur++;
 			req->cur_off = 0;
+			req->halted = true;
 			break;
 		}
 		txe = (first ? MR_TXE_FIRST : 0) | (last ? MR_TXE_LAST : 0);

@@ -38,7 +38,7 @@ struct mroce_rx_ctx {
 	struct sk_buff_head txq;
 	bool error;		/* move the QP to error after unlocking */
 	bool srq_check;		/* SRQ WQEs were taken: check its limit */
-	bool fatal;		/* the user RQ ring is corrupt */
+	bool fatal;		/* a user RQ/SRQ ring is corrupt */
 	bool se;		/* the completed message asked for an event */
 	u8 path;		/* path of the packet, echoed */
 };
@@ -60,6 +60,7 @@ void mroce_resp_start(struct mroce_qp *qp)
 	mr_rxmsg_init(&resp->m, 0, qp->attr.rq_psn);
 	resp->ssn_base = 0;
 	resp->ssn_fetched = 0;
+	resp->rwqe_err = 0;
 	resp->atomic_next = 0;
 	memset(resp->atomic_cache, 0, sizeof(resp->atomic_cache));
 	WRITE_ONCE(qp->stopping, false);
@@ -159,8 +160,16 @@ static struct mroce_recv_wqe *mroce_resp_recv_wqe(struct mroce_qp *qp,
 		if (!mroce_rq_count(rq))
 			mroce_urq_pull(rq);
 		if (!mroce_rq_count(rq)) {
+			/*
+			 * A corrupt SRQ ring: the SRQ is in error (its
+			 * event is raised by the limit check) and so is
+			 * every QP that needs a WQE from it.
+			 */
+			if (rq->broken) {
+				c->srq_check = true;
+				c->fatal = true;
+			}
 			spin_unlock(&rq->lock);
-			c->srq_check |= rq->broken;
 			return NULL;
 		}
 		src = mroce_rq_wqe(rq, rq->head);
@@ -177,6 +186,26 @@ static struct mroce_recv_wqe *mroce_resp_recv_wqe(struct mroce_qp *qp,
 }
 
 /* ---- checks and placement ---------------------------------------------- */
+
+/*
+ * Message @ssn cannot be scattered into its receive WQE: remember the
+ * WQE and the status it completes with when the QP is flushed
+ * (MR-VERBS-21). The first failure wins. resp_lock held.
+ */
+static void mroce_resp_rwqe_error(struct mroce_qp *qp, u32 ssn, u8 status)
+{
+	struct mroce_resp *resp = qp->resp;
+
+	if (resp->rwqe_err)
+		return;
+	resp->rwqe_err_ssn = ssn;
+	if (!qp->srq) {
+		spin_lock(&qp->rq.lock);
+		resp->rwqe_err_idx = qp->rq.head + (ssn - resp->ssn_base);
+		spin_unlock(&qp->rq.lock);
+	}
+	WRITE_ONCE(resp->rwqe_err, status);
+}
 
 /*
  * Check rkey access to [va, va + len) needing @access; on success *@mr
@@ -223,7 +252,7 @@ static u8 mroce_resp_place(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	case MR_OP_WRITE_IMM:
 		rwqe = mroce_resp_recv_wqe(qp, c, p->dxh.ssn);
 		if (!rwqe)
-			return MR_NACK_RNR;
+			return c->fatal ? MR_NACK_REMOTE_OP : MR_NACK_RNR;
 		if (p->opcode == MR_OP_WRITE_IMM)
 			break;
 		if (!place || !p->payload_len)
@@ -231,6 +260,11 @@ static u8 mroce_resp_place(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		err = mroce_sge_copy(qp, rwqe->sge, rwqe->num_sge,
 				     p->dxh.offset, (void *)p->payload,
 				     p->payload_len, true);
+		if (err)
+			mroce_resp_rwqe_error(qp, p->dxh.ssn,
+					      err == -EMSGSIZE ?
+					      IB_WC_LOC_LEN_ERR :
+					      IB_WC_LOC_PROT_ERR);
 		if (err == -EMSGSIZE)
 			return MR_NACK_INVALID_REQ;
 		return err ? MR_NACK_REMOTE_OP : 0;
