@@ -623,7 +623,9 @@ static void mrt_cm_free(struct rdma_cm_id *id, struct mrt_ep *ep)
 /*
  * A kernel consumer's connection setup: rdma_cm in namespace mra
  * connects to a listener in mrb; the CM's MADs travel over the GSI QPs
- * (UD), then data flows over the RC connection.
+ * (UD), then data flows over the RC connection the way storage ULPs move
+ * it: a SEND out of a fast-registered (FRWR) buffer, and an RDMA WRITE
+ * into the peer's FRWR buffer through the rkey of its REG_MR.
  */
 static void mrt_rc_rdma_cm(struct kunit *test)
 {
@@ -635,9 +637,10 @@ static void mrt_rc_rdma_cm(struct kunit *test)
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
 	struct rdma_cm_id *cid = NULL, *sid = NULL;
+	struct ib_mr *smr = NULL, *wmr = NULL;
 	struct mrt_ep ca = {}, sb = {};
 	struct mrt_cm *cc, *sc;
-	u8 *src, *dstbuf;
+	u8 *src, *dstbuf, *wbuf;
 	struct ib_wc wc;
 
 	KUNIT_ASSERT_NOT_NULL(test, mrt_da);
@@ -645,7 +648,8 @@ static void mrt_rc_rdma_cm(struct kunit *test)
 	sc = kunit_kzalloc(test, sizeof(*sc), GFP_KERNEL);
 	src = kunit_kzalloc(test, 64, GFP_KERNEL);
 	dstbuf = kunit_kzalloc(test, 64, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, cc && sc && src && dstbuf);
+	wbuf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, cc && sc && src && dstbuf && wbuf);
 	init_waitqueue_head(&cc->wq);
 	init_waitqueue_head(&sc->wq);
 	mrt_fill(src, 64, 8);
@@ -695,10 +699,12 @@ static void mrt_rc_rdma_cm(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mrt_cm_wait(cc, RDMA_CM_EVENT_ESTABLISHED));
 	KUNIT_EXPECT_TRUE(test, mrt_cm_wait(sc, RDMA_CM_EVENT_ESTABLISHED));
 
-	/* Data over the connection rdma_cm set up. */
+	/* Data over the connection rdma_cm set up, from and to FRWR MRs. */
+	smr = mrt_fr_mr(test, &ca, src, 64, IB_ACCESS_LOCAL_WRITE);
+	wmr = mrt_fr_mr(test, &sb, wbuf, 64,
+			IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
 	{
-		struct ib_sge sge = { (uintptr_t)src, 64,
-				      ca.pd->local_dma_lkey };
+		struct ib_sge sge = { (uintptr_t)src, 64, smr->lkey };
 		struct ib_send_wr wr = {
 			.wr_id = 2, .opcode = IB_WR_SEND,
 			.send_flags = IB_SEND_SIGNALED,
@@ -714,8 +720,17 @@ static void mrt_rc_rdma_cm(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrt_poll(&ca, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 
+	KUNIT_EXPECT_EQ(test, mrt_post_rdma(&ca, IB_WR_RDMA_WRITE, src, 64,
+					    wmr->iova, wmr->rkey, 3), 0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&ca, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 3ULL);
+	KUNIT_EXPECT_EQ(test, memcmp(wbuf, src, 64), 0);
+
 	rdma_disconnect(cid);
 	mrt_cm_wait(sc, RDMA_CM_EVENT_DISCONNECTED);
+	ib_dereg_mr(smr);
+	ib_dereg_mr(wmr);
 out:
 	if (sc->conn) {
 		mrt_cm_free(sc->conn, &sb);
