@@ -22,7 +22,7 @@
 #
 # Every tool runs under "timeout", so a hang fails the scenario with the
 # tool named instead of eating the guest's whole budget. Both VMs run the
-# same script; they meet (mr_barrier) before each client/server run.
+# same script; they meet (vt_meet) before each client/server run.
 
 VT_TYPE=""
 VT_DEV=""
@@ -73,13 +73,19 @@ vt_setup() {
 		VT_GID=$(vt_gid_index)
 	done
 	mr_log "$VT_DEV ($VT_TYPE) ACTIVE on eth0, RoCE v2 GID of $MR_MY_IP at index $VT_GID"
-	mr_wait_peer
+	[ "$MR_ROLE" = single ] || mr_wait_peer
 }
 
 # vt_show FILE: a tool's output in the log, without libibverbs' warnings
-# about the providers whose hardware libraries the guest lacks.
+# about the providers whose hardware libraries the guest lacks; indented,
+# unless VT_SHOW_RAW=1 (scripts/demo.sh picks perftest's own lines).
+VT_SHOW_RAW=${VT_SHOW_RAW:-0}
 vt_show() {
-	grep -v '^libibverbs: Warning' "$1" | sed 's/^/  | /' || true
+	if [ "$VT_SHOW_RAW" = 1 ]; then
+		grep -v '^libibverbs: Warning' "$1" || true
+	else
+		grep -v '^libibverbs: Warning' "$1" | sed 's/^/  | /' || true
+	fi
 }
 
 # ------------------------------------------------------------------------
@@ -123,6 +129,41 @@ vt_devinfo() {
 # ------------------------------------------------------------------------
 # Client/server runs
 
+# vt_xchg NAME WORD: both VMs meet and swap a word; prints the peer's
+# ("lost-contact" when the peer does not come). Its own TCP port (7702),
+# so it never answers lib.sh's mr_barrier (7700); an attempt is bounded by
+# 60 s (a loaded host can stall an emulated VM for seconds), and the server
+# ignores a late word from the previous exchange.
+vt_xchg() {
+	if [ "$MR_ROLE" = server ]; then
+		vw_n=0
+		while :; do
+			vw_got=$(echo "$1 $2" | timeout 400 nc -l -p 7702 || true)
+			case "$vw_got" in "$1 "*) break ;; esac
+			vw_n=$((vw_n + 1))
+			[ $vw_n -ge 3 ] && break
+		done
+	else
+		vw_got=""
+		vw_end=$(($(date +%s) + 400))
+		while [ "$(date +%s)" -lt $vw_end ]; do
+			vw_got=$(echo "$1 $2" | timeout 60 nc "$MR_PEER_IP" 7702 2>/dev/null || true)
+			case "$vw_got" in "$1 "*) break ;; esac
+			sleep 0.2
+		done
+	fi
+	case "$vw_got" in
+	"$1 "*) echo "${vw_got#"$1 "}" ;;
+	*) echo "lost-contact" ;;
+	esac
+}
+
+# vt_meet NAME: both VMs continue only once the other arrived.
+vt_meet() {
+	vm_peer=$(vt_xchg "$1" here)
+	[ "$vm_peer" = here ] || mr_fail "meeting $1: the peer did not come ($vm_peer)"
+}
+
 # vt_pair LISTENER TMO OUT CMD...: both VMs meet; the VM whose role is
 # LISTENER runs "timeout TMO CMD", the other "timeout TMO CMD <peer>". The
 # connecting side retries only while the listener is not up yet (the tool
@@ -136,7 +177,7 @@ vt_pair() {
 	vp_o=$3
 	shift 3
 	vt_pair_seq=$((vt_pair_seq + 1))
-	mr_barrier "vt-$vt_pair_seq"
+	vt_meet "vt-$vt_pair_seq"
 	vp_rc=0
 	if [ "$MR_ROLE" = "$vp_l" ]; then
 		timeout "$vp_t" "$@" >"$vp_o" 2>&1 || vp_rc=$?
@@ -198,10 +239,15 @@ vt_pingpong() {
 # perftest
 
 # vt_perftest LISTENER TOOL SIZE ITERS [QPS]: one perftest run; fails the
-# scenario unless the tool succeeds and its result line reports SIZE bytes,
-# ITERS (times QPS: perftest counts all QPs) iterations and a positive
-# bandwidth or latency. The connecting side always prints the result line;
-# the listening side of the bw tests too (checked when it does).
+# scenario unless the tool succeeds on both VMs and the result line reports
+# SIZE bytes, ITERS (times QPS: perftest counts all QPs) iterations and a
+# positive bandwidth or latency. The connecting side always prints the
+# result line; the listening side of the bw tests too (checked when it
+# does). The VMs swap their verdicts, so both stop at the first failure
+# with its cause. perftest times with the CPU's cycle counter, which under
+# TCG now and then yields a bandwidth of 0.00 for a run that moved all its
+# data: such a run (exit status 0, the right size and count, zero value)
+# is repeated once; zero twice fails.
 vt_perftest() {
 	vf_l=$1
 	vf_tool=$2
@@ -213,26 +259,68 @@ vt_perftest() {
 	case "$vf_tool" in ib_atomic_*) vf_sarg="" ;; esac
 	# The lat tests refuse -q altogether.
 	[ "$vf_qps" -gt 1 ] && vf_sarg="$vf_sarg -q $vf_qps"
-	# shellcheck disable=SC2086
-	vt_pair "$vf_l" 120 /tmp/pt.out "$vf_tool" -d "$VT_DEV" -x "$VT_GID" -F \
-		$vf_sarg -n "$vf_iters" ||
-		{ vt_show /tmp/pt.out; mr_fail "$vf_what: exit status $vp_rc"; }
-	vt_show /tmp/pt.out
 	case "$vf_tool" in
 	*_bw)
 		# bytes, iterations, BW peak, BW average (MB/s), message rate
-		vf_ok='$1 == s && $2 == n && $4 > 0 && NF == 5' ;;
+		vf_line='$1 == s && $2 == n && NF == 5'
+		vf_pos='$4 > 0' ;;
 	*_lat)
 		# bytes, iterations, t_min, t_max, t_typical, t_avg, ... (usec)
-		vf_ok='$1 == s && $2 == n && $3 > 0 && $6 > 0 && NF >= 7' ;;
+		vf_line='$1 == s && $2 == n && NF >= 7'
+		vf_pos='$3 > 0 && $6 > 0' ;;
 	esac
-	if awk -v s="$vf_size" -v n=$((vf_iters * vf_qps)) "$vf_ok { f = 1 } END { exit !f }" /tmp/pt.out; then
-		mr_log "$vf_what: ok"
-	elif [ "$MR_ROLE" != "$vf_l" ]; then
-		mr_fail "$vf_what: no result line with a positive value"
-	elif grep -q '^ *#bytes' /tmp/pt.out; then
-		mr_fail "$vf_what: result header without a sane result line"
+	vf_try=1
+	while :; do
+		vf_v=ok
+		# shellcheck disable=SC2086
+		vt_pair "$vf_l" 120 /tmp/pt.out "$vf_tool" -d "$VT_DEV" -x "$VT_GID" -F \
+			$vf_sarg -n "$vf_iters" || vf_v="exit-status-$vp_rc"
+		vt_show /tmp/pt.out
+		vf_n=$((vf_iters * vf_qps))
+		if [ $vf_v != ok ]; then
+			:
+		elif awk -v s="$vf_size" -v n=$vf_n "$vf_line && $vf_pos { f = 1 } END { exit !f }" /tmp/pt.out; then
+			:
+		elif awk -v s="$vf_size" -v n=$vf_n "$vf_line { f = 1 } END { exit !f }" /tmp/pt.out; then
+			vf_v=zero
+		elif [ "$MR_ROLE" != "$vf_l" ] || grep -q '^ *#bytes' /tmp/pt.out; then
+			vf_v=no-result-line
+		fi
+		vf_peer=$(vt_xchg "pt-$vt_pair_seq" "$vf_v")
+		case "$vf_v:$vf_peer" in
+		ok:ok)
+			mr_log "$vf_what: ok"
+			return 0 ;;
+		*lost-contact*) mr_fail "$vf_what: here $vf_v, the peer did not come back" ;;
+		zero:zero | zero:ok | ok:zero)
+			if [ $vf_try -ge 2 ]; then
+				vt_perf_failed "$vf_what: zero result twice"
+				return 0
+			fi
+			mr_log "$vf_what: a zero result (cycle counter under emulation), once more"
+			vf_try=$((vf_try + 1)) ;;
+		*)
+			vt_perf_failed "$vf_what: here $vf_v, on the peer $vf_peer"
+			return 0 ;;
+		esac
+	done
+}
+
+# A failed perftest run is recorded and the matrix goes on (both VMs know
+# both verdicts, so they stay in step): one run shows every failure.
+# vt_perf_check fails the scenario if any run failed.
+vt_perf_failed() {
+	echo "$1" >>/tmp/vt-perf-failures
+	mr_log "FAILED: $1"
+}
+
+vt_perf_check() {
+	if [ -s /tmp/vt-perf-failures ]; then
+		mr_log "perftest runs that failed:"
+		sed 's/^/    /' /tmp/vt-perf-failures
+		mr_fail "$(wc -l </tmp/vt-perf-failures) perftest run(s) failed, first: $(head -1 /tmp/vt-perf-failures)"
 	fi
+	return 0
 }
 
 # Sizes and iteration counts, bounded for TCG (rxe moves 3-15 MB/s there):
@@ -243,6 +331,7 @@ vt_perftest() {
 : "${VT_MULTI_QP_RUN:=65536:40}"
 
 vt_perftest_all() {
+	rm -f /tmp/vt-perf-failures
 	for vx_l in server client; do
 		for vx_t in ib_write_bw ib_read_bw ib_send_bw; do
 			for vx_r in $VT_BW_RUNS; do
@@ -262,6 +351,7 @@ vt_perftest_all() {
 		done
 		vt_perftest $vx_l ib_atomic_bw 8 "$VT_ATOMIC_ITERS" 4
 	done
+	vt_perf_check
 }
 
 # ------------------------------------------------------------------------
@@ -277,7 +367,7 @@ vt_verify() {
 	vv_l=$1
 	shift
 	vt_verify_seq=$((vt_verify_seq + 1))
-	mr_barrier "verify-$vt_verify_seq"
+	vt_meet "verify-$vt_verify_seq"
 	rc=0
 	if [ "$MR_ROLE" = "$vv_l" ]; then
 		timeout 600 mr-verify "$@" >/tmp/verify.out 2>&1 || rc=$?
@@ -332,7 +422,7 @@ vt_verify_all() {
 	# a MAC nobody has), so whichever side is requesting gets
 	# IBV_WC_RETRY_EXC_ERR and both sides end with exactly that status.
 	va_outage="$va_base --ops write,read -s 4096 -n 100000 --phase-bytes 1m --time 60 --timeout 12 --retry 2 --expect-error RETRY_EXC_ERR"
-	mr_barrier "verify-outage"
+	vt_meet "verify-outage"
 	rc=0
 	if [ "$MR_ROLE" = server ]; then
 		# shellcheck disable=SC2086
@@ -353,7 +443,44 @@ vt_verify_all() {
 	[ $rc -eq 0 ] || mr_fail "outage run: exit status $rc, expected 0 (RETRY_EXC_ERR)"
 	grep -q 'PASS: run ended with the expected completion status RETRY_EXC_ERR' /tmp/verify.out ||
 		mr_fail "outage run: did not end with RETRY_EXC_ERR"
-	mr_barrier "verify-end"
+	vt_meet "verify-end"
+}
+
+# ------------------------------------------------------------------------
+# mr-ringtamper (userspace/tools/mr-ringtamper.c): hostile input, loopback
+
+# vt_tamper MODE [ARGS...]: the tool's cases on this VM's device, two QPs connected
+# to each other over the device's own GID. MODE verbs: the cases the verbs
+# API can express (bad lkey, SGE ranges outside the MR, a remote range
+# outside the peer's MR), on any device; MODE ring (metaroce only): all
+# cases, garbage written straight into the mmapped rings. Each case must end
+# in its error completion or error event, and the canaries around the MR
+# must be intact. ARGS go to the tool (rxe needs --any-local-error).
+vt_tamper() {
+	vm_mode=$1
+	shift
+	command -v mr-ringtamper >/dev/null ||
+		mr_fail "mr-ringtamper is not in the guest (build userspace/tools first)"
+	vm_rc=0
+	timeout 400 mr-ringtamper -d "$VT_DEV" -g "$VT_GID" --mode "$vm_mode" "$@" \
+		>/tmp/tamper.out 2>&1 || vm_rc=$?
+	vt_show /tmp/tamper.out
+	[ $vm_rc -eq 0 ] || mr_fail "mr-ringtamper --mode $vm_mode on $VT_DEV: exit status $vm_rc"
+	grep -q "PASS: [1-9][0-9]* cases ($vm_mode mode)" /tmp/tamper.out ||
+		mr_fail "mr-ringtamper --mode $vm_mode on $VT_DEV: no PASS line"
+	if [ "$vm_mode" = verbs ]; then
+		# The tool can fail: a byte flipped next to the MR must be found.
+		vm_rc=0
+		timeout 120 mr-ringtamper -d "$VT_DEV" -g "$VT_GID" --mode verbs "$@" \
+			--case sq-lkey --break-canary-for-test >/tmp/tamper.out 2>&1 || vm_rc=$?
+		vt_show /tmp/tamper.out
+		[ $vm_rc -eq 1 ] ||
+			mr_fail "mr-ringtamper --break-canary-for-test: exit status $vm_rc, expected 1"
+		grep -q 'FAIL: case sq-lkey: memory before the MR changed: byte 3 before its start' /tmp/tamper.out ||
+			mr_fail "mr-ringtamper --break-canary-for-test: the changed byte was not reported"
+	fi
+	vt_dmesg_clean "mr-ringtamper --mode $vm_mode"
+	mr_log "mr-ringtamper --mode $vm_mode on $VT_DEV: ok"
 }
 
 # ------------------------------------------------------------------------
@@ -370,7 +497,7 @@ vt_dmesg_clean() {
 }
 
 vt_teardown() {
-	mr_barrier "vt-teardown"
+	[ "$MR_ROLE" = single ] || vt_meet "vt-teardown"
 	rdma link delete "$VT_DEV" || mr_fail "rdma link delete $VT_DEV"
 	modprobe -r "$VT_MOD" || mr_fail "modprobe -r $VT_MOD"
 	vt_dmesg_clean teardown

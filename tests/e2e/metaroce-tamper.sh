@@ -1,0 +1,27 @@
+# topology: single
+# timeout: 300
+# Hostile input from user space (userspace/tools/mr-ringtamper): two RC QPs
+# of mr0 connected to each other over the device's own GID; garbage written
+# straight into the mmapped rings the kernel consumes: SQ WQEs with a bad
+# opcode, bad send_flags, num_sge above the maximum, inline_len above the
+# maximum, an unknown lkey, SGE ranges outside the MR, a READ whose local
+# SGE runs past the MR, a WRITE past the peer's MR; RQ and SRQ WQEs with a
+# bad num_sge, an unknown lkey, an SGE outside the MR; SQ, RQ and SRQ
+# producer indices jumped past the ring or moved behind the consumer; CQ
+# consumer indices ahead of the producer or far behind it. Each case on
+# fresh QPs and CQs must end in the error completion the spec names
+# (MR-VERBS-3, MR-VERBS-21, MR-VERBS-23: LOC_QP_OP_ERR, LOC_LEN_ERR,
+# LOC_PROT_ERR; REM_ACCESS_ERR for the remote range), with the WRs behind
+# it flushed and the QP in error (MR-VERBS-25), or, for a corrupt index,
+# in the QP, SRQ or CQ error with its asynchronous event; every wait is
+# bounded; the canary areas around the MR stay intact (no access outside
+# registered memory); the kernel log stays clean (checked here after each
+# mode and by the harness on the whole log). First the cases the verbs API
+# can express, posted through it, then every case through the rings.
+# rxe-verbs runs the verbs-mode cases over Soft-RoCE.
+. /mr/e2e/verbs.sh
+
+vt_setup metaroce mr0
+vt_tamper verbs
+vt_tamper ring
+vt_teardown
