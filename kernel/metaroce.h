@@ -543,7 +543,11 @@ struct mroce_req {
 };
 
 /* Responder protocol state of an RC QP (resp_lock). */
-#define MROCE_ATOMIC_CACHE	16
+/*
+ * Results of the last max_dest_rd_atomic atomics, for their duplicates
+ * (MR-VERBS-14): the device maximum, whatever the QP's setting.
+ */
+#define MROCE_ATOMIC_CACHE	MROCE_MAX_RD_ATOMIC
 struct mroce_resp {
 	struct mr_rxwin w;
 	struct mr_rxmsg m;

@@ -577,7 +577,12 @@ int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t start;
 	int ret = 0, db;
 
-	if (ibqp->state == IBV_QPS_RESET) {
+	/*
+	 * Before RTS a send is an immediate error, as for kernel consumers;
+	 * in SQD and ERR it is queued (and flushed in ERR).
+	 */
+	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
+	    ibqp->state == IBV_QPS_RTR) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
