@@ -56,9 +56,15 @@ ibdir=/usr/lib/x86_64-linux-gnu/libibverbs
 mkdir -p "$stage$ibdir" "$stage/etc/libibverbs.d"
 cp -a "$ibdir"/. "$stage$ibdir/"
 cp -a /etc/libibverbs.d/. "$stage/etc/libibverbs.d/"
+# The provider and its .driver file go in the way "make install" puts them
+# on a real host.
 if [ -f "$top/userspace/provider/libmetaroce-rdmav34.so" ]; then
-	cp "$top/userspace/provider/libmetaroce-rdmav34.so" "$stage$ibdir/"
-	echo "driver metaroce" >"$stage/etc/libibverbs.d/metaroce.driver"
+	make -s -C "$top/userspace" install DESTDIR="$stage" BINDIR=/usr/bin \
+		PROVIDER_DIR="$ibdir" >/dev/null ||
+		die "make -C userspace install DESTDIR=$stage failed"
+	[ -f "$stage$ibdir/libmetaroce-rdmav34.so" ] &&
+		[ -f "$stage/etc/libibverbs.d/metaroce.driver" ] ||
+		die "make install did not install the provider"
 fi
 for t in "$top"/userspace/tools/mr-*; do
 	[ -x "$t" ] && cp "$t" "$stage/usr/bin/"
