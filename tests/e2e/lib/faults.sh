@@ -267,14 +267,34 @@ fv_start() {
 		mr-verify "$@" "$MR_PEER_IP" >/tmp/fv.out 2>&1 &
 	fi
 	fv_pid=$!
+	# While it runs, a few counters every 5 s: after a failure they tell
+	# an idle transport (nothing sent, nothing retried) from a retrying one.
+	: >/tmp/fv.mon
+	(
+		while kill -0 "$fv_pid" 2>/dev/null; do
+			rdma statistic show link "$FAULT_DEV/1" 2>/dev/null |
+				tr -s '[:space:]' '\n' | awk -v t="$(($(date +%s) - fv_t0))" '
+				prev ~ /^(tx_packets|rx_packets|sent_pkts|rcvd_pkts|retransmissions|rto_fired|acks_received|nack_sent_rnr|nack_rcvd_rnr|tx_drops)$/ { o = o " " prev "=" $0 }
+				{ prev = $0 }
+				END { print t "s" o }' >>/tmp/fv.mon
+			sleep 5
+		done
+	) &
+	fv_mon=$!
 }
 
 fv_wait() {
 	fv_rc=0
 	wait "$fv_pid" || fv_rc=$?
+	kill "$fv_mon" 2>/dev/null || true
+	wait "$fv_mon" 2>/dev/null || true
 	fv_secs=$(($(date +%s) - fv_t0))
 	grep -v '^libibverbs: Warning' /tmp/fv.out | sed 's/^/  /'
 	mr_log "mr-verify run $fv_seq: exit status $fv_rc after ${fv_secs}s"
+	if [ "$fv_rc" -ne 0 ]; then
+		mr_log "counters of $FAULT_DEV during the run (last 5, every 5 s):"
+		tail -5 /tmp/fv.mon | sed 's/^/    /'
+	fi
 }
 
 fv_run() {
