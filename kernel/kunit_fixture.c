@@ -150,12 +150,19 @@ int mrt_to_rtr(struct ib_qp *qp, u32 dqpn, int gid, const char *dip,
 				     IB_QP_MIN_RNR_TIMER) & ~mask_drop);
 }
 
+/*
+ * Timeout 18 (about 1 s, a retry budget of about 8 s): under TCG a loaded
+ * host can stall a guest vCPU for longer than the 0.5 s budget of timeout
+ * 14 while the guest's timers keep wall-clock time, and the QP would end
+ * in RETRY_EXC_ERR without a packet lost. Cases about the budget itself
+ * set their own timeout.
+ */
 int mrt_to_rts(struct ib_qp *qp)
 {
 	struct ib_qp_attr a = {
 		.qp_state = IB_QPS_RTS,
 		.sq_psn = MRT_PSN,
-		.timeout = 14,
+		.timeout = 18,
 		.retry_cnt = 7,
 		.rnr_retry = 7,
 		.max_rd_atomic = 4,

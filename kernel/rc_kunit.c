@@ -13,6 +13,7 @@
 #include <linux/wait.h>
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
 #include <rdma/rdma_cm.h>
 
 #include "kunit_fixture.h"
@@ -566,6 +567,60 @@ static void mrt_rc_ud(struct kunit *test)
 	mrt_ep_free(&b);
 }
 
+/*
+ * Bad datagrams for the GSI QP: a wrong Q_Key (MR-UD-5) and a payload that
+ * is not one MAD (MR-UD-14) are dropped and counted before they reach the
+ * MAD layer; a 256-byte MAD of garbage (unknown version and class, an
+ * unsolicited "response") is handed to the MAD layer, which discards it.
+ * mrt_rc_rdma_cm, later in the suite, shows the GSI QP still works.
+ */
+static void mrt_rc_gsi_bad(struct kunit *test)
+{
+	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
+	u64 qk = mroce_counter_read(mrt_db, MROCE_CNT_QKEY_DROPS);
+	u64 mal = mroce_counter_read(mrt_db, MROCE_CNT_MALFORMED_DROPS);
+	u64 rx = mroce_counter_read(mrt_db, MROCE_CNT_RX_PKTS);
+	struct mrt_ep a = {};
+	struct ib_ah *ah;
+	struct ib_wc wc;
+	u8 *mad;
+	int i;
+
+	mad = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mad);
+	mrt_fill(mad, sizeof(struct ib_mad), 11);
+	KUNIT_ASSERT_GE(test, mrt_ga, 0);
+	/* The GSI Q_Key is a controlled one: the sender's own Q_Key. */
+	mrt_ud_qp(test, &a, mrt_da, IB_QP1_QKEY);
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_grh(&attr, NULL, 0, mrt_ga, 64, 0);
+	ipv6_addr_set_v4mapped(in_aton(MRT_IP_B),
+			       (struct in6_addr *)attr.grh.dgid.raw);
+	ah = rdma_create_ah(a.pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+
+	KUNIT_ASSERT_EQ(test, mrt_ud_post(&a, ah, MROCE_GSI_QPN, 0x1234, mad,
+					  sizeof(struct ib_mad), 1), 0);
+	KUNIT_ASSERT_EQ(test, mrt_ud_post(&a, ah, MROCE_GSI_QPN, IB_QP1_QKEY,
+					  mad, 100, 2), 0);
+	KUNIT_ASSERT_EQ(test, mrt_ud_post(&a, ah, MROCE_GSI_QPN, IB_QP1_QKEY,
+					  mad, sizeof(struct ib_mad), 3), 0);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	}
+	KUNIT_EXPECT_GE(test, mrt_wait_counter(mrt_db, MROCE_CNT_RX_PKTS,
+					       rx + 3), rx + 3);
+	KUNIT_EXPECT_EQ(test, mrt_wait_counter(mrt_db, MROCE_CNT_QKEY_DROPS,
+					       qk + 1), qk + 1);
+	KUNIT_EXPECT_EQ(test, mrt_wait_counter(mrt_db,
+					       MROCE_CNT_MALFORMED_DROPS,
+					       mal + 1), mal + 1);
+
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	mrt_ep_free(&a);
+}
+
 /* ---- rdma_cm over the GSI QP ---- */
 
 struct mrt_cm {
@@ -876,6 +931,7 @@ static void mrt_rc_srq(struct kunit *test)
 static struct kunit_case mrt_rc_cases[] = {
 	KUNIT_CASE(mrt_rc_srq),
 	KUNIT_CASE(mrt_rc_ipv6),
+	KUNIT_CASE(mrt_rc_gsi_bad),
 	KUNIT_CASE(mrt_rc_rdma_cm),
 	KUNIT_CASE(mrt_rc_ud),
 	KUNIT_CASE(mrt_rc_retry_exceeded),

@@ -19,6 +19,8 @@
 #include <linux/if_ether.h>
 #include <linux/skbuff.h>
 
+#include <rdma/ib_mad.h>
+
 #include "metaroce.h"
 
 static const u8 mroce_nack_tx_cnt[] = {
@@ -713,6 +715,12 @@ void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb)
 	}
 	if (p->deth.qkey != qp->attr.qkey) {
 		mroce_count(dev, MROCE_CNT_QKEY_DROPS);	/* MR-UD-5 */
+		return;
+	}
+	/* The GSI QP takes exactly one MAD per datagram (MR-UD-14). */
+	if (qp->ibqp.qp_type == IB_QPT_GSI &&
+	    p->payload_len != sizeof(struct ib_mad)) {
+		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
 		return;
 	}
 
