@@ -212,6 +212,34 @@ static bool mroce_comp_atomic_resp(struct mroce_qp *qp,
 	return true;
 }
 
+/*
+ * A READ_RESP or ATOMIC_RESP proves that its request PSN (the one it
+ * carries) arrived: acknowledge that PSN selectively (MR-REL-21), so that
+ * a lost ACK does not make the RTO resend the request and the responder
+ * serve the whole range again. sq.lock held.
+ */
+static void mroce_comp_implicit_ack(struct mroce_qp *qp, u32 psn)
+{
+	struct mr_txsb *sb = &qp->req->sb;
+	const struct mr_txsb_ent *ent = mr_txsb_get(sb, psn);
+	struct mr_txsb_result res;
+	struct mr_akh akh = {};
+	s32 off = mr_psn_diff(psn, sb->una);
+
+	if (!ent || (ent->flags & MR_TXE_SACKED) || off < 0 ||
+	    off >= MR_SACK_BITS)
+		return;
+	/* The RTT of the copy that was answered, as an ACK would echo. */
+	akh.ts_echo = mr_txsb_stamp(sb, ent->sent_ns);
+	if (!off) {
+		akh.cum_psn = mr_psn_add(psn, 1);
+	} else {
+		akh.cum_psn = sb->una;
+		akh.sack[off / 64] |= 1ULL << (off % 64);
+	}
+	mr_txsb_on_ack(sb, &akh, mroce_now(), &res);
+}
+
 static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 {
 	struct mroce_send_wqe *wqe = mroce_req_find_msn(qp, p->dxh.msn);
@@ -227,7 +255,9 @@ static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 			  wqe->mr_op == MR_OP_ATOMIC_FA))
 			ok = mroce_comp_atomic_resp(qp, wqe, p);
 	}
-	if (!ok)
+	if (ok)
+		mroce_comp_implicit_ack(qp, p->psn);
+	else
 		mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);
 }
 
