@@ -26,6 +26,7 @@
 #   BENCH_LAT_ITERS      1000                     / 200
 #   BENCH_LAT_TIMEOUT    90  (seconds per latency run)
 #   BENCH_MR_PARAMS      metaroce module parameters, e.g. cc_fixed=1
+#   BENCH_FTRACE=1       ftrace the RDMA runs in the guests (diagnosis only)
 #   MR_ACCEL=tcg|kvm     force the accelerator (tests/vm/accel.sh)
 set -u
 
@@ -72,6 +73,8 @@ for v in BENCH_TRANSPORTS BENCH_BW_TESTS BENCH_LAT_TESTS BENCH_SIZES \
 	esac
 done
 : "${BENCH_MR_PARAMS:=}"
+: "${BENCH_FTRACE:=0}"
+case "$BENCH_FTRACE" in 0 | 1) ;; *) broke "BENCH_FTRACE must be 0 or 1" ;; esac
 case "$BENCH_MR_PARAMS" in
 *[!A-Za-z0-9._=,\ -]*) broke "BENCH_MR_PARAMS='$BENCH_MR_PARAMS': name=value words only" ;;
 esac
@@ -181,6 +184,7 @@ scen=$out/scenario.sh
 	done
 	echo "BENCH_MR_NOTE='$mr_note'"
 	echo "BENCH_MR_PARAMS='$BENCH_MR_PARAMS'"
+	echo "BENCH_FTRACE='$BENCH_FTRACE'"
 	cat "$here/guest.sh"
 } >"$scen"
 
@@ -191,7 +195,8 @@ case "$accel_args" in *kvm*) accel=KVM ;; *) accel=TCG ;; esac
 	echo "stamp=$stamp"
 	echo "mode=$mode"
 	for v in BENCH_TRANSPORTS BENCH_BW_TESTS BENCH_LAT_TESTS BENCH_SIZES \
-		BENCH_LAT_SIZE BENCH_LOSS BENCH_SECONDS BENCH_LAT_ITERS BENCH_MR_PARAMS; do
+		BENCH_LAT_SIZE BENCH_LOSS BENCH_SECONDS BENCH_LAT_ITERS BENCH_MR_PARAMS \
+		BENCH_FTRACE; do
 		eval "echo \"$v=\$$v\""
 	done
 	echo "host_cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
@@ -202,6 +207,10 @@ case "$accel_args" in *kvm*) accel=KVM ;; *) accel=TCG ;; esac
 	echo "accel_args=$accel_args"
 	echo "guest_kernel_image=$bzimage"
 	echo "commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	# What of the measured sources differs from the commit (the build is a
+	# snapshot of the working tree).
+	echo "dirty=$(git -C "$top" status --porcelain -- Kbuild kernel userspace 2>/dev/null |
+		awk '{ print $NF }' | tr '\n' ' ')"
 	echo "module_build=$module_build"
 	echo "provider_build=$provider_build"
 	echo "runs=$((runs_bw + runs_lat + runs_tcp))"

@@ -15,6 +15,11 @@
 #                  bytes for BENCH_LAT_ITERS iterations; each test point on
 #                  rxe and on MetaRoCE back to back.
 # BENCH_MR_PARAMS are metaroce module parameters (e.g. cc_fixed=1).
+# BENCH_FTRACE=1: each RDMA run is traced on both VMs with the function
+# tracer on the device's datapath entry points (trace_funcs below); a
+# summary of the intervals (BENCH-TRACE lines) and an excerpt of the trace
+# go to the console. It slows the datapath a little: for diagnosis, not for
+# the published numbers.
 # Every tool runs under timeout. The client prints one machine-readable line
 # per result on its console:
 #   BENCH,<transport>,<test>,<size>,<loss %>,<metric>,<value>,<status>,<note>
@@ -43,6 +48,7 @@ set +e
 : "${BENCH_SLACK:=40}"
 : "${BENCH_MR_NOTE:=}"
 : "${BENCH_MR_PARAMS:=}"
+: "${BENCH_FTRACE:=0}"
 
 perftest_port=18515
 iperf_port=5201
@@ -114,6 +120,103 @@ counters_delta() {
 	awk 'NR == FNR { a[$1] = $2; next } $2 != a[$1] { print $1, $2 - a[$1] }' "$1" "$2"
 }
 
+# ftrace of the RDMA datapath (BENCH_FTRACE=1). trace_funcs TRANSPORT: the
+# functions traced, in this order: the doorbell (post_send), the requester
+# loop, its timer, a second timer (MetaRoCE: delayed ACK; rxe: RNR), every
+# transmitted and every received packet, a request packet handed to the
+# responder, a response or ACK handed to the completer, a completion.
+trace_funcs() {
+	case "$1" in
+	metaroce) echo mroce_post_send mroce_req_run mroce_req_timer_fn \
+		mroce_ack_timer_fn mroce_xmit mroce_rcv mroce_resp_rcv \
+		mroce_comp_rcv mroce_send_complete ;;
+	rxe) echo rxe_post_send rxe_requester retransmit_timer rnr_nak_timer \
+		rxe_xmit_packet rxe_rcv rxe_resp_queue_pkt rxe_comp_queue_pkt \
+		rxe_cq_post ;;
+	esac
+}
+tdir=""
+
+trace_on() {
+	[ "$BENCH_FTRACE" = 1 ] && [ -n "$(trace_funcs "$1")" ] || return 0
+	if [ -z "$tdir" ]; then
+		mount -t tracefs nodev /sys/kernel/tracing >/dev/null 2>&1
+		for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+			[ -f "$d/trace" ] && { tdir=$d; break; }
+		done
+		[ -n "$tdir" ] || { say "ftrace: no tracefs, tracing off"; BENCH_FTRACE=0; return 0; }
+	fi
+	echo 0 >"$tdir/tracing_on"
+	echo nop >"$tdir/current_tracer"
+	echo 8192 >"$tdir/buffer_size_kb" 2>/dev/null
+	: >"$tdir/set_ftrace_filter"
+	for f in $(trace_funcs "$1"); do
+		echo "$f" >>"$tdir/set_ftrace_filter" 2>/dev/null || say "ftrace: cannot trace $f"
+	done
+	# An empty filter would trace every kernel function.
+	grep -q . "$tdir/set_ftrace_filter" || { say "ftrace: nothing to trace for $1"; return 0; }
+	: >"$tdir/trace"
+	echo function >"$tdir/current_tracer"
+	echo 1 >"$tdir/tracing_on"
+}
+
+# trace_off TRANSPORT TEST: stop, summarise, show an excerpt. Intervals
+# (microseconds, median and 90th percentile over the run):
+#   post>xmit   a doorbell to the next packet leaving this VM
+#   post>timer>xmit  ... when a requester timer ran in between (held)
+#   rcv>post    a request packet in to the next doorbell (the process saw
+#               the data and answered: ping-pong latency tests)
+#   xmit>comp   a packet out to the next ACK/response processed
+#   post>post   one iteration (latency tests)
+trace_off() {
+	[ "$BENCH_FTRACE" = 1 ] && [ -n "$tdir" ] && [ -n "$(trace_funcs "$1")" ] || return 0
+	echo 0 >"$tdir/tracing_on"
+	cat "$tdir/trace" >/tmp/trace.txt 2>/dev/null
+	echo nop >"$tdir/current_tracer"
+	: >"$tdir/set_ftrace_filter"
+	# shellcheck disable=SC2046
+	set -- "$1" "$2" $(trace_funcs "$1")
+	awk -v P="$3" -v T="$5" -v X="$7" -v R="$9" -v C="${10}" '
+		{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+			t = substr($i, 1, length($i) - 1) * 1e6; f = $(i + 1)
+			n[f]++
+			if (f == P) {
+				if (lp) print "post>post", t - lp
+				lp = t; pend = 1; tmr = 0
+			} else if (f == T && pend) {
+				tmr = 1
+			} else if (f == X) {
+				if (pend) print (tmr ? "post>timer>xmit" : "post>xmit"), t - lp
+				pend = 0; lx = t; xpend = 1
+			} else if (f == R) {
+				lr = t; rpend = 1
+			} else if (f == C && xpend) {
+				print "xmit>comp", t - lx; xpend = 0
+			}
+			if (f == P && rpend) {
+				print "rcv>post", t - lr; rpend = 0
+			}
+			break
+		}
+		}
+		END { for (f in n) print "count", f, n[f] }' /tmp/trace.txt >/tmp/trace.iv
+	grep '^count' /tmp/trace.iv | sort -k2 | awk -v tr="$1" -v te="$2" -v r="$MR_ROLE" \
+		'{ printf "BENCH-TRACE,%s,%s,%s,calls,%s,%s\n", r, tr, te, $2, $3 }'
+	for k in post\>xmit post\>timer\>xmit rcv\>post xmit\>comp post\>post; do
+		grep "^$k " /tmp/trace.iv | awk '{ print $2 }' | sort -n >/tmp/trace.k
+		[ -s /tmp/trace.k ] || continue
+		awk -v k="$k" -v tr="$1" -v te="$2" -v r="$MR_ROLE" '{ v[NR] = $1 }
+			END { q = int(NR * 0.9); if (q < 1) q = 1
+				printf "BENCH-TRACE,%s,%s,%s,%s,n=%d median=%.0fus p90=%.0fus max=%.0fus\n",
+				r, tr, te, k, NR, v[int((NR + 1) / 2)], v[q], v[NR] }' /tmp/trace.k
+	done
+	# An excerpt from the middle of the run, for reading by hand.
+	n=$(wc -l </tmp/trace.txt)
+	say "ftrace excerpt ($1 $2, lines $((n / 2)).. of $n):"
+	sed -n "$((n / 2)),$((n / 2 + 40))p" /tmp/trace.txt | sed 's/^/  ~ /'
+	return 0
+}
+
 # listening PORT: a TCP socket of this VM listens on PORT.
 listening() {
 	hex=$(printf '%04X' "$1")
@@ -182,6 +285,7 @@ measure() {
 	m_start=$(date +%s)
 	say "run $seq: $m_tr $m_test size=$m_size loss=$m_loss%: $*"
 	counters "$m_tr" /tmp/ctr.before
+	trace_on "$m_tr"
 	if [ "$MR_ROLE" = server ]; then
 		timeout "$m_tmo" "$@" >"$out" 2>&1 &
 		pid=$!
@@ -222,9 +326,14 @@ measure() {
 		show_output "$out"
 		say "run $seq: server side exit status $srv_rc"
 		counters "$m_tr" /tmp/ctr.after
-		counters_delta /tmp/ctr.before /tmp/ctr.after | tr '\n' ' ' |
-			sed 's/^./  counters moved: &/'
+		trace_off "$m_tr" "$m_test"
+		counters_delta /tmp/ctr.before /tmp/ctr.after >/tmp/ctr.delta
+		tr '\n' ' ' </tmp/ctr.delta | sed 's/^./  counters moved: &/'
 		echo
+		# The server's counters, for report.py (peer_ctr_<name> rows).
+		while read -r c_name c_delta; do
+			echo "BENCH-PEER,$m_tr,$m_test,$m_size,$m_loss,$c_name,$c_delta"
+		done </tmp/ctr.delta
 		return 0
 	fi
 
@@ -257,6 +366,7 @@ measure() {
 	m_secs=$(($(date +%s) - m_start))
 	say "run $seq: client side exit status $rc (${m_secs}s)"
 	counters "$m_tr" /tmp/ctr.after
+	trace_off "$m_tr" "$m_test"
 
 	# Why it failed, in the tool's words.
 	if [ $rc -eq 124 ] || [ $rc -eq 143 ]; then

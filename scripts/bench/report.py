@@ -11,14 +11,18 @@ tests/vm/run.sh said) and vm/{client,server}.console.log. The guest prints
     BENCH,<transport>,<test>,<size>,<loss %>,<metric>,<value>,<status>,<note>
     BENCH-ENV,<role>,<key>,<value>    BENCH-NOTE,<transport>,<text>
     BENCH-TIME,<transport|total>,<seconds>
+    BENCH-PEER,<transport>,<test>,<size>,<loss %>,<counter>,<delta> (server)
+    BENCH-TRACE,<role>,<transport>,<test>,<what>,<value> (BENCH_FTRACE=1)
 
 Writes in RUN_DIR:
     bench.csv   every result line (bw_mbps, lat_*_us, retransmits, wall_s,
                 ctr_<counter>: the client device's counters that moved during
-                the run), plus a "missing" row for each measurement of the
-                matrix the run never reached;
+                the run, peer_ctr_<counter>: the server's), plus a "missing"
+                row for each measurement of the matrix the run never reached;
     bench.md    environment, bandwidth and latency tables with the ratios
-                MetaRoCE/rxe and MetaRoCE/TCP, the issue's targets, and why
+                MetaRoCE/rxe and MetaRoCE/TCP, the issue's targets, the
+                device counters of each run (both VMs), the ftrace summaries
+                (BENCH_FTRACE=1), and why
                 any value is n/a;
     bench.rst   the same tables for Documentation/metaroce/benchmarks.rst;
     bench.png   bandwidth against loss per transport and size, and latency.
@@ -63,14 +67,15 @@ def read_console(path):
 
 def parse(client_lines, server_lines):
     """Result rows, notes, guest environment, timings, malformed count."""
-    rows, notes, env, times = [], [], {}, {}
+    rows, notes, env, times, traces = [], [], {}, {}, []
     malformed = 0
     ended = False
     for role, lines in (("client", client_lines), ("server", server_lines)):
         for ln in lines:
             # A kernel message can land in front of a line on the serial
             # console: look for the tag anywhere in the line.
-            m = re.search(r"BENCH(-ENV|-NOTE|-TIME|-END)?,(.*)$", ln)
+            m = re.search(r"BENCH(-ENV|-NOTE|-TIME|-END|-PEER|-TRACE)?,(.*)$",
+                          ln)
             if not m:
                 m2 = re.search(r"MR-BEGIN role=(\S+) kernel=(\S+)", ln)
                 if m2:
@@ -84,6 +89,16 @@ def parse(client_lines, server_lines):
                 continue
             if kind == "-END":
                 ended = ended or role == "client"
+                continue
+            if kind == "-PEER":
+                # The server's device counters that moved during a run.
+                p = rest.split(",")
+                if role == "server" and len(p) == 6:
+                    rows.append(dict(zip(FIELDS, p[:4] + [
+                        "peer_ctr_" + p[4], p[5], "ok", ""])))
+                continue
+            if kind == "-TRACE":
+                traces.append(rest)
                 continue
             if role != "client":
                 continue
@@ -102,7 +117,7 @@ def parse(client_lines, server_lines):
                 malformed += 1
                 continue
             rows.append(dict(zip(FIELDS, p)))
-    return rows, notes, env, times, malformed, ended
+    return rows, notes, env, times, malformed, ended, traces
 
 
 def words(meta, key):
@@ -222,7 +237,10 @@ def env_rows(meta, env, times):
             meta.get("BENCH_LAT_ITERS", "?"),
             ", metaroce " + meta["BENCH_MR_PARAMS"]
             if meta.get("BENCH_MR_PARAMS") else "")),
-        ("Commit", meta.get("commit", "?")),
+        ("Commit", meta.get("commit", "?") + (
+            " (measured sources with uncommitted changes: %s)" %
+            ", ".join(meta["dirty"].split()) if meta.get("dirty", "").strip()
+            else "")),
         ("Host", "%s, %s cores; load average %s at start, %s at end" % (
             meta.get("host_cpu", "?"), meta.get("host_cores", "?"),
             meta.get("host_load_start", "?").split(" ")[0],
@@ -377,7 +395,43 @@ def verdict_text(meta, ended):
     return s + " — see run.log"
 
 
-def write_md(path, res, env, notes, times, malformed, ended, run_log):
+def counters_table(res):
+    """The device counters that moved in each RDMA run, client (ctr_*) and
+    server (peer_ctr_*), byte counts left out."""
+    runs = {}
+    for (tr, test, size, loss, metric), r in res.by.items():
+        if tr not in RDMA or r["status"] != "ok":
+            continue
+        for pre, side in (("ctr_", 0), ("peer_ctr_", 1)):
+            if metric.startswith(pre):
+                name = metric[len(pre):]
+                if name.endswith("_bytes"):
+                    continue
+                runs.setdefault((tr, test, size, loss), ([], []))[side] \
+                    .append("%s %s" % (name, r["value"]))
+    order = {t: i for i, t in enumerate(
+        [t + "_bw" for t in words(res.meta, "BENCH_BW_TESTS")] +
+        [t + "_lat" for t in words(res.meta, "BENCH_LAT_TESTS")])}
+
+    def key(k):
+        tr, test, size, loss = k
+        try:
+            return (RDMA.index(tr), order.get(test, 99), int(size),
+                    float(loss))
+        except ValueError:
+            return (RDMA.index(tr), order.get(test, 99), 0, 0.0)
+    body = []
+    for k in sorted(runs, key=key):
+        tr, test, size, loss = k
+        c, p = runs[k]
+        body.append([NAMES[tr], "ib_" + test, fmt_size(size), loss + "%",
+                     ", ".join(c) or "-", ", ".join(p) or "-"])
+    return ["Transport", "Test", "Size", "Loss", "client (requester of "
+            "write/send/read)", "server"], body
+
+
+def write_md(path, res, env, notes, times, malformed, ended, run_log,
+             traces=()):
     meta = res.meta
     res.reasons = []
     out = ["# MetaRoCE benchmark, %s (%s run)" % (meta.get("date_utc", "?"),
@@ -402,6 +456,20 @@ def write_md(path, res, env, notes, times, malformed, ended, run_log):
         out += [md_table(*lat_table(res, False)), ""]
     out += ["## Targets (issue 7)", ""]
     out += [md_table(["Target", "Measured", "Verdict"], targets(res)), ""]
+    head, body = counters_table(res)
+    if body:
+        out += ["## Device counters that moved in each run", "",
+                "`rdma statistic show link` before and after each run, on "
+                "both VMs (byte counts left out). For MetaRoCE: "
+                "retransmissions, rto_fired, duplicate_drops (a "
+                "retransmission the peer already had: a spurious one), "
+                "acks and sacks; for rxe its retry counters.", ""]
+        out += [md_table(head, body), ""]
+    if traces:
+        out += ["## ftrace (BENCH_FTRACE=1)", "",
+                "role, transport, test, interval or calls: see "
+                "scripts/bench/guest.sh, trace_off().", "", "```"]
+        out += list(traces) + ["```", ""]
     if res.reasons:
         out += ["## Why values are n/a", ""]
         out += ["%d. %s" % (i + 1, r) for i, r in enumerate(res.reasons)]
@@ -575,7 +643,8 @@ def main(argv):
             run_log = f.read()
     except OSError:
         run_log = ""
-    rows, notes, env, times, malformed, ended = parse(client, server)
+    rows, notes, env, times, malformed, ended, traces = parse(client,
+                                                              server)
     # Time spent per transport: the sum of its measurements' wall times.
     times = {k: v for k, v in times.items() if k == "total"}
     for r in rows:
@@ -585,7 +654,7 @@ def main(argv):
     res = Results(rows, meta)
     write_csv(os.path.join(d, "bench.csv"), rows, res.missing)
     write_md(os.path.join(d, "bench.md"), res, env, notes, times, malformed,
-             ended, run_log)
+             ended, run_log, traces)
     write_rst(os.path.join(d, "bench.rst"), res, env, times, ended)
     write_png(os.path.join(d, "bench.png"), res, env)
     main = ("bw_mbps", "lat_typical_us")

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * coreprof: the portable protocol core's per-packet work, for valgrind's
+ * callgrind (scripts/bench/coreprof.sh runs it and turns the counts into
+ * instructions per packet).
+ *
+ * One RC requester (txsb + cc + path, as kernel/req.c drives them) streams
+ * WRITE messages to one responder (rxwin + rxmsg, as kernel/recv.c and
+ * kernel/resp.c do) over a simulated link on a virtual clock: a
+ * serialisation gap per packet, a one-way delay, and random loss on both
+ * directions (data and ACKs). Every packet is really encoded (headers,
+ * payload copy, ICRC) and really checked and decoded on the other side.
+ * Only the core runs here: no skb, no socket, no verbs.
+ *
+ * Each piece of per-packet work is one noinline function below (the
+ * "stages"); callgrind's inclusive count of a stage divided by the number
+ * of calls the program prints is its cost per call:
+ *   stage_tx_data    requester: scoreboard + path + cc bookkeeping of one
+ *                    data packet (new or retransmitted), encode, ICRC
+ *   stage_rx_data    responder: ICRC check, decode, window, message
+ *                    tracker, placement (memcpy), completion, ACK policy
+ *   stage_tx_ack     responder: build one ACK (ack_fill, encode, ICRC)
+ *   stage_rx_ack     requester: ICRC check, decode, scoreboard (SACK,
+ *                    RACK, RTT), cc and path feedback
+ *   stage_timers     requester: RACK/RTO timer work when a deadline passed
+ *   stage_can_send   requester: the "may I send" checks of the pump loop
+ *   icrc_*           the ICRC alone, as the core computes it (portable
+ *                    slicing-by-8) and with the SSE4.2 crc32 instruction
+ *                    (what the kernel's crc32c() uses, MR_KERNEL_CRC32C)
+ * The simulator's own work (event queue, random numbers) is outside the
+ * stages.
+ *
+ * It also reports what the congestion control did: goodput in virtual
+ * time, the time-averaged window, cuts, RTOs, retransmissions; so the same
+ * run shows what a loss rate costs the window (ratio against loss 0).
+ *
+ * Usage: coreprof [-l LOSS_PCT] [-n MESSAGES] [-s MSG_BYTES] [-m MTU]
+ *		   [-r RTT_US] [-g GAP_NS] [-f] [-d] [-S SEED] [-c BYTES]
+ *   -f  fixed window (cc_fixed=1 of the module, MR_CC_FIXED)
+ *   -d  delay signal on (cc_delay=1); the module's default is off
+ *   -c  only time the ICRC over BYTES, N times (-n), both variants
+ * Defaults: loss 0, 2000 messages of 65536 bytes, MTU 1024 (an IB MTU of
+ * 1024 is what a 1500-byte netdev gives), RTT 1000 us (TCG-like), gap
+ * 40 us per packet (about 200 Mbit/s: the order of iperf3 under TCG).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wire.h"
+#include "psn.h"
+#include "txsb.h"
+#include "cc.h"
+#include "path.h"
+#include "rxwin.h"
+#include "rxmsg.h"
+#include "crc32c.h"
+
+#define NOINLINE __attribute__((noinline))
+#define MAX_MTU		4096
+#define PKT_MAX		(MR_MAX_HDR_LEN + MAX_MTU + MR_ICRC_LEN)
+#define QCAP		1024		/* packets in flight per direction */
+#define REQ_QPN		0x000111
+#define RSP_QPN		0x000222
+#define RKEY		0x1234
+#define VA		0x7f0000000000ULL
+#define US		1000ULL
+#define MEM_SLOTS	4		/* responder target buffers */
+
+struct qpkt {
+	u64 t;
+	u32 len;
+	u8 buf[PKT_MAX];
+};
+
+struct queue {
+	struct qpkt q[QCAP];
+	u32 head, n;
+	u64 busy_until;		/* serialisation of the sender's link */
+	u64 sent, lost;
+};
+
+static struct {
+	/* configuration */
+	double loss;
+	u32 n_msgs, msg_len, mtu, npkts;
+	u64 owd_ns, gap_ns;
+	bool fixed, delay;
+	u64 rng;
+	/* requester */
+	struct mr_txsb sb;
+	struct mr_cc cc;
+	struct mr_path_table pt;
+	u64 path_rng;
+	u32 first_psn[MR_RXMSG_RING];	/* by msn % ring */
+	u32 next_msn, next_pkt, done_msn;
+	u8 payload[MAX_MTU];
+	/* responder */
+	struct mr_rxwin w;
+	struct mr_rxmsg m;
+	u8 mem[MEM_SLOTS][65536 * 16];
+	u32 rsp_done;
+	u8 last_path;
+	/* link */
+	struct queue to_rsp, to_req;
+	u64 now;
+	/* statistics */
+	u64 n_tx_data, n_retx, n_rx_data, n_tx_ack, n_rx_ack, n_timers;
+	u64 n_can_send, n_rtos, n_dup, cwnd_area, last_cwnd_t;
+	u32 min_cwnd_seen, max_cwnd_seen;
+} S;
+
+static u64 rnd(void)
+{
+	u64 x = (S.rng += 0x9E3779B97F4A7C15ULL);
+
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+static u32 path_rand(void *ctx)
+{
+	u64 *s = ctx;
+
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (u32)(*s >> 33);
+}
+
+/* The link: FIFO with a serialisation gap and a one-way delay. */
+static void link_send(struct queue *q, const u8 *buf, u32 len)
+{
+	struct qpkt *k;
+	u64 start = S.now > q->busy_until ? S.now : q->busy_until;
+
+	q->busy_until = start + S.gap_ns;
+	q->sent++;
+	if (S.loss > 0 && (double)(rnd() >> 11) / 9007199254740992.0 < S.loss) {
+		q->lost++;
+		return;
+	}
+	if (q->n == QCAP) {
+		fprintf(stderr, "coreprof: link queue full\n");
+		exit(1);
+	}
+	k = &q->q[(q->head + q->n++) % QCAP];
+	k->t = start + S.gap_ns + S.owd_ns;
+	k->len = len;
+	memcpy(k->buf, buf, len);
+}
+
+static void cwnd_account(void)
+{
+	u32 w = mr_cc_window(&S.cc) >> MR_CC_SHIFT;
+
+	S.cwnd_area += (u64)w * (S.now - S.last_cwnd_t);
+	S.last_cwnd_t = S.now;
+	if (w < S.min_cwnd_seen)
+		S.min_cwnd_seen = w;
+	if (w > S.max_cwnd_seen)
+		S.max_cwnd_seen = w;
+}
+
+/* ------------------------------------------------------------ stages */
+
+/* One data packet of message @msn, packet @k, at @psn on @path. */
+NOINLINE static u32 stage_tx_data(u8 *buf, u32 msn, u32 k, bool retx)
+{
+	struct mr_pkt p;
+	u32 psn, off = k * S.mtu, plen;
+	u8 path;
+	int hl;
+
+	if (retx) {
+		const struct mr_txsb_ent *e;
+
+		if (!mr_txsb_next_retx(&S.sb, S.now, &psn))
+			return 0;
+		e = mr_txsb_get(&S.sb, psn);
+		msn = e->msn;
+		k = mr_psn_dist(psn, S.first_psn[msn % MR_RXMSG_RING]);
+		off = k * S.mtu;
+		path = mr_path_pick_other(&S.pt, e->path);
+		if (mr_txsb_on_retx(&S.sb, psn, path, S.now))
+			abort();
+	} else {
+		u8 fl = (k == 0 ? MR_TXE_FIRST : 0) |
+			(k + 1 == S.npkts ? MR_TXE_LAST : 0);
+
+		path = mr_path_pick(&S.pt);
+		if (mr_txsb_on_send(&S.sb, msn, fl, path, S.now, &psn))
+			abort();
+		if (k == 0)
+			S.first_psn[msn % MR_RXMSG_RING] = psn;
+	}
+	plen = S.msg_len - off < S.mtu ? S.msg_len - off : S.mtu;
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_WRITE;
+	p.path = path;
+	p.dqpn = RSP_QPN;
+	p.sqpn = REQ_QPN;
+	p.psn = psn;
+	p.ts = mr_txsb_stamp(&S.sb, S.now);
+	p.flags = (k == 0 ? MR_F_FIRST : 0) |
+		  (k + 1 == S.npkts ? MR_F_LAST | MR_F_ACKREQ : 0) |
+		  (retx ? MR_F_RETX | MR_F_ACKREQ : 0);
+	p.dxh.msn = msn;
+	p.dxh.offset = off;
+	p.dxh.msg_len = S.msg_len;
+	p.rxh.va = VA;
+	p.rxh.rkey = RKEY;
+	p.payload_len = plen;
+	mr_cc_on_send(&S.cc, S.now);
+	mr_path_on_send(&S.pt, path, S.now);
+	/* as kernel/pkt.c: headers, payload copied behind them, ICRC */
+	hl = mr_pkt_encode_hdr(&p, buf, PKT_MAX);
+	if (hl < 0)
+		abort();
+	memcpy(buf + hl, S.payload, plen);
+	mr_icrc_put(buf, (u32)hl + plen);
+	return (u32)hl + plen + MR_ICRC_LEN;
+}
+
+NOINLINE static u32 stage_tx_ack(u8 *buf)
+{
+	struct mr_pkt a;
+	int len;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = mr_rxwin_ack_fill(&S.w, &a.akh);
+	a.opcode = MR_OP_ACK;
+	a.path = S.last_path;
+	a.dqpn = REQ_QPN;
+	a.sqpn = RSP_QPN;
+	a.ts = (u32)(S.now / US);
+	a.akh.msn = mr_rxmsg_completed_msn(&S.m);
+	a.akh.credit = MR_CREDIT_UNLIMITED;
+	len = mr_pkt_encode(&a, buf, PKT_MAX);
+	if (len < 0)
+		abort();
+	return (u32)len;
+}
+
+/* Returns true when an ACK is to be sent. */
+NOINLINE static bool stage_rx_data(const u8 *buf, u32 len)
+{
+	struct mr_rxmsg_info info;
+	enum mr_rx_class cls;
+	struct mr_pkt p;
+
+	if (mr_icrc_check(buf, len) || mr_pkt_decode(buf, len, &p))
+		abort();
+	cls = mr_rxwin_classify(&S.w, p.psn);
+	if (cls == MR_RX_NEW || cls == MR_RX_NEW_OOO) {
+		if (mr_rxmsg_add(&S.m, &p) < 0)
+			abort();
+		/* placement at RXH.va + offset (one of a few buffers) */
+		memcpy(S.mem[p.dxh.msn % MEM_SLOTS] + p.dxh.offset, p.payload,
+		       p.payload_len);
+		if (mr_rxwin_mark(&S.w, p.psn) < 0)
+			abort();
+		while (mr_rxmsg_pop_completed(&S.m, &info))
+			S.rsp_done++;
+	} else {
+		S.n_dup++;
+	}
+	S.last_path = p.path;
+	return mr_rxwin_note(&S.w, cls, p.flags, false, p.ts, S.now);
+}
+
+NOINLINE static void stage_rx_ack(const u8 *buf, u32 len)
+{
+	struct mr_txsb_result res;
+	struct mr_pkt p;
+	int i;
+
+	if (mr_icrc_check(buf, len) || mr_pkt_decode(buf, len, &p))
+		abort();
+	if (mr_txsb_on_ack(&S.sb, &p.akh, S.now, &res) != MR_TXSB_OK)
+		abort();
+	mr_cc_on_ack(&S.cc, S.now, res.newly_acked + res.newly_sacked,
+		     p.akh.ce_count, p.akh.pkt_count,
+		     res.rtt_valid ? res.rtt_ns : 0,
+		     res.stale ? S.cc.credit : p.akh.credit);
+	mr_path_on_ack(&S.pt, p.path, p.akh.ce_count, p.akh.pkt_count,
+		       res.rtt_valid ? res.rtt_ns : 0, S.now);
+	for (i = 0; i < MR_PATH_MAX; i++) {
+		if (res.path_delivered_mask & (1ULL << i))
+			mr_path_on_delivery(&S.pt, (u8)i,
+					    res.path_delivered[i], S.now);
+		if (res.path_lost_mask & (1ULL << i))
+			mr_path_on_loss(&S.pt, (u8)i, res.path_lost[i], S.now);
+	}
+	if (res.newly_lost)
+		mr_cc_on_loss(&S.cc, S.now, res.newly_lost);
+	if (res.done_valid)
+		S.done_msn = res.done_msn + 1;
+}
+
+NOINLINE static void stage_timers(void)
+{
+	struct mr_txsb_result res;
+
+	if (mr_txsb_on_timer(&S.sb, S.now, &res) != MR_TXSB_OK)
+		abort();
+	if (res.rto_fired) {
+		S.n_rtos++;
+		mr_cc_on_rto(&S.cc, S.now);
+		mr_path_on_rto(&S.pt, res.path_lost_mask, S.now);
+	}
+	if (res.newly_lost)
+		mr_cc_on_loss(&S.cc, S.now, res.newly_lost);
+	if (res.done_valid)
+		S.done_msn = res.done_msn + 1;
+}
+
+/* 0: nothing may go; 1: a retransmission; 2: a new packet. */
+NOINLINE static int stage_can_send(void)
+{
+	u32 psn;
+
+	if (!mr_txsb_can_send(&S.sb, S.now) ||
+	    !mr_cc_can_send(&S.cc, S.now, mr_txsb_inflight(&S.sb)))
+		return 0;
+	if (mr_txsb_next_retx(&S.sb, S.now, &psn))
+		return 1;
+	if (mr_txsb_window_full(&S.sb) || S.next_msn >= S.n_msgs)
+		return 0;
+	return 2;
+}
+
+NOINLINE static u32 icrc_portable(const u8 *buf, u32 len)
+{
+	return mr_icrc_compute(buf, len);
+}
+
+__attribute__((target("sse4.2"))) NOINLINE static u32
+icrc_sse42(const u8 *buf, u32 len)
+{
+	u64 crc = 0xFFFFFFFFU;
+
+	while (len >= 8) {
+		u64 v;
+
+		memcpy(&v, buf, 8);
+		crc = __builtin_ia32_crc32di(crc, v);
+		buf += 8;
+		len -= 8;
+	}
+	while (len--)
+		crc = __builtin_ia32_crc32qi((u32)crc, *buf++);
+	return ~(u32)crc;
+}
+
+/* ---------------------------------------------------------------- run */
+
+static void pump(void)
+{
+	u8 buf[PKT_MAX];
+	int what;
+	u32 len;
+
+	for (;;) {
+		/* the NIC queue: do not run more than a few packets ahead */
+		if (S.to_rsp.busy_until > S.now + 4 * S.gap_ns)
+			return;
+		S.n_can_send++;
+		what = stage_can_send();
+		if (!what)
+			return;
+		S.n_tx_data++;
+		if (what == 1) {
+			len = stage_tx_data(buf, 0, 0, true);
+			S.n_retx++;
+		} else {
+			len = stage_tx_data(buf, S.next_msn, S.next_pkt, false);
+			if (++S.next_pkt == S.npkts) {
+				S.next_pkt = 0;
+				S.next_msn++;
+			}
+		}
+		link_send(&S.to_rsp, buf, len);
+	}
+}
+
+static u64 next_event(void)
+{
+	u64 t = mr_txsb_next_deadline(&S.sb), n;
+
+	if (S.w.delack_armed && S.w.ack_deadline_ns < t)
+		t = S.w.ack_deadline_ns;
+	if (S.to_rsp.n && S.to_rsp.q[S.to_rsp.head].t < t)
+		t = S.to_rsp.q[S.to_rsp.head].t;
+	if (S.to_req.n && S.to_req.q[S.to_req.head].t < t)
+		t = S.to_req.q[S.to_req.head].t;
+	/* the pacer or the NIC queue hold back a packet that may go */
+	n = mr_cc_next_send_ns(&S.cc);
+	if (S.to_rsp.busy_until > S.now + 4 * S.gap_ns &&
+	    S.to_rsp.busy_until - 4 * S.gap_ns > n)
+		n = S.to_rsp.busy_until - 4 * S.gap_ns;
+	if (n > S.now && n < t && (S.next_msn < S.n_msgs || S.sb.n_lost))
+		t = n;
+	return t;
+}
+
+static void run(void)
+{
+	u8 buf[PKT_MAX];
+
+	pump();
+	while (S.done_msn < S.n_msgs) {
+		u64 t = next_event();
+
+		if (t == MR_TIME_NEVER) {
+			fprintf(stderr, "coreprof: stuck at %llu ns\n",
+				(unsigned long long)S.now);
+			exit(1);
+		}
+		if (t > S.now) {
+			cwnd_account();
+			S.now = t;
+		}
+		while (S.to_rsp.n && S.to_rsp.q[S.to_rsp.head].t <= S.now) {
+			struct qpkt *k = &S.to_rsp.q[S.to_rsp.head];
+
+			S.to_rsp.head = (S.to_rsp.head + 1) % QCAP;
+			S.to_rsp.n--;
+			S.n_rx_data++;
+			if (stage_rx_data(k->buf, k->len)) {
+				S.n_tx_ack++;
+				link_send(&S.to_req, buf, stage_tx_ack(buf));
+			}
+		}
+		if (mr_rxwin_ack_due(&S.w, S.now)) {
+			S.n_tx_ack++;
+			link_send(&S.to_req, buf, stage_tx_ack(buf));
+		}
+		while (S.to_req.n && S.to_req.q[S.to_req.head].t <= S.now) {
+			struct qpkt *k = &S.to_req.q[S.to_req.head];
+
+			S.to_req.head = (S.to_req.head + 1) % QCAP;
+			S.to_req.n--;
+			S.n_rx_ack++;
+			stage_rx_ack(k->buf, k->len);
+		}
+		if (mr_txsb_next_deadline(&S.sb) <= S.now) {
+			S.n_timers++;
+			stage_timers();
+		}
+		pump();
+	}
+	cwnd_account();
+}
+
+static void icrc_only(u32 bytes, u32 n)
+{
+	static u8 b[PKT_MAX];
+	u32 i, x = 0;
+
+	for (i = 0; i < sizeof(b); i++)
+		b[i] = (u8)rnd();
+	for (i = 0; i < n; i++)
+		if (icrc_portable(b, bytes) != icrc_sse42(b, bytes))
+			x++;
+	printf("COUNT icrc_portable %u\nCOUNT icrc_sse42 %u\n", n, n);
+	printf("ICRC bytes=%u mismatches=%u\n", bytes, x);
+}
+
+int main(int argc, char **argv)
+{
+	struct mr_txsb_params tp;
+	struct mr_cc_params cp;
+	struct mr_path_params pp;
+	u64 rtt_us = 1000;
+	u32 crc_bytes = 0;
+	int o;
+
+	S.n_msgs = 2000;
+	S.msg_len = 65536;
+	S.mtu = 1024;
+	S.gap_ns = 40000;
+	S.rng = 0x4d6574615246ULL;
+	while ((o = getopt(argc, argv, "l:n:s:m:r:g:fdS:c:")) != -1) {
+		switch (o) {
+		case 'l': S.loss = atof(optarg) / 100.0; break;
+		case 'n': S.n_msgs = (u32)strtoul(optarg, NULL, 0); break;
+		case 's': S.msg_len = (u32)strtoul(optarg, NULL, 0); break;
+		case 'm': S.mtu = (u32)strtoul(optarg, NULL, 0); break;
+		case 'r': rtt_us = strtoull(optarg, NULL, 0); break;
+		case 'g': S.gap_ns = strtoull(optarg, NULL, 0); break;
+		case 'f': S.fixed = true; break;
+		case 'd': S.delay = true; break;
+		case 'S': S.rng = strtoull(optarg, NULL, 0); break;
+		case 'c': crc_bytes = (u32)strtoul(optarg, NULL, 0); break;
+		default:
+			fprintf(stderr, "usage: coreprof [-l loss%%] [-n msgs] "
+				"[-s bytes] [-m mtu] [-r rtt_us] [-g gap_ns] "
+				"[-f] [-d] [-S seed] [-c crc_bytes]\n");
+			return 2;
+		}
+	}
+	if (crc_bytes) {
+		icrc_only(crc_bytes > PKT_MAX ? PKT_MAX : crc_bytes, S.n_msgs);
+		return 0;
+	}
+	if (!S.mtu || S.mtu > MAX_MTU || !S.msg_len ||
+	    S.msg_len > sizeof(S.mem[0]) || !S.n_msgs) {
+		fprintf(stderr, "coreprof: bad sizes\n");
+		return 2;
+	}
+	S.npkts = (S.msg_len + S.mtu - 1) / S.mtu;
+	S.owd_ns = rtt_us * US / 2;
+	memset(S.payload, 0x5a, sizeof(S.payload));
+
+	/* the module's set-up (kernel/req.c) */
+	mr_txsb_default_params(&tp);
+	if (mr_txsb_init(&S.sb, &tp, 0xFFFF00))
+		return 1;
+	mr_cc_default_params(&cp);
+	if (S.fixed) {
+		cp.mode = MR_CC_FIXED;
+	} else if (!S.delay) {
+		cp.use_delay = false;
+		cp.min_cwnd = MR_CC_ONE;
+	}
+	if (mr_cc_init(&S.cc, &cp))
+		return 1;
+	mr_path_default_params(&pp);
+	S.path_rng = 7;
+	if (mr_path_init(&S.pt, &pp, path_rand, &S.path_rng, 0))
+		return 1;
+	mr_rxwin_init(&S.w, 0xFFFF00);
+	mr_rxmsg_init(&S.m, 0, 0xFFFF00);
+	S.min_cwnd_seen = ~0U;
+
+	run();
+
+	printf("COUNT stage_tx_data %llu\nCOUNT stage_rx_data %llu\n"
+	       "COUNT stage_tx_ack %llu\nCOUNT stage_rx_ack %llu\n"
+	       "COUNT stage_timers %llu\nCOUNT stage_can_send %llu\n",
+	       (unsigned long long)S.n_tx_data,
+	       (unsigned long long)S.n_rx_data,
+	       (unsigned long long)S.n_tx_ack,
+	       (unsigned long long)S.n_rx_ack,
+	       (unsigned long long)S.n_timers,
+	       (unsigned long long)S.n_can_send);
+	printf("SIM loss_pct=%.3f msgs=%u msg_len=%u mtu=%u rtt_us=%llu "
+	       "gap_ns=%llu cc=%s\n", S.loss * 100, S.n_msgs, S.msg_len,
+	       S.mtu, (unsigned long long)rtt_us,
+	       (unsigned long long)S.gap_ns,
+	       S.fixed ? "fixed" : S.delay ? "dctcp+delay" : "dctcp(no delay)");
+	printf("SIM virtual_ms=%.1f goodput_mbps=%.1f link_mbps=%.1f "
+	       "data_pkts=%llu retx=%llu (%.2f%%) rtos=%llu acks=%llu "
+	       "lost_data=%llu lost_acks=%llu dups=%llu\n",
+	       (double)S.now / 1e6,
+	       (double)S.n_msgs * S.msg_len * 8 / ((double)S.now / 1e9) / 1e6,
+	       (double)(S.mtu + 88) * 8 / ((double)S.gap_ns / 1e9) / 1e6,
+	       (unsigned long long)S.n_tx_data,
+	       (unsigned long long)S.n_retx,
+	       100.0 * (double)S.n_retx / (double)S.n_tx_data,
+	       (unsigned long long)S.n_rtos, (unsigned long long)S.n_tx_ack,
+	       (unsigned long long)S.to_rsp.lost,
+	       (unsigned long long)S.to_req.lost,
+	       (unsigned long long)S.n_dup);
+	printf("SIM cwnd_avg=%.1f cwnd_min=%u cwnd_max=%u cuts_loss=%llu "
+	       "cuts_ecn=%llu cuts_delay=%llu cc_rtos=%llu srtt_us=%.0f "
+	       "rto_us=%.0f rack_lost=%llu rto_lost=%llu spurious=%llu\n",
+	       (double)S.cwnd_area / (double)S.now, S.min_cwnd_seen,
+	       S.max_cwnd_seen, (unsigned long long)S.cc.st.cuts_loss,
+	       (unsigned long long)S.cc.st.cuts_ecn,
+	       (unsigned long long)S.cc.st.cuts_delay,
+	       (unsigned long long)S.cc.st.rtos,
+	       (double)S.sb.srtt_ns / 1e3, (double)mr_txsb_rto(&S.sb) / 1e3,
+	       (unsigned long long)S.sb.st.lost_rack,
+	       (unsigned long long)S.sb.st.lost_rto,
+	       (unsigned long long)S.sb.st.spurious);
+	return 0;
+}
