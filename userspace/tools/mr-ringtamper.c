@@ -72,6 +72,7 @@
 #define WRID_VALID	0x5a5a5a5a00000002ULL
 #define WRID_RECV	0x4b4b4b4b00000003ULL
 #define WRID_SEND	0x3c3c3c3c00000004ULL
+#define VALID_LEN	16	/* the valid WR posted behind a bad one */
 
 static const char *prog = "mr-ringtamper";
 static int verbose;
@@ -524,6 +525,26 @@ static void status_list(char *buf, size_t len, const enum ibv_wc_status *ok, int
 				      ibv_wc_status_str(ok[i]));
 }
 
+/* Length of a message b received successfully within ms, else 0. */
+static int peer_got(struct env *e, struct pair *p, int ms)
+{
+	long end = now_ms() + ms;
+	struct ibv_wc wc;
+
+	while (now_ms() < end) {
+		if (ibv_poll_cq(p->cq_b, 1, &wc) == 1) {
+			VLOG("peer completion wr_id 0x%" PRIx64 " status %s len %u",
+			     wc.wr_id, ibv_wc_status_str(wc.status), wc.byte_len);
+			if (wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV)
+				return wc.byte_len ? (int)wc.byte_len : -1;
+			continue;
+		}
+		drain_async(e, p);
+		usleep(1000);
+	}
+	return 0;
+}
+
 #define FAIL(...) do { logmsg("FAIL: case " __VA_ARGS__); return 1; } while (0)
 
 /*
@@ -561,6 +582,19 @@ static int expect_sq_error(struct env *e, struct pair *p,
 		FAIL("%s: %d unexpected successful completion(s)", cur_case, bad_ok);
 	if (wait_qp_err(e, p, p->a))
 		FAIL("%s: QP not in the error state after the bad WQE", cur_case);
+	/*
+	 * Nothing from the bad WQE reached the peer: a message sent from it
+	 * (say, read from outside the MR) would have completed b's receive
+	 * by now. The 16-byte valid WR behind it may have gone out before
+	 * the error was found (a READ's local SGE is checked when its
+	 * response arrives), although it completes here as flushed: noted.
+	 */
+	r = peer_got(e, p, 300);
+	if (r != 0 && r != VALID_LEN)
+		FAIL("%s: the peer received %d bytes from the bad WQE", cur_case, r);
+	if (r == VALID_LEN)
+		logmsg("case %s: note: the valid WR behind the bad one reached the "
+		       "peer, yet completed here with WR_FLUSH_ERR", cur_case);
 	logmsg("case %s: ok: %s%s, QP in ERR", cur_case, first,
 	       valid_behind ? ", WR_FLUSH_ERR behind it" : "");
 	return 0;
@@ -703,7 +737,7 @@ static int case_sq(struct env *e, struct pair *p, int g)
 		if (ret)
 			FAIL("%s: ibv_post_send: %s", cur_case, strerror(ret));
 		if (post_send_a(p, WRID_VALID, IBV_WR_SEND, addr_of(e, OFF_SRC),
-				16, e->mr->lkey, 0, 0))
+				VALID_LEN, e->mr->lkey, 0, 0))
 			return 1;
 		return expect_sq_error(e, p, ok, nok, 1);
 	}
@@ -753,8 +787,8 @@ static int case_sq(struct env *e, struct pair *p, int g)
 	}
 	ring_publish(&v);
 	/* The valid WR behind it rings the doorbell (ibv_post_send). */
-	if (post_send_a(p, WRID_VALID, IBV_WR_SEND, addr_of(e, OFF_SRC), 16,
-			e->mr->lkey, 0, 0))
+	if (post_send_a(p, WRID_VALID, IBV_WR_SEND, addr_of(e, OFF_SRC),
+			VALID_LEN, e->mr->lkey, 0, 0))
 		FAIL("%s: the doorbell (ibv_post_send) failed", cur_case);
 	return expect_sq_error(e, p, ok, nok, 1);
 }
