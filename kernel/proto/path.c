@@ -384,6 +384,7 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		 */
 		p->state = MR_PATH_DEAD;
 		p->probe_out = false;
+		p->probe_misses = 0;
 		p->deaths++;
 		pt->deaths++;
 		reroll(pt, p, now_ns);
@@ -410,6 +411,17 @@ bool mr_path_probe_due(const struct mr_path_table *pt, u64 now_ns, u8 *idx)
 	return false;
 }
 
+u64 mr_path_next_probe_ns(const struct mr_path_table *pt)
+{
+	u64 t = ~0ULL;
+	int i;
+
+	for (i = 0; i < pt->n; i++)
+		if (pt->path[i].state == MR_PATH_DEAD)
+			t = MR_MIN(t, pt->path[i].next_probe_ns);
+	return t;
+}
+
 void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u32 probe_id,
 			   u32 ts, u64 now_ns)
 {
@@ -422,12 +434,24 @@ void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u32 probe_id,
 	 * The previous probe went unanswered: its entropy may hash onto the
 	 * same broken link, so try the next probe on a fresh one (MR-MP-9).
 	 */
-	if (p->probe_out)
+	if (p->probe_out) {
 		reroll(pt, p, now_ns);
+		if (p->probe_misses < MR_PATH_PROBE_BACKOFF_MAX)
+			p->probe_misses++;
+	}
 	p->probe_out = true;
 	p->probe_id = probe_id;
 	p->probe_ts = ts;
-	p->next_probe_ns = now_ns + pt->p.probe_interval_ns;
+	/*
+	 * A reply only matches the outstanding probe, so a probe replaced
+	 * before its round trip completes can never revive the path: with
+	 * a round trip above probe_interval (a loaded or virtualised host,
+	 * a long fabric) a dead path would stay dead for good.  Back off
+	 * while probes go unanswered until the spacing exceeds the round
+	 * trip (MR-MP-9, MR-MP-11).
+	 */
+	p->next_probe_ns = now_ns +
+			   (pt->p.probe_interval_ns << p->probe_misses);
 }
 
 bool mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u32 probe_id,
@@ -445,6 +469,7 @@ bool mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u32 probe_id,
 	/* revived, but on probation until a clean round (MR-MP-11) */
 	p->state = MR_PATH_SUSPECT;
 	p->probe_out = false;
+	p->probe_misses = 0;
 	p->bad_rounds = 0;
 	p->pending = false;
 	p->last_delivery_ns = now_ns;

@@ -26,6 +26,8 @@
 #define MR_PATH_ENTROPY_MASK	0x3FFF
 #define MR_PATH_SPORT_BASE	0xC000
 #define MR_PATH_FP_ONE		(1U << 16)	/* fixed point 1.0 */
+/* unanswered PROBEs in a row double the spacing, up to 2^this times */
+#define MR_PATH_PROBE_BACKOFF_MAX	6
 
 enum mr_path_state {
 	MR_PATH_ACTIVE = 0,	/* healthy, full weight */
@@ -77,6 +79,7 @@ struct mr_path {
 	u8 state;		/* enum mr_path_state */
 	u8 bad_rounds;		/* consecutive congested rounds */
 	bool probe_out;		/* a PROBE is unanswered */
+	u8 probe_misses;	/* PROBEs in a row that went unanswered */
 	u32 probe_id;		/* MBH.psn of the outstanding PROBE */
 	u32 probe_ts;		/* MBH.ts of the outstanding PROBE */
 };
@@ -156,11 +159,16 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 /* A DEAD path whose PROBE is due; false if none. */
 bool mr_path_probe_due(const struct mr_path_table *pt, u64 now_ns,
 		       u8 *idx);
+/* When the next PROBE is due (timer arming); ~0ULL if no path is DEAD. */
+u64 mr_path_next_probe_ns(const struct mr_path_table *pt);
 /*
  * Call right before sending the PROBE for @idx with identifier @probe_id
  * (its MBH.psn) and timestamp @ts (its MBH.ts): if the previous probe is
  * unanswered it moves the path to a new entropy first (MR-MP-9), so build
- * the probe with mr_path_sport() afterwards.
+ * the probe with mr_path_sport() afterwards.  Each unanswered probe in a
+ * row doubles the time to the next one (up to probe_interval <<
+ * MR_PATH_PROBE_BACKOFF_MAX): a probe is only replaced once it had time
+ * to be answered, also when the round trip exceeds probe_interval.
  */
 void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u32 probe_id,
 			   u32 ts, u64 now_ns);

@@ -104,11 +104,20 @@ struct model_cfg {
 	 * escape, only dead-path detection, failover and probing help.
 	 */
 	bool kill_path0;
+	u8 kill_paths;		/* with kill_path0: indices below it too */
 	u64 dead_until;
+	/* responder: PROBE_REPLY rate limit per QP (MR-MP-10), 0: none */
+	u64 probe_gap_ns;
 	/* requester */
 	u8 n_paths;
 	bool single_path;
 	u8 cc_mode;
+	/*
+	 * The kernel's defaults (kernel/req.c mroce_req_start): no delay
+	 * signal (cc_delay=0), verbs timeout 14 (67 ms T_verbs) with
+	 * retry_cnt 7 as perftest sets them.
+	 */
+	bool kernel_params;
 	/* expectations */
 	bool expect_no_retx;
 	u64 max_virtual_ns;
@@ -299,7 +308,8 @@ static void chan_send(struct channel *c, const struct model_cfg *cfg,
 		return;
 	}
 	/* MBH.path is the high byte of bytes 4..7 */
-	if (to_rsp && cfg->kill_path0 && len > 4 && buf[4] == 0 &&
+	if (to_rsp && cfg->kill_path0 && len > 4 &&
+	    (buf[4] < cfg->kill_paths || buf[4] == 0) &&
 	    now >= cfg->dead_from && now < cfg->dead_until) {
 		c->dead_drops++;
 		return;
@@ -354,9 +364,12 @@ struct responder {
 	u8 rq_mem[MODEL_RRING][MODEL_MAX_MSG];	/* receive WQE buffers */
 	u32 next_msn;		/* next completion expected */
 	u8 last_path;
+	u64 probe_reply_ns;	/* last PROBE_REPLY sent */
+	bool probe_replied;
 	/* counters */
 	u64 icrc_drops, placed, dup_drops, trims_nacked, trim_dups, acks;
 	u64 trim_junk;		/* corrupted trimmed packets dropped */
+	u64 probes_limited;	/* PROBEs not answered (rate limit) */
 };
 
 struct model {
@@ -651,7 +664,6 @@ static u64 rq_wake(const struct model *m)
 {
 	const struct requester *r = &m->rq;
 	u64 t = mr_txsb_next_deadline(&r->sb), n;
-	int i;
 
 	/* blocked by the pacer only: wake when it allows the next packet */
 	if ((r->sb.n_lost || (rq_has_new(m) &&
@@ -665,10 +677,7 @@ static u64 rq_wake(const struct model *m)
 	}
 	if (mr_txsb_outstanding(&r->sb) || mr_path_usable(&r->pt) < r->pt.n)
 		t = MR_MIN(t, r->next_tick_ns);
-	for (i = 0; i < r->pt.n; i++)
-		if (r->pt.path[i].state == MR_PATH_DEAD)
-			t = MR_MIN(t, r->pt.path[i].next_probe_ns);
-	return t;
+	return MR_MIN(t, mr_path_next_probe_ns(&r->pt));
 }
 
 /* --------------------------------------------------------- responder */
@@ -791,6 +800,14 @@ static void rp_on_pkt(struct model *m, const struct spkt *k)
 	if (p.opcode == MR_OP_PROBE) {
 		struct mr_pkt r;
 
+		/* at most one reply per probe_gap_ns (MR-MP-10) */
+		if (m->cfg.probe_gap_ns && rp->probe_replied &&
+		    m->now - rp->probe_reply_ns < m->cfg.probe_gap_ns) {
+			rp->probes_limited++;
+			return;
+		}
+		rp->probe_replied = true;
+		rp->probe_reply_ns = m->now;
 		/* PROBE_REPLY copies path, PSN and ts (MR-MP-10) */
 		memset(&r, 0, sizeof(r));
 		r.opcode = MR_OP_PROBE_REPLY;
@@ -865,9 +882,15 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	m->ch.n_free = MODEL_POOL;
 
 	mr_txsb_default_params(&tp);
+	if (cfg->kernel_params)
+		tp.verbs_timeout_ns = mr_ib_timeout_ns(14);
 	assert_int_equal(mr_txsb_init(&m->rq.sb, &tp, m->init_psn), 0);
 	mr_cc_default_params(&cp);
 	cp.mode = cfg->cc_mode;
+	if (cfg->kernel_params) {
+		cp.use_delay = false;
+		cp.min_cwnd = MR_CC_ONE;
+	}
 	assert_int_equal(mr_cc_init(&m->rq.cc, &cp), 0);
 	mr_path_default_params(&pp);
 	pp.n_paths = cfg->n_paths;
@@ -1122,6 +1145,61 @@ static void test_model_fixed_window(void **state)
 	run_cfg(&c);
 }
 
+/*
+ * Dead-path handling as the kernel runs it (path_health=1, kernel
+ * defaults: no delay signal, T_verbs 67 ms, retry_cnt 7) on a fabric
+ * whose round trip (~600 us, a loaded VM host) exceeds probe_interval
+ * (500 us), with the responder answering at most one PROBE per 50 us
+ * (MR-MP-10).  Seven of eight paths black-hole for 20 ms: they must be
+ * declared dead (MR-MP-8) and, once the route heals, probed back to life
+ * (MR-MP-9, MR-MP-11) although every probe's reply arrives after the
+ * next probe would be due.  Before probes backed off, each probe was
+ * replaced before its reply came back, no reply ever matched, and the
+ * QP ran on one path for good (and on none after one more death).
+ */
+static void test_model_slow_probes(void **state)
+{
+	struct model_cfg c = lossy;
+	int i;
+
+	(void)state;
+	c.name = "slow-probes";
+	c.seed ^= 0x6666;
+	c.n_msgs = 20000;
+	c.kernel_params = true;
+	c.probe_gap_ns = 50 * US;
+	/* a software fabric: no ECN, trimming, duplication or corruption */
+	c.loss_ppm = 0;
+	c.ce_ppm = 0;
+	c.trim_ppm = 0;
+	c.dup_ppm = 0;
+	c.corrupt_ppm = 0;
+	c.reorder_ppm = 20000;
+	c.far_ppm = 0;
+	c.base_ns = 300 * US;
+	c.jitter_ns = 20 * US;
+	c.kill_path0 = true;
+	c.kill_paths = 7;
+	c.dead_from = 20 * MS;
+	c.dead_until = 40 * MS;
+	run_cfg(&c);
+	printf("model[%s]: probes=%llu replies=%llu unmatched=%llu "
+	       "rate_limited=%llu usable=%u\n", c.name,
+	       (unsigned long long)g_model->rq.probes,
+	       (unsigned long long)g_model->rq.probe_replies,
+	       (unsigned long long)g_model->rq.bad_replies,
+	       (unsigned long long)g_model->rp.probes_limited,
+	       mr_path_usable(&g_model->rq.pt));
+	assert_true(g_model->now > c.dead_until);
+	/* 7 with the default seed: all black-holed paths */
+	assert_true(g_model->rq.pt.deaths >= 1);
+	/* every dead path came back once the route healed */
+	assert_int_equal(g_model->rq.pt.revivals, g_model->rq.pt.deaths);
+	for (i = 0; i < g_model->rq.pt.n; i++)
+		assert_int_not_equal(g_model->rq.pt.path[i].state,
+				     MR_PATH_DEAD);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -1139,7 +1217,11 @@ int main(void)
 		cmocka_unit_test(test_model_path_dies_plb),
 		cmocka_unit_test(test_model_single_path),
 		cmocka_unit_test(test_model_fixed_window),
+		cmocka_unit_test(test_model_slow_probes),
 	};
 
+	/* MR_MODEL_ONLY=<glob>: run only the matching scenarios */
+	if (getenv("MR_MODEL_ONLY"))
+		cmocka_set_test_filter(getenv("MR_MODEL_ONLY"));
 	return cmocka_run_group_tests_name("model", tests, NULL, teardown);
 }

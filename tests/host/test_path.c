@@ -3,7 +3,8 @@
  * Host tests: multipath path table (kernel/proto/path.c): entropy
  * allocation (MR-MP-2), WRR spraying (MR-MP-4, MR-MP-5), rounds and
  * PLB-style re-rolls on ECN / loss / trims / RTO (MR-MP-6, MR-MP-7),
- * dead-path detection (MR-MP-8), probing and revival (MR-MP-9, MR-MP-11),
+ * dead-path detection (MR-MP-8), probing and revival (MR-MP-9, MR-MP-11)
+ * also when a probe's round trip exceeds probe_interval,
  * all paths dead (MR-MP-12), single-path mode (MR-MP-13).
  */
 #include <stdarg.h>
@@ -335,6 +336,76 @@ static void test_dead_path_and_revival(void **state)
 	assert_int_equal(pt.revivals, 1);
 }
 
+/*
+ * A dead path whose probe round trip (1.5 ms, e.g. a loaded VM host) is
+ * longer than probe_interval (500 us): a reply only matches the
+ * outstanding probe (MR-MP-11), so the spacing must grow while probes go
+ * unanswered (MR-MP-9) until a reply can come back before the next probe
+ * replaces its probe; otherwise the path stays dead forever.
+ */
+static void test_probe_backoff_slow_rtt(void **state)
+{
+	u64 rto = 100 * US, t = 1000 * US, rtt = 1500 * US;
+	u64 sent[64], gap, prev = 0;
+	u32 ids[64];
+	int n = 0, i, k;
+	bool revived = false;
+	u8 idx;
+
+	(void)state;
+	setup(4, false);
+	for (i = 0; i < 6; i++)
+		mr_path_on_send(&pt, 1, t);
+	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 1) == 0x2);
+	t += 3 * rto + 1;
+	/* 100 ms of virtual time in 10 us steps */
+	for (k = 0; k < 10000 && !revived; k++, t += 10 * US) {
+		/* replies arrive one round trip after their probe */
+		for (i = 0; i < n; i++)
+			if (sent[i] + rtt == t &&
+			    mr_path_on_probe_reply(&pt, 1, ids[i],
+						   (u32)i, rtt, t))
+				revived = true;
+		if (revived || !mr_path_probe_due(&pt, t, &idx))
+			continue;
+		assert_int_equal(idx, 1);
+		assert_true(n < 64);
+		sent[n] = t;
+		ids[n] = 0x200 + (u32)n;
+		mr_path_on_probe_sent(&pt, 1, ids[n], (u32)n, t);
+		n++;
+	}
+	assert_true(revived);
+	assert_int_equal(pt.path[1].state, MR_PATH_SUSPECT);
+	assert_int_equal(pt.revivals, 1);
+	/* 500, 1000, 2000 us: the third probe is the first answered */
+	assert_int_equal(n, 3);
+	for (i = 1; i < n; i++) {
+		gap = sent[i] - sent[i - 1];
+		assert_true(gap >= 500 * US << (i - 1));
+		assert_true(gap > prev);
+		prev = gap;
+	}
+
+	/* the backoff is capped, and starts over at the next death */
+	for (i = 0; i < 6; i++)
+		mr_path_on_send(&pt, 1, t);
+	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 1) == 0x2);
+	t += 3 * rto + 1;
+	assert_true(mr_path_probe_due(&pt, t, &idx));
+	mr_path_on_probe_sent(&pt, 1, 1, 1, t);
+	assert_false(mr_path_probe_due(&pt, t + 499 * US, &idx));
+	assert_true(mr_path_probe_due(&pt, t + 500 * US, &idx));
+	for (i = 0; i < 20; i++) {
+		assert_true(mr_path_probe_due(&pt, pt.path[1].next_probe_ns,
+					      &idx));
+		t = pt.path[1].next_probe_ns;
+		mr_path_on_probe_sent(&pt, 1, 2 + (u32)i, 2 + (u32)i, t);
+	}
+	assert_int_equal(pt.path[1].next_probe_ns - t,
+			 500 * US << MR_PATH_PROBE_BACKOFF_MAX);
+}
+
 static void test_all_dead_fallback(void **state)
 {
 	u64 rto = 100 * US;
@@ -392,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_reroll_on_loss_and_trims),
 		cmocka_unit_test(test_reroll_on_rto),
 		cmocka_unit_test(test_dead_path_and_revival),
+		cmocka_unit_test(test_probe_backoff_slow_rtt),
 		cmocka_unit_test(test_all_dead_fallback),
 		cmocka_unit_test(test_single_path_mode),
 	};
