@@ -344,6 +344,7 @@ void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns)
 
 u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
 {
+	bool all_dead = !mr_path_usable(pt);
 	u64 done = 0;
 	int i;
 
@@ -352,7 +353,15 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
 	for (i = 0; i < pt->n; i++) {
 		struct mr_path *p = &pt->path[i];
 
-		if (!(mask & (1ULL << i)) || p->state == MR_PATH_DEAD)
+		/*
+		 * A DEAD path is re-rolled by its probes (MR-MP-9), unless
+		 * every path is DEAD: then data goes out on one of them
+		 * (the fallback) and each RTO moves it to a fresh entropy
+		 * (MR-MP-12), however far the probes have backed off.  It
+		 * stays DEAD until a reply to its probe revives it.
+		 */
+		if (!(mask & (1ULL << i)) ||
+		    (p->state == MR_PATH_DEAD && !all_dead))
 			continue;
 		reroll(pt, p, now_ns);
 		done |= 1ULL << i;

@@ -140,7 +140,8 @@ void mr_path_on_loss(struct mr_path_table *pt, u8 idx, u32 n, u64 now_ns);
 void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns);
 /*
  * The QP's RTO fired while paths @mask had packets in flight: re-roll
- * them (PLB: a timeout means the route is bad).  Returns paths re-rolled.
+ * them (PLB: a timeout means the route is bad), DEAD ones only when no
+ * path is usable (MR-MP-12).  Returns paths re-rolled.
  */
 u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
 /*

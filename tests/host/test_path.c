@@ -424,6 +424,23 @@ static void test_all_dead_fallback(void **state)
 	/* keep sending on the path that delivered last */
 	for (i = 0; i < 5; i++)
 		assert_int_equal(mr_path_pick(&pt), 1);
+	/*
+	 * ... on a fresh entropy after every RTO (MR-MP-12), whatever the
+	 * probes' backoff; still DEAD until a probe is answered.
+	 */
+	for (i = 0; i < 3; i++) {
+		u16 e = mr_path_entropy(&pt, 1), e0 = mr_path_entropy(&pt, 0);
+
+		assert_true(mr_path_on_rto(&pt, 1ULL << 1,
+					   (2000 + i) * US) == 1ULL << 1);
+		assert_int_not_equal(mr_path_entropy(&pt, 1), e);
+		assert_int_equal(mr_path_entropy(&pt, 0), e0);
+		assert_int_equal(pt.path[1].state, MR_PATH_DEAD);
+	}
+	assert_int_equal(mr_path_usable(&pt), 0);
+	/* with a usable path, RTOs leave DEAD paths to their probes */
+	pt.path[2].state = MR_PATH_SUSPECT;
+	assert_true(mr_path_on_rto(&pt, 0x7, 3000 * US) == 1ULL << 2);
 }
 
 static void test_single_path_mode(void **state)
