@@ -525,6 +525,35 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
 }
 
 /*
+ * Re-send a stalled atomic under its original PSN and MSN (MR-REL-27).
+ * That PSN was delivered, so the copy takes no window slot and is not
+ * tracked: a responder that executed the atomic answers it from its
+ * cache (MR-REL-9); one still waiting to execute it in MSN order drops
+ * the copy as a duplicate and answers when it executes. A new PSN would
+ * be refused as inconsistent with the atomic's message (MR-PLACE-14)
+ * and, never acknowledged, use up the retry budget. sq.lock held.
+ */
+static bool mroce_req_atomic_again(struct mroce_qp *qp,
+				   struct sk_buff_head *q,
+				   struct mroce_send_wqe *wqe, u64 now)
+{
+	struct mroce_req *req = qp->req;
+	struct sk_buff *skb;
+	u8 path, status;
+
+	path = mr_path_pick(&req->pt);
+	skb = mroce_req_build(qp, wqe, 0, 0, wqe->first_psn,
+			      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | MR_F_RETX,
+			      path, now, &status);
+	if (!skb)
+		return false;
+	wqe->progress_ns = now;
+	mroce_count(qp->dev, MROCE_CNT_RETX);
+	mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
+	return true;
+}
+
+/*
  * READ and ATOMIC follow-ups. sq.lock held.
  *
  * A READ is requested in ranges of at most MROCE_RD_WINDOW bytes past
@@ -534,14 +563,14 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
  * additional range (MR-REL-25). This bounds response bursts and fits
  * the tracking bitmap.
  *
- * A READ/ATOMIC whose request was delivered but whose responses stall
- * for one RTO (MR-LOSS-14) is requested again under a new PSN, same
- * msn; re-requests without progress count against retry_cnt.
+ * A READ whose request was delivered but whose responses stall for one
+ * RTO (MR-LOSS-14) is requested again under a new PSN, same msn; an
+ * ATOMIC is re-sent under its original PSN (MR-REL-27). Re-requests
+ * without progress count against retry_cnt.
  *
- * Deviations from the spec, to be closed: a READ asks again for all of
+ * Deviation from the spec, to be closed: a READ asks again for all of
  * [rd_done, rd_req_end) instead of exactly the missing PMTU pieces
- * (MR-REL-24), and an atomic is re-sent under a new PSN instead of its
- * original one (MR-REL-27); the responder answers both correctly.
+ * (MR-REL-24); the responder answers it correctly.
  */
 static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 			       u64 now, int budget)
@@ -599,7 +628,7 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 				      wqe->rd_req_end - off;
 			if (!mroce_req_more(qp, q, wqe, off, rlen, true, now))
 				break;
-		} else if (!mroce_req_more(qp, q, wqe, 0, 0, true, now)) {
+		} else if (!mroce_req_atomic_again(qp, q, wqe, now)) {
 			break;
 		}
 		budget--;
