@@ -255,10 +255,22 @@ static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 			  wqe->mr_op == MR_OP_ATOMIC_FA))
 			ok = mroce_comp_atomic_resp(qp, wqe, p);
 	}
-	if (ok)
+	if (ok) {
+		u64 now = mroce_now();
+
+		/*
+		 * New response data is progress (MR-RETRY-2) even while the
+		 * request PSNs wait for their ACK behind queued responses:
+		 * it resets the retry budget and restarts the RTO, and it
+		 * tells the stall check of the READs queued behind this one
+		 * that the responder is serving them in order.
+		 */
+		mr_txsb_on_progress(&qp->req->sb, now);
+		qp->req->rsp_progress_ns = now;
 		mroce_comp_implicit_ack(qp, p->psn);
-	else
+	} else {
 		mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);
+	}
 }
 
 /* Receive-path entry for responder-to-requester packets (softirq). */

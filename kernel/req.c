@@ -525,6 +525,34 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
 }
 
 /*
+ * READ response bytes a QP may have requested and not yet received. The
+ * responder sends a READ's whole range at once and serves READs in order,
+ * so without a bound a QP with many READs posted (perftest: up to
+ * max_rd_atomic) makes the responder queue megabytes at once: its netdev
+ * queue overflows, the QPs behind starve past their retry budget and
+ * every re-request is served again. Bounded, responses stream in at the
+ * rate the requester takes them, like data under its congestion window.
+ */
+#define MROCE_RD_QP_BUDGET	(2 * MROCE_RD_WINDOW)
+
+/* Response bytes requested and not yet received, over the SQ. sq.lock. */
+static u64 mroce_req_rd_outstanding(struct mroce_qp *qp)
+{
+	struct mroce_req *req = qp->req;
+	struct mroce_send_wqe *wqe;
+	u64 sum = 0;
+	u32 i;
+
+	for (i = qp->sq.head; i != req->cur; i++) {
+		wqe = mroce_sq_wqe(&qp->sq, i);
+		if (wqe->state == MROCE_WQE_SENT &&
+		    wqe->mr_op == MR_OP_READ_REQ)
+			sum += wqe->rd_req_end - wqe->rd_done;
+	}
+	return sum;
+}
+
+/*
  * Re-send a stalled atomic under its original PSN and MSN (MR-REL-27).
  * That PSN was delivered, so the copy takes no window slot and is not
  * tracked: a responder that executed the atomic answers it from its
@@ -578,6 +606,7 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 	struct mroce_req *req = qp->req;
 	struct mroce_send_wqe *wqe;
 	u64 rto = mr_txsb_rto(&req->sb);
+	u64 rd_out = mroce_req_rd_outstanding(qp);
 	u32 i, end;
 
 	for (i = qp->sq.head; i != req->cur && budget > 0; i++) {
@@ -591,17 +620,27 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		    wqe->rd_req_end - wqe->rd_done <= MROCE_RD_WINDOW / 2) {
 			end = min_t(u64, wqe->length,
 				    (u64)wqe->rd_done + MROCE_RD_WINDOW);
+			if (rd_out + end - wqe->rd_req_end >
+			    MROCE_RD_QP_BUDGET)
+				continue;
 			if (!mroce_req_more(qp, q, wqe, wqe->rd_req_end,
 					    end - wqe->rd_req_end, false, now))
 				break;
+			rd_out += end - wqe->rd_req_end;
 			wqe->rd_req_end = end;
 			budget--;
 			continue;
 		}
 
-		/* Stalled: the last request was delivered, nothing since. */
+		/*
+		 * Stalled: the last request was delivered, and neither this
+		 * WR nor any other READ/ATOMIC got response data for an RTO.
+		 * The responder serves READs in order, so one queued behind
+		 * others sees nothing while they stream; asking again then
+		 * only makes the responder serve it twice.
+		 */
 		if (mr_txsb_get(&req->sb, wqe->first_psn) ||
-		    now < wqe->progress_ns + rto)
+		    now < max(wqe->progress_ns, req->rsp_progress_ns) + rto)
 			continue;
 		if (++wqe->retries > req->sb.p.retry_cnt) {
 			pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
@@ -675,6 +714,13 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (mr_txsb_window_full(&req->sb) ||
 		    !mr_txsb_can_send(&req->sb, now) ||
 		    !mr_cc_can_send(&req->cc, now, mr_txsb_inflight(&req->sb)))
+			break;
+
+		/* A new READ waits while earlier ones fill the budget. */
+		if (!req->cur_off && wqe->mr_op == MR_OP_READ_REQ &&
+		    mroce_req_rd_outstanding(qp) +
+		    min_t(u32, wqe->length, MROCE_RD_WINDOW) >
+		    MROCE_RD_QP_BUDGET)
 			break;
 
 		first = !req->cur_off;

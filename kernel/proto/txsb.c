@@ -422,14 +422,7 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 	}
 
 	if (res->newly_acked + res->newly_sacked) {
-		/*
-		 * Progress (MR-RETRY-2): reset the backoff (MR-LOSS-9) and
-		 * the retry budget, restart the RTO timer (MR-LOSS-7).
-		 */
-		sb->rto_expiries = 0;
-		sb->retry_ref_ns = now;
-		sb->backoff = 0;
-		sb->rto_start_ns = now;
+		mr_txsb_on_progress(sb, now);
 		rtt_sample(sb, ack->ts_echo, now, res);
 	}
 	if (sb->rnr_active && out_off(sb, sb->rnr_psn) < 0)
@@ -444,6 +437,20 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 	return MR_TXSB_OK;
 }
 
+
+/*
+ * Progress (MR-RETRY-2): reset the retry budget and the backoff
+ * (MR-LOSS-9) and restart the RTO timer (MR-LOSS-7). ACKs and SACKs call
+ * it here; the glue calls it for the progress the scoreboard does not
+ * see: new response bytes of an outstanding READ, an ATOMIC's response.
+ */
+void mr_txsb_on_progress(struct mr_txsb *sb, u64 now_ns)
+{
+	sb->rto_expiries = 0;
+	sb->retry_ref_ns = now_ns;
+	sb->backoff = 0;
+	sb->rto_start_ns = now_ns;
+}
 int mr_txsb_on_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 		   u64 now_ns, struct mr_txsb_result *res)
 {

@@ -193,6 +193,8 @@ int mr_txsb_on_send(struct mr_txsb *sb, u32 msn, u8 flags, u8 path,
 		    u64 now_ns, u32 *psn);
 /* Record the retransmission of outstanding, undelivered @psn on @path. */
 int mr_txsb_on_retx(struct mr_txsb *sb, u32 psn, u8 path, u64 now_ns);
+/* A progress event seen outside the scoreboard (READ/ATOMIC responses). */
+void mr_txsb_on_progress(struct mr_txsb *sb, u64 now_ns);
 
 /*
  * Process a decoded ACK (AKH: cum_psn, SACK, ts_echo; the msn, ECN and

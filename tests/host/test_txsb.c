@@ -515,6 +515,51 @@ static void test_rto_backoff_and_retry_exhaustion(void **state)
 	assert_int_equal(mr_txsb_rto(&sb), 3 * MS);
 }
 
+/*
+ * Progress the scoreboard cannot see (READ/ATOMIC response data while the
+ * request PSN still waits for its ACK) is progress too (MR-RETRY-2): it
+ * resets the budget and the backoff (MR-LOSS-9) and restarts the RTO
+ * (MR-LOSS-7), so a READ streaming for longer than the budget does not
+ * fail its QP.
+ */
+static void test_progress_outside_acks(void **state)
+{
+	u64 t;
+	u32 psn;
+	int i;
+
+	(void)state;
+	setup_sb(7, 1, 7);
+	send_n(1, 0, 0, 0);		/* a READ_REQ, never acknowledged */
+	assert_int_equal(mr_txsb_on_timer(&sb, 1 * MS, &res), MR_TXSB_OK);
+	assert_true(res.rto_fired);
+	assert_int_equal(sb.rto_expiries, 1);
+	assert_int_equal(sb.backoff, 1);
+	while (mr_txsb_next_retx(&sb, 1 * MS, &psn))
+		mr_txsb_on_retx(&sb, psn, 0, 1 * MS);
+
+	/* Response data keeps coming: no expiry, however long it takes. */
+	for (i = 0, t = 1 * MS; i < 100; i++) {
+		t += 500 * US;
+		mr_txsb_on_progress(&sb, t);
+		assert_int_equal(sb.rto_expiries, 0);
+		assert_int_equal(sb.backoff, 0);
+		assert_int_equal(mr_txsb_next_deadline(&sb),
+				 t + mr_txsb_rto(&sb));
+		assert_int_equal(mr_txsb_on_timer(&sb, t + 1, &res),
+				 MR_TXSB_OK);
+		assert_false(res.rto_fired);
+	}
+	/* Then it stops: the budget (retry_cnt 1) runs out as before. */
+	t = mr_txsb_next_deadline(&sb);
+	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+	assert_true(res.rto_fired);
+	while (mr_txsb_next_retx(&sb, t, &psn))
+		mr_txsb_on_retx(&sb, psn, 0, t);
+	assert_int_equal(mr_txsb_on_timer(&sb, mr_txsb_next_deadline(&sb),
+					  &res), MR_TXSB_RETRY_EXCEEDED);
+}
+
 static void nack_init(struct mr_nkh *n, u8 reason, u8 timer, u32 psn)
 {
 	memset(n, 0, sizeof(*n));
@@ -852,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_rack_loss_beyond_window),
 		cmocka_unit_test(test_rack_loss_on_ack_and_spurious),
 		cmocka_unit_test(test_rto_backoff_and_retry_exhaustion),
+		cmocka_unit_test(test_progress_outside_acks),
 		cmocka_unit_test(test_rnr_exhaustion),
 		cmocka_unit_test(test_rnr_infinite_and_reset),
 		cmocka_unit_test(test_trim_nack),
