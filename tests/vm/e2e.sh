@@ -6,6 +6,7 @@
 # A scenario's header says how to run it:
 #   # topology: pair|single     (default pair)
 #   # timeout: SECONDS          (default 300; the guest-side limit)
+#   # default: no REASON        (run only when E2E_FILTER selects it)
 # E2E_FILTER=REGEX runs only the scenarios whose name matches.
 # E2E_TIMEOUT_ADD=SECONDS lengthens every scenario's timeout (make soak adds
 # SOAK_SECONDS); MR_GUEST_ENV (tests/vm/run.sh) passes variables to guests.
@@ -48,6 +49,12 @@ n=0
 for scen in "$top"/tests/e2e/*.sh; do
 	name=$(basename "$scen" .sh)
 	if [ -n "${E2E_FILTER:-}" ] && ! echo "$name" | grep -Eq "$E2E_FILTER"; then
+		continue
+	fi
+	# "# default: no REASON": only when E2E_FILTER names it (make soak).
+	why=$(sed -n 's/^# default: no *//p' "$scen" | head -1)
+	if [ -z "${E2E_FILTER:-}" ] && grep -q '^# default: no' "$scen"; then
+		echo "skip - $name: not in the default run: $why"
 		continue
 	fi
 	n=$((n + 1))
