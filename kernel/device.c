@@ -248,6 +248,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.dealloc_pd = mroce_dealloc_pd,
 	.dealloc_ucontext = mroce_dealloc_ucontext,
 	.dereg_mr = mroce_dereg_mr,
+	.fill_res_qp_entry = mroce_fill_res_qp_entry,
 	.destroy_ah = mroce_destroy_ah,
 	.destroy_cq = mroce_destroy_cq,
 	.destroy_qp = mroce_destroy_qp,

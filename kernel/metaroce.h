@@ -693,6 +693,10 @@ void mroce_qp_kick(struct mroce_qp *qp);
 void mroce_qp_flush(struct mroce_qp *qp);
 void mroce_qp_async_event(struct mroce_qp *qp, enum ib_event_type type);
 void mroce_qp_fatal(struct mroce_qp *qp);
+
+/* restrack.c: driver attributes of `rdma res show qp -dd` */
+int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+
 int mroce_usq_pull(struct mroce_qp *qp);
 
 /* Protocol state set-up (req.c / resp.c) */

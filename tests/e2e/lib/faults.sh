@@ -270,6 +270,7 @@ fv_start() {
 	# While it runs, a few counters every 5 s: after a failure they tell
 	# an idle transport (nothing sent, nothing retried) from a retrying one.
 	: >/tmp/fv.mon
+	rm -f /tmp/fv.qps /tmp/fv.qps.prev
 	(
 		while kill -0 "$fv_pid" 2>/dev/null; do
 			rdma statistic show link "$FAULT_DEV/1" 2>/dev/null |
@@ -277,6 +278,9 @@ fv_start() {
 				prev ~ /^(tx_packets|rx_packets|sent_pkts|rcvd_pkts|retransmissions|rto_fired|acks_received|nack_sent_rnr|nack_rcvd_rnr|tx_drops)$/ { o = o " " prev "=" $0 }
 				{ prev = $0 }
 				END { print t "s" o }' >>/tmp/fv.mon
+			# The QPs' transport state (restrack.c), the latest two.
+			[ -f /tmp/fv.qps ] && mv /tmp/fv.qps /tmp/fv.qps.prev
+			rdma -dd res show qp link "$FAULT_DEV/1" >/tmp/fv.qps 2>&1
 			sleep 5
 		done
 	) &
@@ -294,6 +298,8 @@ fv_wait() {
 	if [ "$fv_rc" -ne 0 ]; then
 		mr_log "counters of $FAULT_DEV during the run (last 5, every 5 s):"
 		tail -5 /tmp/fv.mon | sed 's/^/    /'
+		mr_log "QPs of $FAULT_DEV (rdma -dd res show qp), 5 s apart, the last while it ran:"
+		cat /tmp/fv.qps.prev /tmp/fv.qps 2>/dev/null | sed 's/^/    /'
 	fi
 }
 

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE QP state for `rdma res show qp -dd` (restrack driver
+ * attributes): the requester's send queue walk, sender scoreboard,
+ * congestion window and timer, and the responder's receive window.
+ * It is how a stuck QP is diagnosed on a live host (admin-guide.rst,
+ * "A QP that stopped moving").
+ */
+
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
+
+#include "metaroce.h"
+
+/* WQEs from the SQ head described one by one. */
+#define MROCE_RES_WQES	4
+
+static const char *mroce_res_wqe_state(u8 state)
+{
+	switch (state) {
+	case MROCE_WQE_QUEUED:
+		return "queued";
+	case MROCE_WQE_SENT:
+		return "sent";
+	case MROCE_WQE_DONE:
+		return "done";
+	default:
+		return "?";
+	}
+}
+
+/* Requester state; sq.lock held. */
+static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
+{
+	struct mroce_req *req = qp->req;
+	const struct mr_txsb *sb = &req->sb;
+	struct mroce_send_wqe *wqe;
+	char name[16], val[96];
+	u32 i, n;
+
+	if (rdma_nl_put_driver_u32(msg, "sq_cur", req->cur) ||
+	    rdma_nl_put_driver_u32(msg, "sq_cur_off", req->cur_off) ||
+	    rdma_nl_put_driver_u32(msg, "halted", req->halted) ||
+	    rdma_nl_put_driver_u32(msg, "una", sb->una) ||
+	    rdma_nl_put_driver_u32(msg, "nxt", sb->nxt) ||
+	    rdma_nl_put_driver_u32(msg, "inflight", mr_txsb_inflight(sb)) ||
+	    rdma_nl_put_driver_u32(msg, "sacked", sb->n_sacked) ||
+	    rdma_nl_put_driver_u32(msg, "lost", sb->n_lost) ||
+	    rdma_nl_put_driver_u32(msg, "failed", sb->failed) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_wait", sb->rnr_wait) ||
+	    rdma_nl_put_driver_u32(msg, "backoff", sb->backoff) ||
+	    rdma_nl_put_driver_u32(msg, "rto_expiries", sb->rto_expiries) ||
+	    rdma_nl_put_driver_u64(msg, "rto_us",
+				   div_u64(mr_txsb_rto(sb), 1000)) ||
+	    rdma_nl_put_driver_u64(msg, "srtt_us",
+				   div_u64(sb->srtt_ns, 1000)) ||
+	    rdma_nl_put_driver_u32(msg, "cwnd_pkts", req->cc.cwnd >> MR_CC_SHIFT) ||
+	    rdma_nl_put_driver_u32(msg, "timer_armed",
+				   hrtimer_active(&qp->req_timer)))
+		return -EMSGSIZE;
+	/* Deadlines relative to now, in microseconds (negative: overdue). */
+	i = mr_txsb_next_deadline(sb) == MR_TIME_NEVER;
+	snprintf(val, sizeof(val), "%lld",
+		 i ? 0LL : div_s64((s64)(mr_txsb_next_deadline(sb) - now),
+				   1000));
+	if (rdma_nl_put_driver_string(msg, "deadline_us", i ? "never" : val))
+		return -EMSGSIZE;
+
+	n = min_t(u32, qp->sq.tail - qp->sq.head, MROCE_RES_WQES);
+	for (i = 0; i < n; i++) {
+		wqe = mroce_sq_wqe(&qp->sq, qp->sq.head + i);
+		snprintf(name, sizeof(name), "wqe%u", i);
+		snprintf(val, sizeof(val),
+			 "op %u mr_op %u %s status %u msn %u psn %u-%u rd %u/%u/%u retries %u",
+			 wqe->opcode, wqe->mr_op,
+			 mroce_res_wqe_state(wqe->state), wqe->status,
+			 wqe->msn, wqe->first_psn, wqe->last_psn,
+			 wqe->rd_done, wqe->rd_req_end, wqe->length,
+			 wqe->retries);
+		if (rdma_nl_put_driver_string(msg, name, val))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/* Both halves of the QP; the caller opened the driver attribute nest. */
+static int mroce_res_qp(struct sk_buff *msg, struct mroce_qp *qp)
+{
+	u32 cum_psn, msn;
+	int err = 0;
+
+	spin_lock_bh(&qp->sq.lock);
+	if (rdma_nl_put_driver_u32(msg, "sq_head", qp->sq.head) ||
+	    rdma_nl_put_driver_u32(msg, "sq_tail", qp->sq.tail) ||
+	    rdma_nl_put_driver_u32(msg, "sq_running", qp->sq.running))
+		err = -EMSGSIZE;
+	else if (qp->req && qp->req->inited)
+		err = mroce_res_req(msg, qp, mroce_now());
+	spin_unlock_bh(&qp->sq.lock);
+	if (err || !qp->resp)
+		return err;
+
+	spin_lock_bh(&qp->resp_lock);
+	cum_psn = qp->resp->w.cum_psn;
+	msn = mr_rxmsg_completed_msn(&qp->resp->m);
+	spin_unlock_bh(&qp->resp_lock);
+	if (rdma_nl_put_driver_u32(msg, "rx_cum_psn", cum_psn) ||
+	    rdma_nl_put_driver_u32(msg, "rx_completed_msn", msn))
+		return -EMSGSIZE;
+	return 0;
+}
+
+int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (mroce_res_qp(msg, to_mqp(ibqp))) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
