@@ -533,6 +533,8 @@ struct mroce_req {
 	bool inited;
 	/* A WQE failed before it was sent: send nothing after it. */
 	bool halted;
+	/* A packet could not be allocated: the timer retries shortly. */
+	bool tx_nomem;
 	/*
 	 * Byte offset in its message of each outstanding data packet, by
 	 * PSN: a message's PSNs need not be consecutive (READ ranges may

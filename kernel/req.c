@@ -19,6 +19,8 @@
 #include "metaroce.h"
 
 #define MROCE_TX_BATCH	16	/* packets built per lock hold */
+/* Retry after a failed packet allocation: nothing else may wake us. */
+#define MROCE_TX_NOMEM_RETRY_NS	(1000 * 1000)
 
 /*
  * Congestion control knobs over the core's defaults (MR-CC-*). The
@@ -242,6 +244,7 @@ void mroce_req_start(struct mroce_qp *qp)
 	req->mtu = ib_mtu_enum_to_int(mtu);
 	req->inited = true;
 	req->halted = false;
+	req->tx_nomem = false;
 	WRITE_ONCE(qp->stopping, false);
 	spin_unlock_bh(&qp->sq.lock);
 }
@@ -266,6 +269,25 @@ struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn)
 			return wqe;
 	}
 	return NULL;
+}
+
+/*
+ * The status of the WQE the scoreboard's failure was charged to (the
+ * first started WQE done with an error), else RETRY_EXC_ERR. sq.lock held.
+ */
+static u8 mroce_req_fail_status(struct mroce_qp *qp)
+{
+	struct mroce_req *req = qp->req;
+	struct mroce_send_wqe *wqe;
+	u32 i, end = req->cur + (req->cur_off ? 1 : 0);
+
+	for (i = qp->sq.head; i != end; i++) {
+		wqe = mroce_sq_wqe(&qp->sq, i);
+		if (wqe->state == MROCE_WQE_DONE &&
+		    wqe->status != IB_WC_SUCCESS)
+			return wqe->status;
+	}
+	return IB_WC_RETRY_EXC_ERR;
 }
 
 /*
@@ -307,6 +329,16 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 	     (wqe->mr_op == MR_OP_READ_REQ && !wqe->length)) &&
 	    mr_psn_before(wqe->last_psn, req->sb.una)) {
 		*status = IB_WC_SUCCESS;
+		return true;
+	}
+	/*
+	 * The scoreboard gave up (retry or RNR budget, fatal NACK) and
+	 * sends and accepts nothing more: a WQE before the one that failed
+	 * would wait forever for its ACK, its response or a re-request.
+	 * It completes with the failure instead, and the QP goes to error.
+	 */
+	if (req && req->sb.failed) {
+		*status = mroce_req_fail_status(qp);
 		return true;
 	}
 	return false;
@@ -456,8 +488,12 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 	       mr_txsb_next_retx(&req->sb, now, &psn)) {
 		ent = mr_txsb_get(&req->sb, psn);
 		wqe = ent ? mroce_req_find_msn(qp, ent->msn) : NULL;
-		if (!wqe)
+		if (!wqe) {
+			/* Every outstanding PSN belongs to a started WQE. */
+			WARN_ONCE(1, "metaroce: qp %u: lost psn %u has no WQE\n",
+				  qp->ibqp.qp_num, psn);
 			break;
+		}
 		path = mr_path_pick_other(&req->pt, ent->path);
 		off = req->pkt_off[psn & MR_TXSB_WIN_MASK];
 		rlen = 0;
@@ -477,8 +513,14 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 		}
 		skb = mroce_req_build(qp, wqe, off, rlen, psn, flags, path, now,
 				      &status);
-		if (!skb)
+		if (!skb) {
+			/* The source buffer went bad under us: fail the WR. */
+			if (status)
+				mroce_req_fail(wqe, status);
+			else
+				req->tx_nomem = true;
 			break;
+		}
 		mr_txsb_on_retx(&req->sb, psn, path, now);
 		mr_cc_on_send(&req->cc, now);
 		mr_path_on_send(&req->pt, path, now);
@@ -505,8 +547,10 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
 	skb = mroce_req_build(qp, wqe, off, rlen, req->sb.nxt,
 			      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ |
 			      (retx ? MR_F_RETX : 0), path, now, &status);
-	if (!skb)
+	if (!skb) {
+		req->tx_nomem = true;
 		return false;
+	}
 	if (mr_txsb_on_send(&req->sb, wqe->msn, MR_TXE_FIRST | MR_TXE_LAST,
 			    path, now, &psn)) {
 		kfree_skb(skb);
@@ -573,8 +617,10 @@ static bool mroce_req_atomic_again(struct mroce_qp *qp,
 	skb = mroce_req_build(qp, wqe, 0, 0, wqe->first_psn,
 			      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | MR_F_RETX,
 			      path, now, &status);
-	if (!skb)
+	if (!skb) {
+		req->tx_nomem = true;
 		return false;
+	}
 	wqe->progress_ns = now;
 	mroce_count(qp->dev, MROCE_CNT_RETX);
 	mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
@@ -757,8 +803,10 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rd_req_end,
 				      req->sb.nxt, flags, path, now, &status);
 		if (!skb) {
-			if (!status)
-				break;	/* no memory: retry later */
+			if (!status) {
+				req->tx_nomem = true;	/* retry later */
+				break;
+			}
 			/* Nothing after a failed WR executes (MR-VERBS-25). */
 			mroce_req_fail(wqe, status);
 			req->cur++;
@@ -907,6 +955,8 @@ static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 	if ((qp->sq.head != req->cur ||
 	     mr_path_usable(&req->pt) < req->pt.n) && when == MR_TIME_NEVER)
 		when = now + mr_txsb_rto(&req->sb);
+	if (req->tx_nomem && now + MROCE_TX_NOMEM_RETRY_NS < when)
+		when = now + MROCE_TX_NOMEM_RETRY_NS;
 	if (when == MR_TIME_NEVER || READ_ONCE(qp->stopping))
 		return;
 	if (when <= now)
@@ -1025,6 +1075,7 @@ void mroce_req_run(struct mroce_qp *qp)
 			sq->kick = true;
 		if (mroce_path_health)
 			mroce_req_paths(qp, &q, now);
+		req->tx_nomem = false;
 		budget = mroce_req_retransmit(qp, &q, now, MROCE_TX_BATCH);
 		budget = mroce_req_read_more(qp, &q, now, budget);
 		if (qp->state == IB_QPS_RTS)
