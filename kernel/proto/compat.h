@@ -20,6 +20,7 @@
 #include <linux/errno.h>
 #include <asm/byteorder.h>
 #include <linux/math64.h>
+#include <linux/bitops.h>
 #ifdef MR_KERNEL_CRC32C
 /* Opt-in: use the kernel's (accelerated) crc32c; needs libcrc32c loaded. */
 #include <linux/crc32c.h>
@@ -88,6 +89,23 @@ static inline u64 mr_div64_u64(u64 a, u64 b)
 static inline u64 mr_div64_u64(u64 a, u64 b)
 {
 	return a / b;
+}
+#endif
+
+/*
+ * Index of the lowest set bit of a non-zero u64 (undefined for 0): the
+ * kernel's __ffs64(), which is a single instruction where the CPU has one
+ * and never a libgcc call on 32-bit; the compiler builtin in userspace.
+ */
+#ifdef __KERNEL__
+static inline unsigned int mr_ctz64(u64 x)
+{
+	return (unsigned int)__ffs64(x);
+}
+#else
+static inline unsigned int mr_ctz64(u64 x)
+{
+	return (unsigned int)__builtin_ctzll(x);
 }
 #endif
 

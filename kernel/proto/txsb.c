@@ -220,6 +220,8 @@ static void rack_advance(struct mr_txsb *sb, const struct mr_txsb_ent *e,
 		sb->rack_sent_ns = e->sent_ns;
 		sb->rack_psn = psn;
 		sb->rack_rtt_ns = now - e->sent_ns;
+		sb->rack_retx = e->retx != 0;
+		sb->rack_dirty = true;
 	}
 }
 
@@ -256,17 +258,33 @@ static void mark_lost(struct mr_txsb *sb, struct mr_txsb_ent *e,
  * Reordering within reo_wnd therefore never causes a retransmission.
  * Duplicate ACKs are never counted.  Arms the reordering timer for the
  * earliest packet that is not lost yet but may become so.
+ *
+ * First transmissions leave in PSN order, and a copy is never sent before
+ * its first transmission: when R's latest copy is a first transmission,
+ * no packet after R in PSN order was sent before R, and the walk stops at
+ * R.  In a stream acknowledged in order R is just before una and the walk
+ * is empty; after a loss it covers the hole.
  */
 static void rack_detect(struct mr_txsb *sb, u64 now,
 			struct mr_txsb_result *res)
 {
 	u32 n = mr_txsb_outstanding(sb), i;
 	u64 thresh, deadline = 0;
+	s32 r;
 
 	sb->reo_deadline_ns = 0;
+	sb->rack_dirty = false;
 	if (!sb->rack_valid || n == sb->n_sacked + sb->n_lost)
 		return;
 	thresh = sb->rack_rtt_ns + mr_txsb_reo_wnd(sb);
+	sb->rack_thresh_ns = thresh;
+	if (!sb->rack_retx) {
+		r = mr_psn_diff(sb->rack_psn, sb->una);
+		if (r <= 0)
+			return;
+		if ((u32)r < n)
+			n = (u32)r;
+	}
 	for (i = 0; i < n; i++) {
 		u32 psn = mr_psn_add(sb->una, i);
 		struct mr_txsb_ent *e = ent_of(sb, psn);
@@ -333,12 +351,54 @@ int mr_txsb_on_retx(struct mr_txsb *sb, u32 psn, u8 path, u64 now_ns)
 		e->flags &= ~MR_TXE_LOST;
 		sb->n_lost--;
 	}
+	/* a copy that RACK must judge against R (only with equal clocks) */
+	if (sb->rack_valid &&
+	    !sent_after(now_ns, psn, sb->rack_sent_ns, sb->rack_psn))
+		sb->rack_dirty = true;
 	e->sent_ns = now_ns;
 	e->path = path;
 	if (e->retx != 0xffff)
 		e->retx++;
 	sb->st.retx++;
 	return 0;
+}
+
+/*
+ * Selective acknowledgements (MR-REL-19): visit the set bits only, a
+ * 64-bit word at a time, so that an ACK costs what it reports, not the
+ * width of the map.  Bit 0 is cum_psn itself, never set.  @out: packets
+ * outstanding after the cumulative advance.
+ */
+static void sack_apply(struct mr_txsb *sb, const struct mr_akh *ack,
+		       u32 out, u64 now, struct mr_txsb_result *res)
+{
+	u32 w;
+
+	for (w = 0; w < MR_SACK_WORDS; w++) {
+		u64 bits = w ? ack->sack[w] : ack->sack[w] & ~1ULL;
+
+		while (bits) {
+			u32 i = w * 64 + mr_ctz64(bits);
+			u32 psn = mr_psn_add(ack->cum_psn, i);
+			s32 off = mr_psn_diff(psn, sb->una);
+			struct mr_txsb_ent *e;
+
+			bits &= bits - 1;
+			if (off < 0)
+				continue;
+			/* never sent: ignore (cannot be received) */
+			if ((u32)off >= out)
+				return;
+			e = ent_of(sb, psn);
+			if (e->flags & MR_TXE_SACKED)
+				continue;
+			e->flags |= MR_TXE_SACKED;
+			sb->n_sacked++;
+			res->newly_sacked++;
+			sb->st.sacked++;
+			note_delivered(sb, e, psn, now, res);
+		}
+	}
 }
 
 /* Common ACK/NACK feedback (MR-REL-19/20); validates before mutating. */
@@ -397,29 +457,8 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 		out -= adv;
 	}
 
-	/* selective acknowledgements; bit 0 is cum_psn itself, never set */
-	for (i = 1; i < MR_TXSB_WIN; i++) {
-		u32 psn;
-		s32 off;
-		struct mr_txsb_ent *e;
-
-		if (!mr_sack_test(ack->sack, i))
-			continue;
-		psn = mr_psn_add(ack->cum_psn, i);
-		off = mr_psn_diff(psn, sb->una);
-		if (off < 0)
-			continue;
-		if ((u32)off >= out)
-			break;	/* never sent: ignore (cannot be received) */
-		e = ent_of(sb, psn);
-		if (e->flags & MR_TXE_SACKED)
-			continue;
-		e->flags |= MR_TXE_SACKED;
-		sb->n_sacked++;
-		res->newly_sacked++;
-		sb->st.sacked++;
-		note_delivered(sb, e, psn, now, res);
-	}
+	if (out)
+		sack_apply(sb, ack, out, now, res);
 
 	if (res->newly_acked + res->newly_sacked) {
 		mr_txsb_on_progress(sb, now);
@@ -433,7 +472,16 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 	if (!sb->rnr_active)
 		sb->rnr_count = 0;
 
-	rack_detect(sb, now, res);
+	/*
+	 * RACK can only find a new loss when R moved, the threshold shrank
+	 * (srtt fell) or a deadline passed; otherwise the last pass's
+	 * verdicts and timer stand.
+	 */
+	if (sb->rack_dirty ||
+	    (sb->reo_deadline_ns && now >= sb->reo_deadline_ns) ||
+	    (sb->rack_valid &&
+	     sb->rack_rtt_ns + mr_txsb_reo_wnd(sb) < sb->rack_thresh_ns))
+		rack_detect(sb, now, res);
 	return MR_TXSB_OK;
 }
 

@@ -12,7 +12,8 @@
  * (MR-RETRY-1..9).
  *
  * Pure state machine: the caller owns the memory, passes the time in
- * (now_ns, a monotonic nanosecond clock) and performs all I/O.
+ * (now_ns, a monotonic nanosecond clock: new PSNs are registered in send
+ * order, which RACK relies on) and performs all I/O.
  */
 #ifndef MR_PROTO_TXSB_H
 #define MR_PROTO_TXSB_H
@@ -144,6 +145,9 @@ struct mr_txsb {
 	u64 rack_sent_ns;
 	u64 rack_rtt_ns;
 	u32 rack_psn;
+	bool rack_retx;		/* R's latest copy was a retransmission */
+	bool rack_dirty;	/* R moved since the last detection pass */
+	u64 rack_thresh_ns;	/* rack_rtt + reo_wnd of that pass */
 	u64 reo_deadline_ns;	/* 0: no reordering timer pending */
 
 	/* RTO timer (MR-LOSS-6..9) and retry budget (MR-RETRY-1) */

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "txsb.h"
+#include "mr_test_util.h"
 
 #define US	1000ULL
 #define MS	1000000ULL
@@ -522,6 +523,189 @@ static void test_rto_backoff_and_retry_exhaustion(void **state)
  * (MR-LOSS-7), so a READ streaming for longer than the budget does not
  * fail its QP.
  */
+/* SACK bits in every word, at the word edges; bit 0 and unsent PSNs. */
+static void test_sack_words(void **state)
+{
+	static const u32 bits[] = { 1, 2, 63, 64, 65, 127, 128, 191, 192,
+				    254, 255 };
+	struct mr_akh a;
+	u32 p0, i;
+
+	(void)state;
+	setup_sb(0xfffff0, 7, 7);	/* across the PSN wrap */
+	p0 = send_n(256, 0, 0, 0);
+	ack_init(&a, p0, 0);
+	for (i = 0; i < MR_ARRAY_SIZE(bits); i++)
+		sack_set(&a, mr_psn_add(p0, bits[i]));
+	a.sack[0] |= 1;		/* bit 0 is cum_psn: never SACKed */
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 10 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_sacked, MR_ARRAY_SIZE(bits));
+	assert_int_equal(sb.n_sacked, MR_ARRAY_SIZE(bits));
+	assert_null(mr_txsb_get(&sb, p0)->flags & MR_TXE_SACKED ? &sb : NULL);
+	for (i = 0; i < MR_ARRAY_SIZE(bits); i++)
+		assert_int_equal(mr_txsb_get(&sb, mr_psn_add(p0, bits[i]))->flags
+				 & MR_TXE_SACKED, MR_TXE_SACKED);
+	assert_int_equal(mr_txsb_get(&sb, mr_psn_add(p0, 3))->flags &
+			 MR_TXE_SACKED, 0);
+	/* the same map again: nothing new */
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 11 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_sacked, 0);
+	/* cum moves by 100: bits now relative to it, old ones ignored */
+	ack_init(&a, mr_psn_add(p0, 100), 0);
+	sack_set(&a, mr_psn_add(p0, 101));
+	sack_set(&a, mr_psn_add(p0, 128));	/* already SACKed */
+	sack_set(&a, mr_psn_add(p0, 255));	/* already SACKed */
+	sack_set(&a, mr_psn_add(p0, 300));	/* never sent: ignored */
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 12 * US, &res), MR_TXSB_OK);
+	/* 1, 2, 63, 64 and 65 were SACKed already */
+	assert_int_equal(res.newly_acked, 100 - 5);
+	assert_int_equal(res.newly_sacked, 1);
+	assert_int_equal(sb.n_sacked, 7);
+	/* a stale ACK's bits below una are ignored, those above count */
+	ack_init(&a, mr_psn_add(p0, 50), 0);
+	sack_set(&a, mr_psn_add(p0, 60));
+	sack_set(&a, mr_psn_add(p0, 150));
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 13 * US, &res), MR_TXSB_OK);
+	assert_true(res.stale);
+	assert_int_equal(res.newly_sacked, 1);
+	assert_int_equal(res.newly_acked, 0);
+	assert_int_equal(sb.n_sacked, 8);
+}
+
+/*
+ * RACK's shortcuts (the walk stops at R when R is a first transmission;
+ * an ACK that moves nothing skips the walk) never delay a loss: after
+ * every ACK and timer no candidate is overdue and the reordering timer is
+ * armed no later than the earliest candidate's deadline (MR-LOSS-2).
+ * Random sends, losses, reordering, SACKs, retransmissions, RTOs.
+ */
+static void rack_check(u64 now)
+{
+	u32 n = mr_txsb_outstanding(&sb), i;
+	u64 thresh;
+
+	if (!sb.rack_valid || sb.failed)
+		return;
+	thresh = sb.rack_rtt_ns + mr_txsb_reo_wnd(&sb);
+	for (i = 0; i < n; i++) {
+		u32 psn = mr_psn_add(sb.una, i);
+		const struct mr_txsb_ent *e = mr_txsb_get(&sb, psn);
+		u64 due = e->sent_ns + thresh;
+
+		if (e->flags & (MR_TXE_SACKED | MR_TXE_LOST))
+			continue;
+		if (!(sb.rack_sent_ns > e->sent_ns ||
+		      (sb.rack_sent_ns == e->sent_ns &&
+		       mr_psn_diff(sb.rack_psn, psn) > 0)))
+			continue;
+		assert_true(now <= due);
+		assert_true(sb.reo_deadline_ns &&
+			    sb.reo_deadline_ns <= due + 1);
+	}
+}
+
+static void test_rack_shortcuts_random(void **state)
+{
+	u64 arrive[MR_TXSB_WIN], copy[MR_TXSB_WIN];	/* by una + i */
+	u64 rng = 0x5eed, t = 0, last_arr, echo;
+	u8 got[MR_TXSB_WIN];	/* receiver: has PSN una + i */
+	u32 step, una_rx, psn, i;
+	struct mr_akh a;
+
+	(void)state;
+	memset(got, 0, sizeof(got));
+	setup_sb(0xffff00, 7, 7);
+	una_rx = sb.una;
+	for (step = 0; step < 200000; step++) {
+		u32 op = t_rand_below(&rng, 8);
+
+		t += 1 + t_rand_below(&rng, 40 * US);
+		/* half the time an ACK comes before a due timer runs */
+		if (mr_txsb_next_deadline(&sb) <= t &&
+		    t_rand_below(&rng, 2)) {
+			assert_int_equal(mr_txsb_on_timer(&sb, t, &res),
+					 MR_TXSB_OK);
+			rack_check(t);
+		}
+		if (op < 3 && !mr_txsb_window_full(&sb) &&
+		    mr_txsb_inflight(&sb) < 40) {
+			assert_int_equal(mr_txsb_on_send(&sb, step, MR_TXE_FIRST
+							 | MR_TXE_LAST, 0, t,
+							 &psn), 0);
+			i = mr_psn_dist(psn, una_rx);
+			/*
+			 * 3% lost, others arrive after 0.2..1.2 ms: RTTs
+			 * and reo_wnd = srtt / 4 move all the time
+			 */
+			got[i] = 0;
+			copy[i] = t;
+			arrive[i] = t_rand_below(&rng, 100) < 3 ? ~0ULL :
+				    t + 200 * US + t_rand_below(&rng, 1 * MS);
+		} else if (op == 3 && mr_txsb_next_retx(&sb, t, &psn)) {
+			assert_int_equal(mr_txsb_on_retx(&sb, psn, 0, t), 0);
+			i = mr_psn_dist(psn, una_rx);
+			if (!got[i] && t_rand_below(&rng, 100) >= 3) {
+				u64 at = t + 200 * US +
+					 t_rand_below(&rng, 1 * MS);
+
+				if (at < arrive[i]) {
+					arrive[i] = at;
+					copy[i] = t;
+				}
+			}
+		} else if (op >= 4) {
+			u32 n = mr_txsb_outstanding(&sb), cum;
+
+			/* the receiver's view at t: cum + SACK map, the
+			 * echo of the copy that arrived last
+			 */
+			last_arr = 0;
+			echo = t;
+			for (i = 0; i < n; i++) {
+				if (arrive[i] > t)
+					continue;
+				got[i] = 1;
+				if (arrive[i] >= last_arr) {
+					last_arr = arrive[i];
+					echo = copy[i];
+				}
+			}
+			for (cum = 0; cum < n && got[cum]; cum++)
+				;
+			ack_init(&a, mr_psn_add(una_rx, cum), echo);
+			for (i = cum + 1; i < n; i++)
+				if (got[i])
+					sack_set(&a, mr_psn_add(una_rx, i));
+			assert_int_equal(mr_txsb_on_ack(&sb, &a, t, &res),
+					 MR_TXSB_OK);
+			rack_check(t);
+			/* slide the receiver's arrays with una */
+			if (cum) {
+				memmove(got, got + cum, MR_TXSB_WIN - cum);
+				memmove(arrive, arrive + cum,
+					(MR_TXSB_WIN - cum) * sizeof(*arrive));
+				memmove(copy, copy + cum,
+					(MR_TXSB_WIN - cum) * sizeof(*copy));
+				memset(got + MR_TXSB_WIN - cum, 0, cum);
+				una_rx = mr_psn_add(una_rx, cum);
+			}
+			assert_int_equal(sb.una, una_rx);
+		}
+	}
+	/* the run exercised what it is about */
+	assert_true(sb.st.lost_rack > 100);
+	assert_true(sb.st.retx > 100);
+	assert_true(sb.st.sacked > 1000);
+	assert_true(sb.st.spurious > 10);
+}
+
+/*
+ * Progress the scoreboard cannot see (READ/ATOMIC response data while the
+ * request PSN still waits for its ACK) is progress too (MR-RETRY-2): it
+ * resets the budget and the backoff (MR-LOSS-9) and restarts the RTO
+ * (MR-LOSS-7), so a READ streaming for longer than the budget does not
+ * fail its QP.
+ */
 static void test_progress_outside_acks(void **state)
 {
 	u64 t;
@@ -897,6 +1081,8 @@ int main(void)
 		cmocka_unit_test(test_rack_loss_beyond_window),
 		cmocka_unit_test(test_rack_loss_on_ack_and_spurious),
 		cmocka_unit_test(test_rto_backoff_and_retry_exhaustion),
+		cmocka_unit_test(test_sack_words),
+		cmocka_unit_test(test_rack_shortcuts_random),
 		cmocka_unit_test(test_progress_outside_acks),
 		cmocka_unit_test(test_rnr_exhaustion),
 		cmocka_unit_test(test_rnr_infinite_and_reset),
