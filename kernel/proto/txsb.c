@@ -41,14 +41,31 @@ void mr_txsb_default_params(struct mr_txsb_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	/*
-	 * Datacenter RTTs are 5..100 us; a 1 ms initial RTO covers the first
-	 * exchange including a delayed ACK without the 1 s of RFC 6298 that
-	 * would stall a verbs consumer.  min_rto 100 us keeps the timer above
-	 * the delayed-ACK timer and scheduling jitter of a software stack;
-	 * max_rto 1 s bounds backoff (verbs timeout may lower it).
+	 * MR-LOSS-6.  These defaults are for a software device: both ends
+	 * run the protocol in softirq and thread context of a general
+	 * purpose kernel, often in a virtual machine, where a round trip
+	 * that is normally 10 us .. 1 ms is stretched by scheduling: a
+	 * softirq deferred to ksoftirqd, a vCPU the host does not run for
+	 * a few (KVM) to a few tens (TCG, overcommitted host) of
+	 * milliseconds.  RFC 6298's srtt + 4 rttvar learns that variance
+	 * only after it has seen a stall, so the floor has to cover the
+	 * common case: min_rto 5 ms is above the scheduling latency of a
+	 * loaded host (CFS's 6 ms period shared by a few runnable tasks)
+	 * and still 40 times below TCP's 200 ms and 13 times below the
+	 * 67 ms of rxe's usual verbs timeout.  The rarer, longer stalls
+	 * still fire the RTO; the timestamp echo then proves it spurious
+	 * and it is undone (MR-LOSS-15), so they cost a retransmitted
+	 * packet, not the window.  A tail loss waits min_rto: the price
+	 * of not retransmitting on every stall.  init_rto 10 ms, twice the
+	 * floor, covers the first exchange (a full initial window
+	 * serialised at a VM's 100 Mbit/s, a delayed ACK and a stall)
+	 * without the 1 s of RFC 6298 that would stall a verbs consumer.
+	 * A hardware implementation with bounded processing jitter would
+	 * use about 1 ms and 100 us.  max_rto 1 s bounds backoff (the
+	 * verbs timeout may lower it).
 	 */
-	p->init_rto_ns = 1000 * MR_NS_PER_US;
-	p->min_rto_ns = 100 * MR_NS_PER_US;
+	p->init_rto_ns = 10000 * MR_NS_PER_US;
+	p->min_rto_ns = 5000 * MR_NS_PER_US;
 	p->max_rto_ns = 1000000 * MR_NS_PER_US;
 	/* RACK reordering window floor (MR-LOSS-3) */
 	p->reo_wnd_min_ns = 50 * MR_NS_PER_US;
@@ -205,14 +222,17 @@ static inline bool sent_after(u64 t1, u32 psn1, u64 t2, u32 psn2)
 
 /*
  * A packet was delivered: advance the RACK state (RFC 8985 6.2).  A
- * delivered retransmission whose copy was sent less than min_rtt ago was
- * almost certainly delivered by an earlier copy; its send time would
- * make RACK believe newer packets were delivered, so skip it.
+ * delivered retransmission may have been delivered by an earlier copy;
+ * its latest send time would make RACK believe newer packets were
+ * delivered, so skip it when the ACK echoes a copy sent before that
+ * time, or when that copy was sent less than min_rtt ago (MR-LOSS-2).
  */
 static void rack_advance(struct mr_txsb *sb, const struct mr_txsb_ent *e,
-			 u32 psn, u64 now)
+			 u32 psn, u32 ts_echo, u64 now)
 {
-	if (e->retx && sb->rtt_valid && now - e->sent_ns < sb->min_rtt_ns)
+	if (e->retx &&
+	    ((sb->rtt_valid && now - e->sent_ns < sb->min_rtt_ns) ||
+	     mr_seq32_diff(ts_echo, mr_txsb_stamp(sb, e->sent_ns)) < 0))
 		return;
 	if (!sb->rack_valid ||
 	    sent_after(e->sent_ns, psn, sb->rack_sent_ns, sb->rack_psn)) {
@@ -226,18 +246,19 @@ static void rack_advance(struct mr_txsb *sb, const struct mr_txsb_ent *e,
 }
 
 static void note_delivered(struct mr_txsb *sb, struct mr_txsb_ent *e,
-			   u32 psn, u64 now, struct mr_txsb_result *res)
+			   u32 psn, u32 ts_echo, u64 now,
+			   struct mr_txsb_result *res)
 {
 	if (e->flags & MR_TXE_LOST) {
 		/* declared lost but delivered after all: spurious loss */
-		e->flags &= ~MR_TXE_LOST;
+		e->flags &= ~(MR_TXE_LOST | MR_TXE_RTO);
 		sb->n_lost--;
 		res->spurious++;
 		sb->st.spurious++;
 	}
 	res->path_delivered[e->path]++;
 	res->path_delivered_mask |= 1ULL << e->path;
-	rack_advance(sb, e, psn, now);
+	rack_advance(sb, e, psn, ts_echo, now);
 }
 
 static void mark_lost(struct mr_txsb *sb, struct mr_txsb_ent *e,
@@ -348,7 +369,7 @@ int mr_txsb_on_retx(struct mr_txsb *sb, u32 psn, u8 path, u64 now_ns)
 	if (!mr_txsb_inflight(sb))
 		sb->rto_start_ns = now_ns;	/* timer starts (MR-LOSS-7) */
 	if (e->flags & MR_TXE_LOST) {
-		e->flags &= ~MR_TXE_LOST;
+		e->flags &= ~(MR_TXE_LOST | MR_TXE_RTO);
 		sb->n_lost--;
 	}
 	/* a copy that RACK must judge against R (only with equal clocks) */
@@ -396,9 +417,48 @@ static void sack_apply(struct mr_txsb *sb, const struct mr_akh *ack,
 			sb->n_sacked++;
 			res->newly_sacked++;
 			sb->st.sacked++;
-			note_delivered(sb, e, psn, now, res);
+			note_delivered(sb, e, psn, ack->ts_echo, now, res);
 		}
 	}
+}
+
+/*
+ * Spurious RTO (MR-LOSS-15, Eifel detection of RFC 3522 on the MBH
+ * timestamp): the first ACK after an expiry that delivers anything echoes
+ * the copy that made the responder send it.  A copy sent before the
+ * expiry means the packets were not lost, only late (a stalled peer or
+ * path).  An echo from the future or older than ack_max_age proves
+ * nothing (MR-SEC-6).
+ */
+static bool rto_was_spurious(const struct mr_txsb *sb, u32 ts_echo, u64 now)
+{
+	s32 age = mr_seq32_diff(mr_txsb_stamp(sb, now), ts_echo);
+
+	if (age < 0 || (u64)age * MR_NS_PER_US > sb->p.ack_max_age_ns)
+		return false;
+	return mr_seq32_diff(ts_echo, sb->rto_ts) < 0;
+}
+
+/*
+ * Undo a spurious RTO: what it declared lost and was not retransmitted
+ * yet is in flight again; RACK judges it afresh against R (the caller
+ * runs rack_detect()).  The backoff and the retry budget were reset by
+ * the progress of the same ACK (MR-LOSS-9, MR-RETRY-2).
+ */
+static void rto_undo(struct mr_txsb *sb, struct mr_txsb_result *res)
+{
+	u32 n = mr_txsb_outstanding(sb), i;
+
+	for (i = 0; i < n && sb->n_lost; i++) {
+		struct mr_txsb_ent *e = ent_of(sb, mr_psn_add(sb->una, i));
+
+		if (!(e->flags & MR_TXE_RTO))
+			continue;
+		e->flags &= ~(MR_TXE_LOST | MR_TXE_RTO);
+		sb->n_lost--;
+	}
+	sb->st.spurious_rto++;
+	res->rto_undone = true;
 }
 
 /* Common ACK/NACK feedback (MR-REL-19/20); validates before mutating. */
@@ -406,6 +466,7 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 		       u64 now, struct mr_txsb_result *res)
 {
 	u32 out = mr_txsb_outstanding(sb), i, adv;
+	bool undo = false;
 	s32 d;
 
 	res_init(sb, res);
@@ -442,7 +503,7 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 		} else {
 			res->newly_acked++;
 			sb->st.acked++;
-			note_delivered(sb, e, psn, now, res);
+			note_delivered(sb, e, psn, ack->ts_echo, now, res);
 		}
 		if (e->flags & MR_TXE_LAST) {
 			res->done_valid = true;
@@ -461,8 +522,15 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 		sack_apply(sb, ack, out, now, res);
 
 	if (res->newly_acked + res->newly_sacked) {
+		/* the first delivering ACK after an RTO judges it */
+		if (sb->rto_pending) {
+			sb->rto_pending = false;
+			undo = rto_was_spurious(sb, ack->ts_echo, now);
+		}
 		mr_txsb_on_progress(sb, now);
 		rtt_sample(sb, ack->ts_echo, now, res);
+		if (undo)
+			rto_undo(sb, res);
 	}
 	if (sb->rnr_active && out_off(sb, sb->rnr_psn) < 0)
 		sb->rnr_active = false;
@@ -473,11 +541,11 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 		sb->rnr_count = 0;
 
 	/*
-	 * RACK can only find a new loss when R moved, the threshold shrank
-	 * (srtt fell) or a deadline passed; otherwise the last pass's
-	 * verdicts and timer stand.
+	 * RACK can only find a new loss when R moved, packets came back in
+	 * flight, the threshold shrank (srtt fell) or a deadline passed;
+	 * otherwise the last pass's verdicts and timer stand.
 	 */
-	if (sb->rack_dirty ||
+	if (undo || sb->rack_dirty ||
 	    (sb->reo_deadline_ns && now >= sb->reo_deadline_ns) ||
 	    (sb->rack_valid &&
 	     sb->rack_rtt_ns + mr_txsb_reo_wnd(sb) < sb->rack_thresh_ns))
@@ -713,6 +781,14 @@ int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
 	if (sb->backoff < 32)
 		sb->backoff++;
 	sb->rto_start_ns = now_ns;
+	/*
+	 * An episode of expiries without a delivering ACK is judged by its
+	 * first expiry (MR-LOSS-15).
+	 */
+	if (!sb->rto_pending) {
+		sb->rto_pending = true;
+		sb->rto_ts = mr_txsb_stamp(sb, now_ns);
+	}
 	/* RFC 8985 6.3: on RTO every undelivered packet is lost */
 	n = mr_txsb_outstanding(sb);
 	for (i = 0; i < n; i++) {
@@ -721,6 +797,7 @@ int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
 		if (e->flags & (MR_TXE_SACKED | MR_TXE_LOST))
 			continue;
 		mark_lost(sb, e, res);
+		e->flags |= MR_TXE_RTO;
 		sb->st.lost_rto++;
 	}
 	sb->reo_deadline_ns = 0;

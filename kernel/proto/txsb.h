@@ -8,7 +8,8 @@
  * feedback (cumulative PSN + 256-bit SACK + timestamp echo), detects loss
  * RACK-style (time based, never by counting duplicate ACKs, MR-LOSS-1/2),
  * runs the RTO timer with RFC 6298 estimation and exponential backoff
- * (MR-LOSS-5..9), and enforces the verbs retry_cnt / rnr_retry budgets
+ * (MR-LOSS-5..9), undoes an RTO that the timestamp echo proves spurious
+ * (MR-LOSS-15), and enforces the verbs retry_cnt / rnr_retry budgets
  * (MR-RETRY-1..9).
  *
  * Pure state machine: the caller owns the memory, passes the time in
@@ -34,6 +35,7 @@
 #define MR_TXE_LAST	0x02	/* last packet of its message */
 #define MR_TXE_SACKED	0x04	/* selectively acknowledged */
 #define MR_TXE_LOST	0x08	/* declared lost, retransmission pending */
+#define MR_TXE_RTO	0x10	/* ... by an RTO expiry (undone if spurious) */
 #define MR_TXE_USER	(MR_TXE_FIRST | MR_TXE_LAST)
 
 /* rnr_retry value meaning "retry forever" (IBTA). */
@@ -98,6 +100,12 @@ struct mr_txsb_result {
 	bool rtt_valid;
 	u64 rtt_ns;		/* RTT sample from the timestamp echo */
 	bool rto_fired;
+	/*
+	 * The first ACK after an RTO echoed a copy sent before the expiry:
+	 * the RTO was spurious and is undone here (MR-LOSS-15); the caller
+	 * undoes congestion control, mr_cc_on_rto_undo() (MR-CC-11).
+	 */
+	bool rto_undone;
 	u32 nack_psn;		/* PSN of an effective NACK */
 	u32 nack_msn;
 	u8 nack_path;
@@ -118,6 +126,7 @@ struct mr_txsb_stats {
 	u64 lost_other;		/* RNR, trim, path failover */
 	u64 spurious;		/* lost, then delivered anyway */
 	u64 rto;		/* RTO expirations */
+	u64 spurious_rto;	/* RTO episodes undone (MR-LOSS-15) */
 	u64 rnr;		/* RNR NACKs honoured */
 	u64 trims;		/* trimmed NACKs honoured */
 	u64 ignored_nacks;	/* NACKs for no outstanding copy */
@@ -157,6 +166,9 @@ struct mr_txsb {
 	u32 rto_expiries;	/* counted expiries E, reset on progress */
 	u64 retry_ref_ns;	/* L: last counted expiry or progress */
 	bool failed;		/* a budget is exhausted: send nothing */
+	/* spurious RTO detection (MR-LOSS-15) */
+	bool rto_pending;	/* expired, no delivering ACK since */
+	u32 rto_ts;		/* MBH.ts clock at the episode's 1st expiry */
 
 	/* RNR (MR-RETRY-5/6) */
 	bool rnr_active;	/* an RNR'd PSN is not yet delivered */
@@ -169,7 +181,7 @@ struct mr_txsb {
 	struct mr_txsb_ent ent[MR_TXSB_WIN];
 };
 
-/* Defaults for RoCE-class fabrics; see txsb.c for the reasoning. */
+/* Defaults for a software device; see txsb.c for the reasoning. */
 void mr_txsb_default_params(struct mr_txsb_params *p);
 /* Returns MR_ERR_INVAL on inconsistent parameters. */
 int mr_txsb_init(struct mr_txsb *sb, const struct mr_txsb_params *p,

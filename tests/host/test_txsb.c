@@ -4,8 +4,9 @@
  * PSN wraparound (MR-WIN-1, MR-WIN-3), cumulative + SACK processing and
  * ACK validation (MR-REL-19, MR-REL-20), RACK reorder-vs-loss (MR-LOSS-1,
  * MR-LOSS-2, MR-LOSS-3), RTT/RTO estimation and backoff (MR-LOSS-4 ..
- * MR-LOSS-9), retry and RNR budgets (MR-RETRY-1, MR-RETRY-5, MR-RETRY-6,
- * MR-RETRY-7, MR-RETRY-9) and NACK handling (MR-REL-23, MR-LOSS-10).
+ * MR-LOSS-9), spurious RTO undo (MR-LOSS-15), retry and RNR budgets
+ * (MR-RETRY-1, MR-RETRY-5, MR-RETRY-6, MR-RETRY-7, MR-RETRY-9) and NACK
+ * handling (MR-REL-23, MR-LOSS-10).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -282,34 +283,36 @@ static void test_rtt_estimator(void **state)
 
 	(void)state;
 	setup_sb(0, 7, 7);
-	/* before any sample the initial RTO applies */
-	assert_int_equal(mr_txsb_rto(&sb), 1 * MS);
+	/* before any sample the initial RTO applies: 10 ms (MR-LOSS-6) */
+	assert_int_equal(mr_txsb_rto(&sb), 10 * MS);
 	assert_int_equal(mr_txsb_reo_wnd(&sb), 50 * US);
 
+	/* RTTs of a stalling VM: srtt + 4 rttvar above the 5 ms floor */
 	send_n(1, 0, 0, 0);
 	ack_init(&a, 1, 0);
-	assert_int_equal(mr_txsb_on_ack(&sb, &a, 400 * US, &res), MR_TXSB_OK);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 4 * MS, &res), MR_TXSB_OK);
 	/* RFC 6298 2.2: srtt = R, rttvar = R / 2 */
-	assert_int_equal(sb.srtt_ns, 400 * US);
-	assert_int_equal(sb.rttvar_ns, 200 * US);
-	assert_int_equal(mr_txsb_rto(&sb), 1200 * US);
-	assert_int_equal(mr_txsb_reo_wnd(&sb), 100 * US);
+	assert_int_equal(sb.srtt_ns, 4 * MS);
+	assert_int_equal(sb.rttvar_ns, 2 * MS);
+	assert_int_equal(mr_txsb_rto(&sb), 12 * MS);
+	assert_int_equal(mr_txsb_reo_wnd(&sb), 1 * MS);
 
-	send_n(1, 1, 0, 1 * MS);
-	ack_init(&a, 2, 1 * MS);
-	assert_int_equal(mr_txsb_on_ack(&sb, &a, 1 * MS + 200 * US, &res),
+	send_n(1, 1, 0, 10 * MS);
+	ack_init(&a, 2, 10 * MS);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 12 * MS, &res),
 			 MR_TXSB_OK);
-	/* rttvar = 3/4 * 200 + 1/4 * |400 - 200|, srtt = 7/8 400 + 1/8 200 */
-	assert_int_equal(sb.rttvar_ns, 200 * US);
-	assert_int_equal(sb.srtt_ns, 375 * US);
-	assert_int_equal(sb.min_rtt_ns, 200 * US);
+	/* rttvar = 3/4 * 2 + 1/4 * |4 - 2|, srtt = 7/8 4 + 1/8 2 (ms) */
+	assert_int_equal(sb.rttvar_ns, 2 * MS);
+	assert_int_equal(sb.srtt_ns, 3750 * US);
+	assert_int_equal(sb.min_rtt_ns, 2 * MS);
+	assert_int_equal(mr_txsb_rto(&sb), 11750 * US);
 
-	/* small RTTs: RTO clamps at min_rto, reo_wnd at its 50 us floor */
+	/* small RTTs: RTO clamps at min_rto 5 ms, reo_wnd at 50 us */
 	setup_sb(0, 7, 7);
 	send_n(1, 0, 0, 0);
 	ack_init(&a, 1, 0);
 	assert_int_equal(mr_txsb_on_ack(&sb, &a, 8 * US, &res), MR_TXSB_OK);
-	assert_int_equal(mr_txsb_rto(&sb), 100 * US);
+	assert_int_equal(mr_txsb_rto(&sb), 5 * MS);
 	assert_int_equal(mr_txsb_reo_wnd(&sb), 50 * US);
 
 	/* an echo from the future is not a sample */
@@ -440,6 +443,43 @@ static void test_rack_loss_on_ack_and_spurious(void **state)
 	assert_int_equal(mr_txsb_outstanding(&sb), 0);
 }
 
+/*
+ * MR-LOSS-2: a retransmitted packet whose ACK echoes its earlier copy was
+ * delivered by that copy; its retransmission time must not become R's, or
+ * every packet sent between the two copies would look overdue.
+ */
+static void test_rack_retx_echo(void **state)
+{
+	struct mr_akh a;
+	u64 t0 = 100 * US;
+	u32 p0;
+
+	(void)state;
+	warm_up();			/* srtt = min_rtt = 20 us */
+	p0 = send_n(1, 1, 0, t0);
+	send_n(1, 2, 0, t0 + 1 * US);
+	/* p0 resent (a tail probe, say) 300 us later */
+	assert_int_equal(mr_txsb_on_retx(&sb, p0, 1, t0 + 300 * US), 0);
+	/* the ACK of p0's first copy arrives 20 us after the resend */
+	ack_init(&a, p0 + 1, t0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 320 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 1);
+	assert_int_not_equal(sb.rack_psn, p0);
+	/* p1, sent right after p0's first copy, is not overdue */
+	assert_int_equal(res.newly_lost, 0);
+	/* the echo of the resent copy would have made p0 R */
+	warm_up();
+	p0 = send_n(1, 1, 0, t0);
+	send_n(1, 2, 0, t0 + 1 * US);
+	assert_int_equal(mr_txsb_on_retx(&sb, p0, 1, t0 + 300 * US), 0);
+	ack_init(&a, p0 + 1, t0 + 300 * US);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 320 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(sb.rack_psn, p0);
+	assert_int_equal(res.newly_lost, 1);
+}
+
 static void test_rto_backoff_and_retry_exhaustion(void **state)
 {
 	struct mr_akh a;
@@ -451,7 +491,7 @@ static void test_rto_backoff_and_retry_exhaustion(void **state)
 	setup_sb(7, 2, 7);
 	send_n(3, 0, 2, 0);
 	rto = mr_txsb_rto(&sb);
-	assert_int_equal(rto, 1 * MS);
+	assert_int_equal(rto, 10 * MS);
 	assert_int_equal(mr_txsb_next_deadline(&sb), rto);
 	assert_int_equal(mr_txsb_on_timer(&sb, rto - 1, &res), MR_TXSB_OK);
 	assert_false(res.rto_fired);
@@ -478,18 +518,20 @@ static void test_rto_backoff_and_retry_exhaustion(void **state)
 	/* progress resets the budget and the backoff */
 	setup_sb(7, 1, 7);
 	send_n(2, 0, 0, 0);
-	assert_int_equal(mr_txsb_on_timer(&sb, 1 * MS, &res), MR_TXSB_OK);
-	assert_int_equal(mr_txsb_rto(&sb), 2 * MS);
-	while (mr_txsb_next_retx(&sb, 1 * MS, &psn))
-		mr_txsb_on_retx(&sb, psn, 0, 1 * MS);
-	ack_init(&a, 8, 1 * MS);
-	assert_int_equal(mr_txsb_on_ack(&sb, &a, 1 * MS + 30 * US, &res),
+	assert_int_equal(mr_txsb_on_timer(&sb, 10 * MS, &res), MR_TXSB_OK);
+	assert_int_equal(mr_txsb_rto(&sb), 20 * MS);
+	while (mr_txsb_next_retx(&sb, 10 * MS, &psn))
+		mr_txsb_on_retx(&sb, psn, 0, 10 * MS);
+	/* the retransmissions answered: a genuine RTO, not undone */
+	ack_init(&a, 8, 10 * MS);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 10 * MS + 30 * US, &res),
 			 MR_TXSB_OK);
+	assert_false(res.rto_undone);
 	assert_int_equal(sb.rto_expiries, 0);
 	assert_int_equal(sb.backoff, 0);
 	/* one more expiry is again allowed with retry_cnt = 1 */
 	t = mr_txsb_next_deadline(&sb);
-	assert_int_equal(t, 1 * MS + 30 * US + 100 * US);
+	assert_int_equal(t, 10 * MS + 30 * US + 5 * MS);
 	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
 	assert_true(res.rto_fired);
 	assert_int_equal(mr_txsb_on_timer(&sb, t + 1, &res), MR_TXSB_OK);
@@ -504,7 +546,7 @@ static void test_rto_backoff_and_retry_exhaustion(void **state)
 		struct mr_txsb_params p;
 
 		mr_txsb_default_params(&p);
-		p.max_rto_ns = 3 * MS;
+		p.max_rto_ns = 30 * MS;
 		assert_int_equal(mr_txsb_init(&sb, &p, 0), 0);
 	}
 	send_n(1, 0, 0, 0);
@@ -513,16 +555,200 @@ static void test_rto_backoff_and_retry_exhaustion(void **state)
 		assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
 		mr_txsb_on_retx(&sb, sb.una, 0, t);
 	}
-	assert_int_equal(mr_txsb_rto(&sb), 3 * MS);
+	assert_int_equal(mr_txsb_rto(&sb), 30 * MS);
 }
 
 /*
- * Progress the scoreboard cannot see (READ/ATOMIC response data while the
- * request PSN still waits for its ACK) is progress too (MR-RETRY-2): it
- * resets the budget and the backoff (MR-LOSS-9) and restarts the RTO
- * (MR-LOSS-7), so a READ streaming for longer than the budget does not
- * fail its QP.
+ * A stalled peer (MR-LOSS-15): the RTO fires, one packet is
+ * retransmitted, then the ACKs of the original copies arrive.  The first
+ * of them echoes a copy sent before the expiry: the RTO was spurious,
+ * the packets it declared lost and that were not retransmitted yet are
+ * in flight again, nothing more is resent.
  */
+static void test_spurious_rto_undo(void **state)
+{
+	struct mr_akh a;
+	u64 t;
+	u32 p0, psn;
+
+	(void)state;
+	setup_sb(0, 7, 7);
+	p0 = send_n(10, 0, 0, 0);
+	t = mr_txsb_next_deadline(&sb);
+	assert_int_equal(t, 10 * MS);
+	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+	assert_true(res.rto_fired);
+	assert_int_equal(res.newly_lost, 10);
+	assert_int_equal(sb.n_lost, 10);
+	/* the window collapsed to one packet: one retransmission */
+	assert_true(mr_txsb_next_retx(&sb, t, &psn));
+	assert_int_equal(psn, p0);
+	assert_int_equal(mr_txsb_on_retx(&sb, psn, 1, t), 0);
+	/* the peer wakes up: the ACK of p0..p2's original copies */
+	ack_init(&a, p0 + 3, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 25 * MS, &res), MR_TXSB_OK);
+	assert_true(res.rto_undone);
+	assert_int_equal(res.newly_acked, 3);
+	assert_int_equal(sb.st.spurious_rto, 1);
+	/* p3..p9 were never resent: in flight again, not lost */
+	assert_int_equal(sb.n_lost, 0);
+	assert_int_equal(mr_txsb_inflight(&sb), 7);
+	assert_false(mr_txsb_next_retx(&sb, 25 * MS, &psn));
+	assert_int_equal(sb.backoff, 0);
+	assert_int_equal(sb.rto_expiries, 0);
+	/* the stall is an RTT sample: the next RTO covers it */
+	assert_true(res.rtt_valid);
+	assert_int_equal(res.rtt_ns, 25 * MS);
+	assert_true(mr_txsb_rto(&sb) > 25 * MS);
+	/* the rest arrives: no retransmission was needed */
+	ack_init(&a, p0 + 10, 1 * US);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 25 * MS + 10 * US, &res),
+			 MR_TXSB_OK);
+	assert_false(res.rto_undone);
+	assert_int_equal(res.newly_acked, 7);
+	assert_int_equal(res.spurious, 0);
+	assert_int_equal(sb.st.retx, 1);
+	assert_int_equal(sb.st.spurious_rto, 1);
+	assert_int_equal(mr_txsb_outstanding(&sb), 0);
+}
+
+/*
+ * Three packets, an RTO at *t that resends the first, a second expiry of
+ * the same episode at *t2; returns the first PSN.
+ */
+static u32 rto_twice(u64 *t, u64 *t2)
+{
+	u32 p0;
+
+	setup_sb(0, 7, 7);
+	p0 = send_n(3, 0, 0, 0);
+	*t = mr_txsb_next_deadline(&sb);
+	assert_int_equal(mr_txsb_on_timer(&sb, *t, &res), MR_TXSB_OK);
+	assert_int_equal(mr_txsb_on_retx(&sb, p0, 0, *t), 0);
+	*t2 = mr_txsb_next_deadline(&sb);
+	assert_int_equal(*t2, *t + 20 * MS);
+	assert_int_equal(mr_txsb_on_timer(&sb, *t2, &res), MR_TXSB_OK);
+	assert_true(res.rto_fired);
+	return p0;
+}
+
+/* The echo of the retransmission: a real loss, nothing undone. */
+static void test_genuine_rto_not_undone(void **state)
+{
+	struct mr_akh a;
+	struct mr_txsb_params p;
+	u64 t, t2;
+	u32 p0, psn;
+
+	(void)state;
+	setup_sb(0, 7, 7);
+	p0 = send_n(4, 0, 0, 0);
+	t = mr_txsb_next_deadline(&sb);
+	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+	assert_true(mr_txsb_next_retx(&sb, t, &psn));
+	assert_int_equal(mr_txsb_on_retx(&sb, psn, 0, t), 0);
+	/* a duplicate ACK delivers nothing: the episode is not judged */
+	ack_init(&a, p0, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t + 5 * US, &res),
+			 MR_TXSB_OK);
+	assert_false(res.rto_undone);
+	assert_true(sb.rto_pending);
+	/* the retransmitted copy arrived: echo at the expiry */
+	ack_init(&a, p0 + 1, t);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t + 30 * US, &res),
+			 MR_TXSB_OK);
+	assert_false(res.rto_undone);
+	assert_int_equal(sb.st.spurious_rto, 0);
+	assert_int_equal(sb.n_lost, 3);
+	/* only the first delivering ACK judges: a late old echo does not */
+	ack_init(&a, p0 + 2, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t + 40 * US, &res),
+			 MR_TXSB_OK);
+	assert_false(res.rto_undone);
+	assert_int_equal(sb.n_lost, 2);
+	assert_int_equal(sb.st.spurious_rto, 0);
+
+	/*
+	 * Two expiries in one episode are judged by the first: an echo of
+	 * the copy resent at the first expiry is not spurious ...
+	 */
+	p0 = rto_twice(&t, &t2);
+	assert_int_equal(mr_txsb_on_retx(&sb, p0, 0, t2), 0);
+	ack_init(&a, p0 + 1, t);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t2 + 1 * MS, &res),
+			 MR_TXSB_OK);
+	assert_false(res.rto_undone);
+	/* ... while an echo from before the first one undoes both */
+	p0 = rto_twice(&t, &t2);
+	assert_int_equal(sb.n_lost, 3);
+	ack_init(&a, p0 + 1, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t2 + 1 * MS, &res),
+			 MR_TXSB_OK);
+	assert_true(res.rto_undone);
+	assert_int_equal(sb.n_lost, 0);
+	assert_int_equal(sb.st.rto, 2);
+	assert_int_equal(sb.st.spurious_rto, 1);
+
+	/* an echo older than ack_max_age proves nothing (MR-SEC-6) */
+	mr_txsb_default_params(&p);
+	p.ack_max_age_ns = 50 * MS;
+	assert_int_equal(mr_txsb_init(&sb, &p, 0), 0);
+	p0 = send_n(2, 0, 0, 0);
+	t = mr_txsb_next_deadline(&sb);
+	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+	ack_init(&a, p0 + 1, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 60 * MS, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 1);
+	assert_false(res.rto_undone);
+	assert_int_equal(sb.n_lost, 1);
+	/* nor does an echo from the future */
+	setup_sb(0, 7, 7);
+	p0 = send_n(2, 0, 0, 0);
+	t = mr_txsb_next_deadline(&sb);
+	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+	ack_init(&a, p0 + 1, t + 5 * MS);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t + 1 * MS, &res),
+			 MR_TXSB_OK);
+	assert_false(res.rto_undone);
+	assert_int_equal(sb.n_lost, 1);
+}
+
+/*
+ * After an undo RACK judges the packets afresh: one sent well before the
+ * most recent delivered packet and still missing is lost after all, the
+ * others wait for the reordering window (MR-LOSS-2, MR-LOSS-15).
+ */
+static void test_undo_then_rack(void **state)
+{
+	struct mr_akh a;
+	u64 t;
+	u32 p0, psn, i;
+
+	(void)state;
+	setup_sb(0, 7, 7);
+	p0 = send_n(1, 0, 0, 0);
+	send_n(5, 1, 0, 4 * MS);
+	t = mr_txsb_next_deadline(&sb);
+	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+	assert_int_equal(sb.n_lost, 6);
+	/* p1..p4 arrive (sent at 4 ms), p0 and p5 do not */
+	ack_init(&a, p0, 4 * MS);
+	for (i = 1; i < 5; i++)
+		sack_set(&a, p0 + i);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 16 * MS, &res), MR_TXSB_OK);
+	assert_true(res.rto_undone);
+	assert_int_equal(res.newly_sacked, 4);
+	/* p0, sent 4 ms before R (reo_wnd 3 ms): lost by RACK at once */
+	assert_int_equal(res.newly_lost, 1);
+	assert_int_equal(sb.st.lost_rack, 1);
+	assert_true(mr_txsb_next_retx(&sb, 16 * MS, &psn));
+	assert_int_equal(psn, p0);
+	/* p5 was sent after R: in flight */
+	assert_int_equal(sb.n_lost, 1);
+	assert_int_equal(mr_txsb_inflight(&sb), 1);
+	assert_int_equal(mr_txsb_get(&sb, p0 + 5)->flags & MR_TXE_LOST, 0);
+}
+
 /* SACK bits in every word, at the word edges; bit 0 and unsent PSNs. */
 static void test_sack_words(void **state)
 {
@@ -715,15 +941,15 @@ static void test_progress_outside_acks(void **state)
 	(void)state;
 	setup_sb(7, 1, 7);
 	send_n(1, 0, 0, 0);		/* a READ_REQ, never acknowledged */
-	assert_int_equal(mr_txsb_on_timer(&sb, 1 * MS, &res), MR_TXSB_OK);
+	assert_int_equal(mr_txsb_on_timer(&sb, 10 * MS, &res), MR_TXSB_OK);
 	assert_true(res.rto_fired);
 	assert_int_equal(sb.rto_expiries, 1);
 	assert_int_equal(sb.backoff, 1);
-	while (mr_txsb_next_retx(&sb, 1 * MS, &psn))
-		mr_txsb_on_retx(&sb, psn, 0, 1 * MS);
+	while (mr_txsb_next_retx(&sb, 10 * MS, &psn))
+		mr_txsb_on_retx(&sb, psn, 0, 10 * MS);
 
 	/* Response data keeps coming: no expiry, however long it takes. */
-	for (i = 0, t = 1 * MS; i < 100; i++) {
+	for (i = 0, t = 10 * MS; i < 100; i++) {
 		t += 500 * US;
 		mr_txsb_on_progress(&sb, t);
 		assert_int_equal(sb.rto_expiries, 0);
@@ -959,25 +1185,33 @@ static void test_verbs_timeout_budget(void **state)
 	int i;
 
 	(void)state;
-	/* T_verbs = 3 ms: expiries within 3 ms of each other count once */
+	/* T_verbs = 30 ms: expiries within 30 ms of each other count once */
 	mr_txsb_default_params(&p);
 	p.retry_cnt = 0;
-	p.verbs_timeout_ns = 3 * MS;
+	p.verbs_timeout_ns = 30 * MS;
 	assert_int_equal(mr_txsb_init(&sb, &p, 0), 0);
 	send_n(1, 0, 0, 0);
-	assert_int_equal(mr_txsb_on_timer(&sb, 1 * MS, &res), MR_TXSB_OK);
+	assert_int_equal(mr_txsb_on_timer(&sb, 10 * MS, &res), MR_TXSB_OK);
 	assert_true(res.rto_fired);
 	assert_int_equal(sb.rto_expiries, 0);
-	mr_txsb_on_retx(&sb, 0, 0, 1 * MS);
+	mr_txsb_on_retx(&sb, 0, 0, 10 * MS);
 	/* backoff capped at max_rto_eff = T_verbs */
 	for (i = 0; i < 3; i++)
 		sb.backoff++;
-	assert_int_equal(mr_txsb_rto(&sb), 3 * MS);
+	assert_int_equal(mr_txsb_rto(&sb), 30 * MS);
 	sb.backoff = 1;
 	t = mr_txsb_next_deadline(&sb);
-	assert_int_equal(t, 3 * MS);
+	assert_int_equal(t, 30 * MS);
 	assert_int_equal(mr_txsb_on_timer(&sb, t, &res),
 			 MR_TXSB_RETRY_EXCEEDED);
+
+	/* T_verbs below min_rto: the RTO never goes under min_rto */
+	mr_txsb_default_params(&p);
+	p.verbs_timeout_ns = 3 * MS;
+	assert_int_equal(mr_txsb_init(&sb, &p, 0), 0);
+	assert_int_equal(mr_txsb_rto(&sb), 5 * MS);
+	sb.backoff = 4;
+	assert_int_equal(mr_txsb_rto(&sb), 5 * MS);
 
 	/* verbs timeout 0 = infinite: never fails by retries */
 	mr_txsb_default_params(&p);
@@ -1080,7 +1314,11 @@ int main(void)
 		cmocka_unit_test(test_rack_reordering_within_window),
 		cmocka_unit_test(test_rack_loss_beyond_window),
 		cmocka_unit_test(test_rack_loss_on_ack_and_spurious),
+		cmocka_unit_test(test_rack_retx_echo),
 		cmocka_unit_test(test_rto_backoff_and_retry_exhaustion),
+		cmocka_unit_test(test_spurious_rto_undo),
+		cmocka_unit_test(test_genuine_rto_not_undone),
+		cmocka_unit_test(test_undo_then_rack),
 		cmocka_unit_test(test_sack_words),
 		cmocka_unit_test(test_rack_shortcuts_random),
 		cmocka_unit_test(test_progress_outside_acks),
