@@ -125,6 +125,8 @@ static void cut(struct mr_cc *cc, u64 now, u32 keep)
 	clamp_cwnd(cc);
 	cc->cut_valid = true;
 	cc->last_cut_ns = now;
+	/* a decrease ends slow start (MR-CC-13) */
+	cc->ssthresh = 0;
 }
 
 static u64 isqrt64(u64 x)
@@ -251,6 +253,9 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 		rtt_sample(cc, rtt_ns);
 	if (cc->p.mode == MR_CC_FIXED)
 		return;
+	/* a delivery ends an RTO episode (MR-CC-11) */
+	if (acked)
+		cc->rto_episode = false;
 
 	if (cc->p.use_ecn)
 		ecn_account(cc, acked, ce_count, pkt_count);
@@ -309,15 +314,25 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 	 * Additive increase (MR-CC-13): ai per window of acked packets, i.e.
 	 * ai per RTT.  Below one packet the window grows by ai per acked
 	 * packet (Swift), as one ACK per RTT would otherwise be too slow.
+	 * Below ssthresh, after an RTO, slow start: one packet per packet
+	 * delivered, doubling per RTT, up to ssthresh (MR-CC-11).
 	 */
 	if (acked > MR_WINDOW)
 		acked = MR_WINDOW;	/* cannot exceed the window */
-	if (cc->cwnd >= MR_CC_ONE)
-		inc = mr_div64_u64(((u64)cc->p.ai * acked) << MR_CC_SHIFT,
-				   cc->cwnd);
-	else
-		inc = (u64)cc->p.ai * acked;
-	inc += cc->cwnd;
+	if (cc->ssthresh && cc->cwnd < cc->ssthresh) {
+		inc = (u64)cc->cwnd + ((u64)acked << MR_CC_SHIFT);
+		if (inc >= cc->ssthresh) {
+			inc = cc->ssthresh;
+			cc->ssthresh = 0;
+		}
+	} else {
+		if (cc->cwnd >= MR_CC_ONE)
+			inc = mr_div64_u64(((u64)cc->p.ai * acked) <<
+					   MR_CC_SHIFT, cc->cwnd);
+		else
+			inc = (u64)cc->p.ai * acked;
+		inc += cc->cwnd;
+	}
 	inc = inc > cc->p.max_cwnd ? cc->p.max_cwnd : inc;
 	/* remember this instant's growth: a later signal takes it back */
 	if (cc->grow_ns != now_ns)
@@ -365,20 +380,57 @@ void mr_cc_on_trim(struct mr_cc *cc, u64 now_ns)
 	cut(cc, now_ns, MR_CC_ONE - cc->p.trim_mdf);
 }
 
+static void ecn_restart(struct mr_cc *cc)
+{
+	cc->win_ce = 0;
+	cc->win_pkts = 0;
+	cc->win_acked = 0;
+	cc->win_len = cc->cwnd >> MR_CC_SHIFT ? cc->cwnd >> MR_CC_SHIFT : 1;
+}
+
 void mr_cc_on_rto(struct mr_cc *cc, u64 now_ns)
 {
 	cc->st.rtos++;
 	if (cc->p.mode == MR_CC_FIXED)
 		return;
-	/* everything in flight is presumed gone: restart from 1 (MR-CC-11) */
+	/*
+	 * MR-CC-11: the first expiry of an episode remembers the state for
+	 * an undo (MR-LOSS-15) and sets the slow start threshold to half
+	 * the window (RFC 5681); later expiries of the same episode, with
+	 * the window already at one packet, change neither.
+	 */
+	if (!cc->rto_episode) {
+		cc->rto_episode = true;
+		cc->undo_valid = true;
+		cc->undo_cwnd = cc->cwnd;
+		cc->undo_ssthresh = cc->ssthresh;
+		cc->undo_cut_valid = cc->cut_valid;
+		cc->undo_last_cut_ns = cc->last_cut_ns;
+		cc->ssthresh = cc->cwnd / 2 > MR_CC_ONE ? cc->cwnd / 2 : 0;
+	}
+	/* everything in flight is presumed gone: restart from 1 */
 	cc->cwnd = MR_CC_ONE;
 	clamp_cwnd(cc);
 	cc->cut_valid = true;
 	cc->last_cut_ns = now_ns;
-	cc->win_ce = 0;
-	cc->win_pkts = 0;
-	cc->win_acked = 0;
-	cc->win_len = 1;
+	ecn_restart(cc);
+}
+
+void mr_cc_on_rto_undo(struct mr_cc *cc, u64 now_ns)
+{
+	(void)now_ns;
+	if (!cc->undo_valid)
+		return;
+	/* MR-CC-11: the state before the episode, as if it never happened */
+	cc->undo_valid = false;
+	cc->rto_episode = false;
+	cc->st.rto_undos++;
+	if (cc->undo_cwnd > cc->cwnd)
+		cc->cwnd = cc->undo_cwnd;
+	cc->ssthresh = cc->undo_ssthresh;
+	cc->cut_valid = cc->undo_cut_valid;
+	cc->last_cut_ns = cc->undo_last_cut_ns;
+	ecn_restart(cc);
 }
 
 u64 mr_cc_pacing_gap(const struct mr_cc *cc)

@@ -11,8 +11,9 @@
  *    max_mdf.
  * Decreases happen at most once per RTT; without a signal the window grows
  * additively (ai packets per RTT).  Trimmed NACKs and losses are
- * congestion signals too, an RTO collapses the window to one packet, and a
- * receiver credit (AKH.credit) caps it.
+ * congestion signals too.  An RTO collapses the window to one packet and
+ * slow-starts back to half the window it cut, or is undone when it proves
+ * spurious (MR-CC-11); a receiver credit (AKH.credit) caps the window.
  *
  * Fixed point: windows, fractions and gains are in units of 1/65536
  * (MR_CC_ONE); no floating point (kernel).
@@ -62,12 +63,14 @@ struct mr_cc_stats {
 	u64 cuts_loss;
 	u64 cuts_trim;
 	u64 rtos;
+	u64 rto_undos;		/* spurious RTOs undone */
 	u64 alpha_updates;	/* closed DCTCP observation windows */
 };
 
 struct mr_cc {
 	struct mr_cc_params p;
 	u32 cwnd;		/* fixed point packets */
+	u32 ssthresh;		/* slow start below this; 0: none */
 	u32 credit;		/* packets, MR_CC_NO_CREDIT = none */
 	u32 alpha;		/* DCTCP alpha, fixed point fraction */
 	/* DCTCP observation window */
@@ -83,6 +86,13 @@ struct mr_cc {
 	/* once-per-RTT decrease gate */
 	bool cut_valid;
 	u64 last_cut_ns;
+	/* RTO: state before the episode's first expiry, for the undo */
+	bool rto_episode;	/* no delivery since the last RTO */
+	bool undo_valid;
+	u32 undo_cwnd;
+	u32 undo_ssthresh;
+	bool undo_cut_valid;
+	u64 undo_last_cut_ns;
 	/*
 	 * Loss/trim signals and growth of the current instant: the signals
 	 * of one ACK may be fed in any order without the window growing
@@ -118,8 +128,18 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 void mr_cc_on_loss(struct mr_cc *cc, u64 now_ns, u32 n);
 /* A trimmed NACK: a switch queue overflowed on this QP's path. */
 void mr_cc_on_trim(struct mr_cc *cc, u64 now_ns);
-/* RTO expiry: collapse to one packet. */
+/*
+ * RTO expiry: collapse to one packet, slow start up to half the window
+ * before the episode's first expiry (MR-CC-11).
+ */
 void mr_cc_on_rto(struct mr_cc *cc, u64 now_ns);
+/*
+ * The scoreboard proved the last RTO episode spurious
+ * (mr_txsb_result.rto_undone, MR-LOSS-15): restore the window, slow
+ * start threshold and decrease gate from before its first expiry.  Call
+ * it before the mr_cc_on_ack() and mr_cc_on_loss() of the same ACK.
+ */
+void mr_cc_on_rto_undo(struct mr_cc *cc, u64 now_ns);
 /* A packet (new or retransmitted) left at @now_ns: advance pacing. */
 void mr_cc_on_send(struct mr_cc *cc, u64 now_ns);
 

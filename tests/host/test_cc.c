@@ -3,8 +3,9 @@
  * Host tests: congestion control (kernel/proto/cc.c): ECN cuts and alpha
  * (MR-CC-4, MR-CC-5), delay target and cuts at most once per srtt
  * (MR-CC-6, MR-CC-7, MR-CC-8), additive increase (MR-CC-13), trims,
- * losses, RTO collapse (MR-CC-9, MR-CC-10, MR-CC-11), credit cap
- * (MR-CC-2, MR-CC-14), pacing (MR-CC-12), fixed-window mode (MR-CC-17).
+ * losses (MR-CC-9, MR-CC-10), RTO collapse, slow start and undo
+ * (MR-CC-11, MR-LOSS-15), credit cap (MR-CC-2, MR-CC-14), pacing
+ * (MR-CC-12), fixed-window mode (MR-CC-17).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -210,6 +211,141 @@ static void test_loss_trim_rto(void **state)
 	assert_int_equal(cc.cwnd, cc.p.min_cwnd);
 }
 
+/* One ACK per packet of a 20 us RTT until @n packets are delivered. */
+static void ack_pkts(u64 *t, u32 n)
+{
+	while (n--)
+		mr_cc_on_ack(&cc, *t += 1 * US, 1, 0, 1, 20 * US, NOCR);
+}
+
+/*
+ * MR-CC-11: an RTO restarts from one packet and slow-starts, one packet
+ * per packet delivered, to half the window it cut; then AI again.
+ */
+static void test_rto_slow_start(void **state)
+{
+	u64 t = 0;
+	u32 w;
+
+	(void)state;
+	setup(true, false);
+	ack_pkts(&t, 1);
+	cc.cwnd = 40 * ONE;
+	mr_cc_on_rto(&cc, t += 1 * US);
+	assert_int_equal(cc.cwnd, ONE);
+	assert_int_equal(cc.ssthresh, 20 * ONE);
+	/* a second expiry of the same episode keeps the threshold */
+	mr_cc_on_rto(&cc, t += 1000 * US);
+	assert_int_equal(cc.ssthresh, 20 * ONE);
+	assert_int_equal(cc.st.rtos, 2);
+	/* 19 packets delivered: back at 20 packets, not at ~6 (AI) */
+	ack_pkts(&t, 10);
+	assert_int_equal(cc.cwnd, 11 * ONE);
+	ack_pkts(&t, 9);
+	assert_int_equal(cc.cwnd, 20 * ONE);
+	assert_int_equal(cc.ssthresh, 0);
+	/* above it: one packet per RTT again */
+	ack_pkts(&t, 20);
+	assert_true(cc.cwnd > 20 * ONE + ONE * 95 / 100);
+	assert_true(cc.cwnd <= 21 * ONE);
+
+	/* an ACK with several packets does not jump past ssthresh */
+	setup(true, false);
+	ack_pkts(&t, 1);
+	cc.cwnd = 16 * ONE;
+	mr_cc_on_rto(&cc, t += 1 * US);
+	mr_cc_on_ack(&cc, t += 1 * US, 30, 0, 30, 20 * US, NOCR);
+	assert_int_equal(cc.cwnd, 8 * ONE);
+
+	/* a decrease during slow start ends it */
+	setup(true, false);
+	ack_pkts(&t, 1);
+	cc.cwnd = 64 * ONE;
+	mr_cc_on_rto(&cc, t += 1 * US);
+	ack_pkts(&t, 7);
+	assert_int_equal(cc.cwnd, 8 * ONE);
+	t += 100 * US;		/* past the RTO's decrease gate */
+	mr_cc_on_ack(&cc, t, 1, 1, 1, 20 * US, NOCR);	/* CE */
+	assert_int_equal(cc.st.cuts_ecn, 1);
+	assert_int_equal(cc.ssthresh, 0);
+	assert_true(cc.cwnd < 8 * ONE);
+	w = cc.cwnd;
+	ack_pkts(&t, 4);
+	assert_true(cc.cwnd > w && cc.cwnd < w + ONE);
+
+	/* a small window has no slow start to do */
+	setup(true, false);
+	ack_pkts(&t, 1);
+	cc.cwnd = 2 * ONE;
+	mr_cc_on_rto(&cc, t += 1 * US);
+	assert_int_equal(cc.ssthresh, 0);
+}
+
+/* MR-CC-11, MR-LOSS-15: a spurious RTO leaves no trace in the window. */
+static void test_rto_undo(void **state)
+{
+	u64 t = 0, gate;
+	u32 w;
+
+	(void)state;
+	setup(true, false);
+	/* nothing to undo without an RTO */
+	mr_cc_on_rto_undo(&cc, 1 * US);
+	assert_int_equal(cc.cwnd, 32 * ONE);
+	assert_int_equal(cc.st.rto_undos, 0);
+
+	ack_pkts(&t, 1);
+	cc.cwnd = 40 * ONE;
+	mr_cc_on_trim(&cc, t += 1 * US);	/* 20 packets, gate closed */
+	gate = cc.last_cut_ns;
+	w = cc.cwnd;
+	mr_cc_on_rto(&cc, t += 5000 * US);
+	mr_cc_on_rto(&cc, t += 10000 * US);	/* same episode */
+	assert_int_equal(cc.cwnd, ONE);
+	/* the first ACK after the stall proves it spurious */
+	mr_cc_on_rto_undo(&cc, t += 10000 * US);
+	assert_int_equal(cc.cwnd, w);
+	assert_int_equal(cc.ssthresh, 0);
+	assert_int_equal(cc.last_cut_ns, gate);
+	assert_int_equal(cc.st.rto_undos, 1);
+	/* a second call has nothing left to undo */
+	cc.cwnd = 3 * ONE;
+	mr_cc_on_rto_undo(&cc, t);
+	assert_int_equal(cc.cwnd, 3 * ONE);
+	assert_int_equal(cc.st.rto_undos, 1);
+
+	/*
+	 * An episode ends with the first delivery: the undo of the next one
+	 * restores the window from before that one, not the first.
+	 */
+	setup(true, false);
+	ack_pkts(&t, 1);
+	cc.cwnd = 40 * ONE;
+	mr_cc_on_rto(&cc, t += 1 * US);
+	ack_pkts(&t, 3);		/* genuine: slow start 1 -> 4 */
+	assert_int_equal(cc.cwnd, 4 * ONE);
+	mr_cc_on_rto(&cc, t += 1 * US);
+	assert_int_equal(cc.ssthresh, 2 * ONE);
+	mr_cc_on_rto_undo(&cc, t += 1 * US);
+	assert_int_equal(cc.cwnd, 4 * ONE);
+	assert_int_equal(cc.ssthresh, 20 * ONE);
+	/* the interrupted slow start goes on */
+	ack_pkts(&t, 2);
+	assert_int_equal(cc.cwnd, 6 * ONE);
+
+	/* fixed-window mode: nothing to undo */
+	{
+		struct mr_cc_params p;
+
+		mr_cc_default_params(&p);
+		p.mode = MR_CC_FIXED;
+		assert_int_equal(mr_cc_init(&cc, &p), 0);
+		mr_cc_on_rto(&cc, 1 * US);
+		mr_cc_on_rto_undo(&cc, 2 * US);
+		assert_int_equal(mr_cc_window(&cc), p.fixed_cwnd);
+	}
+}
+
 static void test_no_growth_with_signal(void **state)
 {
 	u64 t = 0;
@@ -337,6 +473,8 @@ int main(void)
 		cmocka_unit_test(test_delay_cut_once_per_rtt),
 		cmocka_unit_test(test_flow_scaling),
 		cmocka_unit_test(test_loss_trim_rto),
+		cmocka_unit_test(test_rto_slow_start),
+		cmocka_unit_test(test_rto_undo),
 		cmocka_unit_test(test_no_growth_with_signal),
 		cmocka_unit_test(test_credit_cap),
 		cmocka_unit_test(test_pacing),
