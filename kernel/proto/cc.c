@@ -471,7 +471,18 @@ u64 mr_cc_next_send_ns(const struct mr_cc *cc)
 
 bool mr_cc_can_send(const struct mr_cc *cc, u64 now_ns, u32 inflight)
 {
-	if (((u64)inflight << MR_CC_SHIFT) >= mr_cc_window(cc))
+	u32 w = mr_cc_window(cc);
+
+	if (((u64)inflight << MR_CC_SHIFT) >= w)
 		return false;
+	/*
+	 * MR-CC-12: pacing spaces the packets of a flight.  With nothing in
+	 * flight there is no flight to space: an application-limited
+	 * sender (a ping-pong) would only wait for a gap computed from an
+	 * srtt that may be stale.  Below one packet the pacer is what
+	 * enforces the window (MR-CC-2), with or without a flight.
+	 */
+	if (!inflight && w >= MR_CC_ONE)
+		return true;
 	return now_ns >= mr_cc_next_send_ns(cc);
 }

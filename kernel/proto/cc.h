@@ -151,7 +151,11 @@ u64 mr_cc_target_ns(const struct mr_cc *cc);
 u64 mr_cc_pacing_gap(const struct mr_cc *cc);
 /* Earliest time the next packet may leave (pacing). */
 u64 mr_cc_next_send_ns(const struct mr_cc *cc);
-/* May a packet be sent now with @inflight packets in the network? */
+/*
+ * May a packet be sent now with @inflight packets in the network?  The
+ * pacer spaces the packets of a flight: with nothing in flight and a
+ * window of at least one packet, a packet goes at once (MR-CC-12).
+ */
 bool mr_cc_can_send(const struct mr_cc *cc, u64 now_ns, u32 inflight);
 
 #endif /* MR_PROTO_CC_H */
