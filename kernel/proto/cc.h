@@ -10,10 +10,12 @@
  *    RTT above target cuts cwnd by beta * (rtt - target) / rtt, capped by
  *    max_mdf.
  * Decreases happen at most once per RTT; without a signal the window grows
- * additively (ai packets per RTT).  Trimmed NACKs and losses are
- * congestion signals too.  An RTO collapses the window to one packet and
- * slow-starts back to half the window it cut, or is undone when it proves
- * spurious (MR-CC-11); a receiver credit (AKH.credit) caps the window.
+ * additively (ai packets per RTT).  Trimmed NACKs are congestion signals
+ * too; a loss is one in full only with other evidence of congestion and
+ * cuts gently otherwise (MR-CC-10).  An RTO collapses the window to one
+ * packet and slow-starts back to half the window it cut, or is undone
+ * when it proves spurious (MR-CC-11); a receiver credit (AKH.credit)
+ * caps the window.
  *
  * Fixed point: windows, fractions and gains are in units of 1/65536
  * (MR_CC_ONE); no floating point (kernel).
@@ -46,7 +48,9 @@ struct mr_cc_params {
 	u32 ai;			/* additive increase per RTT, fixed point */
 	u32 beta;		/* Swift decrease gain, fixed point */
 	u32 max_mdf;		/* largest decrease fraction per cut */
-	u32 loss_mdf;		/* decrease fraction on loss */
+	u32 loss_mdf;		/* decrease on loss with congestion evidence */
+	u32 loss_rand_mdf;	/* decrease on loss without (MR-CC-10) */
+	u32 loss_thresh;	/* loss fraction that is evidence by itself */
 	u32 trim_mdf;		/* decrease fraction on a trimmed NACK */
 	u32 target_fixed_ns;	/* Swift target: base_rtt + this ... */
 	u32 target_per_hop_ns;	/* ... + hops * this ... */
@@ -60,7 +64,8 @@ struct mr_cc_params {
 struct mr_cc_stats {
 	u64 cuts_ecn;		/* decreases driven by CE */
 	u64 cuts_delay;		/* decreases driven by the delay target */
-	u64 cuts_loss;
+	u64 cuts_loss;		/* all decreases driven by loss ... */
+	u64 cuts_loss_rand;	/* ... of which without congestion evidence */
 	u64 cuts_trim;
 	u64 rtos;
 	u64 rto_undos;		/* spurious RTOs undone */
@@ -86,9 +91,18 @@ struct mr_cc {
 	/* once-per-RTT decrease gate */
 	bool cut_valid;
 	u64 last_cut_ns;
+	/* last CE, trim or delay above target: corroborates a loss */
+	bool cong_valid;
+	u64 cong_ns;
+	/* loss fraction: packets lost / (delivered + lost), two rounds */
+	u64 rnd_start_ns;
+	u32 rnd_lost, rnd_total;
+	u32 prev_lost, prev_total;
 	/* RTO: state before the episode's first expiry, for the undo */
+	bool rto_valid;		/* an RTO happened, rto_ns valid */
 	bool rto_episode;	/* no delivery since the last RTO */
 	bool undo_valid;
+	u64 rto_ns;
 	u32 undo_cwnd;
 	u32 undo_ssthresh;
 	bool undo_cut_valid;
@@ -121,8 +135,9 @@ int mr_cc_init(struct mr_cc *cc, const struct mr_cc_params *p);
 void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 		  u32 pkt_count, u64 rtt_ns, u32 credit);
 /*
- * @n packets declared lost (RACK); one decrease per RTT at most.  The
- * loss and trim signals of an ACK may be given before or after its
+ * @n packets declared lost (RACK); one decrease per RTT at most, by
+ * loss_mdf with congestion evidence, else by loss_rand_mdf (MR-CC-10).
+ * The loss and trim signals of an ACK may be given before or after its
  * mr_cc_on_ack(): either way the window does not grow on that ACK.
  */
 void mr_cc_on_loss(struct mr_cc *cc, u64 now_ns, u32 n);

@@ -3,9 +3,9 @@
  * Host tests: congestion control (kernel/proto/cc.c): ECN cuts and alpha
  * (MR-CC-4, MR-CC-5), delay target and cuts at most once per srtt
  * (MR-CC-6, MR-CC-7, MR-CC-8), additive increase (MR-CC-13), trims,
- * losses (MR-CC-9, MR-CC-10), RTO collapse, slow start and undo
- * (MR-CC-11, MR-LOSS-15), credit cap (MR-CC-2, MR-CC-14), pacing
- * (MR-CC-12), fixed-window mode (MR-CC-17).
+ * losses with and without congestion evidence (MR-CC-9, MR-CC-10), RTO
+ * collapse, slow start and undo (MR-CC-11, MR-LOSS-15), credit cap
+ * (MR-CC-2, MR-CC-14), pacing (MR-CC-12), fixed-window mode (MR-CC-17).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -346,6 +346,171 @@ static void test_rto_undo(void **state)
 	}
 }
 
+/*
+ * 20 packets delivered and 10 lost, @gap later 10 delivered, then 2 lost
+ * with the decrease gate open and cwnd = 32.
+ */
+static void loss_after_burst(u64 *t, u64 gap)
+{
+	setup(true, false);
+	ack_pkts(t, 20);
+	mr_cc_on_loss(&cc, *t, 10);
+	*t += gap;
+	ack_pkts(t, 10);
+	cc.cut_valid = false;
+	cc.cwnd = 32 * ONE;
+	mr_cc_on_loss(&cc, *t += 1 * US, 2);
+}
+
+/*
+ * MR-CC-10: a loss without other evidence of congestion is most likely
+ * random (corruption, a lossy link) and cuts by loss_rand_mdf (1/16);
+ * with CE, a trim or a delay above target in the last srtt, or with a
+ * quarter of the recent packets lost, it cuts by loss_mdf (1/2).
+ */
+static void test_loss_random_vs_congestion(void **state)
+{
+	u64 t = 0;
+
+	(void)state;
+	/* random: 100 packets delivered, then one lost */
+	setup(true, false);
+	ack_pkts(&t, 100);
+	cc.cwnd = 32 * ONE;
+	mr_cc_on_loss(&cc, t += 1 * US, 1);
+	assert_int_equal(cc.cwnd, 30 * ONE);
+	assert_int_equal(cc.st.cuts_loss, 1);
+	assert_int_equal(cc.st.cuts_loss_rand, 1);
+	/* still at most one cut per srtt */
+	mr_cc_on_loss(&cc, t += 1 * US, 1);
+	assert_int_equal(cc.cwnd, 30 * ONE);
+	/* once per srtt at a steady 1%: the window stays far above the
+	 * ~14 packets where halving would settle
+	 */
+	{
+		int i;
+
+		for (i = 0; i < 2000; i++) {
+			mr_cc_on_ack(&cc, t += 20 * US / 32, 1, 0, 1,
+				     20 * US, NOCR);
+			if (i % 100 == 99)
+				mr_cc_on_loss(&cc, t, 1);
+		}
+		assert_true(cc.cwnd > 30 * ONE);
+	}
+
+	/* CE in the last two srtt: the loss is congestion */
+	setup(true, false);
+	ack_pkts(&t, 100);
+	cc.alpha = 0;		/* a mild ECN cut of its own */
+	t += 100 * US;
+	mr_cc_on_ack(&cc, t, 1, 1, 1, 20 * US, NOCR);
+	assert_int_equal(cc.st.cuts_ecn, 1);
+	cc.cwnd = 32 * ONE;
+	t += 20 * US;		/* the gate opens, the CE is 20 us old */
+	mr_cc_on_loss(&cc, t, 1);
+	assert_int_equal(cc.cwnd, 16 * ONE);
+	assert_int_equal(cc.st.cuts_loss_rand, 0);
+	/* ... but not 2 srtt later */
+	ack_pkts(&t, 20);
+	cc.cwnd = 32 * ONE;
+	t += 100 * US;
+	mr_cc_on_loss(&cc, t, 1);
+	assert_int_equal(cc.cwnd, 30 * ONE);
+
+	/* a trim is evidence for a loss that follows it */
+	setup(true, false);
+	ack_pkts(&t, 100);
+	cc.cwnd = 64 * ONE;
+	mr_cc_on_trim(&cc, t += 1 * US);
+	assert_int_equal(cc.cwnd, 32 * ONE);
+	t += 20 * US;
+	mr_cc_on_loss(&cc, t, 1);
+	assert_int_equal(cc.cwnd, 16 * ONE);
+
+	/* a delay above target (delay signal on) is evidence too */
+	setup(false, true);
+	ack_pkts(&t, 100);
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 200 * US, NOCR);
+	assert_int_equal(cc.st.cuts_delay, 1);
+	cc.cwnd = 32 * ONE;
+	t += 50 * US;		/* srtt is 42.5 us now */
+	mr_cc_on_loss(&cc, t, 1);
+	assert_int_equal(cc.cwnd, 16 * ONE);
+	/* without the delay signal the same RTT is not evidence */
+	setup(false, false);
+	ack_pkts(&t, 100);
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 200 * US, NOCR);
+	cc.cwnd = 32 * ONE;
+	t += 50 * US;
+	mr_cc_on_loss(&cc, t, 1);
+	assert_int_equal(cc.cwnd, 30 * ONE);
+
+	/* heavy loss: a quarter of the last two rounds, no other signal */
+	setup(true, false);
+	ack_pkts(&t, 30);
+	cc.cwnd = 32 * ONE;
+	mr_cc_on_loss(&cc, t += 1 * US, 5);	/* 5 of 35: gentle */
+	assert_int_equal(cc.cwnd, 30 * ONE);
+	t += 1 * US;
+	cc.cut_valid = false;		/* (open the gate for the test) */
+	cc.cwnd = 32 * ONE;
+	mr_cc_on_loss(&cc, t, 5);	/* 10 of 40: a quarter */
+	assert_int_equal(cc.cwnd, 16 * ONE);
+	assert_int_equal(cc.st.cuts_loss_rand, 1);
+	/*
+	 * The fraction is of the last two rounds (of srtt = 20 us) and of
+	 * at least a window: 2 of the last 12 packets, with 10 more lost
+	 * 50 us ago, is 2 of 32 ...
+	 */
+	loss_after_burst(&t, 50 * US);
+	assert_int_equal(cc.cwnd, 30 * ONE);
+	/* ... while 5 us after them it is 12 of 42 */
+	loss_after_burst(&t, 5 * US);
+	assert_int_equal(cc.cwnd, 16 * ONE);
+	/* an isolated loss after an idle period is not a burst */
+	setup(true, false);
+	ack_pkts(&t, 20);
+	t += 10000 * US;
+	cc.cwnd = 32 * ONE;
+	mr_cc_on_loss(&cc, t, 1);
+	assert_int_equal(cc.cwnd, 30 * ONE);
+
+	/* loss_thresh 0: every loss is congestion (the rule before) */
+	{
+		struct mr_cc_params p;
+
+		mr_cc_default_params(&p);
+		p.loss_thresh = 0;
+		assert_int_equal(mr_cc_init(&cc, &p), 0);
+		ack_pkts(&t, 100);
+		cc.cwnd = 32 * ONE;
+		mr_cc_on_loss(&cc, t += 1 * US, 1);
+		assert_int_equal(cc.cwnd, 16 * ONE);
+	}
+}
+
+/* What an RTO declares lost is its own signal, not a loss sample. */
+static void test_rto_losses_not_counted(void **state)
+{
+	u64 t = 0;
+
+	(void)state;
+	setup(true, false);
+	ack_pkts(&t, 100);
+	cc.cwnd = 40 * ONE;
+	mr_cc_on_rto(&cc, t += 1 * US);
+	mr_cc_on_loss(&cc, t, 40);	/* the RTO's 40 packets */
+	assert_int_equal(cc.cwnd, ONE);
+	assert_int_equal(cc.st.cuts_loss, 0);
+	ack_pkts(&t, 30);
+	/* later: a single loss among 30 delivered is random */
+	t += 30 * US;
+	cc.cwnd = 16 * ONE;
+	mr_cc_on_loss(&cc, t, 1);
+	assert_int_equal(cc.cwnd, 15 * ONE);
+}
+
 static void test_no_growth_with_signal(void **state)
 {
 	u64 t = 0;
@@ -518,6 +683,8 @@ int main(void)
 		cmocka_unit_test(test_loss_trim_rto),
 		cmocka_unit_test(test_rto_slow_start),
 		cmocka_unit_test(test_rto_undo),
+		cmocka_unit_test(test_loss_random_vs_congestion),
+		cmocka_unit_test(test_rto_losses_not_counted),
 		cmocka_unit_test(test_no_growth_with_signal),
 		cmocka_unit_test(test_credit_cap),
 		cmocka_unit_test(test_pacing),
