@@ -1,6 +1,5 @@
 # topology: pair
 # timeout: 300
-# default: no -- an intermittent requester stall (SENDs never complete, every counter frozen, no timer running) failed 2 of the 3 runs with every opcode seen on 2026-11-29; see issue 7; make soak runs it
 # Mixed-fault soak (issue 7): one continuous mr-verify run (every RC
 # opcode, two QPs, both VMs requester in turn, every byte checked on both
 # sides, new data every pass) for SOAK_SECONDS (default 60; "make soak
