@@ -18,13 +18,15 @@
 #   flap       eth0 of the client down for 2 s and up, mid-transfer
 #   outage     RoCE packets only (UDP to the device's port) all dropped
 #              from 3 s into the run until it ends, with a small retry
-#              budget: both sides must end with IBV_WC_RETRY_EXC_ERR
-#   reuse      right after, a fresh run on the same devices must pass
+#              budget: both sides must end with IBV_WC_RETRY_EXC_ERR; then,
+#              the outage lifted, the same QPs reset and reused
+#              (mr-verify --reuse-after-error) must verify every opcode
+#   fresh      right after, a fresh run on the same devices must pass
 #
 # Each case but outage must end with every byte verified and no error
-# completion, and the counters must agree with what netem did (checked over
-# both VMs' sums, for MetaRoCE; Soft-RoCE has other counters and is only
-# logged):
+# completion (outage: none after the reset), and the counters must agree
+# with what netem did (checked over both VMs' sums, for MetaRoCE; Soft-RoCE
+# has other counters and is only logged):
 #   control    no ICRC drop, no malformed packet, retransmissions at most
 #              5% of the packets sent
 #   loss*      retransmissions > 0 at 1% and 5% and under burst loss, SACKs
@@ -56,7 +58,7 @@
 # and FAULT-COUNTERS lines with the counters that moved.
 
 [ -f /mr/e2e/faults.sh ] || mr_fail "/mr/e2e/faults.sh missing (tests/e2e/lib/faults.sh)"
-# shellcheck source=lib/faults.sh disable=SC2154 # fv_rc, fv_secs: set there
+# shellcheck source=lib/faults.sh disable=SC2154 # fv_rc, fv_secs, fv_pid: set there
 . /mr/e2e/faults.sh
 : "${FAULT_RDMA_TYPE:=metaroce}"
 command -v mr-verify >/dev/null ||
@@ -230,22 +232,38 @@ end_case flap
 
 # --- outage longer than the retry budget (MR-LOSS-8, MR-RETRY-1) --------
 # RoCE only is cut (the tool's TCP control channel must carry the error to
-# the other side), 3 s into the run, until the run ends. Timeout 14 (T_verbs
-# 67 ms), retry_cnt 3: the budget is about 0.27 s.
-mr_log "=== case outage: RoCE dropped from 3 s on, retry budget ~0.27 s"
+# the other side), 3 s into the run, until the run ends in the error.
+# Timeout 14 (T_verbs 67 ms), retry_cnt 3: the budget is about 0.27 s.
+# Then the errored QPs must be usable again (issue 7): with
+# --reuse-after-error both sides move their same QPs through ERR (CQs
+# drained of the flushed WRs), RESET and INIT, and hold (--reuse-hold) until
+# this VM has lifted its outage; then RTR and RTS with new PSNs and a pass
+# of every opcode, every byte checked: "REUSE: PASS".
+mr_log "=== case outage: RoCE dropped from 3 s on, retry budget ~0.27 s, then QP reuse"
 mr_barrier "case-outage"
 fc_snap /tmp/fc.before
 # shellcheck disable=SC2086
 fv_start $plan --time 60 --timeout 14 --retry 3 --watchdog 30 \
-	--expect-error RETRY_EXC_ERR
+	--expect-error RETRY_EXC_ERR --reuse-after-error --reuse-hold
 sleep 3
 fault_roce loss 100%
-fv_wait
+# Once mr-verify holds its reset QPs, lift the outage and signal it (each VM
+# its own egress and its own tool). A run that ends without holding is
+# judged below.
+while kill -0 "$fv_pid" 2>/dev/null &&
+	! grep -q 'REUSE: holding for SIGUSR1' /tmp/fv.out; do
+	sleep 0.2
+done
 mr_log "outage: qdisc: $(fault_stats)"
 fault_clear
+kill -USR1 "$fv_pid" 2>/dev/null || true
+fv_wait
 fc_measure outage /tmp/fc.before
-fv_passed_expect RETRY_EXC_ERR ||
+if ! grep -q 'PASS: run ended with the expected completion status RETRY_EXC_ERR' /tmp/fv.out; then
 	fc_fail outage "the run did not end with exactly IBV_WC_RETRY_EXC_ERR (exit status $fv_rc)"
+elif ! fv_passed_expect RETRY_EXC_ERR || ! grep -q 'REUSE: PASS ops=' /tmp/fv.out; then
+	fc_fail outage "the QPs reset after the error did not verify (no REUSE: PASS, exit status $fv_rc)"
+fi
 # Each counted expiry of the budget resends (RTO: the lost packets; a stalled
 # READ: a re-request), so at least retry_cnt + 1 = 4 retransmissions.
 mr_check outage "retransmissions >= 4"
@@ -254,12 +272,11 @@ if [ $is_mr -eq 1 ]; then
 fi
 end_case outage
 
-# The errored QPs are gone with the process; a fresh run on the same devices
-# must pass. (mr-verify creates new QPs per run: it cannot move its errored
-# QP to RESET and reuse it.)
-run_case reuse 8 link ""
-mr_check reuse "icrc_drops == 0 && malformed_drops == 0"
-end_case reuse
+# The reused QPs are gone with the process; a fresh run with new QPs on the
+# same devices must pass too.
+run_case fresh 8 link ""
+mr_check fresh "icrc_drops == 0 && malformed_drops == 0"
+end_case fresh
 
 mr_barrier "faults-end"
 mr_log "fault cases:$results"

@@ -38,9 +38,19 @@
  * Any mismatch or error completion ends the run on both sides: the side that
  * found it prints the diagnostic and forwards it to the peer.
  *
+ * Reuse (--reuse-after-error, with --expect-error). A QP that failed must be
+ * usable again after a reset (IB spec 10.3.1), so when the run ends with the
+ * expected error both sides bring back the very same QPs, on the same PD,
+ * MRs and CQs: ERR (flushes every WR still posted), drain the CQs, RESET,
+ * INIT, new starting PSNs over the control channel, RTR, RTS; then one short
+ * verified pass of every opcode on them ("REUSE: PASS ..." or a failure).
+ * The side the peer told of the error goes through the same steps: its QPs
+ * may still be RTS, with receives posted.
+ *
  * Exit status: 0 all verified (or, with --expect-error, the run ended with
- * exactly that completion status); 1 mismatch, error completion, timeout or
- * peer failure; 2 usage or set-up error.
+ * exactly that completion status, and with --reuse-after-error the reused
+ * QPs then verified); 1 mismatch, error completion, timeout or peer failure;
+ * 2 usage or set-up error.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -85,6 +95,9 @@
 #define DEFAULT_SIZES	"1,7,64,1000,mtu-1,mtu,mtu+1,4096,4097,65536,1048576"
 #define MAGIC		"MRVERIFY"
 #define PROTO_VERSION	1
+#define REUSE_MAGIC	"MRREUSE1"
+#define REUSE_LEN	160	/* magic, QP count, QPNs, PSNs */
+#define REUSE_ITERS	8	/* messages per op and size on reused QPs */
 
 enum op { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_CAS,
 	  OP_FADD, OP_COUNT };
@@ -133,6 +146,8 @@ static struct {
 	int connect_timeout;
 	int corrupt;
 	bool busy_poll;
+	bool reuse;		/* --reuse-after-error */
+	bool reuse_hold;	/* --reuse-hold: wait for SIGUSR1 first */
 	const char *server;
 } O = {
 	.ib_port = 1, .gid_idx = -1, .sizes_spec = DEFAULT_SIZES,
@@ -179,6 +194,10 @@ static struct {
 	uint32_t send_sge, recv_sge, read_sge, max_inline;
 	struct peer peer;
 	uint32_t ops;		/* effective op mask */
+	uint32_t ops_avail;	/* every op both devices support */
+	uint32_t sq_posted;	/* send WRs posted and not yet polled */
+	uint32_t rq_posted;	/* receive WRs likewise */
+	bool reusing;		/* past the expected error, on reset QPs */
 
 	uint64_t sizes[MAX_SIZES];
 	int nsizes;
@@ -345,9 +364,10 @@ static int parse_wc_status(const char *s)
 /* ------------------------------------------------------------------ */
 /* Control channel                                                    */
 
-enum ctl_type { CTL_SYNC = 1, CTL_PHASE, CTL_READY, CTL_DONE, CTL_RESULT };
+enum ctl_type { CTL_SYNC = 1, CTL_PHASE, CTL_READY, CTL_DONE, CTL_RESULT,
+	CTL_REUSE };
 static const char *const ctl_name[] = {
-	"?", "SYNC", "PHASE", "READY", "DONE", "RESULT",
+	"?", "SYNC", "PHASE", "READY", "DONE", "RESULT", "REUSE",
 };
 
 struct ctl {
@@ -475,6 +495,7 @@ static int ctl_send(const struct ctl *c)
 }
 
 static void finish(int wc_status, bool failed) __attribute__((noreturn));
+static void reuse_after_error(void) __attribute__((noreturn));
 
 /* The ending --expect-error asks for: reported without "FAIL". */
 static const char *fail_tag(int wc_status)
@@ -487,7 +508,11 @@ static void fail_wc(int wc_status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 static void fail_wc(int wc_status, const char *fmt, ...)
 {
-	struct ctl c = { .type = CTL_RESULT, .fail = 1 };
+	/*
+	 * On reused QPs the report is a REUSE: the peer may be skipping
+	 * stale messages until it sees one (reuse_sync).
+	 */
+	struct ctl c = { .type = S.reusing ? CTL_REUSE : CTL_RESULT, .fail = 1 };
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -525,7 +550,8 @@ static void detail(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static void ctl_recv(struct ctl *c, uint32_t want)
+/* The next control message, whatever its type; want names it in errors. */
+static void ctl_read(struct ctl *c, uint32_t want)
 {
 	uint8_t buf[CTL_LEN];
 	const uint8_t *p = buf;
@@ -547,15 +573,26 @@ static void ctl_recv(struct ctl *c, uint32_t want)
 		c->v[i] = get64(&p);
 	memcpy(c->text, p, CTL_TEXT);
 	c->text[CTL_TEXT - 1] = 0;
-	if (c->fail) {
-		/* The peer already printed it; repeat it here so each log is complete. */
-		S.fail_sent = true;
-		S.peer_reported = true;
-		fflush(stdout);
-		fprintf(stderr, "mr-verify[%s]: %speer reported: %s\n",
-			S.role, fail_tag((int)c->wc_status), c->text);
-		finish((int)c->wc_status, true);
-	}
+}
+
+/* The peer's run failed and it said why. */
+static void peer_failed(const struct ctl *c) __attribute__((noreturn));
+static void peer_failed(const struct ctl *c)
+{
+	/* The peer already printed it; repeat it here so each log is complete. */
+	S.fail_sent = true;
+	S.peer_reported = true;
+	fflush(stdout);
+	fprintf(stderr, "mr-verify[%s]: %speer reported: %s\n",
+		S.role, fail_tag((int)c->wc_status), c->text);
+	finish((int)c->wc_status, true);
+}
+
+static void ctl_recv(struct ctl *c, uint32_t want)
+{
+	ctl_read(c, want);
+	if (c->fail)
+		peer_failed(c);
 	if (c->type != want)
 		fail("control channel: expected %s, got message type %u",
 		     ctl_name[want], c->type);
@@ -573,11 +610,19 @@ static void ctl_simple(uint32_t type, uint64_t v0, uint64_t v1)
 
 static void finish(int wc_status, bool failed)
 {
+	if (S.reusing) {
+		/* Only reuse_after_error() ends a good pass on reused QPs. */
+		say("REUSE: FAIL: the QPs reset after the error did not verify (%s)",
+		    failed && wc_status ? wc_name(wc_status) : "see above");
+		exit(1);
+	}
 	if (O.expect_err >= 0) {
 		if (failed && wc_status == O.expect_err) {
 			say("PASS: run ended with the expected completion status %s (%d)%s",
 			    wc_name(wc_status), wc_status,
 			    S.peer_reported ? ", reported by the peer" : "");
+			if (O.reuse)
+				reuse_after_error();
 			exit(0);
 		}
 		if (!failed) {
@@ -971,6 +1016,25 @@ static void arm_events(struct ibv_cq *cq)
 }
 
 /*
+ * Poll up to n completions and count them off the WRs posted to that CQ: a
+ * reuse after an error must know how many are still to come back flushed.
+ */
+static int poll_counted(struct ibv_cq *cq, int n, struct ibv_wc *wc,
+			const char *what)
+{
+	uint32_t *posted = cq == S.scq ? &S.sq_posted : &S.rq_posted;
+	int k = ibv_poll_cq(cq, n, wc);
+
+	if (k < 0)
+		fail("ibv_poll_cq (%s) failed: %d", what, k);
+	if ((uint32_t)k > *posted)
+		fail("%d %s completion(s) but only %u WR(s) outstanding",
+		     k, what, *posted);
+	*posted -= (uint32_t)k;
+	return k;
+}
+
+/*
  * Collect n completions from cq, waiting at most the watchdog. Returns how
  * many were collected: n, or fewer when one with an error status arrived
  * (it is the last one returned).
@@ -983,10 +1047,8 @@ static int wait_cq(struct ibv_cq *cq, struct ibv_comp_channel *ch, int n,
 	int got = 0;
 
 	while (got < n) {
-		int k = ibv_poll_cq(cq, n - got, wc + got);
+		int k = poll_counted(cq, n - got, wc + got, what);
 
-		if (k < 0)
-			fail("ibv_poll_cq (%s) failed: %d", what, k);
 		if (k > 0) {
 			for (int i = got; i < got + k; i++)
 				if (wc[i].status != IBV_WC_SUCCESS)
@@ -1294,6 +1356,8 @@ static void requester_round(const struct phase *ph, uint32_t base,
 			     op_name[ph->op], ph->size, q, strerror(rc),
 			     bad ? (int)(bad->wr_id & 0xfffff) : -1);
 	}
+	/* A failed post ends the run above, never in a reuse: all n are out. */
+	S.sq_posted += n;
 	got = wait_cq(S.scq, S.sch, (int)n, wc, "send");
 	check_wcs(ph, base, wc, got, (int)n, false, d);
 
@@ -1415,6 +1479,8 @@ static void responder_round(const struct phase *ph, uint32_t base,
 			fail("ibv_post_recv (op=%s size=%" PRIu64 " qp %u): %s",
 			     op_name[ph->op], ph->size, q, strerror(rc));
 	}
+	if (op_recv(ph->op))
+		S.rq_posted += n;
 
 	ctl_simple(CTL_READY, 0, n);
 	ctl_recv(&c, CTL_DONE);
@@ -1691,6 +1757,30 @@ static void open_device(void)
 	}
 }
 
+/* A random starting PSN: a reused QP starts elsewhere in the PSN space. */
+static uint32_t new_psn(void)
+{
+	uint32_t rnd;
+
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint32_t)(now_s() * 1e6) ^ (uint32_t)getpid();
+	return rnd & 0xffffff;
+}
+
+/* RESET -> INIT with the access every opcode needs. 0 or an errno. */
+static int qp_to_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0,
+		.port_num = (uint8_t)O.ib_port,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
 static void create_qps(void)
 {
 	int cqe = QDEPTH * (int)O.nqp + 8;
@@ -1721,7 +1811,6 @@ static void create_qps(void)
 				.max_inline_data = INLINE_WANT,
 			},
 		};
-		uint32_t rnd;
 
 		if ((int)ia.cap.max_send_sge > S.dattr.max_sge)
 			ia.cap.max_send_sge = ia.cap.max_recv_sge = S.dattr.max_sge;
@@ -1743,18 +1832,8 @@ static void create_qps(void)
 				S.read_sge = S.dattr.max_sge_rd;
 			S.max_inline = ia.cap.max_inline_data;
 		}
-		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-			rnd = (uint32_t)(now_s() * 1e6) ^ (uint32_t)getpid();
-		S.psn[q] = rnd & 0xffffff;
-
-		struct ibv_qp_attr a = {
-			.qp_state = IBV_QPS_INIT, .pkey_index = 0,
-			.port_num = (uint8_t)O.ib_port,
-			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
-		};
-		if (ibv_modify_qp(S.qp[q], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		S.psn[q] = new_psn();
+		if (qp_to_init(S.qp[q]))
 			setup_error("modify QP to INIT failed");
 	}
 }
@@ -1901,12 +1980,18 @@ static void tcp_connect(void)
 	setsockopt(S.sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+/* Send len bytes and read as many from the peer. 0 or -errno. */
+static int swap_blocks(const void *mine, void *theirs, size_t len, int tmo)
+{
+	int rc = sock_write(mine, len, tmo);
+
+	return rc ? rc : sock_read(theirs, len, tmo);
+}
+
 static void exchange(void *mine, void *theirs, size_t len, const char *what)
 {
-	int rc = sock_write(mine, len, O.connect_timeout);
+	int rc = swap_blocks(mine, theirs, len, O.connect_timeout);
 
-	if (!rc)
-		rc = sock_read(theirs, len, O.connect_timeout);
 	if (rc)
 		setup_error("%s exchange with the peer failed: %s", what,
 			    rc == -EPIPE ? "connection closed" : strerror(-rc));
@@ -1918,7 +2003,7 @@ static void handshake(void)
 	const uint8_t *r = theirs;
 	char pspec[SPEC_LEN], err[160];
 	uint32_t p_nqp, p_iters, p_ops, p_time, p_seed_set, p_ops_expl;
-	uint32_t p_atomic_ok, p_sizes_expl;
+	uint32_t p_atomic_ok, p_sizes_expl, p_reuse;
 	uint64_t p_max, p_pb, p_seed;
 	uint32_t atomic_ok = S.dattr.atomic_cap != IBV_ATOMIC_NONE;
 	int want_mtu = S.pattr.active_mtu;
@@ -1955,6 +2040,7 @@ static void handshake(void)
 	put32(&p, O.sizes_explicit);
 	snprintf((char *)p, SPEC_LEN, "%s", O.sizes_spec);
 	p += SPEC_LEN;
+	put32(&p, O.reuse);
 
 	exchange(mine, theirs, HELLO_LEN, "parameter");
 
@@ -1986,6 +2072,8 @@ static void handshake(void)
 	p_sizes_expl = get32(&r);
 	memcpy(pspec, r, SPEC_LEN);
 	pspec[SPEC_LEN - 1] = 0;
+	r += SPEC_LEN;
+	p_reuse = get32(&r);
 
 #define SAME(mine_, theirs_, opt)						\
 	do {								\
@@ -2000,6 +2088,8 @@ static void handshake(void)
 	SAME(O.phase_bytes, p_pb, "--phase-bytes");
 	SAME(O.max_size, p_max, "--max-size");
 	SAME(O.sizes_explicit, p_sizes_expl, "-s given");
+	/* Both sides reset their QPs after the error, or neither. */
+	SAME(O.reuse, p_reuse, "--reuse-after-error");
 	if (strcmp(pspec, O.sizes_spec))
 		setup_error("option mismatch with the peer: -s is '%s' here, '%s' there",
 			    O.sizes_spec, pspec);
@@ -2011,7 +2101,9 @@ static void handshake(void)
 		O.seed = p_seed;
 
 	S.ops = O.ops_mask;
+	S.ops_avail = OPS_ALL;
 	if (!atomic_ok || !p_atomic_ok) {
+		S.ops_avail &= ~OPS_ATOMIC;
 		if ((O.ops_mask & OPS_ATOMIC) && (O.ops_explicit || p_ops_expl))
 			setup_error("atomics requested but %s device does not support them",
 				    atomic_ok ? "the peer's" : "this");
@@ -2131,6 +2223,14 @@ static void usage(FILE *f)
 "      --rnr-retry N       QP rnr_retry 0..7 (default 7)\n"
 "      --expect-error ST   succeed only if the run ends with completion status\n"
 "                          ST (e.g. RETRY_EXC_ERR or IBV_WC_RETRY_EXC_ERR)\n"
+"      --reuse-after-error (with --expect-error, on both sides) after that\n"
+"                          error, move the same QPs through ERR (CQs drained of\n"
+"                          the flushed WRs), RESET, INIT, RTR, RTS with new\n"
+"                          PSNs and verify one short pass of every opcode on\n"
+"                          them (-n at most %d): REUSE: PASS, or exit 1\n"
+"      --reuse-hold        with --reuse-after-error: once the QPs are reset,\n"
+"                          wait for SIGUSR1 (at most --watchdog s), e.g. for a\n"
+"                          test to lift the fault that caused the error\n"
 "      --watchdog SECONDS  longest wait for completions (default 60)\n"
 "      --connect-timeout S TCP accept/connect retry time (default 60)\n"
 "      --busy-poll         poll the CQs instead of waiting for events\n"
@@ -2138,13 +2238,13 @@ static void usage(FILE *f)
 "      --corrupt-for-test  (testing the tool) flip one byte of the first\n"
 "                          message this side sources; the run must fail\n"
 "Exit status: 0 verified, 1 mismatch/error/timeout, 2 usage or set-up error.\n",
-		MAX_QP);
+		MAX_QP, REUSE_ITERS);
 }
 
 enum {
 	OPT_OPS = 256, OPT_SEED, OPT_TIMEOUT, OPT_RETRY, OPT_RNR, OPT_EXPECT,
 	OPT_WATCHDOG, OPT_CONNTMO, OPT_CORRUPT, OPT_BUSY, OPT_MAXSIZE,
-	OPT_PHASEB,
+	OPT_PHASEB, OPT_REUSE, OPT_REUSE_HOLD,
 };
 
 static const struct option long_opts[] = {
@@ -2164,6 +2264,8 @@ static const struct option long_opts[] = {
 	{ "busy-poll", 0, NULL, OPT_BUSY },
 	{ "max-size", 1, NULL, OPT_MAXSIZE },
 	{ "phase-bytes", 1, NULL, OPT_PHASEB },
+	{ "reuse-after-error", 0, NULL, OPT_REUSE },
+	{ "reuse-hold", 0, NULL, OPT_REUSE_HOLD },
 	{ 0 },
 };
 
@@ -2231,6 +2333,8 @@ static void parse_args(int argc, char **argv)
 			if (!O.phase_bytes)
 				setup_error("--phase-bytes must be > 0");
 			break;
+		case OPT_REUSE: O.reuse = true; break;
+		case OPT_REUSE_HOLD: O.reuse_hold = true; break;
 		default:
 			usage(stderr);
 			exit(2);
@@ -2244,6 +2348,10 @@ static void parse_args(int argc, char **argv)
 		O.server = argv[optind];
 	S.server = !O.server;
 	S.role = S.server ? "server" : "client";
+	if (O.reuse && O.expect_err < 0)
+		setup_error("--reuse-after-error needs --expect-error (the error to reuse the QPs after)");
+	if (O.reuse_hold && !O.reuse)
+		setup_error("--reuse-hold needs --reuse-after-error");
 	if (strlen(O.sizes_spec) >= SPEC_LEN)
 		setup_error("-s list too long");
 	{
@@ -2261,7 +2369,8 @@ static void parse_args(int argc, char **argv)
 	}
 }
 
-static void summary(void)
+/* The totals of the run, after tag ("PASS:", or "REUSE: PASS"). */
+static void summary(const char *tag)
 {
 	uint64_t msgs = 0, bytes = 0, atom = 0;
 	char ops[128] = "";
@@ -2279,44 +2388,26 @@ static void summary(void)
 		else
 			bytes += S.bytes[i];
 	}
-	say("PASS: ops=%s sizes=%d dirs=%d passes=%" PRIu64 " phases=%" PRIu64 " msgs=%" PRIu64 " (atomics %" PRIu64 ") bytes=%" PRIu64 " verified both sides, %.1f s, %.2f MB/s",
-	    ops, S.nsizes, __builtin_popcount(S.dirs_run), S.passes, S.phases,
+	say("%s ops=%s sizes=%d dirs=%d passes=%" PRIu64 " phases=%" PRIu64 " msgs=%" PRIu64 " (atomics %" PRIu64 ") bytes=%" PRIu64 " verified both sides, %.1f s, %.2f MB/s",
+	    tag, ops, S.nsizes, __builtin_popcount(S.dirs_run), S.passes, S.phases,
 	    msgs, atom, bytes, t,
 	    t > 0 ? bytes / t / 1e6 : 0.0);
 }
 
-int main(int argc, char **argv)
+/* Both sides' QPs are RTS before either sends. */
+static void sync_peer(void)
+{
+	struct ctl c;
+
+	ctl_simple(CTL_SYNC, 0, 0);
+	ctl_recv(&c, CTL_SYNC);
+	clock_gettime(CLOCK_MONOTONIC, &S.t0);
+}
+
+/* Every phase of the plan, the server pacing the client. */
+static void run_plan(void)
 {
 	struct phase ph = { .op = OP_COUNT };
-	char g[INET6_ADDRSTRLEN], pg[INET6_ADDRSTRLEN], sz[512];
-	size_t o = 0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGPIPE, SIG_IGN);
-	parse_args(argc, argv);
-	open_device();
-	create_qps();
-	tcp_connect();
-	handshake();
-	setup_buffers();
-	connect_qps();
-	ctl_simple(CTL_SYNC, 0, 0);
-	{
-		struct ctl c;
-
-		ctl_recv(&c, CTL_SYNC);
-	}
-	clock_gettime(CLOCK_MONOTONIC, &S.t0);
-
-	print_gid(g, sizeof(g), &S.gid);
-	print_gid(pg, sizeof(pg), &S.peer.gid);
-	for (int i = 0; i < S.nsizes && o < sizeof(sz) - 24; i++)
-		o += snprintf(sz + o, sizeof(sz) - o, "%s%" PRIu64, i ? "," : "",
-			      S.sizes[i]);
-	say("%s port %d gid[%d] %s <-> %s, %u QP(s) qpn 0x%x<->0x%x, mtu %d, seed %" PRIu64 ", sizes %s, -n %u%s",
-	    O.dev, O.ib_port, S.gid_idx, g, pg, O.nqp, S.qp[0]->qp_num,
-	    S.peer.qpn[0], mtu_bytes(S.mtu), O.seed, sz, O.iters,
-	    O.time_s ? ", continuous" : "");
 
 	for (;;) {
 		bool have = next_phase(&ph);
@@ -2350,6 +2441,264 @@ int main(int argc, char **argv)
 			S.passes = ph.pass + 1;
 		do_phase(&ph);
 	}
-	summary();
+}
+
+/* ------------------------------------------------------------------ */
+/* Reuse after the expected error                                     */
+
+static volatile sig_atomic_t got_usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	got_usr1 = 1;
+}
+
+static const char *qp_state_name(enum ibv_qp_state st)
+{
+	static const char *const n[] = {
+		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+	};
+
+	return (unsigned)st < sizeof(n) / sizeof(n[0]) ? n[st] : "?";
+}
+
+/* Move every QP to st (RESET and ERR are allowed from any state). */
+static void qps_to(enum ibv_qp_state st)
+{
+	for (uint32_t q = 0; q < O.nqp; q++) {
+		struct ibv_qp_attr a = { .qp_state = st };
+		int rc = ibv_modify_qp(S.qp[q], &a, IBV_QP_STATE);
+
+		if (rc)
+			fail("REUSE: modify QP %u (0x%x) to %s failed: %s", q,
+			     S.qp[q]->qp_num, qp_state_name(st), strerror(rc));
+	}
+}
+
+/* The QPs' states as the device reports them, for the log. */
+static void qp_states(char *out, size_t len)
+{
+	size_t o = 0;
+
+	out[0] = 0;
+	for (uint32_t q = 0; q < O.nqp && o < len; q++) {
+		struct ibv_qp_attr a;
+		struct ibv_qp_init_attr ia;
+		const char *st = "?";
+
+		if (!ibv_query_qp(S.qp[q], &a, IBV_QP_STATE, &ia))
+			st = qp_state_name(a.qp_state);
+		o += snprintf(out + o, len - o, "%s%s", q ? "," : "", st);
+	}
+}
+
+/* What the drain took off the CQs, for the log. */
+struct drained {
+	uint32_t n, ok, flushed;
+};
+
+/*
+ * After the move to ERR every WR still posted comes back, flushed (IB spec
+ * 10.3.1). Take them all off the CQ, so that nothing of the QPs' first life
+ * shows up in their second. Some may have succeeded: a message that arrived
+ * but whose ACK the fault lost completes at the responder only.
+ */
+static void drain_cq(struct ibv_cq *cq, const char *what, struct drained *dr)
+{
+	uint32_t *posted = cq == S.scq ? &S.sq_posted : &S.rq_posted;
+	double deadline = now_s() + O.watchdog;
+	struct ibv_wc wc[QDEPTH];
+
+	while (*posted) {
+		int k = poll_counted(cq, QDEPTH, wc, what);
+
+		for (int i = 0; i < k; i++) {
+			dr->ok += wc[i].status == IBV_WC_SUCCESS;
+			dr->flushed += wc[i].status == IBV_WC_WR_FLUSH_ERR;
+		}
+		dr->n += (uint32_t)k;
+		if (k)
+			continue;
+		if (now_s() >= deadline)
+			fail("REUSE: %u %s WR(s) never completed within %d s of the move to ERR",
+			     *posted, what, O.watchdog);
+		usleep(1000);
+	}
+}
+
+/*
+ * --reuse-hold: wait for SIGUSR1, so that a test lifts the fault that caused
+ * the error before the reused QPs send again. The QPs sit in INIT meanwhile:
+ * they neither send nor accept anything.
+ */
+static void reuse_hold(void)
+{
+	double deadline = now_s() + O.watchdog;
+
+	say("REUSE: holding for SIGUSR1 (at most %d s)", O.watchdog);
+	while (!got_usr1) {
+		if (now_s() >= deadline)
+			fail("REUSE: no SIGUSR1 within %d s (--reuse-hold)",
+			     O.watchdog);
+		usleep(20000);
+	}
+}
+
+/*
+ * Meet the peer on the control channel. Before its REUSE the stream may
+ * still hold what it sent before it learnt of the error (its own report of
+ * the same failure, when both sides saw it): skip that.
+ */
+static void reuse_sync(void)
+{
+	struct ctl c;
+
+	ctl_simple(CTL_REUSE, 0, 0);
+	for (int skipped = 0;; skipped++) {
+		ctl_read(&c, CTL_REUSE);
+		if (c.type == CTL_REUSE)
+			break;
+		if (skipped == 16)
+			fail("REUSE: no REUSE from the peer, %d other messages instead",
+			     skipped);
+		vsay("REUSE: skipped a stale %s from the peer",
+		     c.type < CTL_REUSE ? ctl_name[c.type] : "?");
+	}
+	if (c.fail)
+		peer_failed(&c);
+}
+
+/*
+ * The new starting PSNs, each way. The peer's QPNs must be the ones of the
+ * first connection: its QPs were reset, not replaced.
+ */
+static void reuse_exchange(void)
+{
+	uint8_t mine[REUSE_LEN] = { 0 }, theirs[REUSE_LEN], *p = mine;
+	const uint8_t *r = theirs;
+	int rc;
+
+	memcpy(p, REUSE_MAGIC, 8);
+	p += 8;
+	put32(&p, O.nqp);
+	for (uint32_t q = 0; q < O.nqp; q++) {
+		put32(&p, S.qp[q]->qp_num);
+		put32(&p, S.psn[q]);
+	}
+	rc = swap_blocks(mine, theirs, REUSE_LEN, ctl_tmo());
+	if (rc)
+		fail("REUSE: PSN exchange with the peer failed: %s",
+		     rc == -EPIPE ? "connection closed" : strerror(-rc));
+	if (memcmp(r, REUSE_MAGIC, 8))
+		fail("REUSE: the peer's PSN message is malformed");
+	r += 8;
+	if (get32(&r) != O.nqp)
+		fail("REUSE: the peer has another QP count");
+	for (uint32_t q = 0; q < O.nqp; q++) {
+		uint32_t qpn = get32(&r);
+
+		if (qpn != S.peer.qpn[q])
+			fail("REUSE: the peer's QP %u is 0x%x, it was 0x%x: not the same QP",
+			     q, qpn, S.peer.qpn[q]);
+		S.peer.psn[q] = get32(&r);
+	}
+}
+
+/* A short plan on the reused QPs: one pass, every opcode, new data. */
+static void reuse_plan(void)
+{
+	O.time_s = 0;
+	if (O.iters > REUSE_ITERS)
+		O.iters = REUSE_ITERS;
+	O.seed = mix(O.seed, 0x7265757365ull);
+	S.ops = S.ops_avail;
+	memset(S.msgs, 0, sizeof(S.msgs));
+	memset(S.bytes, 0, sizeof(S.bytes));
+	S.rounds = S.phases = S.passes = 0;
+	S.dirs_run = 0;
+}
+
+/*
+ * --reuse-after-error: the run ended with the expected error, seen here or
+ * reported by the peer. Both sides bring back their very same QPs on the
+ * same PD, MRs and CQs and verify a short pass on them. Never returns.
+ */
+static void reuse_after_error(void)
+{
+	struct drained sdr = { 0 }, rdr = { 0 };
+	char before[8 * MAX_QP];
+
+	S.reusing = true;
+	S.fail_sent = false;	/* a failure from here on is news to the peer */
+	S.peer_reported = false;
+	O.expect_err = -1;	/* no error completion is good any more */
+
+	/* Through ERR even when still RTS: a reset flushes nothing. */
+	qp_states(before, sizeof(before));
+	qps_to(IBV_QPS_ERR);
+	drain_cq(S.scq, "send", &sdr);
+	drain_cq(S.rcq, "receive", &rdr);
+	qps_to(IBV_QPS_RESET);
+	for (uint32_t q = 0; q < O.nqp; q++) {
+		int rc = qp_to_init(S.qp[q]);
+
+		if (rc)
+			fail("REUSE: modify QP %u (0x%x) RESET to INIT failed: %s",
+			     q, S.qp[q]->qp_num, strerror(rc));
+		S.psn[q] = new_psn();
+	}
+	say("REUSE: %u QP(s) reset (state before: %s), drained %u send and %u receive completion(s): %u flushed, %u successful",
+	    O.nqp, before, sdr.n, rdr.n, sdr.flushed + rdr.flushed,
+	    sdr.ok + rdr.ok);
+	if (O.reuse_hold)
+		reuse_hold();
+	reuse_sync();
+	reuse_exchange();
+	connect_qps();
+	reuse_plan();
+	sync_peer();
+	say("REUSE: the same QP(s) RTS again, qpn 0x%x<->0x%x, psn 0x%06x<->0x%06x, seed %" PRIu64,
+	    S.qp[0]->qp_num, S.peer.qpn[0], S.psn[0], S.peer.psn[0], O.seed);
+	run_plan();
+	summary("REUSE: PASS");
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	char g[INET6_ADDRSTRLEN], pg[INET6_ADDRSTRLEN], sz[512];
+	size_t o = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	parse_args(argc, argv);
+	if (O.reuse_hold) {
+		/* Installed now: an early signal must not end the run. */
+		struct sigaction sa = { .sa_handler = on_usr1,
+					.sa_flags = SA_RESTART };
+
+		sigaction(SIGUSR1, &sa, NULL);
+	}
+	open_device();
+	create_qps();
+	tcp_connect();
+	handshake();
+	setup_buffers();
+	connect_qps();
+	sync_peer();
+
+	print_gid(g, sizeof(g), &S.gid);
+	print_gid(pg, sizeof(pg), &S.peer.gid);
+	for (int i = 0; i < S.nsizes && o < sizeof(sz) - 24; i++)
+		o += snprintf(sz + o, sizeof(sz) - o, "%s%" PRIu64, i ? "," : "",
+			      S.sizes[i]);
+	say("%s port %d gid[%d] %s <-> %s, %u QP(s) qpn 0x%x<->0x%x, mtu %d, seed %" PRIu64 ", sizes %s, -n %u%s",
+	    O.dev, O.ib_port, S.gid_idx, g, pg, O.nqp, S.qp[0]->qp_num,
+	    S.peer.qpn[0], mtu_bytes(S.mtu), O.seed, sz, O.iters,
+	    O.time_s ? ", continuous" : "");
+
+	run_plan();
+	summary("PASS:");
 	finish(0, false);
 }
