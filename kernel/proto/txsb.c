@@ -462,6 +462,39 @@ static void rto_undo(struct mr_txsb *sb, struct mr_txsb_result *res)
 }
 
 /* Common ACK/NACK feedback (MR-REL-19/20); validates before mutating. */
+/*
+ * SACKed PSNs at una were received, so they are cumulatively acknowledged
+ * (MR-REL-30): advance una over them, as the responder's next cum_psn
+ * would. That ACK may never come: a response SACKs its request
+ * (MR-REL-21) before the ACK of the PSNs below it arrives, and when the
+ * ACK that covers it is lost nothing is left in flight to run the RTO.
+ * Returns how far una moved.
+ */
+static u32 sacked_advance(struct mr_txsb *sb, struct mr_txsb_result *res)
+{
+	u32 n = 0;
+	struct mr_txsb_ent *e;
+
+	while (sb->una != sb->nxt) {
+		e = ent_of(sb, sb->una);
+		if (!(e->flags & MR_TXE_SACKED))
+			break;
+		sb->n_sacked--;
+		if (e->flags & MR_TXE_LAST) {
+			res->done_valid = true;
+			res->done_msn = e->msn;
+		}
+		e->flags = 0;
+		sb->una = mr_psn_add(sb->una, 1);
+		n++;
+	}
+	if (n) {
+		res->una_advanced = true;
+		res->una = sb->una;
+	}
+	return n;
+}
+
 static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 		       u64 now, struct mr_txsb_result *res)
 {
@@ -520,6 +553,7 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 
 	if (out)
 		sack_apply(sb, ack, out, now, res);
+	out -= sacked_advance(sb, res);
 
 	if (res->newly_acked + res->newly_sacked) {
 		/* the first delivering ACK after an RTO judges it */

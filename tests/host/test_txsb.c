@@ -138,6 +138,52 @@ static void test_cum_ack_and_done_msn(void **state)
 	assert_false(res.done_valid);
 }
 
+/*
+ * MR-REL-30: a SACKed PSN at una counts as cumulatively acknowledged. The
+ * case from the VMs: a READ_REQ (psn 201) is SACKed by its response
+ * (MR-REL-21) while psn 200 is unacked; the ACK for 200 then moves una to
+ * 201, and the ACK that would cover 201 is lost. With nothing in flight
+ * no RTO runs, so una must not stop at the SACKed 201.
+ */
+static void test_sacked_at_una_advances(void **state)
+{
+	struct mr_akh a;
+
+	(void)state;
+	setup_sb(200, 7, 7);
+	send_n(2, 1, 0, 0);
+
+	/* the response's implicit SACK of 201 */
+	ack_init(&a, 200, 0);
+	sack_set(&a, 201);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 10 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_sacked, 1);
+	assert_int_equal(sb.una, 200);
+
+	/* the responder's ACK for 200, sent before 201 arrived */
+	ack_init(&a, 201, 0);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 20 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 1);
+	assert_int_equal(sb.una, 202);
+	assert_int_equal(res.una, 202);
+	assert_true(res.done_valid);
+	assert_int_equal(res.done_msn, 2);
+	assert_int_equal(mr_txsb_outstanding(&sb), 0);
+	assert_int_equal(sb.n_sacked, 0);
+
+	/* a SACK run ending at a hole stops there: 203 still unacked */
+	send_n(3, 3, 0, 30 * US);
+	ack_init(&a, 202, 30 * US);
+	sack_set(&a, 204);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 40 * US, &res), MR_TXSB_OK);
+	ack_init(&a, 203, 30 * US);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 41 * US, &res), MR_TXSB_OK);
+	assert_int_equal(sb.una, 203);
+	assert_int_equal(sb.n_sacked, 1);
+	assert_non_null(mr_txsb_get(&sb, 203));
+	assert_int_equal(mr_txsb_inflight(&sb), 1);
+}
+
 static void test_window_edges(void **state)
 {
 	struct mr_akh a;
@@ -1306,6 +1352,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params_and_tables),
 		cmocka_unit_test(test_cum_ack_and_done_msn),
+		cmocka_unit_test(test_sacked_at_una_advances),
 		cmocka_unit_test(test_window_edges),
 		cmocka_unit_test(test_wraparound),
 		cmocka_unit_test(test_invalid_ack_no_state_change),
