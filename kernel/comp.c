@@ -41,6 +41,19 @@ static void mroce_comp_fail_msn(struct mroce_qp *qp, u32 msn, u8 status)
 	}
 }
 
+/*
+ * The scoreboard found that an RTO was spurious (MR-LOSS-15): give the
+ * window back (MR-CC-11). sq.lock held.
+ */
+static void mroce_comp_rto_undo(struct mroce_qp *qp,
+				const struct mr_txsb_result *res, u64 now)
+{
+	if (!res->rto_undone)
+		return;
+	mr_cc_on_rto_undo(&qp->req->cc, now);
+	mroce_count(qp->dev, MROCE_CNT_SPURIOUS_RTO);
+}
+
 static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 {
 	struct mroce_req *req = qp->req;
@@ -63,6 +76,7 @@ static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 	mroce_count(dev, MROCE_CNT_ACK_RX);
 	if (mroce_sack_any(&p->akh))
 		mroce_count(dev, MROCE_CNT_SACK_RX);
+	mroce_comp_rto_undo(qp, &res, now);
 
 	/*
 	 * SEND/WRITE complete once their last PSN is before una (see
@@ -225,6 +239,7 @@ static void mroce_comp_implicit_ack(struct mroce_qp *qp, u32 psn)
 	struct mr_txsb_result res;
 	struct mr_akh akh = {};
 	s32 off = mr_psn_diff(psn, sb->una);
+	u64 now = mroce_now();
 
 	if (!ent || (ent->flags & MR_TXE_SACKED) || off < 0 ||
 	    off >= MR_SACK_BITS)
@@ -237,7 +252,8 @@ static void mroce_comp_implicit_ack(struct mroce_qp *qp, u32 psn)
 		akh.cum_psn = sb->una;
 		akh.sack[off / 64] |= 1ULL << (off % 64);
 	}
-	mr_txsb_on_ack(sb, &akh, mroce_now(), &res);
+	if (mr_txsb_on_ack(sb, &akh, now, &res) >= 0)
+		mroce_comp_rto_undo(qp, &res, now);
 }
 
 static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)

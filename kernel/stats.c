@@ -33,6 +33,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_NACK_RX_INV_REQ].name = "nack_rcvd_invalid_req",
 	[MROCE_CNT_NACK_RX_REM_OP].name = "nack_rcvd_remote_op",
 	[MROCE_CNT_RTO].name = "rto_fired",
+	[MROCE_CNT_SPURIOUS_RTO].name = "rto_spurious",
 	[MROCE_CNT_RNR_EVENTS].name = "rnr_events",
 	[MROCE_CNT_ECN_CE_SEEN].name = "ecn_ce_seen",
 	[MROCE_CNT_ECN_ECHOED].name = "ecn_echoed",

@@ -279,6 +279,9 @@ NOINLINE static void stage_rx_ack(const u8 *buf, u32 len)
 		abort();
 	if (mr_txsb_on_ack(&S.sb, &p.akh, S.now, &res) != MR_TXSB_OK)
 		abort();
+	/* As kernel/comp.c: a spurious RTO gives the window back. */
+	if (res.rto_undone)
+		mr_cc_on_rto_undo(&S.cc, S.now);
 	mr_cc_on_ack(&S.cc, S.now, res.newly_acked + res.newly_sacked,
 		     p.akh.ce_count, p.akh.pkt_count,
 		     res.rtt_valid ? res.rtt_ns : 0,
