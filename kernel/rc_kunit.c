@@ -305,6 +305,83 @@ static void mrt_rc_rnr(struct kunit *test)
 	mrt_ep_free(&b);
 }
 
+/*
+ * The scoreboard fails - here RNR retries run out on a SEND (rnr_retry 0)
+ * - while a READ ahead of it still has ranges to request. Nothing is sent
+ * after the failure, so the READ cannot finish: it must complete with the
+ * failure rather than hold the send queue forever (mroce_req_head_ready).
+ */
+static void mrt_rc_fail_behind_read(struct kunit *test)
+{
+	const u32 len = 4 * MROCE_RD_WINDOW;
+	struct ib_qp_attr rts = {
+		.qp_state = IB_QPS_RTS, .sq_psn = MRT_PSN, .timeout = 18,
+		.retry_cnt = 7, .rnr_retry = 0, .max_rd_atomic = 4,
+	};
+	u64 rnr_tx = mroce_counter_read(mrt_db, MROCE_CNT_NACK_TX_RNR);
+	struct mrt_ep a = {}, b = {};
+	const struct ib_send_wr *bad;
+	struct ib_send_wr wr = {};
+	u8 *remote, *back, *src;
+	struct ib_sge sge;
+	struct ib_wc wc;
+
+	mrt_ep_init(test, &a, mrt_da);
+	mrt_ep_init(test, &b, mrt_db);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(a.qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_init(b.qp), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(a.qp, b.qp->qp_num, mrt_ga, MRT_IP_B,
+					 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr(b.qp, a.qp->qp_num, mrt_gb, MRT_IP_A,
+					 0), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(a.qp, &rts, IB_QP_STATE |
+					   IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+					   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+					   IB_QP_MAX_QP_RD_ATOMIC), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rts(b.qp), 0);
+
+	remote = vzalloc(len);
+	back = vzalloc(len);
+	src = kunit_kzalloc(test, 32, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, remote && back && src);
+	mrt_fill(remote, len, 5);
+
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_READ, back, len,
+					    (uintptr_t)remote,
+					    b.pd->unsafe_global_rkey, 1), 0);
+	/* No receive at b: RNR NACK, and with rnr_retry 0 the QP fails. */
+	sge = (struct ib_sge){ (uintptr_t)src, 32, a.pd->local_dma_lkey };
+	wr.wr_id = 2;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, ib_post_send(a.qp, &wr, &bad), 0);
+
+	/*
+	 * In SQ order: the READ first, done if all its data came before the
+	 * NACK, else failed with the RNR error; then the SEND, failed or
+	 * flushed. Never RETRY_EXC_ERR (nothing was lost) and never a hang.
+	 */
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_TRUE(test, wc.status == IB_WC_SUCCESS ||
+			  wc.status == IB_WC_RNR_RETRY_EXC_ERR);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
+	KUNIT_EXPECT_TRUE(test, wc.status == IB_WC_RNR_RETRY_EXC_ERR ||
+			  wc.status == IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, mrt_qp_state(a.qp), IB_QPS_ERR);
+	KUNIT_EXPECT_GT(test, mroce_counter_read(mrt_db, MROCE_CNT_NACK_TX_RNR),
+			rnr_tx);
+
+	/* QPs first: READ responses may still be in flight. */
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+	vfree(remote);
+	vfree(back);
+}
+
 static void mrt_rc_remote_access_error(struct kunit *test)
 {
 	struct mrt_ep a = {}, b = {};
@@ -940,6 +1017,7 @@ static struct kunit_case mrt_rc_cases[] = {
 	KUNIT_CASE(mrt_rc_write_read_large),
 	KUNIT_CASE(mrt_rc_atomic),
 	KUNIT_CASE(mrt_rc_rnr),
+	KUNIT_CASE(mrt_rc_fail_behind_read),
 	KUNIT_CASE(mrt_rc_remote_access_error),
 	KUNIT_CASE(mrt_rc_send_inv),
 	{}
