@@ -320,10 +320,7 @@ static void mrt_rc_fail_behind_read(struct kunit *test)
 	};
 	u64 rnr_tx = mroce_counter_read(mrt_db, MROCE_CNT_NACK_TX_RNR);
 	struct mrt_ep a = {}, b = {};
-	const struct ib_send_wr *bad;
-	struct ib_send_wr wr = {};
 	u8 *remote, *back, *src;
-	struct ib_sge sge;
 	struct ib_wc wc;
 
 	mrt_ep_init(test, &a, mrt_da);
@@ -350,13 +347,8 @@ static void mrt_rc_fail_behind_read(struct kunit *test)
 					    (uintptr_t)remote,
 					    b.pd->unsafe_global_rkey, 1), 0);
 	/* No receive at b: RNR NACK, and with rnr_retry 0 the QP fails. */
-	sge = (struct ib_sge){ (uintptr_t)src, 32, a.pd->local_dma_lkey };
-	wr.wr_id = 2;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	KUNIT_ASSERT_EQ(test, ib_post_send(a.qp, &wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_SEND, src, 32, 0, 0, 2),
+			0);
 
 	/*
 	 * In SQ order: the READ first, done if all its data came before the
