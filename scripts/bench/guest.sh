@@ -271,6 +271,37 @@ netem_off() {
 	return 0
 }
 
+# qp_watch TRANSPORT: sample MetaRoCE's QP transport state (restrack.c)
+# every second while a tool runs, keeping the last two samples;
+# qp_unwatch stops it, qp_show prints the samples (after a failure: a
+# stalled QP has work left, nothing in flight and no timer armed).
+qp_watch() {
+	qp_pid=""
+	rm -f /tmp/qps /tmp/qps.prev
+	[ "$1" = metaroce ] || return 0
+	(
+		while :; do
+			[ -f /tmp/qps ] && mv /tmp/qps /tmp/qps.prev
+			rdma -dd res show qp link "$dev/1" >/tmp/qps 2>&1
+			sleep 1
+		done
+	) &
+	qp_pid=$!
+}
+
+qp_unwatch() {
+	[ -n "$qp_pid" ] || return 0
+	kill "$qp_pid" 2>/dev/null
+	wait "$qp_pid" 2>/dev/null
+	qp_pid=""
+}
+
+qp_show() {
+	[ -f /tmp/qps ] || return 0
+	say "QPs of $dev (rdma -dd res show qp), the last two samples 1 s apart:"
+	grep -h 'type RC' /tmp/qps.prev /tmp/qps 2>/dev/null | sed 's/^/    /'
+}
+
 # measure TRANSPORT TEST SIZE LOSS KIND PORT TIMEOUT CMD...
 # The server runs CMD (the listener) in the background, waits until it
 # listens on PORT (or died), tells the client; the client runs CMD <server>.
@@ -286,6 +317,7 @@ measure() {
 	say "run $seq: $m_tr $m_test size=$m_size loss=$m_loss%: $*"
 	counters "$m_tr" /tmp/ctr.before
 	trace_on "$m_tr"
+	qp_watch "$m_tr"
 	if [ "$MR_ROLE" = server ]; then
 		timeout "$m_tmo" "$@" >"$out" 2>&1 &
 		pid=$!
@@ -311,7 +343,7 @@ measure() {
 		fi
 		xchg "$tag-ready" "$msg" >/dev/null || mr_fail "peer lost before run $seq"
 		[ $state = ready ] && netem_on "$m_loss"
-		xchg "$tag-done" finished >/dev/null || mr_fail "peer lost during run $seq"
+		cli_rc=$(xchg "$tag-done" finished) || mr_fail "peer lost during run $seq"
 		i=0
 		while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do
 			sleep 0.2
@@ -323,8 +355,10 @@ measure() {
 			srv_rc=$?
 		fi
 		netem_off
+		qp_unwatch
 		show_output "$out"
 		say "run $seq: server side exit status $srv_rc"
+		[ "$cli_rc" = 0 ] || qp_show
 		counters "$m_tr" /tmp/ctr.after
 		trace_off "$m_tr" "$m_test"
 		counters_delta /tmp/ctr.before /tmp/ctr.after >/tmp/ctr.delta
@@ -361,8 +395,10 @@ measure() {
 		rc=-1
 		why=$peer
 	fi
+	qp_unwatch
 	xchg "$tag-done" "$rc" >/dev/null || mr_fail "peer lost after run $seq"
 	show_output "$out"
+	[ $rc -eq 0 ] || qp_show
 	m_secs=$(($(date +%s) - m_start))
 	say "run $seq: client side exit status $rc (${m_secs}s)"
 	counters "$m_tr" /tmp/ctr.after
