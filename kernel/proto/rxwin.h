@@ -30,7 +30,7 @@
 #include "wire.h"
 
 #define MR_RXWIN_ACK_EVERY	2	/* ACK every 2nd new data packet */
-#define MR_RXWIN_DELACK_NS	25000ULL /* delayed-ACK timer default */
+#define MR_RXWIN_DELACK_NS	500000ULL /* delayed-ACK timer (MR-REL-13) */
 
 enum mr_rx_class {
 	MR_RX_NEW	= 0,	/* psn == cum_psn */
