@@ -277,12 +277,11 @@ static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 		/*
 		 * New response data is progress (MR-RETRY-2) even while the
 		 * request PSNs wait for their ACK behind queued responses:
-		 * it resets the retry budget and restarts the RTO, and it
-		 * tells the stall check of the READs queued behind this one
-		 * that the responder is serving them in order.
+		 * it resets the retry budget and restarts the RTO. The WQE's
+		 * own progress_ns tells the stall check of the READs queued
+		 * behind it that the responder is serving them in order.
 		 */
 		mr_txsb_on_progress(&qp->req->sb, now);
-		qp->req->rsp_progress_ns = now;
 		mroce_comp_implicit_ack(qp, p->psn);
 	} else {
 		mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);

@@ -530,7 +530,6 @@ struct mroce_req {
 	u32 mtu;		/* payload bytes per packet */
 	u32 probe_id;		/* MBH.psn of the next PROBE */
 	u64 rerolls_seen;	/* pt.rerolls already counted */
-	u64 rsp_progress_ns;	/* last new READ/ATOMIC response data */
 	bool inited;
 	/* A WQE failed before it was sent: send nothing after it. */
 	bool halted;

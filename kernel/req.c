@@ -653,12 +653,17 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 	struct mroce_send_wqe *wqe;
 	u64 rto = mr_txsb_rto(&req->sb);
 	u64 rd_out = mroce_req_rd_outstanding(qp);
+	u64 older = 0, ahead;
 	u32 i, end;
 
 	for (i = qp->sq.head; i != req->cur && budget > 0; i++) {
 		wqe = mroce_sq_wqe(&qp->sq, i);
-		if (wqe->state != MROCE_WQE_SENT ||
-		    !mroce_op_is_resp(wqe->mr_op))
+		if (!mroce_op_is_resp(wqe->mr_op))
+			continue;
+		/* Latest response data of the READs/ATOMICs before this one. */
+		ahead = older;
+		older = max(older, wqe->progress_ns);
+		if (wqe->state != MROCE_WQE_SENT)
 			continue;
 
 		if (wqe->mr_op == MR_OP_READ_REQ &&
@@ -680,13 +685,17 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 
 		/*
 		 * Stalled: the last request was delivered, and neither this
-		 * WR nor any other READ/ATOMIC got response data for an RTO.
-		 * The responder serves READs in order, so one queued behind
-		 * others sees nothing while they stream; asking again then
-		 * only makes the responder serve it twice.
+		 * WR nor one before it got response data for an RTO. The
+		 * responder serves READs in order, so one queued behind
+		 * others sees nothing while they stream, and asking again
+		 * would only make the responder serve it twice. Data for the
+		 * WRs after it does not count: it shows that the responder
+		 * has served this one, so what is missing here was lost (and
+		 * with many READs queued, waiting for all of them to finish
+		 * first left the oldest incomplete for seconds).
 		 */
 		if (mr_txsb_get(&req->sb, wqe->first_psn) ||
-		    now < max(wqe->progress_ns, req->rsp_progress_ns) + rto)
+		    now < max(wqe->progress_ns, ahead) + rto)
 			continue;
 		if (++wqe->retries > req->sb.p.retry_cnt) {
 			pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
