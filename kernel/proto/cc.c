@@ -95,6 +95,15 @@ void mr_cc_default_params(struct mr_cc_params *p)
 	 * and enforces windows below one packet.
 	 */
 	p->pacing_gain = MR_CC_ONE * 5 / 4;
+	/*
+	 * A software device sends when an ACK arrives or its timer fires,
+	 * and under load or emulation those wake-ups come hundreds of us
+	 * apart: absorbing only one gap of lateness capped the rate at a
+	 * packet or two per wake-up, far below cwnd / srtt. Catching up on
+	 * 500 us of schedule keeps the paced rate; the window still bounds
+	 * the burst. A NIC would use a few us.
+	 */
+	p->pacing_slack_ns = 500 * MR_CC_US;
 }
 
 int mr_cc_init(struct mr_cc *cc, const struct mr_cc_params *p)
@@ -549,15 +558,19 @@ u64 mr_cc_pacing_gap(const struct mr_cc *cc)
 
 void mr_cc_on_send(struct mr_cc *cc, u64 now_ns)
 {
-	u64 gap = mr_cc_pacing_gap(cc), base;
+	u64 gap = mr_cc_pacing_gap(cc), base, slack;
 
 	if (!gap)
 		return;
 	/*
-	 * Keep the schedule if the caller is at most one gap late (timer
-	 * granularity), otherwise restart it: an idle QP earns no burst.
+	 * Keep the schedule if the caller is late by at most one gap or the
+	 * slack (wake-up granularity): it catches up with a burst bounded
+	 * by the slack and the window. Later, or before any schedule,
+	 * restart it: an idle QP earns no burst (MR-CC-12).
 	 */
-	if (cc->next_send_ns > now_ns || now_ns - cc->next_send_ns <= gap)
+	slack = MR_MAX(gap, (u64)cc->p.pacing_slack_ns);
+	if (cc->next_send_ns &&
+	    (cc->next_send_ns > now_ns || now_ns - cc->next_send_ns <= slack))
 		base = cc->next_send_ns;
 	else
 		base = now_ns;

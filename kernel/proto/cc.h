@@ -59,6 +59,7 @@ struct mr_cc_params {
 	u32 fs_min_cwnd;	/* cwnd at which flow scaling is full */
 	u32 fs_max_cwnd;	/* cwnd at which flow scaling is zero */
 	u32 pacing_gain;	/* rate = gain * cwnd / srtt; 0 = no pacing */
+	u32 pacing_slack_ns;	/* lateness the schedule absorbs (MR-CC-12) */
 };
 
 struct mr_cc_stats {

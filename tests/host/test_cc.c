@@ -599,9 +599,19 @@ static void test_pacing(void **state)
 	assert_true(mr_cc_can_send(&cc, t + 1, 0));
 	mr_cc_on_send(&cc, t + gap + 10);	/* slightly late: keep schedule */
 	assert_int_equal(mr_cc_next_send_ns(&cc), t + 2 * gap);
-	/* after idling the schedule restarts: no burst credit */
-	mr_cc_on_send(&cc, t + 50 * US);
-	assert_int_equal(mr_cc_next_send_ns(&cc), t + 50 * US + gap);
+	/*
+	 * Woken 300 us late (ACK or timer granularity, within the 500 us
+	 * slack): the schedule stands, so the packets it is behind may
+	 * leave back to back, as many as the window allows.
+	 */
+	mr_cc_on_send(&cc, t + 300 * US);
+	assert_int_equal(mr_cc_next_send_ns(&cc), t + 3 * gap);
+	assert_true(mr_cc_can_send(&cc, t + 300 * US, 2));
+	assert_false(mr_cc_can_send(&cc, t + 300 * US, 16));
+	/* after idling longer than the slack it restarts: no burst credit */
+	mr_cc_on_send(&cc, t + 900 * US);
+	assert_int_equal(mr_cc_next_send_ns(&cc), t + 900 * US + gap);
+	assert_false(mr_cc_can_send(&cc, t + 900 * US, 1));
 	/*
 	 * Window below one packet: one packet per srtt / (1.25 cwnd); here
 	 * the pacer enforces the window, with nothing in flight too
@@ -609,11 +619,11 @@ static void test_pacing(void **state)
 	 */
 	cc.cwnd = ONE / 2;
 	assert_int_equal(mr_cc_pacing_gap(&cc), 32 * US);
-	assert_true(mr_cc_can_send(&cc, 1000 * US, 0));
-	assert_false(mr_cc_can_send(&cc, 1000 * US, 1));
-	mr_cc_on_send(&cc, 1000 * US);
-	assert_false(mr_cc_can_send(&cc, 1000 * US + 32 * US - 1, 0));
-	assert_true(mr_cc_can_send(&cc, 1000 * US + 32 * US, 0));
+	assert_true(mr_cc_can_send(&cc, 2000 * US, 0));
+	assert_false(mr_cc_can_send(&cc, 2000 * US, 1));
+	mr_cc_on_send(&cc, 2000 * US);
+	assert_false(mr_cc_can_send(&cc, 2000 * US + 32 * US - 1, 0));
+	assert_true(mr_cc_can_send(&cc, 2000 * US + 32 * US, 0));
 }
 
 /*
