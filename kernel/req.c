@@ -472,7 +472,13 @@ static void mroce_req_fail(struct mroce_send_wqe *wqe, u8 status)
 	wqe->status = status;
 }
 
-/* Retransmit what the scoreboard declared lost. sq.lock held. */
+/*
+ * Retransmit what the scoreboard declared lost, within the congestion
+ * window like every request packet (MR-CC-3). After an RTO the window
+ * is one packet: the first retransmission's ACK tells a spurious RTO
+ * (MR-LOSS-15), which puts the rest back in flight unsent, from a real
+ * one, after which slow start sends them. sq.lock held.
+ */
 static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 				u64 now, int budget)
 {
@@ -485,6 +491,7 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 	u8 path, status;
 
 	while (budget > 0 && mr_txsb_can_send(&req->sb, now) &&
+	       mr_cc_can_send(&req->cc, now, mr_txsb_inflight(&req->sb)) &&
 	       mr_txsb_next_retx(&req->sb, now, &psn)) {
 		ent = mr_txsb_get(&req->sb, psn);
 		wqe = ent ? mroce_req_find_msn(qp, ent->msn) : NULL;
@@ -952,7 +959,8 @@ static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 	u64 when = mr_txsb_next_deadline(&req->sb);
 	u64 pace;
 
-	if (req->cur != qp->sq.tail) {
+	/* Held by the pacer: new work, or lost packets to resend. */
+	if (req->cur != qp->sq.tail || req->sb.n_lost) {
 		pace = mr_cc_next_send_ns(&req->cc);
 		if (pace > now && pace < when)
 			when = pace;
