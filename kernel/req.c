@@ -251,6 +251,12 @@ void mroce_req_start(struct mroce_qp *qp)
 
 /* ---- send queue walking ----------------------------------------------- */
 
+/* SQ index past the WQEs the requester has started (cur if partly sent). */
+static u32 mroce_req_started_end(const struct mroce_req *req)
+{
+	return req->cur + (req->cur_off ? 1 : 0);
+}
+
 /*
  * The WQE carrying request message @msn among those the requester has
  * started (head .. cur, cur included once partly sent), or NULL.
@@ -261,7 +267,7 @@ struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn)
 	struct mroce_req *req = qp->req;
 	struct mroce_sq *sq = &qp->sq;
 	struct mroce_send_wqe *wqe;
-	u32 i, end = req->cur + (req->cur_off ? 1 : 0);
+	u32 i, end = mroce_req_started_end(req);
 
 	for (i = sq->head; i != end; i++) {
 		wqe = mroce_sq_wqe(sq, i);
@@ -279,7 +285,7 @@ static u8 mroce_req_fail_status(struct mroce_qp *qp)
 {
 	struct mroce_req *req = qp->req;
 	struct mroce_send_wqe *wqe;
-	u32 i, end = req->cur + (req->cur_off ? 1 : 0);
+	u32 i, end = mroce_req_started_end(req);
 
 	for (i = qp->sq.head; i != end; i++) {
 		wqe = mroce_sq_wqe(&qp->sq, i);
@@ -454,8 +460,10 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 		p.payload_len = min(req->mtu, wqe->length - off);
 
 	skb = mroce_pkt_new(qp, &p, &payload);
-	if (!skb)
+	if (!skb) {
+		req->tx_nomem = true;	/* the timer retries (req_arm) */
 		return NULL;
+	}
 	err = mroce_req_payload(qp, wqe, off, payload, p.payload_len);
 	if (err) {
 		kfree_skb(skb);
@@ -524,8 +532,6 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 			/* The source buffer went bad under us: fail the WR. */
 			if (status)
 				mroce_req_fail(wqe, status);
-			else
-				req->tx_nomem = true;
 			break;
 		}
 		mr_txsb_on_retx(&req->sb, psn, path, now);
@@ -554,10 +560,8 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
 	skb = mroce_req_build(qp, wqe, off, rlen, req->sb.nxt,
 			      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ |
 			      (retx ? MR_F_RETX : 0), path, now, &status);
-	if (!skb) {
-		req->tx_nomem = true;
+	if (!skb)
 		return false;
-	}
 	if (mr_txsb_on_send(&req->sb, wqe->msn, MR_TXE_FIRST | MR_TXE_LAST,
 			    path, now, &psn)) {
 		kfree_skb(skb);
@@ -624,10 +628,8 @@ static bool mroce_req_atomic_again(struct mroce_qp *qp,
 	skb = mroce_req_build(qp, wqe, 0, 0, wqe->first_psn,
 			      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | MR_F_RETX,
 			      path, now, &status);
-	if (!skb) {
-		req->tx_nomem = true;
+	if (!skb)
 		return false;
-	}
 	wqe->progress_ns = now;
 	mroce_count(qp->dev, MROCE_CNT_RETX);
 	mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
@@ -819,10 +821,8 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rd_req_end,
 				      req->sb.nxt, flags, path, now, &status);
 		if (!skb) {
-			if (!status) {
-				req->tx_nomem = true;	/* retry later */
-				break;
-			}
+			if (!status)
+				break;	/* no memory: the timer retries */
 			/* Nothing after a failed WR executes (MR-VERBS-25). */
 			mroce_req_fail(wqe, status);
 			req->cur++;

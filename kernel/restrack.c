@@ -34,6 +34,7 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 {
 	struct mroce_req *req = qp->req;
 	const struct mr_txsb *sb = &req->sb;
+	u64 deadline = mr_txsb_next_deadline(sb);
 	struct mroce_send_wqe *wqe;
 	char name[16], val[96];
 	u32 i, n;
@@ -62,12 +63,13 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 	    rdma_nl_put_driver_u32(msg, "timer_armed",
 				   hrtimer_active(&qp->req_timer)))
 		return -EMSGSIZE;
-	/* Deadlines relative to now, in microseconds (negative: overdue). */
-	i = mr_txsb_next_deadline(sb) == MR_TIME_NEVER;
-	snprintf(val, sizeof(val), "%lld",
-		 i ? 0LL : div_s64((s64)(mr_txsb_next_deadline(sb) - now),
-				   1000));
-	if (rdma_nl_put_driver_string(msg, "deadline_us", i ? "never" : val))
+	/* The next deadline from now, in microseconds (negative: overdue). */
+	if (deadline == MR_TIME_NEVER)
+		strscpy(val, "never", sizeof(val));
+	else
+		snprintf(val, sizeof(val), "%lld",
+			 div_s64((s64)(deadline - now), 1000));
+	if (rdma_nl_put_driver_string(msg, "deadline_us", val))
 		return -EMSGSIZE;
 
 	n = min_t(u32, qp->sq.tail - qp->sq.head, MROCE_RES_WQES);
