@@ -64,6 +64,7 @@ struct mr_rxmsg {
 	u32	head_msn;	/* oldest message not completed */
 	u32	psn_hi;		/* one past the highest PSN seen */
 	u32	cum_psn;	/* first PSN not seen: all before it were */
+	u32	n_rdat;		/* READ/ATOMIC message records in ring */
 	u64	psn_map[MR_SACK_WORDS];	/* bit i: PSN psn_hi - 1 - i seen */
 	struct mr_rxmsg_info rdx[MR_RXMSG_RDX];
 	struct mr_rxmsg_info ring[MR_RXMSG_RING];
@@ -115,6 +116,18 @@ static inline u32 mr_rxmsg_cum_psn(const struct mr_rxmsg *m)
 {
 	return m->cum_psn;
 }
+
+/*
+ * READ and ATOMIC messages recorded and not yet executed (extra READ
+ * ranges not counted): against max_dest_rd_atomic (MR-VERBS-15).
+ */
+static inline u32 mr_rxmsg_pending_rd_atomic(const struct mr_rxmsg *m)
+{
+	return m->n_rdat;
+}
+
+/* Is message @msn recorded (some packet of it counted, not completed)? */
+bool mr_rxmsg_active(const struct mr_rxmsg *m, u32 msn);
 
 /* Completed request messages so far (AKH.msn): the next msn to complete. */
 static inline u32 mr_rxmsg_completed_msn(const struct mr_rxmsg *m)
