@@ -11,6 +11,7 @@ void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn)
 	w->cum_psn = init_psn & MR_PSN_MASK;
 	w->ack_every = MR_RXWIN_ACK_EVERY;
 	w->delack_ns = MR_RXWIN_DELACK_NS;
+	w->stale_age_us = MR_RXWIN_STALE_AGE_US;
 }
 
 static bool mr_map_test(const u64 *m, u32 i)
@@ -62,6 +63,43 @@ enum mr_rx_class mr_rxwin_classify(const struct mr_rxwin *w, u32 psn)
 	if (mr_map_test(w->map, d))
 		return MR_RX_DUP;
 	return d ? MR_RX_NEW_OOO : MR_RX_NEW;
+}
+
+bool mr_rxwin_dup_recent(const struct mr_rxwin *w, u32 psn)
+{
+	return mr_psn_valid(psn) && mr_psn_before(psn, w->cum_psn) &&
+	       mr_psn_dist(w->cum_psn, psn) <= MR_WINDOW;
+}
+
+/* Beyond this the s32 comparison of 32-bit microsecond clocks is void. */
+#define MR_RXWIN_TS_HORIZON_US	(1U << 30)
+
+bool mr_rxwin_ts_ok(struct mr_rxwin *w, u32 ts, u64 now_ns)
+{
+	u64 elapsed_us;
+	u32 tol;
+	s32 d;
+
+	if (!w->ts_valid || now_ns < w->ts_ref_ns)
+		return true;
+	elapsed_us = mr_div64_u64(now_ns - w->ts_ref_ns, MR_NS_PER_US);
+	/* Idle for about 18 minutes: no prediction left, re-anchor. */
+	if (elapsed_us >= MR_RXWIN_TS_HORIZON_US)
+		return true;
+	d = mr_seq32_diff(ts, w->ts_ref + (u32)elapsed_us);
+	tol = w->stale_age_us + (u32)(elapsed_us >> 10);
+	if (d < -(s32)tol || d > (s32)tol) {
+		w->stale_pkts++;
+		return false;
+	}
+	return true;
+}
+
+void mr_rxwin_ts_accept(struct mr_rxwin *w, u32 ts, u64 now_ns)
+{
+	w->ts_valid = true;
+	w->ts_ref = ts;
+	w->ts_ref_ns = now_ns;
 }
 
 bool mr_rxwin_received(const struct mr_rxwin *w, u32 psn)
