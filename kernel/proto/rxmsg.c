@@ -256,9 +256,18 @@ bool mr_rxmsg_head_complete(const struct mr_rxmsg *m)
 	return mr_rxmsg_is_complete(&m->ring[m->head_msn % MR_RXMSG_RING]);
 }
 
+void mr_rxmsg_stop_at(struct mr_rxmsg *m, u32 psn)
+{
+	if (!m->stop_valid || mr_psn_before(psn, m->stop_psn)) {
+		m->stop_valid = true;
+		m->stop_psn = psn & MR_PSN_MASK;
+	}
+}
+
 bool mr_rxmsg_pop_completed(struct mr_rxmsg *m, struct mr_rxmsg_info *out)
 {
-	u32 cum_psn = m->cum_psn;
+	u32 cum_psn = m->stop_valid && mr_psn_before(m->stop_psn, m->cum_psn) ?
+		      m->stop_psn : m->cum_psn;
 	struct mr_rxmsg_info *e = &m->ring[m->head_msn % MR_RXMSG_RING];
 	struct mr_rxmsg_info *x = NULL;
 	bool head_ready;

@@ -67,8 +67,11 @@ enum mr_rx_class mr_rxwin_classify(const struct mr_rxwin *w, u32 psn)
 
 bool mr_rxwin_dup_recent(const struct mr_rxwin *w, u32 psn)
 {
-	return mr_psn_valid(psn) && mr_psn_before(psn, w->cum_psn) &&
-	       mr_psn_dist(w->cum_psn, psn) <= MR_WINDOW;
+	if (!mr_psn_valid(psn))
+		return false;
+	if (!mr_psn_before(psn, w->cum_psn))
+		return mr_psn_dist(psn, w->cum_psn) < MR_WINDOW;
+	return mr_psn_dist(w->cum_psn, psn) <= MR_WINDOW;
 }
 
 /* Beyond this the s32 comparison of 32-bit microsecond clocks is void. */
@@ -76,27 +79,42 @@ bool mr_rxwin_dup_recent(const struct mr_rxwin *w, u32 psn)
 
 bool mr_rxwin_ts_ok(struct mr_rxwin *w, u32 ts, u64 now_ns)
 {
-	u64 elapsed_us;
+	u64 elapsed_us = 0;
 	u32 tol;
-	s32 d;
 
-	if (!w->ts_valid || now_ns < w->ts_ref_ns)
+	if (!w->ts_valid)
 		return true;
-	elapsed_us = mr_div64_u64(now_ns - w->ts_ref_ns, MR_NS_PER_US);
+	if (now_ns > w->ts_ref_ns)
+		elapsed_us = mr_div64_u64(now_ns - w->ts_ref_ns, MR_NS_PER_US);
 	/* Idle for about 18 minutes: no prediction left, re-anchor. */
 	if (elapsed_us >= MR_RXWIN_TS_HORIZON_US)
 		return true;
-	d = mr_seq32_diff(ts, w->ts_ref + (u32)elapsed_us);
+	/*
+	 * Too old: stamped more than stale_age before the newest accepted
+	 * packet, whatever time passed here (a stall of this host delays
+	 * every packet alike).
+	 */
+	if (mr_seq32_diff(ts, w->ts_ref) < -(s32)w->stale_age_us)
+		goto stale;
+	/*
+	 * From the future: the peer's clock cannot have advanced more than
+	 * our own since the newest accepted packet, plus stale_age and
+	 * 1/1024 of the elapsed time for drift.
+	 */
 	tol = w->stale_age_us + (u32)(elapsed_us >> 10);
-	if (d < -(s32)tol || d > (s32)tol) {
-		w->stale_pkts++;
-		return false;
-	}
+	if (mr_seq32_diff(ts, w->ts_ref + (u32)elapsed_us) > (s32)tol)
+		goto stale;
 	return true;
+stale:
+	w->stale_pkts++;
+	return false;
 }
 
 void mr_rxwin_ts_accept(struct mr_rxwin *w, u32 ts, u64 now_ns)
 {
+	/* The newest timestamp accepted, and when. */
+	if (w->ts_valid && mr_seq32_diff(ts, w->ts_ref) <= 0)
+		return;
 	w->ts_valid = true;
 	w->ts_ref = ts;
 	w->ts_ref_ns = now_ns;

@@ -56,9 +56,9 @@ struct mr_rxwin {
 	bool	last_ce;		/* the latest counted packet had CE */
 
 	/*
-	 * Timestamp reference (MR-WIN-6): the MBH.ts of the newest accepted
-	 * packet and when it was accepted; the sender's clock runs at the
-	 * rate of ours, so it predicts the timestamps to come.
+	 * Timestamp reference (MR-WIN-6): the newest MBH.ts accepted and
+	 * when; the sender's clock runs at the rate of ours, so it bounds
+	 * the timestamps to come.
 	 */
 	bool	ts_valid;
 	u32	ts_ref;
@@ -82,25 +82,27 @@ void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn);
 enum mr_rx_class mr_rxwin_classify(const struct mr_rxwin *w, u32 psn);
 
 /*
- * A duplicate a requester may still send: at most MR_WINDOW PSNs before
- * cum_psn. A requester keeps nxt - una <= MR_WINDOW (MR-WIN-3) and never
- * resends a PSN before una, so an older "duplicate" was not sent by the
- * peer's transport (MR-REL-1): the caller drops it without response,
- * except an atomic re-sent under its own PSN (MR-REL-27).
+ * A duplicate a requester may still send: inside the window, or at most
+ * MR_WINDOW PSNs before cum_psn. A requester keeps nxt - una <= MR_WINDOW
+ * (MR-WIN-3) and never resends a PSN before una, so an older "duplicate"
+ * was not sent by the peer's transport (MR-REL-1): the caller drops it
+ * without response, except an atomic re-sent under its own PSN
+ * (MR-REL-27).
  */
 bool mr_rxwin_dup_recent(const struct mr_rxwin *w, u32 psn);
 
 /*
  * MR-WIN-6: may a request packet with MBH.ts @ts be processed at @now_ns?
- * False if it is more than stale_age (plus 1/1024 of the time since the
- * reference, for clock drift) before or after the timestamp the newest
- * accepted packet predicts: a packet delayed long enough for the PSN
- * space to wrap, or a forgery from a clock that is not the peer's.
- * Counts refusals in stale_pkts. No state change otherwise.
+ * False if it was stamped more than stale_age before the newest
+ * accepted timestamp (a packet delayed long enough for the PSN space to
+ * wrap), or further ahead of it than the time since its acceptance plus
+ * stale_age and a drift allowance (a forgery from a clock that is not
+ * the peer's, which would otherwise make every genuine packet look
+ * stale). Counts refusals in stale_pkts. No state change otherwise.
  */
 bool mr_rxwin_ts_ok(struct mr_rxwin *w, u32 ts, u64 now_ns);
 
-/* A packet with MBH.ts @ts was accepted (new): it is the reference. */
+/* A packet with MBH.ts @ts was accepted (new): the newest one is kept. */
 void mr_rxwin_ts_accept(struct mr_rxwin *w, u32 ts, u64 now_ns);
 
 /* True if @psn is known received (before cum_psn or marked). */
