@@ -25,6 +25,7 @@
 
 #include <linux/etherdevice.h>
 #include <linux/if_ether.h>
+#include <linux/module.h>
 #include <linux/skbuff.h>
 
 #include <rdma/ib_mad.h>
@@ -39,6 +40,15 @@ static const u8 mroce_nack_tx_cnt[] = {
 	[MR_NACK_INVALID_REQ] = MROCE_CNT_NACK_TX_INV_REQ,
 	[MR_NACK_REMOTE_OP] = MROCE_CNT_NACK_TX_REM_OP,
 };
+
+unsigned int mroce_seq_err_us = 100;
+module_param_named(seq_err_interval_us, mroce_seq_err_us, uint, 0644);
+MODULE_PARM_DESC(seq_err_interval_us, "Per-QP interval of NACK SEQ_ERR and of answers to duplicates beyond a burst, us (default 100)");
+
+static u64 mroce_seq_err_ns(void)
+{
+	return (u64)READ_ONCE(mroce_seq_err_us) * NSEC_PER_USEC;
+}
 
 /* A check refused the packet as inconsistent: drop it, no NACK. */
 #define MROCE_RESP_DROP		0xff
@@ -81,8 +91,7 @@ void mroce_resp_start(struct mroce_qp *qp)
 /* One NACK SEQ_ERR or fatal NACK repeat per interval (MR-REL-10). */
 static bool mroce_resp_seq_err_ok(struct mroce_resp *resp, u64 now)
 {
-	if (resp->seq_err_ns &&
-	    now - resp->seq_err_ns < MROCE_SEQ_ERR_INTERVAL_NS)
+	if (resp->seq_err_ns && now - resp->seq_err_ns < mroce_seq_err_ns())
 		return false;
 	resp->seq_err_ns = now;
 	return true;
@@ -96,16 +105,16 @@ static bool mroce_resp_seq_err_ok(struct mroce_resp *resp, u64 now)
 bool mroce_resp_dup_token(struct mroce_qp *qp, u64 now)
 {
 	struct mroce_resp *resp = qp->resp;
-	u64 n;
+	u64 refill = mroce_seq_err_ns() ?: 1, n;
 
 	if (now > resp->dup_refill_ns) {
-		n = div64_u64(now - resp->dup_refill_ns, MROCE_DUP_REFILL_NS);
+		n = div64_u64(now - resp->dup_refill_ns, refill);
 		if (n >= MROCE_DUP_BURST - resp->dup_tokens) {
 			resp->dup_tokens = MROCE_DUP_BURST;
 			resp->dup_refill_ns = now;
 		} else if (n) {
 			resp->dup_tokens += n;
-			resp->dup_refill_ns += n * MROCE_DUP_REFILL_NS;
+			resp->dup_refill_ns += n * refill;
 		}
 	}
 	if (!resp->dup_tokens) {

@@ -10,14 +10,14 @@
 
 #include "metaroce.h"
 
-/* NACK SEQ_ERR and repeated fatal NACKs: one per QP per interval (MR-REL-10). */
-#define MROCE_SEQ_ERR_INTERVAL_NS	(100 * NSEC_PER_USEC)
 /*
- * Responses to duplicates (ACKs, READ and ATOMIC replays): a burst of
- * MROCE_DUP_BURST, then one per MROCE_DUP_REFILL_NS per QP (MR-SEC-8).
+ * seq_err_interval (MR-REL-10, module parameter, default 100 us): one
+ * NACK SEQ_ERR or repeated fatal NACK per QP per interval; responses to
+ * duplicates (ACKs, READ and ATOMIC replays) a burst of MROCE_DUP_BURST,
+ * then one per interval (MR-SEC-8).
  */
+extern unsigned int mroce_seq_err_us;
 #define MROCE_DUP_BURST			16
-#define MROCE_DUP_REFILL_NS		(100 * NSEC_PER_USEC)
 /* Fatal NACK repeats after the error (MR-REL-28): max_rto. */
 #define MROCE_ERR_REPEAT_NS		NSEC_PER_SEC
 
