@@ -77,12 +77,35 @@ static u32 mr_rdresp_jobs(const struct mr_rdresp *r)
 	return r->job_tail - r->job_head;
 }
 
+/*
+ * Is [off, end) of READ @msn still to be sent by a queued job? Then a
+ * re-request or replay of it adds nothing (it would send the bytes
+ * twice). Bounded by the queue size.
+ */
+static bool mr_rdresp_queued(const struct mr_rdresp *r, u32 msn, u32 off,
+			     u32 end)
+{
+	const struct mr_rdresp_job *j;
+	u32 i;
+
+	for (i = r->job_head; i != r->job_tail; i++) {
+		j = &r->job[i % MR_RDRESP_JOBS];
+		if (j->msn == msn && j->off <= off && end <= j->end)
+			return true;
+	}
+	return false;
+}
+
 static int mr_rdresp_queue(struct mr_rdresp *r, u32 msn, u32 psn, u64 va,
 			   u32 rkey, u32 off, u32 end, bool retx, bool first,
 			   u8 path)
 {
 	struct mr_rdresp_job *j;
 
+	if (!first && end > off && mr_rdresp_queued(r, msn, off, end)) {
+		r->st.covered++;
+		return 0;
+	}
 	if (mr_rdresp_jobs(r) >= MR_RDRESP_JOBS) {
 		r->st.job_drops++;
 		return MR_ERR_NOSPACE;

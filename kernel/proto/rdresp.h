@@ -78,6 +78,7 @@ struct mr_rdresp_stats {
 	u64	replay_drops;	/* duplicates no record covers */
 	u64	atomic_miss;	/* duplicate atomics not in the cache */
 	u64	job_drops;	/* ranges refused: the job queue was full */
+	u64	covered;	/* ranges a queued job still sends */
 	u64	packets;	/* READ_RESP packets handed out */
 };
 

@@ -356,6 +356,34 @@ static void test_bounded_generation(void **state)
 	assert_int_equal(mr_rdresp_pending(&r, 0), 0);
 }
 
+/*
+ * A re-request or replay of bytes a queued job still has to send adds no
+ * job: the bytes leave once, and a requester that asks again while
+ * responses are paced cannot fill the queue.
+ */
+static void test_covered_not_queued_twice(void **state)
+{
+	struct mr_pkt p;
+	u32 n;
+
+	(void)state;
+	setup();
+	read_req(&p, PSN0, 0, 0, 8192);
+	arrive_and_execute(&p);
+	/* two chunks out, [2048, 8192) still queued */
+	drain(1024, 2, &n, NULL);
+	read_req(&p, PSN0 + 1, 0, 2048, 4096);
+	arrive_and_execute(&p);
+	read_req(&p, PSN0, 0, 4096, 4096);
+	assert_int_equal(mr_rdresp_replay(&r, &p, 1, NULL), MR_REPLAY_READ);
+	assert_int_equal(r.st.covered, 2);
+	assert_int_equal(drain(1024, 100, &n, NULL), 6144);
+	/* once sent, asking again queues it again */
+	read_req(&p, PSN0 + 2, 0, 2048, 1024);
+	arrive_and_execute(&p);
+	assert_int_equal(drain(1024, 100, &n, NULL), 1024);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_read_replay_bounds),
 		cmocka_unit_test(test_atomic_replay),
 		cmocka_unit_test(test_bounded_generation),
+		cmocka_unit_test(test_covered_not_queued_twice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
