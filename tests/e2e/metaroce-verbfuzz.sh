@@ -30,7 +30,8 @@
 #      qp, mr, srq, ...) are back to what they were before the tool ran;
 #   4. slab: SUnreclaim (/proc/meminfo) after the run is at most
 #      VERBFUZZ_SLAB_KB (default 8192 KiB) above its value before the run
-#      (the device present both times, 3 s for RCU-deferred frees); the
+#      (the device present both times, 3 s for RCU-deferred frees, every
+#      cache shrunk first, which also empties KASAN's quarantine); the
 #      /proc/slabinfo caches that grew most are logged. The bound is far
 #      above the noise of an idle guest (about 100-300 KiB over such a
 #      run) and far below what one leaked object per WR or per verbs call
@@ -39,7 +40,8 @@
 #      "modprobe -r metaroce" succeed (vt_teardown).
 # A failed criterion does not stop the others: all are checked, then the
 # scenario fails with the list. VERBFUZZ_SEED=N replays a run (the server
-# uses N, the client N+1).
+# uses N, the client N+1); VERBFUZZ_ARGS adds options of the tool (-v,
+# --known-every 15, ...). Both reach the guests through MR_GUEST_ENV.
 . /mr/e2e/verbs.sh
 
 : "${VERBFUZZ_SECONDS:=45}"
@@ -73,6 +75,17 @@ vf_unpriv() {
 
 vf_sunreclaim() {
 	awk '$1 == "SUnreclaim:" { print $2 }' /proc/meminfo
+}
+
+# vf_settle: reclaimable caches dropped, every slab cache shrunk: empty
+# slabs go back and, on a KASAN kernel, the quarantine of freed objects
+# (up to 1/32 of the memory) is emptied (kmem_cache_shrink()).
+vf_settle() {
+	sync
+	echo 2 >/proc/sys/vm/drop_caches 2>/dev/null || true
+	for vs_f in /sys/kernel/slab/*/shrink; do
+		echo 1 >"$vs_f" 2>/dev/null || true
+	done
 }
 
 # vf_slabinfo FILE: "name bytes" per cache (active objects x object size).
@@ -116,8 +129,7 @@ else
 	vf_peer="--peer $MR_PEER_IP"
 fi
 
-sync
-echo 2 >/proc/sys/vm/drop_caches 2>/dev/null || true
+vf_settle
 vf_res_before=$(vf_res)
 vf_slab_before=$(vf_sunreclaim)
 vf_slabinfo /tmp/vf-slab.before
@@ -125,9 +137,10 @@ mr_log "before: rdma resource show $VT_DEV: $vf_res_before; SUnreclaim ${vf_slab
 
 vt_meet verbfuzz
 mr_log "mr-verbfuzz: ${VERBFUZZ_SECONDS}s, seed $vf_seed, as uid 65534, with the peer VM"
-# shellcheck disable=SC2086 # vf_peer is two words or one
+[ -z "${VERBFUZZ_ARGS:-}" ] || mr_log "mr-verbfuzz: extra options: $VERBFUZZ_ARGS"
+# shellcheck disable=SC2086 # vf_peer and VERBFUZZ_ARGS are split on purpose
 vf_unpriv /tmp/vf.out mr-verbfuzz -d "$VT_DEV" -g "$VT_GID" --seed "$vf_seed" \
-	--time "$VERBFUZZ_SECONDS" $vf_peer --require-unprivileged
+	--time "$VERBFUZZ_SECONDS" $vf_peer --require-unprivileged ${VERBFUZZ_ARGS:-}
 [ $vf_rc -eq 143 ] && vf_failed "mr-verbfuzz hung: killed by timeout after $((VERBFUZZ_SECONDS + 420))s"
 if [ $vf_rc -ne 0 ]; then
 	vf_failed "mr-verbfuzz (seed $vf_seed): exit status $vf_rc: $(grep -m1 'FAIL: ' /tmp/vf.out | sed 's/^[^:]*: //')"
@@ -143,8 +156,7 @@ vt_dmesg_clean "mr-verbfuzz"
 
 # Everything the processes (killed children included) created is gone.
 sleep 3
-sync
-echo 2 >/proc/sys/vm/drop_caches 2>/dev/null || true
+vf_settle
 vf_res_after=$(vf_res)
 vf_slab_after=$(vf_sunreclaim)
 vf_slabinfo /tmp/vf-slab.after

@@ -69,6 +69,11 @@
  * --watchdog-selftest proves the watchdog fires: a SEND on a QP with
  * rnr_retry 7 (infinite) to a QP without receive WRs, not exempted.
  *
+ * --skip-known-inputs keeps the known cases' inputs (remote ranges that
+ * wrap 2^64, misaligned atomics) out of the random phase, to hunt for
+ * other bugs on a kernel that still gets the known cases wrong; the
+ * scenario never uses it.
+ *
  * Exit status: 0 pass ("mr-verbfuzz: PASS: ..."), 1 a failure
  * ("mr-verbfuzz: FAIL: ..."), 2 usage or set-up error.
  */
@@ -144,6 +149,7 @@ static struct {
 	int no_known;
 	int wd_selftest;
 	const char *known_only;
+	int skip_known_inputs;
 	const char *role;
 } o = {
 	.gid_idx = -1, .seconds = 60, .port = 18779, .connect_timeout = 120,
@@ -468,7 +474,8 @@ struct rec {
 	uint64_t id;
 	uint8_t state, kind, signaled, ctx;
 	uint8_t slot, cq;
-	uint16_t pad;
+	uint8_t skipped;	/* an order violation passed it over */
+	uint8_t pad;
 	uint32_t gen;
 	uint32_t qpn;
 	int opcode;
@@ -831,6 +838,9 @@ static void handle_wc(int ci, int k, const struct ibv_wc *wc)
 	}
 	if (r->state == R_DEAD) {
 		st.dead_cqes++;
+		if (r->skipped)
+			out("note: wr_id %" PRIu64 ", passed over by a later completion, "
+			    "completed after it with %s", r->id, ibv_wc_status_str(wc->status));
 		r->state = R_FREE;
 		return;
 	}
@@ -871,8 +881,13 @@ static void handle_wc(int ci, int k, const struct ibv_wc *wc)
 				     recs[j].signaled ? "" : "un", recs[j].id, recs[j].opcode,
 				     q->sq_err_seen ? ", after an error completion" : "");
 			q->sq_out--;
-			recs[j].state = R_FREE;
-			n_live--;
+			if (recs[j].signaled || q->sq_err_seen) {
+				rec_mark_dead(j);
+				recs[j].skipped = 1;
+			} else {
+				recs[j].state = R_FREE;
+				n_live--;
+			}
 		}
 		if (j != i) {
 			fail("QP 0x%x: completion of wr_id %" PRIu64 " not in its SQ",
@@ -903,6 +918,7 @@ static void handle_wc(int ci, int k, const struct ibv_wc *wc)
 			while (j >= 0 && j != i) {
 				q->rq_out--;
 				rec_mark_dead(j);
+				recs[j].skipped = 1;
 				j = fifo_pop(&q->rq);
 			}
 			if (j != i) {
@@ -1912,6 +1928,7 @@ static int optional_mask(int cur, int nxt, enum ibv_qp_type t)
 
 /* Sane attribute values for the bits of mask; bounded budgets. */
 static int rnr_retry_override = -1;	/* the watchdog self-test's 7 */
+static int timeout_override = -1;	/* and its 0 (no retry budget) */
 
 static void sane_attrs(struct oqp *x, struct ibv_qp_attr *a, int mask, uint32_t dqpn,
 		       const union ibv_gid *dgid, uint32_t rq_psn)
@@ -1947,7 +1964,8 @@ static void sane_attrs(struct oqp *x, struct ibv_qp_attr *a, int mask, uint32_t 
 	if (mask & IBV_QP_SQ_PSN)
 		a->sq_psn = x->psn;
 	if (mask & IBV_QP_TIMEOUT)
-		a->timeout = (uint8_t)rrange(10, 16);
+		a->timeout = timeout_override >= 0 ? (uint8_t)timeout_override :
+			     (uint8_t)rrange(10, 16);
 	if (mask & IBV_QP_RETRY_CNT)
 		a->retry_cnt = (uint8_t)rn(8);
 	if (mask & IBV_QP_RNR_RETRY)
@@ -2179,7 +2197,7 @@ static void gen_sge(struct ctx *c, int pd, struct ibv_sge *s, int for_inline,
 		return;
 	}
 	m = pick_mr(c, pd);
-	if (m < 0 || chance(5)) {
+	if (m < 0 || chance(2)) {
 		s->addr = chance(50) ? (uint64_t)(uintptr_t)zone : r64();
 		s->length = (uint32_t)rand_len(65536);
 		s->lkey = (uint32_t)r64();
@@ -2201,7 +2219,8 @@ static void gen_sge(struct ctx *c, int pd, struct ibv_sge *s, int for_inline,
 		s->addr = r->iova + off;
 		s->length = (uint32_t)len;
 		s->lkey = r->mr->lkey;
-		switch (rn(30)) {
+		/* Mostly valid: a bad SGE puts the QP in ERR and flushes the rest. */
+		switch (rn(100)) {
 		case 0:
 			s->length = 0;
 			break;
@@ -2273,12 +2292,14 @@ static void gen_remote(struct oqp *x, uint64_t len, int atomic, uint64_t *raddr,
 	if (atomic)
 		*raddr &= ~7ULL;
 	*rkey = key;
-	switch (rn(25)) {
+	switch (rn(50)) {
 	case 0:
-		*raddr = 0ULL - 256;		/* wraps 2^64 with any length over 256 */
+		if (!o.skip_known_inputs)
+			*raddr = 0ULL - 256;	/* wraps 2^64 with any length over 256 */
 		break;
 	case 1:
-		*raddr = atomic ? 0x1001 : r64();
+		if (!o.skip_known_inputs)
+			*raddr = atomic ? 0x1001 : r64();
 		break;
 	case 2:
 		*raddr = base + rlen;		/* just past the end */
@@ -2287,11 +2308,18 @@ static void gen_remote(struct oqp *x, uint64_t len, int atomic, uint64_t *raddr,
 		*rkey = (uint32_t)r64();
 		break;
 	case 4:
-		if (atomic)
+		if (atomic && !o.skip_known_inputs)
 			*raddr |= rrange(1, 7);
 		break;
 	default:
 		break;
+	}
+	if (o.skip_known_inputs) {
+		/* The known cases' inputs stay out, whatever was picked above. */
+		if (atomic)
+			*raddr &= ~7ULL;
+		if (*raddr + len < *raddr)
+			*raddr = base;
 	}
 }
 
@@ -3608,7 +3636,7 @@ static const int weights[NOPS] = {
 	[OP_CH_CREATE] = 1, [OP_CH_DESTROY] = 1, [OP_CQ_CREATE] = 3, [OP_CQ_DESTROY] = 2,
 	[OP_CQ_NOTIFY] = 2, [OP_SRQ_CREATE] = 2, [OP_SRQ_MODIFY] = 2, [OP_SRQ_DESTROY] = 1,
 	[OP_AH_CREATE] = 2, [OP_AH_DESTROY] = 1, [OP_QP_CREATE] = 5, [OP_QP_DESTROY] = 3,
-	[OP_QP_MODIFY] = 8, [OP_QP_QUERY] = 2, [OP_LOOP_CONNECT] = 7, [OP_PEER_CONNECT] = 3,
+	[OP_QP_MODIFY] = 5, [OP_QP_QUERY] = 2, [OP_LOOP_CONNECT] = 9, [OP_PEER_CONNECT] = 3,
 	[OP_POST_SEND] = 30, [OP_POST_RECV] = 16, [OP_QUERIES] = 3, [OP_CTX1] = 1,
 	[OP_CHILD] = 1, [OP_OVERFLOW] = 1, [OP_MR_ADVERT] = 2, [OP_SLEEP] = 2,
 };
@@ -3803,7 +3831,7 @@ static void usage(void)
 		"usage: %s -d DEV -g GID_INDEX [--seed S] [--time SECONDS] [--steps N]\n"
 		"          [--listen | --peer ADDRESS] [--port P] [--connect-timeout S]\n"
 		"          [--watchdog S] [--known-every S] [--known-wait S] [--no-known]\n"
-		"          [--known-case NAME[,NAME...]]\n"
+		"          [--known-case NAME[,NAME...]] [--skip-known-inputs]\n"
 		"          [--no-children] [--require-unprivileged] [--watchdog-selftest] [-v]\n",
 		prog);
 	exit(2);
@@ -3854,10 +3882,13 @@ static int watchdog_selftest(void)
 		die2("watchdog self-test: no QPs");
 	if (qp_connect(0, qb, C[0].qp[qa].qpn, &my_gid, C[0].qp[qa].psn, CONN_LOOP))
 		die2("watchdog self-test: connect failed");
+	/* Both budgets infinite (MR-RETRY-1, MR-RETRY-5): it can never complete. */
 	rnr_retry_override = 7;
+	timeout_override = 0;
 	if (qp_connect(0, qa, C[0].qp[qb].qpn, &my_gid, C[0].qp[qb].psn, CONN_LOOP))
 		die2("watchdog self-test: connect failed");
 	rnr_retry_override = -1;
+	timeout_override = -1;
 	/* Deliberately not marked unbounded: the watchdog must catch it. */
 	C[0].qp[qa].unbounded = 0;
 	{
@@ -3888,7 +3919,8 @@ static int watchdog_selftest(void)
 		fifo_push(&C[0].qp[qa].sq, ri);
 		C[0].qp[qa].sq_out++;
 	}
-	out("watchdog self-test: a SEND that can never complete, watchdog %d s", o.watchdog);
+	out("watchdog self-test: a SEND that can never complete (rnr_retry 7, timeout 0, "
+	    "no receive WR), watchdog %d s", o.watchdog);
 	{
 		long end = now_ms() + 20000;
 
@@ -3901,7 +3933,8 @@ static int watchdog_selftest(void)
 	}
 	if (!nfail)
 		out("watchdog self-test: the watchdog did not fire; the SEND completed with %s "
-		    "(rnr_retry 7 is infinite, MR-RETRY-5)", last_send_status < 0 ? "nothing" :
+		    "(rnr_retry 7 and timeout 0 are infinite, MR-RETRY-1, MR-RETRY-5)",
+		    last_send_status < 0 ? "nothing" :
 		    ibv_wc_status_str((enum ibv_wc_status)last_send_status));
 	drain_and_teardown();
 	return nfail ? 1 : 0;
@@ -3923,6 +3956,7 @@ int main(int argc, char **argv)
 		{ "known-every", required_argument, NULL, 'k' },
 		{ "known-wait", required_argument, NULL, 'K' },
 		{ "known-case", required_argument, NULL, 'C' },
+		{ "skip-known-inputs", no_argument, NULL, 'S' },
 		{ "no-known", no_argument, NULL, 'N' },
 		{ "no-children", no_argument, NULL, 'X' },
 		{ "require-unprivileged", no_argument, NULL, 'U' },
@@ -3938,7 +3972,7 @@ int main(int argc, char **argv)
 	int i, c, seeded = 0;
 	ssize_t n;
 
-	while ((c = getopt_long(argc, argv, "d:g:s:t:n:P:Lp:T:w:k:K:C:NXUWcv", opts,
+	while ((c = getopt_long(argc, argv, "d:g:s:t:n:P:Lp:T:w:k:K:C:SNXUWcv", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
@@ -3954,6 +3988,7 @@ int main(int argc, char **argv)
 		case 'k': o.known_every = atoi(optarg); break;
 		case 'K': o.known_wait = atoi(optarg); break;
 		case 'C': o.known_only = optarg; break;
+		case 'S': o.skip_known_inputs = 1; break;
 		case 'N': o.no_known = 1; break;
 		case 'X': o.no_children = 1; break;
 		case 'U': o.require_unpriv = 1; break;
