@@ -37,7 +37,7 @@
 #      run) and far below what one leaked object per WR or per verbs call
 #      would cost (the run makes tens of thousands);
 #   5. the device deletes cleanly afterwards: "rdma link delete mr0" and
-#      "modprobe -r metaroce" succeed (vt_teardown).
+#      "modprobe -r metaroce" succeed, and the log is still clean.
 # A failed criterion does not stop the others: all are checked, then the
 # scenario fails with the list. VERBFUZZ_SEED=N replays a run (the server
 # uses N, the client N+1); VERBFUZZ_ARGS adds options of the tool (-v,
@@ -101,6 +101,14 @@ vf_res() {
 	rdma resource show 2>/dev/null | sed -n "s/^[0-9]*: $VT_DEV: *//p"
 }
 
+# vf_dmesg_check WHEN: vt_dmesg_clean's verdict, without ending the scenario.
+vf_dmesg_check() {
+	if ! (vt_dmesg_clean "$1") >/tmp/vf-dmesg.out 2>&1; then
+		sed 's/^/    /' /tmp/vf-dmesg.out | head -12
+		vf_failed "kernel report in the guest log after $1: $(head -1 /tmp/vf-dmesg.out)"
+	fi
+}
+
 vt_setup metaroce mr0
 
 # The device node an unprivileged process opens (ib_uverbs makes it 0666).
@@ -152,7 +160,7 @@ elif ! grep -q 'PASS: seed [0-9]*, [0-9]* steps, [1-9][0-9]* verbs calls, [1-9][
 fi
 vf_pq=$(sed -n 's/.*stats: .* peer-qps=\([0-9]*\) .*/\1/p' /tmp/vf.out)
 [ "${vf_pq:-0}" -gt 0 ] || vf_failed "mr-verbfuzz: no QP was connected to the peer VM (peer-qps=${vf_pq:-none})"
-vt_dmesg_clean "mr-verbfuzz"
+vf_dmesg_check "mr-verbfuzz"
 
 # Everything the processes (killed children included) created is gone.
 sleep 3
@@ -171,11 +179,20 @@ awk 'NR == FNR { b[$1] = $2; next } { d = $2 - b[$1]; if (d > 0) print d, $1 }' 
 [ "$vf_grow" -le "$VERBFUZZ_SLAB_KB" ] ||
 	vf_failed "SUnreclaim grew by $vf_grow kB during the run (bound $VERBFUZZ_SLAB_KB kB)"
 
-if [ -n "$vf_failures" ]; then
-	mr_log "failed so far:$vf_failures"
+# The device deletes cleanly (vt_teardown's steps, without ending early).
+vt_meet "vt-teardown"
+if rdma link delete "$VT_DEV"; then
+	if modprobe -r "$VT_MOD"; then
+		mr_log "device deleted, module unloaded"
+	else
+		vf_failed "modprobe -r $VT_MOD failed after the run"
+	fi
+else
+	vf_failed "rdma link delete $VT_DEV failed after the run"
 fi
-# Link delete, module unload, clean dmesg: mr_fail on any of them.
-vt_teardown
-mr_log "device deleted, module unloaded"
+case "$vf_failures" in
+*"kernel report"*) ;;
+*) vf_dmesg_check teardown ;;
+esac
 [ -z "$vf_failures" ] || mr_fail "metaroce-verbfuzz:$vf_failures"
 mr_log "metaroce-verbfuzz: ok"

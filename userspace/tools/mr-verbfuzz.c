@@ -70,7 +70,8 @@
  * rnr_retry 7 (infinite) to a QP without receive WRs, not exempted.
  *
  * --skip-known-inputs keeps the known cases' inputs (remote ranges that
- * wrap 2^64, misaligned atomics) out of the random phase, to hunt for
+ * wrap 2^64, regions whose IOVA range wraps, misaligned atomics) out of
+ * the random phase, to hunt for
  * other bugs on a kernel that still gets the known cases wrong; the
  * scenario never uses it.
  *
@@ -1285,6 +1286,8 @@ static void op_mr_reg(int ci)
 		len = 0;
 		what = "zero length";
 	}
+	if (o.skip_known_inputs && use_iova && iova + len < iova)
+		iova = (uint64_t)(uintptr_t)addr & (uint64_t)(pagesz - 1);	/* no wrapping region */
 
 	cur_op = "ibv_reg_mr";
 	if (use_iova)
