@@ -2333,13 +2333,23 @@ struct peer_ud {
 static struct peer_ud peer_uds[NPEER_UD];
 static int npeer_uds;
 
+/*
+ * RC opcodes, weighted: SEND_WITH_INV of a random rkey always fails the
+ * QP, so it is rarer than the opcodes that can carry data.
+ */
+static const int rc_ops[] = {
+	IBV_WR_SEND, IBV_WR_SEND, IBV_WR_SEND, IBV_WR_SEND, IBV_WR_SEND,
+	IBV_WR_SEND_WITH_IMM, IBV_WR_SEND_WITH_IMM,
+	IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE,
+	IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_WRITE_WITH_IMM,
+	IBV_WR_RDMA_READ, IBV_WR_RDMA_READ, IBV_WR_RDMA_READ,
+	IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD,
+	IBV_WR_SEND_WITH_INV,
+};
+#define N_RC_OPS ((uint32_t)(sizeof(rc_ops) / sizeof(rc_ops[0])))
+
 static void op_post_send(int ci)
 {
-	static const int ops[] = {
-		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_SEND_WITH_INV,
-		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ,
-		IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD,
-	};
 	struct ctx *c = &C[ci];
 	struct ibv_send_wr wr[8], *bad = NULL;
 	struct ibv_sge sge[8][8];
@@ -2367,9 +2377,9 @@ static void op_post_send(int ci)
 		w->next = i + 1 < n ? &wr[i + 1] : NULL;
 		if (x->type == IBV_QPT_UD)
 			w->opcode = chance(90) ? (chance(50) ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM) :
-				    (enum ibv_wr_opcode)ops[rn(8)];
+				    (enum ibv_wr_opcode)rc_ops[rn(N_RC_OPS)];
 		else
-			w->opcode = (enum ibv_wr_opcode)ops[rn(8)];
+			w->opcode = (enum ibv_wr_opcode)rc_ops[rn(N_RC_OPS)];
 		if (chance(2))
 			w->opcode = (enum ibv_wr_opcode)rn(20);
 		w->send_flags = chance(70) ? IBV_SEND_SIGNALED : 0;
