@@ -41,7 +41,7 @@ bins="/usr/sbin/ip /usr/sbin/tc /usr/bin/rdma /bin/kmod
 	/usr/bin/ib_atomic_bw /usr/bin/ib_write_lat /usr/bin/ib_read_lat
 	/usr/bin/ib_send_lat /usr/bin/ib_atomic_lat
 	/usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/rdma_server
-	/usr/bin/rdma_client /usr/bin/iperf3"
+	/usr/bin/rdma_client /usr/bin/iperf3 /usr/bin/setpriv"
 for b in $bins; do
 	[ -x "$b" ] || die "missing $b (run scripts/install-deps.sh)"
 	mkdir -p "$stage$(dirname "$b")"
