@@ -303,7 +303,7 @@ static int mroce_xmit6(struct mroce_dev *dev, struct socket *sock,
  * Transmit one MetaRoCE packet (skb->data = base header, ICRC included)
  * to @av. @entropy picks the path (UDP source port 0xC000 | entropy,
  * MR-ENC-2); @ect marks data packets ECN-capable. Consumes @skb.
- * Safe from process and softirq context.
+ * Safe from process and softirq context, not with interrupts off.
  */
 int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
 	       struct dst_cache *dc, struct sk_buff *skb, u16 entropy,
@@ -320,6 +320,15 @@ int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
 							    htons(ETH_P_IP);
 	skb->ignore_df = 0;
 
+	/*
+	 * BH off, as in a tunnel's ndo_start_xmit: @dc's per-CPU slot is
+	 * used without a lock by every transmitter on this CPU, the receive
+	 * softirq (ACKs) and the timers included. A process-context caller
+	 * (post_send, the requester run) interrupted there by the softirq
+	 * would release the slot's dst twice or leak one (and with it a
+	 * reference to the netdev); preempted, it would use another CPU's.
+	 */
+	local_bh_disable();
 	if (av->net_type == RDMA_NETWORK_IPV4) {
 		sock = READ_ONCE(mnet->sk4);
 		if (sock)
@@ -331,6 +340,7 @@ int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
 			err = mroce_xmit6(dev, sock, av, dc, skb, sport, tos);
 #endif
 	}
+	local_bh_enable();
 
 	if (err) {
 		kfree_skb(skb);
