@@ -89,8 +89,10 @@ static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 	 */
 
 	rtt = res.rtt_valid ? res.rtt_ns : 0;
+	/* A stale ACK's grant is ignored (MR-REL-20, MR-CC-14). */
 	mr_cc_on_ack(&req->cc, now, res.newly_acked + res.newly_sacked,
-		     p->akh.ce_count, p->akh.pkt_count, rtt, p->akh.credit);
+		     p->akh.ce_count, p->akh.pkt_count, rtt,
+		     res.stale ? req->cc.credit : p->akh.credit);
 	if (p->path < req->pt.n)
 		mr_path_on_ack(&req->pt, p->path, p->akh.ce_count,
 			       p->akh.pkt_count, rtt, now);
@@ -214,6 +216,7 @@ static bool mroce_comp_read_resp(struct mroce_qp *qp,
 	/* New bytes: a progress event (MR-RETRY-2). */
 	wqe->progress_ns = mroce_now();
 	wqe->retries = 0;
+	wqe->retry_ns = wqe->progress_ns;
 	if (wqe->rd_done == wqe->length) {
 		wqe->state = MROCE_WQE_DONE;
 		wqe->status = IB_WC_SUCCESS;

@@ -512,7 +512,8 @@ struct mroce_send_wqe {
 	u32 ssn;		/* receive WQE it consumes at the peer */
 	u32 first_psn;		/* PSN of its first packet */
 	u32 last_psn;		/* PSN of its last packet (once SENT) */
-	u32 retries;		/* READ/ATOMIC re-requests */
+	u32 retries;		/* READ/ATOMIC re-requests counted */
+	u64 retry_ns;		/* last one counted, or progress */
 	u64 progress_ns;	/* READ/ATOMIC: last response progress */
 	/*
 	 * READ: bytes [0, rd_done) received, rd_map marks 256-byte units

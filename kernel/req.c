@@ -798,7 +798,21 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (mr_txsb_get(&req->sb, wqe->first_psn) ||
 		    now < max(wqe->progress_ns, ahead) + rto)
 			continue;
-		if (++wqe->retries > req->sb.p.retry_cnt) {
+		/*
+		 * Nothing is asked and no retry counted while the peer said
+		 * RNR (MR-RETRY-8). A retry counts at most once per T_verbs
+		 * without progress, never with timeout 0 (MR-RETRY-1), as
+		 * for the scoreboard's RTO: re-requests come once per RTO,
+		 * which a host under load makes far shorter than T_verbs.
+		 */
+		if (!mr_txsb_can_send(&req->sb, now))
+			break;
+		if (req->sb.p.verbs_timeout_ns != MR_TIME_NEVER &&
+		    now - wqe->retry_ns >= req->sb.p.verbs_timeout_ns) {
+			wqe->retries++;
+			wqe->retry_ns = now;
+		}
+		if (wqe->retries > req->sb.p.retry_cnt) {
 			pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
 					    qp->ibqp.qp_num,
 					    wqe->mr_op == MR_OP_READ_REQ ?
@@ -896,6 +910,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			wqe->rd_atomic = 0;
 			memset(wqe->rd_map, 0, sizeof(wqe->rd_map));
 			wqe->retries = 0;
+			wqe->retry_ns = now;
 			wqe->progress_ns = now;
 			if (mroce_op_uses_ssn(wqe->mr_op))
 				wqe->ssn = req->ssn_next;

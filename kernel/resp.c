@@ -413,11 +413,17 @@ static u8 mroce_resp_check(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 			   const struct mr_pkt *p)
 {
 	struct mroce_resp *resp = qp->resp;
+	s32 dm;
 	int rc;
 
-	/* MR-REL-25: an msn beyond anything in the window is invalid. */
-	if (mr_seq32_diff(p->dxh.msn, mr_rxmsg_completed_msn(&resp->m)) >=
-	    MR_RXMSG_RING)
+	/*
+	 * MR-REL-25: every message between the next to complete and this
+	 * one is incomplete, so it has its last PSN in [cum_psn, psn): an
+	 * msn further ahead than that is no message of the peer's (the
+	 * ones it skipped could never complete).
+	 */
+	dm = mr_seq32_diff(p->dxh.msn, mr_rxmsg_completed_msn(&resp->m));
+	if (dm > 0 && (u32)dm > mr_psn_dist(p->psn, resp->w.cum_psn))
 		return MR_NACK_INVALID_REQ;
 
 	switch (p->opcode) {

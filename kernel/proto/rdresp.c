@@ -51,6 +51,7 @@ int mr_rdresp_check_new(const struct mr_rdresp *r, const struct mr_rxmsg *m,
 		rec = mr_rdresp_find(r, p->dxh.msn);
 		if (!rec || rec->opcode != MR_OP_READ_REQ)
 			return MR_NACK_INVALID_REQ;
+		/* Every record of one READ has its va and key. */
 		if (rec->va != p->rxh.va || rec->rkey != p->rxh.rkey)
 			return MR_ERR_MSG_MISMATCH;
 		return 0;
@@ -127,6 +128,27 @@ static int mr_rdresp_queue(struct mr_rdresp *r, u32 msn, u32 psn, u64 va,
 	return 0;
 }
 
+/*
+ * The record of READ @msn at @va, @rkey whose range touches or overlaps
+ * [off, end), or NULL.
+ */
+static struct mr_rdresp_rec *mr_rdresp_touching(struct mr_rdresp *r, u32 msn,
+						u64 va, u32 rkey, u32 off,
+						u32 end)
+{
+	struct mr_rdresp_rec *rec;
+	u32 i;
+
+	for (i = 0; i < MR_RDRESP_RECS; i++) {
+		rec = &r->rec[i];
+		if (rec->opcode == MR_OP_READ_REQ && rec->msn == msn &&
+		    rec->va == va && rec->rkey == rkey && off <= rec->hi &&
+		    end >= rec->lo)
+			return rec;
+	}
+	return NULL;
+}
+
 int mr_rdresp_read(struct mr_rdresp *r, const struct mr_rxmsg_info *m,
 		   u8 path)
 {
@@ -135,13 +157,13 @@ int mr_rdresp_read(struct mr_rdresp *r, const struct mr_rxmsg_info *m,
 	bool first = !m->extra;
 
 	/*
-	 * The first range of a READ opens its record; further ranges (a
-	 * split READ, re-requests of lost pieces: MR-REL-24) widen it.
+	 * The first range of a READ opens its record; a further range (a
+	 * split READ, a re-request of lost pieces: MR-REL-24) widens the
+	 * record it touches, or opens another one: the records are the
+	 * union of the ranges served, never a hull with gaps in it.
 	 */
-	rec = first ? NULL : (struct mr_rdresp_rec *)mr_rdresp_find(r, m->msn);
-	if (rec && (rec->opcode != MR_OP_READ_REQ || rec->va != m->va ||
-		    rec->rkey != m->rkey))
-		rec = NULL;
+	rec = first ? NULL : mr_rdresp_touching(r, m->msn, m->va, m->rkey,
+						m->offset, end);
 	if (!rec) {
 		rec = mr_rdresp_rec_new(r);
 		rec->opcode = MR_OP_READ_REQ;
@@ -176,6 +198,23 @@ void mr_rdresp_atomic_done(struct mr_rdresp *r,
 	r->st.atomics++;
 }
 
+/* Does a record of READ @msn at @va, @rkey contain [off, end)? */
+static bool mr_rdresp_covers(const struct mr_rdresp *r, u32 msn, u64 va,
+			     u32 rkey, u32 off, u64 end)
+{
+	const struct mr_rdresp_rec *rec;
+	u32 i;
+
+	for (i = 0; i < MR_RDRESP_RECS; i++) {
+		rec = &r->rec[i];
+		if (rec->opcode == MR_OP_READ_REQ && rec->msn == msn &&
+		    rec->va == va && rec->rkey == rkey && off >= rec->lo &&
+		    end <= rec->hi)
+			return true;
+	}
+	return false;
+}
+
 enum mr_rdresp_replay mr_rdresp_replay(struct mr_rdresp *r,
 				       const struct mr_pkt *p, u32 next_msn,
 				       u64 *orig)
@@ -183,15 +222,20 @@ enum mr_rdresp_replay mr_rdresp_replay(struct mr_rdresp *r,
 	const struct mr_rdresp_rec *rec = NULL;
 	u64 end;
 
-	if (mr_seq32_diff(p->dxh.msn, next_msn) < 0)
-		rec = mr_rdresp_find(r, p->dxh.msn);
+	if (mr_seq32_diff(p->dxh.msn, next_msn) >= 0) {
+		/* Not executed: nothing to replay. */
+		if (p->opcode == MR_OP_READ_REQ)
+			r->st.replay_drops++;
+		else
+			r->st.atomic_miss++;
+		return MR_REPLAY_DROP;
+	}
 
 	if (p->opcode == MR_OP_READ_REQ) {
-		/* Only what the original covered, at its va and key. */
+		/* Only what one executed range covered, at its va and key. */
 		end = (u64)p->dxh.offset + p->dxh.msg_len;
-		if (!rec || rec->opcode != MR_OP_READ_REQ ||
-		    rec->va != p->rxh.va || rec->rkey != p->rxh.rkey ||
-		    p->dxh.offset < rec->lo || end > rec->hi) {
+		if (!mr_rdresp_covers(r, p->dxh.msn, p->rxh.va, p->rxh.rkey,
+				      p->dxh.offset, end)) {
 			r->st.replay_drops++;
 			return MR_REPLAY_DROP;
 		}
@@ -204,6 +248,7 @@ enum mr_rdresp_replay mr_rdresp_replay(struct mr_rdresp *r,
 	}
 	if (mr_op_rd_atomic(p->opcode)) {
 		/* Never executed twice: the cached result or nothing. */
+		rec = mr_rdresp_find(r, p->dxh.msn);
 		if (!rec || rec->opcode != p->opcode || rec->psn != p->psn ||
 		    rec->va != p->axh.va || rec->rkey != p->axh.rkey) {
 			r->st.atomic_miss++;

@@ -6,10 +6,12 @@
  *
  * Records (MR-REL-8, MR-REL-9, MR-REL-25, MR-VERBS-14): the last
  * MR_RDRESP_RECS executed READ and ATOMIC messages, by msn, in execution
- * order. A READ's record is the hull [lo, hi) of the ranges served for it
- * at its va and R_Key; an ATOMIC's record is its PSN and original value.
- * A duplicate is answered only from a record: a READ within the hull,
- * same va and R_Key; an ATOMIC with its own PSN. Anything else is dropped
+ * order. A READ's records hold the union of the ranges served for it at
+ * its va and R_Key (one record per run of touching ranges; a READ split
+ * and asked for in order has one); an ATOMIC's record is its PSN and
+ * original value. A duplicate is answered only from a record: a READ
+ * within one range record, same va and R_Key; an ATOMIC with its own
+ * PSN. Anything else is dropped
  * and counted: a responder never re-reads what the original request did
  * not cover, and never executes an atomic twice.
  *
@@ -41,7 +43,7 @@ struct mr_rdresp_rec {
 	u32	psn;		/* ATOMIC: its request PSN */
 	u64	va;
 	u32	rkey;
-	u32	lo, hi;		/* READ: hull of the ranges served */
+	u32	lo, hi;		/* READ: a run of touching ranges served */
 	u64	orig;		/* ATOMIC: the original value returned */
 	u8	opcode;		/* 0: unused */
 };

@@ -384,6 +384,37 @@ static void test_covered_not_queued_twice(void **state)
 	assert_int_equal(drain(1024, 100, &n, NULL), 1024);
 }
 
+/*
+ * MR-REL-8, MR-REL-32: the record is the union of the ranges served, not
+ * their hull: a duplicate asking for a gap between two executed ranges
+ * of one READ gets nothing.
+ */
+static void test_replay_not_in_gaps(void **state)
+{
+	struct mr_pkt p;
+	u32 n;
+
+	(void)state;
+	setup();
+	read_req(&p, PSN0, 0, 0, 16384);
+	arrive_and_execute(&p);
+	read_req(&p, PSN0 + 1, 0, 49152, 16384);
+	arrive_and_execute(&p);
+	drain(4096, 100, &n, NULL);
+	read_req(&p, PSN0, 0, 20480, 4096);
+	assert_int_equal(mr_rdresp_replay(&r, &p, 1, NULL), MR_REPLAY_DROP);
+	read_req(&p, PSN0, 0, 0, 65536);
+	assert_int_equal(mr_rdresp_replay(&r, &p, 1, NULL), MR_REPLAY_DROP);
+	read_req(&p, PSN0 + 1, 0, 49152, 8192);
+	assert_int_equal(mr_rdresp_replay(&r, &p, 1, NULL), MR_REPLAY_READ);
+	/* the range that fills the gap joins them */
+	read_req(&p, PSN0 + 2, 0, 16384, 32768);
+	arrive_and_execute(&p);
+	drain(4096, 100, &n, NULL);
+	read_req(&p, PSN0, 0, 20480, 4096);
+	assert_int_equal(mr_rdresp_replay(&r, &p, 1, NULL), MR_REPLAY_READ);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_replay),
 		cmocka_unit_test(test_bounded_generation),
 		cmocka_unit_test(test_covered_not_queued_twice),
+		cmocka_unit_test(test_replay_not_in_gaps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
