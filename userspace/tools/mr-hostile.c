@@ -123,7 +123,7 @@
 #define SP_OFFPATH	45000
 #define SP_OFFPATH_END	49151
 
-enum mode { M_NONE, M_VICTIM, M_INSIDER, M_OFFPATH, M_LIST, M_SELFTEST };
+enum mode { M_NONE, M_VICTIM, M_INSIDER, M_OFFPATH, M_COUNT, M_LIST, M_SELFTEST };
 
 static struct {
 	enum mode mode;
@@ -862,8 +862,8 @@ static unsigned int ring_n;
 
 /* Hook for the insider: every MetaRoCE packet seen that decodes (@raw,
  * @len: MBH..ICRC, for the ICRC check of what it relies on). */
-static void (*cap_hook)(uint32_t src, uint32_t dst, const struct mr_pkt *p,
-			const uint8_t *raw, uint32_t len);
+static void (*cap_hook)(uint32_t src, uint32_t dst, uint16_t sport,
+			const struct mr_pkt *p, const uint8_t *raw, uint32_t len);
 static uint64_t cap_seen, cap_learned;
 
 static void cap_one(const uint8_t *f, uint32_t n, bool outgoing)
@@ -920,7 +920,7 @@ static void cap_one(const uint8_t *f, uint32_t n, bool outgoing)
 		}
 	}
 	if (cap_hook)
-		cap_hook(src, dst, &p, u + 8, mlen);
+		cap_hook(src, dst, sport, &p, u + 8, mlen);
 }
 
 static void cap_drain(void)
@@ -2949,11 +2949,14 @@ static void ins_check_aresp(const struct mr_pkt *p)
 			" holds %#" PRIx64, p->psn, (uint64_t)p->atomic_orig, va - I.base, want);
 }
 
-static void ins_cap(uint32_t src, uint32_t dst, const struct mr_pkt *p,
-		    const uint8_t *raw, uint32_t len)
+static void ins_cap(uint32_t src, uint32_t dst, uint16_t sport,
+		    const struct mr_pkt *p, const uint8_t *raw, uint32_t len)
 {
-	if (!I.active || src != N.peer || dst != N.me || p->sqpn != I.vqpn ||
-	    p->dqpn != I.aqpn)
+	/* Only what the victim's module sent (MR-ENC-2 source ports): the
+	 * off-path attacker on the victim's host forges NACKs and responses
+	 * at this very QP pair too. */
+	if (!I.active || src != N.peer || dst != N.me || sport < MR_ENTROPY_BASE ||
+	    p->sqpn != I.vqpn || p->dqpn != I.aqpn)
 		return;
 	if (!(p->flags & MR_F_TRIM) && mr_icrc_check(raw, len))
 		return;
@@ -4393,6 +4396,90 @@ static void run_insider(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* --count: the peer's module packets that reached this NIC           */
+
+static volatile sig_atomic_t count_stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	count_stop = 1;
+}
+
+/*
+ * Until SIGTERM/SIGINT (or --time): count the MetaRoCE packets from PEER
+ * with a module source port (0xC000 and up, MR-ENC-2; the attack tools
+ * never use those) that arrived at the interface, before the IP stack.
+ * The socket's statistics include what its buffer dropped, so the count is
+ * exact however slowly this process runs. With the peer's tx_packets it
+ * gives what its device sent that never arrived (egress queue overflow and
+ * link loss): attack packets are not in it, unlike in rx_packets.
+ */
+static void run_count(void)
+{
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET,
+				  .sll_protocol = htons(ETH_P_ALL) };
+	struct sigaction sa = { .sa_handler = on_term };
+	struct tpacket_stats st;
+	socklen_t sl = sizeof(st);
+	struct in_addr pa;
+	uint8_t f[256];
+	int c;
+
+	role = "count";
+	if (inet_pton(AF_INET, O.peer, &pa) != 1)
+		die("'%s' is not an IPv4 address", O.peer);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	c = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (c < 0)
+		die("socket(AF_PACKET): %s", strerror(errno));
+	{
+		struct sock_filter flt[] = {
+			BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_IP, 0, 12),
+			BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 23),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_UDP, 0, 10),
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 26),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ntohl(pa.s_addr), 0, 8),
+			BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 20),
+			BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 6, 0),
+			BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 14),
+			BPF_STMT(BPF_LD | BPF_H | BPF_IND, 16),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)O.udp_port, 0, 3),
+			BPF_STMT(BPF_LD | BPF_H | BPF_IND, 14),
+			BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, MR_ENTROPY_BASE, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, 64),
+			BPF_STMT(BPF_RET | BPF_K, 0),
+		};
+		struct sock_fprog fp = { .len = MR_ARRAY_SIZE(flt), .filter = flt };
+
+		if (setsockopt(c, SOL_SOCKET, SO_ATTACH_FILTER, &fp, sizeof(fp)))
+			die("SO_ATTACH_FILTER: %s", strerror(errno));
+	}
+	ll.sll_ifindex = (int)if_nametoindex(O.ifname);
+	if (!ll.sll_ifindex || bind(c, (struct sockaddr *)&ll, sizeof(ll)))
+		die("bind(AF_PACKET, %s): %s", O.ifname, strerror(errno));
+	/* Whatever the socket saw before bind() counts from here. */
+	getsockopt(c, SOL_PACKET, PACKET_STATISTICS, &st, &sl);
+	say("counting %s's module packets on %s", O.peer, O.ifname);
+	while (!count_stop && now_s() - t_start < O.time_s) {
+		struct pollfd pf = { .fd = c, .events = POLLIN };
+
+		if (poll(&pf, 1, 200) > 0)
+			while (recv(c, f, sizeof(f), MSG_DONTWAIT) > 0)
+				;
+	}
+	sl = sizeof(st);
+	if (getsockopt(c, SOL_PACKET, PACKET_STATISTICS, &st, &sl))
+		die("PACKET_STATISTICS: %s", strerror(errno));
+	/* tp_packets includes the drops (af_packet adds them). */
+	printf("HOSTILE-COUNT from=%s packets=%u socket_drops=%u\n", O.peer,
+	       st.tp_packets, st.tp_drops);
+	exit(0);
+}
+
+/* ------------------------------------------------------------------ */
 /* --list, --selftest, main                                           */
 
 static void list_tables(void)
@@ -4511,6 +4598,8 @@ static void usage(FILE *f)
 "usage: mr-hostile --offpath PEER [options]     off-path attacker towards PEER\n"
 "       mr-hostile --victim [options]           victim of the insider (listens)\n"
 "       mr-hostile --insider VICTIM [options]   insider attacker\n"
+"       mr-hostile --count PEER [-i IF]         count PEER's module packets\n"
+"                                               arriving here, until SIGTERM\n"
 "       mr-hostile --list | --selftest\n"
 "Attacks live MetaRoCE QPs; see the comment at the top of mr-hostile.c and\n"
 "userspace/tools/README.md.\n"
@@ -4536,13 +4625,14 @@ static void usage(FILE *f)
 		MR_UDP_PORT);
 }
 
-enum { OPT_VICTIM = 256, OPT_INSIDER, OPT_OFFPATH, OPT_LIST, OPT_SELFTEST,
+enum { OPT_VICTIM = 256, OPT_INSIDER, OPT_OFFPATH, OPT_COUNT, OPT_LIST, OPT_SELFTEST,
        OPT_SEED, OPT_CLASSES, OPT_SLICE, OPT_MRSIZE, OPT_MAXLAT, OPT_UDPPORT,
        OPT_CONNTMO };
 
 static const struct option long_opts[] = {
 	{ "victim", 0, NULL, OPT_VICTIM }, { "insider", 1, NULL, OPT_INSIDER },
 	{ "offpath", 1, NULL, OPT_OFFPATH }, { "list", 0, NULL, OPT_LIST },
+	{ "count", 1, NULL, OPT_COUNT },
 	{ "selftest", 0, NULL, OPT_SELFTEST }, { "ib-dev", 1, NULL, 'd' },
 	{ "gid-idx", 1, NULL, 'g' }, { "iface", 1, NULL, 'i' },
 	{ "port", 1, NULL, 'p' }, { "udp-port", 1, NULL, OPT_UDPPORT },
@@ -4567,7 +4657,7 @@ static uint64_t num(const char *s, const char *what, uint64_t lo, uint64_t hi)
 static void set_mode(enum mode m)
 {
 	if (O.mode != M_NONE)
-		die("give one of --offpath, --victim, --insider, --list, --selftest");
+		die("give one of --offpath, --victim, --insider, --count, --list, --selftest");
 	O.mode = m;
 }
 
@@ -4582,6 +4672,7 @@ int main(int argc, char **argv)
 		case OPT_VICTIM: set_mode(M_VICTIM); break;
 		case OPT_INSIDER: set_mode(M_INSIDER); O.peer = optarg; break;
 		case OPT_OFFPATH: set_mode(M_OFFPATH); O.peer = optarg; break;
+		case OPT_COUNT: set_mode(M_COUNT); O.peer = optarg; break;
 		case OPT_LIST: set_mode(M_LIST); break;
 		case OPT_SELFTEST: set_mode(M_SELFTEST); break;
 		case 'd': O.dev = optarg; break;
@@ -4622,6 +4713,7 @@ int main(int argc, char **argv)
 	case M_LIST: list_tables(); return 0;
 	case M_SELFTEST: selftest(); return 0;
 	case M_OFFPATH: run_offpath(); break;
+	case M_COUNT: run_count(); break;
 	case M_VICTIM: run_victim(); break;
 	default: run_insider(); break;
 	}
