@@ -71,11 +71,13 @@
 #     insider's 30-odd connections is far above these bounds, the per-CPU
 #     slabs a 1-vCPU guest keeps after shrinking far below. During the
 #     attack (sampled every second) the skb objects stay within
-#     HOSTILE_PEAK_SKB_OBJS (16384) and SUnreclaim within
-#     HOSTILE_PEAK_SUNRECLAIM_KB (128 MiB) of that level: the windows of all
-#     QPs (4 connections x 2 directions x 256 packets), an egress queue and
-#     a receive backlog of 1000 each and the capture sockets' buffers are
-#     about 5,000 skbs of at most 4 KiB.
+#     HOSTILE_PEAK_SKB_OBJS (8192) and SUnreclaim within
+#     HOSTILE_PEAK_SUNRECLAIM_KB (64 MiB) of that level: what a paced
+#     sender holds at once is an egress queue (txqueuelen 1000) and the NIC's
+#     ring (256), a receive backlog (1000) and the three capture sockets'
+#     buffers (about 200 each), some 3,000 skbs of at most 4 KiB; a responder
+#     that builds a READ's responses in one go holds one skb per PMTU of it
+#     (10,600 were measured with 1 MiB READs).
 #  7. The device deletes cleanly: "rdma link delete mr0" and "modprobe -r
 #     metaroce" return (each within 60 s) and the log stays clean.
 #
@@ -111,8 +113,8 @@
 : "${HOSTILE_MAX_CTL_MS:=3000}"
 : "${HOSTILE_SUNRECLAIM_KB:=16384}"
 : "${HOSTILE_SKB_OBJS:=1024}"
-: "${HOSTILE_PEAK_SKB_OBJS:=16384}"
-: "${HOSTILE_PEAK_SUNRECLAIM_KB:=131072}"
+: "${HOSTILE_PEAK_SKB_OBJS:=8192}"
+: "${HOSTILE_PEAK_SUNRECLAIM_KB:=65536}"
 for hv in HOSTILE_SECONDS HOSTILE_RATE HOSTILE_MR_MB HOSTILE_MAX_RTT_MS \
 	HOSTILE_MAX_LOSS_PCT HOSTILE_MAX_CTL_MS HOSTILE_SUNRECLAIM_KB \
 	HOSTILE_SKB_OBJS HOSTILE_PEAK_SKB_OBJS HOSTILE_PEAK_SUNRECLAIM_KB; do
@@ -321,7 +323,7 @@ fi
 # This VM's counters now: the peer may be the one that hangs.
 fc_snap /tmp/fc.local
 echo "HOSTILE-COUNTERS $MR_ROLE (moved during the run): $(awk -F= 'NR == FNR { b[$1] = $2; next }
-	$2 - b[$1] != 0 { printf "%s=%d ", $1, $2 - b[$1] }' /tmp/fc.before /tmp/fc.local)"
+	$2 - b[$1] != 0 { printf "%s=%.0f ", $1, $2 - b[$1] }' /tmp/fc.before /tmp/fc.local)"
 
 # --- 5. bounded bursts (counters of both VMs) -------------------------------
 mr_barrier hostile-counters
