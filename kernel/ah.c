@@ -82,7 +82,12 @@ int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		return 0;
 
 	ah->uctx = mroce_udata_uctx(udata);
-	err = xa_alloc(&ah->uctx->ahs, &ah->ah_num, ah, xa_limit_32b, gfp);
+	/*
+	 * With interrupts off: the doorbell looks AHs up under the QP's
+	 * sq.lock, which the receive softirq takes too (uring.c).
+	 */
+	err = xa_alloc_irq(&ah->uctx->ahs, &ah->ah_num, ah, xa_limit_32b,
+			   gfp);
 	if (err)
 		goto err_count;
 	resp.ah_num = ah->ah_num;
@@ -92,7 +97,7 @@ int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	return 0;
 
 err_xa:
-	xa_erase(&ah->uctx->ahs, ah->ah_num);
+	xa_erase_irq(&ah->uctx->ahs, ah->ah_num);
 err_count:
 	ah->uctx = NULL;
 	atomic_dec(&dev->num_ah);
@@ -105,7 +110,7 @@ int mroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 
 	/* WQEs already taken hold a copy of the address. */
 	if (ah->uctx)
-		xa_erase(&ah->uctx->ahs, ah->ah_num);
+		xa_erase_irq(&ah->uctx->ahs, ah->ah_num);
 	atomic_dec(&to_mdev(ibah->device)->num_ah);
 	return 0;
 }

@@ -68,6 +68,11 @@ static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 		rc = mr_txsb_on_ack(&req->sb, &p->akh, now, &res);
 	else
 		rc = mr_txsb_on_nack(&req->sb, &p->akh, &p->nkh, now, &res);
+	if (rc == MR_ERR_ACK_AGE) {
+		/* Echoes no recent timestamp of ours (MR-SEC-6). */
+		mroce_count(dev, MROCE_CNT_ACK_AGE_DROPS);
+		return;
+	}
 	if (rc < 0) {
 		/* Acknowledges PSNs never sent: forged or stale. */
 		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
@@ -167,10 +172,11 @@ static bool mroce_comp_read_resp(struct mroce_qp *qp,
 				 const struct mr_pkt *p)
 {
 	u32 off = p->dxh.offset, len = p->payload_len;
-	u32 end = off + len, first, last, b;
+	u32 end = off + len, first, last, b, done;
 	int err;
 
-	if (!len || end > wqe->length || end < off ||
+	/* Only bytes of a range it asked for (MR-PLACE-6). */
+	if (!len || end > wqe->rd_req_end || end < off ||
 	    (off & ((1 << MROCE_RD_UNIT_SHIFT) - 1)) ||
 	    ((len & ((1 << MROCE_RD_UNIT_SHIFT) - 1)) && end != wqe->length))
 		return false;
@@ -194,6 +200,7 @@ static bool mroce_comp_read_resp(struct mroce_qp *qp,
 	}
 	for (b = first; b <= last; b++)
 		wqe->rd_map[b / 64] |= 1ULL << (b % 64);
+	done = wqe->rd_done;
 	while (mroce_rd_test(wqe->rd_map, 0)) {
 		mroce_rd_shift(wqe->rd_map);
 		wqe->rd_done += 1 << MROCE_RD_UNIT_SHIFT;
@@ -202,6 +209,8 @@ static bool mroce_comp_read_resp(struct mroce_qp *qp,
 			break;
 		}
 	}
+	/* What arrived in order is no longer outstanding. */
+	qp->req->rd_bytes_out -= wqe->rd_done - done;
 	/* New bytes: a progress event (MR-RETRY-2). */
 	wqe->progress_ns = mroce_now();
 	wqe->retries = 0;
@@ -254,6 +263,27 @@ static void mroce_comp_implicit_ack(struct mroce_qp *qp, u32 psn)
 	}
 	if (mr_txsb_on_ack(sb, &akh, now, &res) >= 0)
 		mroce_comp_rto_undo(qp, &res, now);
+}
+
+/*
+ * A trimmed READ_RESP: its bytes are missing. Nothing is placed from it
+ * (MR-ICRC-5); the READ asks for the missing range again at the next
+ * run instead of after an RTO, and the trim is a congestion signal
+ * (MR-REL-16, MR-CC-9). sq.lock held.
+ */
+static void mroce_comp_trimmed(struct mroce_qp *qp, struct mr_pkt *p)
+{
+	struct mroce_send_wqe *wqe = mroce_req_find_msn(qp, p->dxh.msn);
+	u64 now = mroce_now();
+
+	mroce_count(qp->dev, MROCE_CNT_TRIM_DROPS);
+	if (p->opcode != MR_OP_READ_RESP || !wqe ||
+	    wqe->mr_op != MR_OP_READ_REQ || wqe->state != MROCE_WQE_SENT)
+		return;
+	wqe->rd_trimmed = true;
+	mr_cc_on_trim(&qp->req->cc, now);
+	if (p->path < qp->req->pt.n)
+		mr_path_on_trim(&qp->req->pt, p->path, now);
 }
 
 static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
@@ -311,12 +341,15 @@ void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 		break;
 	case MR_OP_READ_RESP:
 	case MR_OP_ATOMIC_RESP:
-		mroce_comp_response(qp, p);
+		if (p->flags & MR_F_TRIM)
+			mroce_comp_trimmed(qp, p);
+		else
+			mroce_comp_response(qp, p);
 		break;
 	case MR_OP_PROBE_REPLY: {
 		/* RTT from the echoed timestamp, microseconds (MR-MP-11). */
 		u64 now = mroce_now();
-		u64 rtt = (u64)(u32)(mr_txsb_ts(now) - p->ts) * 1000;
+		u64 rtt = (u64)(u32)(mroce_qp_ts(qp, now) - p->ts) * 1000;
 
 		if (p->path >= qp->req->pt.n ||
 		    !mr_path_on_probe_reply(&qp->req->pt, p->path, p->psn,

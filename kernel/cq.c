@@ -55,7 +55,7 @@ int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return 0;
 	}
 
-	cq->wc = kvcalloc(attr->cqe, sizeof(*cq->wc), GFP_KERNEL);
+	cq->wc = kvcalloc(attr->cqe, sizeof(*cq->wc), GFP_KERNEL_ACCOUNT);
 	if (!cq->wc) {
 		err = -ENOMEM;
 		goto err_count;
@@ -123,38 +123,33 @@ static int mroce_ucq_write(struct mroce_cq *cq, const struct ib_wc *wc)
 }
 
 /*
- * Add one completion. Calls the consumer's completion handler, with no
- * lock held, when the CQ was armed and the completion matches the
- * arming (any for NEXT_COMP; solicited or error for SOLICITED).
- * Returns -ENOSPC on overflow, after raising IB_EVENT_CQ_ERR.
+ * Add one completion to the ring; safe under the caller's queue locks
+ * (rq.lock, resp_lock: lock order, metaroce.h), so that completions
+ * enter the ring in the order of the WQEs they complete (MR-PLACE-2)
+ * even when several CPUs receive for one QP. Returns what
+ * mroce_cq_notify() must do once the caller holds no lock: MROCE_CQ_FIRE
+ * when the CQ was armed and the completion matches the arming (any for
+ * NEXT_COMP; solicited or error for SOLICITED), MROCE_CQ_OVERFLOW for
+ * the first overflow (the CQ is then in error).
  */
-int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited)
+unsigned int mroce_cq_add(struct mroce_cq *cq, const struct ib_wc *wc,
+			  bool solicited)
 {
-	struct ib_cq *ibcq = &cq->ibcq;
+	unsigned int note = 0;
 	unsigned long flags;
-	bool fire = false;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (unlikely(cq->overflow ||
 		     (cq->ur.hdr ? mroce_ucq_write(cq, wc) :
 				   cq->count == cq->size))) {
-		bool first = !cq->overflow;
-
-		if (first)
+		if (!cq->overflow) {
 			mroce_uring_set_kflags(&cq->ur, METAROCE_RING_F_CQ_ERR,
 					       0);
+			note = MROCE_CQ_OVERFLOW;
+		}
 		cq->overflow = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
-		if (first && ibcq->event_handler) {
-			struct ib_event ev = {
-				.device = ibcq->device,
-				.element.cq = ibcq,
-				.event = IB_EVENT_CQ_ERR,
-			};
-
-			ibcq->event_handler(&ev, ibcq->cq_context);
-		}
-		return -ENOSPC;
+		return note;
 	}
 
 	if (!cq->ur.hdr) {
@@ -166,13 +161,41 @@ int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited)
 	    (cq->notify == IB_CQ_SOLICITED &&
 	     (solicited || wc->status != IB_WC_SUCCESS))) {
 		cq->notify = 0;
-		fire = true;
+		note = MROCE_CQ_FIRE;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
+	return note;
+}
 
-	if (fire && ibcq->comp_handler)
+/* Run what mroce_cq_add() asked for (@note: its results ORed); no lock. */
+void mroce_cq_notify(struct mroce_cq *cq, unsigned int note)
+{
+	struct ib_cq *ibcq = &cq->ibcq;
+
+	if ((note & MROCE_CQ_OVERFLOW) && ibcq->event_handler) {
+		struct ib_event ev = {
+			.device = ibcq->device,
+			.element.cq = ibcq,
+			.event = IB_EVENT_CQ_ERR,
+		};
+
+		ibcq->event_handler(&ev, ibcq->cq_context);
+	}
+	if ((note & MROCE_CQ_FIRE) && ibcq->comp_handler)
 		ibcq->comp_handler(ibcq, ibcq->cq_context);
-	return 0;
+}
+
+/*
+ * Add one completion and notify: for callers that hold no lock and are
+ * the only ones completing their queue (the requester's SQ run).
+ * Returns -ENOSPC on overflow.
+ */
+int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited)
+{
+	unsigned int note = mroce_cq_add(cq, wc, solicited);
+
+	mroce_cq_notify(cq, note);
+	return READ_ONCE(cq->overflow) ? -ENOSPC : 0;
 }
 
 int mroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)

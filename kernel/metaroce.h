@@ -15,12 +15,16 @@
  *   dev->port_lock            - port state / active MTU
  *   qp->modify_lock (mutex)   - serialises modify_qp/destroy_qp
  *   qp->sq.lock               - send queue ring, requester state
+ *   qp->resp_lock             - responder state (struct mroce_resp)
  *   qp->rq.lock / srq->rq.lock - receive queue ring
  *   cq->lock                  - completion ring + notify state
  *   mr->lock                  - fast-reg MR state/keys/page list
- * Lock order: qp->modify_lock -> qp->sq.lock -> qp->rq.lock -> cq->lock.
- * mr->lock and srq locks are leaves. No lock is held across a call
- * into a consumer's completion or event handler.
+ * Lock order: qp->modify_lock -> qp->sq.lock -> qp->rq.lock -> cq->lock,
+ * and qp->resp_lock -> qp->rq.lock or srq->rq.lock -> cq->lock
+ * (sq.lock and resp_lock are never held together). mr->lock is a leaf.
+ * A completion enters its CQ under the lock that orders its WQE; no
+ * lock is held across a call into a consumer's completion or event
+ * handler.
  */
 #ifndef MROCE_METAROCE_H
 #define MROCE_METAROCE_H
@@ -45,6 +49,7 @@
 #include "proto/path.h"
 #include "proto/rxwin.h"
 #include "proto/rxmsg.h"
+#include "proto/rdresp.h"
 #include "uapi/metaroce-abi.h"
 
 #define MROCE_DRV_NAME		"metaroce"
@@ -118,6 +123,14 @@ enum mroce_counter {
 	MROCE_CNT_QKEY_DROPS,
 	MROCE_CNT_NO_WQE_DROPS,
 	MROCE_CNT_UD_LEN_DROPS,
+	MROCE_CNT_STALE_DROPS,
+	MROCE_CNT_ERR_POINT_DROPS,
+	MROCE_CNT_REPLAY_DROPS,
+	MROCE_CNT_ATOMIC_MISS,
+	MROCE_CNT_RATE_LIMITED,
+	MROCE_CNT_ACK_AGE_DROPS,
+	MROCE_CNT_TRIM_DROPS,
+	MROCE_CNT_RESP_DROPS,
 	MROCE_NUM_COUNTERS
 };
 
@@ -326,6 +339,12 @@ static inline struct mroce_cq *to_mcq(struct ib_cq *cq)
 	return container_of(cq, struct mroce_cq, ibcq);
 }
 
+/* mroce_cq_add() results, ORed, for mroce_cq_notify(). */
+#define MROCE_CQ_FIRE		0x1	/* call the completion handler */
+#define MROCE_CQ_OVERFLOW	0x2	/* raise IB_EVENT_CQ_ERR */
+unsigned int mroce_cq_add(struct mroce_cq *cq, const struct ib_wc *wc,
+			  bool solicited);
+void mroce_cq_notify(struct mroce_cq *cq, unsigned int note);
 int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited);
 
 enum mroce_mr_type {
@@ -387,6 +406,7 @@ int mroce_mr_copy(struct mroce_mr *mr, u64 iova, void *buf, u64 len,
 		  bool to_mr);
 int mroce_mr_reg(struct mroce_mr *mr, u32 key, int access);
 int mroce_mr_invalidate(struct mroce_mr *mr, u32 key);
+bool mroce_mr_can_invalidate(struct mroce_mr *mr, struct ib_pd *pd, u32 key);
 
 /* A receive WQE, kept in a ring sized at creation. */
 struct mroce_recv_wqe {
@@ -413,6 +433,14 @@ struct mroce_rq {
 	 */
 	struct mroce_uring ur;
 	bool broken;
+	/*
+	 * SRQ only: WQEs a QP had bound to its SSNs and gave back unused
+	 * (MR-VERBS-20), a FIFO of size entries with buf's layout, handed
+	 * out before the ring's WQEs. NULL for a QP's own RQ.
+	 */
+	void *ret;
+	u32 ret_head;
+	u32 ret_tail;
 };
 
 int mroce_urq_pull(struct mroce_rq *rq);
@@ -422,6 +450,16 @@ static inline u32 mroce_rq_count(const struct mroce_rq *rq)
 {
 	return rq->tail - rq->head;
 }
+
+/* WQEs available to consume: given back plus posted. rq->lock held. */
+static inline u32 mroce_rq_avail(const struct mroce_rq *rq)
+{
+	return rq->ret_tail - rq->ret_head + mroce_rq_count(rq);
+}
+
+struct mroce_recv_wqe *mroce_rq_peek(struct mroce_rq *rq);
+void mroce_rq_consume(struct mroce_rq *rq);
+bool mroce_rq_give_back(struct mroce_rq *rq, const struct mroce_recv_wqe *w);
 
 static inline struct mroce_recv_wqe *mroce_rq_wqe(struct mroce_rq *rq,
 						  u32 idx)
@@ -466,6 +504,8 @@ struct mroce_send_wqe {
 	u8 state;		/* enum mroce_wqe_state */
 	u8 status;		/* enum ib_wc_status once DONE */
 	u8 mr_op;		/* enum mr_opcode of its packets, 0: local */
+	u8 rd_atomic;		/* counted in req->rd_atomic_out */
+	u8 rd_trimmed;		/* READ: a response was trimmed, ask again */
 	u32 msn;		/* request message sequence number */
 	u32 ssn;		/* receive WQE it consumes at the peer */
 	u32 first_psn;		/* PSN of its first packet */
@@ -530,6 +570,18 @@ struct mroce_req {
 	u32 mtu;		/* payload bytes per packet */
 	u32 probe_id;		/* MBH.psn of the next PROBE */
 	u64 rerolls_seen;	/* pt.rerolls already counted */
+	/*
+	 * SQ index of the WQE of each started request message, by
+	 * msn & (sq.size - 1): the started, unretired WQEs have consecutive
+	 * msns and are at most sq.size, so a response finds its WQE in O(1).
+	 */
+	u32 *msn_idx;
+	/* READ/ATOMIC WRs started and not retired (MR-VERBS-15). */
+	u32 rd_atomic_out;
+	/* READ response bytes requested and not yet received. */
+	u64 rd_bytes_out;
+	/* When the scoreboard failed: earlier READs get one RTO more. */
+	u64 failed_ns;
 	bool inited;
 	/* A WQE failed before it was sent: send nothing after it. */
 	bool halted;
@@ -545,19 +597,22 @@ struct mroce_req {
 	u32 pkt_len[MR_TXSB_WIN];
 };
 
-/* Responder protocol state of an RC QP (resp_lock). */
 /*
- * Results of the last max_dest_rd_atomic atomics, for their duplicates
- * (MR-VERBS-14): the device maximum, whatever the QP's setting.
+ * Responder protocol state of an RC QP (resp_lock): receive window,
+ * message tracker, READ/ATOMIC records and READ response jobs, receive
+ * WQE binding, the error point and the rate limits of unauthenticated
+ * responses.
  */
-#define MROCE_ATOMIC_CACHE	MROCE_MAX_RD_ATOMIC
 struct mroce_resp {
 	struct mr_rxwin w;
 	struct mr_rxmsg m;
+	struct mr_rdresp rd;
 	u32 ssn_base;		/* ssn of the oldest uncompleted recv WQE */
 	u32 ssn_fetched;	/* SRQ: WQEs copied into slots up to here */
 	void *slots;		/* SRQ: MR_WINDOW copied receive WQEs */
 	u32 slot_size;
+	/* SRQ: slot ssn % MR_WINDOW had bytes placed into it (MR-VERBS-20) */
+	u64 slot_placed[MR_SACK_WORDS];
 	/*
 	 * The receive WQE a message failed to scatter into (MR-VERBS-21:
 	 * LOC_LEN_ERR, LOC_PROT_ERR): the flush completes it with this
@@ -569,12 +624,27 @@ struct mroce_resp {
 	u32 rwqe_err_idx;
 	bool ack_pending;	/* delayed ACK owed */
 	u8 ack_path;		/* path of the packet that triggered it */
-	u32 atomic_next;
-	struct {
-		u32 psn;
-		bool valid;
-		u64 orig;
-	} atomic_cache[MROCE_ATOMIC_CACHE];
+	bool last_wqe;		/* SRQ: LAST_WQE_REACHED raised */
+	/*
+	 * Error point (MR-VERBS-24): the lowest PSN found with a fatal
+	 * condition; nothing at or after it is placed or executed, and its
+	 * NACK goes out once cum_psn reaches it (err_due: after the READ
+	 * responses still queued for earlier READs). err_sent_ns: when
+	 * that NACK left, for its repeats (MR-REL-28).
+	 */
+	bool err_valid;
+	bool err_due;
+	bool err_sent;
+	u8 err_reason;
+	u32 err_psn;
+	u64 err_sent_ns;
+	/* Rate limits (MR-REL-10, MR-REL-28, MR-SEC-8). */
+	u64 seq_err_ns;		/* last NACK SEQ_ERR or repeated fatal NACK */
+	u32 dup_tokens;		/* responses to duplicates still allowed */
+	u64 dup_refill_ns;
+	/* READ response pacing (MR-CC-19). */
+	u64 rd_next_ns;
+	bool rd_wait;		/* rd_timer armed: pacing or no memory */
 };
 
 struct mroce_sq {
@@ -665,10 +735,19 @@ struct mroce_qp {
 	struct hrtimer req_timer;
 	/* Responder delayed-ACK timer: softirq hrtimer. */
 	struct hrtimer ack_timer;
-	/* Set by destroy/reset: timers must not re-arm. */
+	/* READ responses: paced restart of resp_work (softirq hrtimer). */
+	struct hrtimer rd_timer;
+	/*
+	 * Set by destroy/reset with sq.lock and resp_lock held: timers and
+	 * works must not be armed or queued once it is seen under either.
+	 */
 	bool stopping;
 	/* Requester run deferred from interrupts-off posters. */
 	struct work_struct req_work;
+	/* READ responses beyond one softirq pass's budget (resp_rd.c). */
+	struct work_struct resp_work;
+	/* Random offset of this QP's MBH timestamps (MR-SEC-6). */
+	u32 ts_offset;
 	/* Last PROBE_REPLY sent (rate limit, MR-MP-10); receive path. */
 	u64 probe_reply_ns;
 	/* SQD with notification: raise SQ_DRAINED when drained (sq.lock). */
@@ -700,6 +779,7 @@ void mroce_qp_fatal(struct mroce_qp *qp);
 int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 int mroce_usq_pull(struct mroce_qp *qp);
+void mroce_srq_slots_release(struct mroce_qp *qp, bool err);
 
 /* Protocol state set-up (req.c / resp.c) */
 int mroce_proto_alloc(struct mroce_qp *qp);
@@ -708,7 +788,11 @@ void mroce_req_start(struct mroce_qp *qp);
 void mroce_resp_start(struct mroce_qp *qp);
 void mroce_qp_stop_timers(struct mroce_qp *qp);
 
-/* Packet building (pkt.c) */
+/*
+ * Packet building (pkt.c): mroce_pkt_new*() return the skb, or
+ * ERR_PTR(-ENOMEM), or ERR_PTR(-EINVAL) for a packet the core's encoder
+ * refuses.
+ */
 struct sk_buff *mroce_pkt_new(struct mroce_qp *qp, struct mr_pkt *p,
 			      u8 **payload);
 struct sk_buff *mroce_pkt_new_av(struct mroce_dev *dev,
@@ -721,6 +805,12 @@ void mroce_pkt_queue(struct sk_buff_head *q, struct sk_buff *skb,
 		     u16 entropy, bool ect);
 void mroce_pkt_flush(struct mroce_qp *qp, struct sk_buff_head *q);
 u64 mroce_now(void);
+
+/* MBH.ts of a packet this QP sends at @now_ns: its own clock (MR-SEC-6). */
+static inline u32 mroce_qp_ts(const struct mroce_qp *qp, u64 now_ns)
+{
+	return mr_txsb_ts(now_ns) + qp->ts_offset;
+}
 
 /* Receive dispatch (recv.c -> resp.c / comp.c) */
 void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
@@ -738,6 +828,7 @@ int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
 void mroce_req_run(struct mroce_qp *qp);
 struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn);
 u8 mroce_mr_opcode(enum ib_wr_opcode op);
+u8 mroce_req_validate(const struct mroce_send_wqe *wqe);
 enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t);
 void mroce_send_complete(struct mroce_qp *qp,
 			 const struct mroce_send_wqe *wqe,

@@ -29,7 +29,7 @@ static struct mroce_mr *mroce_mr_new(struct mroce_dev *dev,
 		err = -ENOMEM;
 		goto err_count;
 	}
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr) {
 		err = -ENOMEM;
 		goto err_count;
@@ -104,7 +104,7 @@ struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr = mroce_mr_new(dev, MROCE_MR_FAST_REG);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->pages = kvcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL_ACCOUNT);
 	if (!mr->pages) {
 		mroce_mr_abort(mr);
 		return ERR_PTR(-ENOMEM);
@@ -259,6 +259,22 @@ int mroce_mr_reg(struct mroce_mr *mr, u32 key, int access)
 }
 
 /* IB_WR_LOCAL_INV and SEND_WITH_INV: invalidate a fast-reg MR. */
+/*
+ * Could a remote invalidate of @key succeed now (MR-VERBS-16)? A check
+ * without side effects, for the arrival of a SEND_INV packet.
+ */
+bool mroce_mr_can_invalidate(struct mroce_mr *mr, struct ib_pd *pd, u32 key)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	ok = mr->type == MROCE_MR_FAST_REG && mr->key == key &&
+	     mr->ibmr.pd == pd;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return ok;
+}
+
 int mroce_mr_invalidate(struct mroce_mr *mr, u32 key)
 {
 	unsigned long flags;
@@ -310,7 +326,7 @@ struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		err = PTR_ERR(mr);
 		goto err_umem;
 	}
-	mr->pages = kvcalloc(npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(npages, sizeof(*mr->pages), GFP_KERNEL_ACCOUNT);
 	if (!mr->pages) {
 		mroce_mr_abort(mr);
 		err = -ENOMEM;

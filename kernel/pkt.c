@@ -32,8 +32,11 @@ u64 mroce_now(void)
 /*
  * Allocate the skb of @p (opcode, header fields and payload_len set by
  * the caller) and encode its headers. *@payload points at the
- * payload_len bytes the caller fills before mroce_pkt_send(). NULL if
- * no memory or if the core's encoder refuses the packet.
+ * payload_len bytes the caller fills before mroce_pkt_send().
+ * ERR_PTR(-ENOMEM) without memory; ERR_PTR(-EINVAL) if the core's
+ * encoder refuses the packet: the WRs and requests that reach here were
+ * validated, so that is a bug, reported (rate-limited) but never a WARN
+ * a peer or a process could trigger.
  */
 struct sk_buff *mroce_pkt_new(struct mroce_qp *qp, struct mr_pkt *p,
 			      u8 **payload)
@@ -54,18 +57,16 @@ struct sk_buff *mroce_pkt_new_av(struct mroce_dev *dev,
 
 	skb = mroce_skb_alloc(dev, av, len, GFP_ATOMIC);
 	if (!skb)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	buf = skb_put(skb, len);
 	err = mr_pkt_encode_hdr(p, buf, len);
 	if (err < 0) {
-		/* A glue bug: the core refuses what we built. */
-		pr_warn_ratelimited("metaroce: encoder refused op %#x psn %u off %u len %u plen %u flags %#x: %s\n",
-				    p->opcode, p->psn, p->dxh.offset,
-				    p->dxh.msg_len, p->payload_len, p->flags,
-				    mr_err_name(err));
-		WARN_ON_ONCE(1);
+		pr_err_ratelimited("metaroce: encoder refused op %#x psn %u off %u len %u plen %u flags %#x: %s\n",
+				   p->opcode, p->psn, p->dxh.offset,
+				   p->dxh.msg_len, p->payload_len, p->flags,
+				   mr_err_name(err));
 		kfree_skb(skb);
-		return NULL;
+		return ERR_PTR(-EINVAL);
 	}
 	*payload = buf + hlen;
 	return skb;

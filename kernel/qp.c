@@ -63,7 +63,7 @@ int mroce_rq_init(struct mroce_rq *rq, u32 max_wr, u32 max_sge)
 	rq->max_sge = max(max_sge, 1U);
 	rq->wqe_size = struct_size((struct mroce_recv_wqe *)NULL, sge,
 				   rq->max_sge);
-	rq->buf = kvcalloc(rq->size, rq->wqe_size, GFP_KERNEL);
+	rq->buf = kvcalloc(rq->size, rq->wqe_size, GFP_KERNEL_ACCOUNT);
 	return rq->buf ? 0 : -ENOMEM;
 }
 
@@ -71,6 +71,53 @@ void mroce_rq_free(struct mroce_rq *rq)
 {
 	kvfree(rq->buf);
 	rq->buf = NULL;
+}
+
+static struct mroce_recv_wqe *mroce_rq_ret_wqe(struct mroce_rq *rq, u32 idx)
+{
+	return rq->ret + (size_t)(idx & (rq->size - 1)) * rq->wqe_size;
+}
+
+/*
+ * The receive WQE to consume next - one given back first, then the
+ * ring's (a user ring's new WQEs are taken in) - or NULL if none.
+ * rq->lock held; mroce_rq_consume() takes it.
+ */
+struct mroce_recv_wqe *mroce_rq_peek(struct mroce_rq *rq)
+{
+	if (rq->ret_head != rq->ret_tail)
+		return mroce_rq_ret_wqe(rq, rq->ret_head);
+	if (!mroce_rq_count(rq))
+		mroce_urq_pull(rq);
+	if (!mroce_rq_count(rq))
+		return NULL;
+	return mroce_rq_wqe(rq, rq->head);
+}
+
+/* Consume the WQE mroce_rq_peek() returned; rq->lock held. */
+void mroce_rq_consume(struct mroce_rq *rq)
+{
+	if (rq->ret_head != rq->ret_tail) {
+		rq->ret_head++;
+		return;
+	}
+	rq->head++;
+	/* A user ring's slot is the process's again. */
+	mroce_urq_publish(rq);
+}
+
+/*
+ * An SRQ WQE a QP bound and did not use goes back to the SRQ
+ * (MR-VERBS-20). False if there is no room (the caller flushes it).
+ * rq->lock held.
+ */
+bool mroce_rq_give_back(struct mroce_rq *rq, const struct mroce_recv_wqe *w)
+{
+	if (!rq->ret || rq->ret_tail - rq->ret_head >= rq->size)
+		return false;
+	memcpy(mroce_rq_ret_wqe(rq, rq->ret_tail), w, rq->wqe_size);
+	rq->ret_tail++;
+	return true;
 }
 
 /* Append one receive WR; the caller holds rq->lock. */
@@ -102,7 +149,7 @@ static int mroce_sq_init(struct mroce_sq *sq, struct ib_qp_cap *cap)
 	data = max_t(size_t, sq->max_sge * sizeof(struct ib_sge),
 		     sq->max_inline);
 	sq->wqe_size = ALIGN(sizeof(struct mroce_send_wqe) + data, 8);
-	sq->buf = kvcalloc(sq->size, sq->wqe_size, GFP_KERNEL);
+	sq->buf = kvcalloc(sq->size, sq->wqe_size, GFP_KERNEL_ACCOUNT);
 	return sq->buf ? 0 : -ENOMEM;
 }
 
@@ -149,6 +196,29 @@ err_rq:
 err_sq:
 	mroce_uring_free(&qp->usq);
 	return err;
+}
+
+/*
+ * A QPN an off-path sender has to guess (MR-SEC-3): random in the 24-bit
+ * space, a few tries, then the next free one after the last random
+ * pick. Reserved (NULL) until the QP is ready for the receive path.
+ */
+static int mroce_qpn_alloc(struct mroce_dev *dev, u32 *qpn)
+{
+	int i, err;
+
+	for (i = 0; i < 8; i++) {
+		*qpn = MROCE_FIRST_QPN +
+		       get_random_u32() % (MROCE_QPN_MAX - MROCE_FIRST_QPN + 1);
+		err = xa_insert(&dev->qps, *qpn, NULL, GFP_KERNEL);
+		if (err != -EBUSY)
+			return err;
+	}
+	dev->qpn_next = *qpn;
+	err = xa_alloc_cyclic(&dev->qps, qpn, NULL,
+			      XA_LIMIT(MROCE_FIRST_QPN, MROCE_QPN_MAX),
+			      &dev->qpn_next, GFP_KERNEL);
+	return err < 0 ? err : 0;
 }
 
 static void mroce_qp_work(struct work_struct *work);
@@ -245,10 +315,7 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		qpn = MROCE_GSI_QPN;
 		err = xa_insert(&dev->qps, qpn, NULL, GFP_KERNEL);
 	} else {
-		err = xa_alloc_cyclic(&dev->qps, &qpn, NULL,
-				      XA_LIMIT(MROCE_FIRST_QPN, MROCE_QPN_MAX),
-				      &dev->qpn_next, GFP_KERNEL);
-		err = err < 0 ? err : 0;
+		err = mroce_qpn_alloc(dev, &qpn);
 	}
 	if (err)
 		goto err_proto;
@@ -303,10 +370,15 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	mroce_qp_put(qp);
 	wait_for_completion(&qp->done);
-	/* No receive-path user left: timers cannot be re-armed now. */
+	/*
+	 * No receive-path user left; stop the timers and works in the
+	 * order that keeps them stopped (req.c), then give back the SRQ
+	 * WQEs the QP still holds (MR-VERBS-20).
+	 */
 	mroce_qp_stop_timers(qp);
-	cancel_work_sync(&qp->req_work);
 	mutex_unlock(&qp->modify_lock);
+	if (qp->srq)
+		mroce_srq_slots_release(qp, false);
 
 	mroce_proto_free(qp);
 	mroce_uring_free(&qp->usq);
@@ -348,40 +420,62 @@ static void mroce_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
 }
 
 /*
- * SRQ WQEs this QP already took for messages in flight belong to it:
- * flush them too, or the consumer would never get its buffers back.
+ * The SRQ WQEs this QP bound to SSNs of messages that will not complete
+ * (MR-VERBS-20): those into which nothing was placed go back to the SRQ
+ * for other QPs; on an error (@err) the others complete with
+ * WR_FLUSH_ERR (the one a message failed on with that failure), and
+ * IB_EVENT_QP_LAST_WQE_REACHED follows once (no more SRQ WQEs for this
+ * QP). Without @err (reset, destroy) every WQE goes back. A WQE that
+ * finds the SRQ's give-back queue full is flushed instead.
  */
-static void mroce_srq_slots_flush(struct mroce_qp *qp, struct ib_wc *wc)
+void mroce_srq_slots_release(struct mroce_qp *qp, bool err)
 {
 	struct mroce_resp *resp = qp->resp;
-	struct mroce_recv_wqe *rwqe;
+	struct mroce_rq *srq = &qp->srq->rq;
+	struct mroce_recv_wqe *w;
+	struct ib_wc wc = {
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+	};
+	unsigned int note = 0;
+	bool last = false, back;
+	u32 k;
 
 	if (!resp)
 		return;
-	for (;;) {
-		spin_lock_bh(&qp->resp_lock);
-		if (READ_ONCE(qp->state) != IB_QPS_ERR ||
-		    resp->ssn_base == resp->ssn_fetched) {
-			spin_unlock_bh(&qp->resp_lock);
-			break;
-		}
-		rwqe = resp->slots + (resp->ssn_base % MR_WINDOW) *
-		       resp->slot_size;
-		wc->wr_id = rwqe->wr_id;
-		/* The WQE a message failed on carries that error. */
-		wc->status = resp->rwqe_err &&
-			     resp->ssn_base == resp->rwqe_err_ssn ?
-			     resp->rwqe_err : IB_WC_WR_FLUSH_ERR;
+	spin_lock_bh(&qp->resp_lock);
+	while (resp->ssn_base != resp->ssn_fetched) {
+		k = resp->ssn_base % MR_WINDOW;
+		w = resp->slots + k * resp->slot_size;
+		wc.wr_id = w->wr_id;
+		wc.status = resp->rwqe_err &&
+			    resp->ssn_base == resp->rwqe_err_ssn ?
+			    resp->rwqe_err : IB_WC_WR_FLUSH_ERR;
+		spin_lock(&srq->lock);
+		back = !(err && (test_bit(k, (unsigned long *)resp->slot_placed) ||
+				 wc.status != IB_WC_WR_FLUSH_ERR)) &&
+		       mroce_rq_give_back(srq, w);
+		spin_unlock(&srq->lock);
+		if (!back)
+			note |= mroce_cq_add(qp->rcq, &wc, false);
 		resp->ssn_base++;
-		spin_unlock_bh(&qp->resp_lock);
-		mroce_cq_post(qp->rcq, wc, false);
 	}
+	memset(resp->slot_placed, 0, sizeof(resp->slot_placed));
+	if (err && !resp->last_wqe && READ_ONCE(qp->state) == IB_QPS_ERR) {
+		resp->last_wqe = true;
+		last = true;
+	}
+	spin_unlock_bh(&qp->resp_lock);
+	mroce_cq_notify(qp->rcq, note);
+	if (last)
+		mroce_qp_async_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 /* Flush the receive queue (not an SRQ's) to the receive CQ. */
 static void mroce_rq_flush(struct mroce_qp *qp)
 {
 	struct mroce_rq *rq = &qp->rq;
+	unsigned int note;
 	struct ib_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,
 		.opcode = IB_WC_RECV,
@@ -389,7 +483,8 @@ static void mroce_rq_flush(struct mroce_qp *qp)
 	};
 
 	if (qp->srq) {
-		mroce_srq_slots_flush(qp, &wc);
+		if (READ_ONCE(qp->state) == IB_QPS_ERR)
+			mroce_srq_slots_release(qp, true);
 		return;
 	}
 	/*
@@ -401,7 +496,9 @@ static void mroce_rq_flush(struct mroce_qp *qp)
 	spin_unlock_bh(&rq->lock);
 	/*
 	 * One WQE per lock hold: the completion handler may post again,
-	 * so no queue lock is held across mroce_cq_post().
+	 * so it runs with no queue lock held; the CQE itself enters the
+	 * CQ under rq.lock, after any completion the responder made of an
+	 * earlier WQE on another CPU (WQE order, MR-VERBS-25).
 	 */
 	for (;;) {
 		spin_lock_bh(&rq->lock);
@@ -415,10 +512,11 @@ static void mroce_rq_flush(struct mroce_qp *qp)
 		wc.status = qp->resp && READ_ONCE(qp->resp->rwqe_err) &&
 			    rq->head == qp->resp->rwqe_err_idx ?
 			    qp->resp->rwqe_err : IB_WC_WR_FLUSH_ERR;
+		note = mroce_cq_add(qp->rcq, &wc, false);
 		rq->head++;
 		mroce_urq_publish(rq);
 		spin_unlock_bh(&rq->lock);
-		mroce_cq_post(qp->rcq, &wc, false);
+		mroce_cq_notify(qp->rcq, note);
 	}
 }
 
@@ -457,9 +555,12 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 		mroce_urq_publish(&qp->rq);
 		spin_unlock_bh(&qp->rq.lock);
 	}
+	if (qp->srq)
+		mroce_srq_slots_release(qp, false);
 	if (qp->resp) {
 		spin_lock_bh(&qp->resp_lock);
 		qp->resp->rwqe_err = 0;
+		mr_rdresp_clear_jobs(&qp->resp->rd);
 		spin_unlock_bh(&qp->resp_lock);
 	}
 	dst_cache_reset(&qp->dst_cache);
@@ -675,7 +776,9 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 {
 	struct mroce_sq *sq = &qp->sq;
 	struct mroce_send_wqe *wqe;
-	u32 i, len = 0;
+	u64 len = 0;
+	u32 i;
+	u8 status;
 
 	if (unlikely(!mroce_opcode_ok(qp->ibqp.qp_type, wr->opcode)))
 		return -EINVAL;
@@ -683,6 +786,7 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 		return -EINVAL;
 	if (unlikely(sq->tail - sq->head >= sq->size))
 		return -ENOMEM;
+	/* 64 bits: 32 SGEs of up to 4 GiB each cannot wrap the sum. */
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	if ((wr->send_flags & IB_SEND_INLINE) && len > sq->max_inline)
@@ -697,7 +801,7 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
-	wqe->length = len;
+	wqe->length = min_t(u64, len, U32_MAX);
 	wqe->mr_op = mroce_mr_opcode(wr->opcode);
 	wqe->state = MROCE_WQE_QUEUED;
 
@@ -759,6 +863,17 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 		memcpy(wqe->sge, wr->sg_list,
 		       wr->num_sge * sizeof(*wr->sg_list));
 		wqe->num_sge = wr->num_sge;
+	}
+	/*
+	 * A WR no transport could carry completes with its error in SQ
+	 * order (the QP then enters Error), like a bad user WQE (uring.c).
+	 */
+	status = len > MR_MAX_MSG_LEN ? IB_WC_LOC_LEN_ERR :
+					mroce_req_validate(wqe);
+	if (status != IB_WC_SUCCESS) {
+		wqe->mr_op = 0;
+		wqe->state = MROCE_WQE_DONE;
+		wqe->status = status;
 	}
 	sq->tail++;
 	return 0;

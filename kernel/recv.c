@@ -15,6 +15,7 @@
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <net/inet_ecn.h>
+#include <net/route.h>
 
 #include "metaroce.h"
 
@@ -27,17 +28,47 @@ static bool mroce_skb_ce(struct sk_buff *skb)
 	return false;
 }
 
-/* Does the packet come from the QP's connected peer address? */
+/*
+ * Does the packet come from the QP's connected peer address, to the
+ * QP's own address (MR-SEC-4)?
+ */
 static bool mroce_skb_from_peer(struct sk_buff *skb, struct mroce_qp *qp)
 {
 	const struct mroce_av *av = &qp->attr.av;
 
 	if (skb->protocol == htons(ETH_P_IP))
 		return av->net_type == RDMA_NETWORK_IPV4 &&
-		       ip_hdr(skb)->saddr == av->daddr.v4;
+		       ip_hdr(skb)->saddr == av->daddr.v4 &&
+		       ip_hdr(skb)->daddr == av->saddr.v4;
 	if (skb->protocol == htons(ETH_P_IPV6))
 		return av->net_type == RDMA_NETWORK_IPV6 &&
-		       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.v6);
+		       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.v6) &&
+		       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &av->saddr.v6);
+	return false;
+}
+
+/*
+ * A datagram for a UD or GSI QP must be addressed to this host alone:
+ * no broadcast or multicast destination, link or IP (MR-SEC-4), so that
+ * one packet to the port cannot reach the QPs of every host on a
+ * segment.
+ */
+static bool mroce_skb_unicast(struct sk_buff *skb)
+{
+	struct rtable *rt;
+
+	if (skb->pkt_type != PACKET_HOST)
+		return false;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		rt = skb_rtable(skb);
+		if (ipv4_is_multicast(ip_hdr(skb)->daddr) ||
+		    ipv4_is_lbcast(ip_hdr(skb)->daddr) ||
+		    (rt && (rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST))))
+			return false;
+		return true;
+	}
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return !ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
 	return false;
 }
 
@@ -62,7 +93,7 @@ static void mroce_probe_reply(struct mroce_qp *qp, const struct mr_pkt *p)
 	r.psn = p->psn;
 	r.ts = p->ts;
 	skb = mroce_pkt_new(qp, &r, &payload);
-	if (skb)
+	if (!IS_ERR(skb))
 		mroce_pkt_send(qp, skb, p->path, false);
 }
 
@@ -88,8 +119,15 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 			    MROCE_CNT_MALFORMED_DROPS);
 		goto drop;
 	}
-	/* Step 9: ICRC, except on trimmed packets (MR-ICRC-5). */
-	if (!(p.flags & MR_F_TRIM) && mr_icrc_check(skb->data, skb->len)) {
+	/*
+	 * Step 9: ICRC, except on trimmed packets (MR-ICRC-5), whose
+	 * payload is then never used: a trimmed request only gets its NACK,
+	 * a trimmed READ_RESP only marks a range missing.
+	 */
+	if (p.flags & MR_F_TRIM) {
+		p.payload = NULL;
+		p.payload_len = 0;
+	} else if (mr_icrc_check(skb->data, skb->len)) {
 		mroce_count(dev, MROCE_CNT_ICRC_DROPS);
 		goto drop;
 	}
@@ -101,8 +139,11 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 	}
 	/* RC opcodes to RC QPs, UD opcodes to UD/GSI QPs (MR-MAL-2). */
 	if (p.opcode == MR_OP_UD_SEND || p.opcode == MR_OP_UD_SEND_IMM) {
-		if (qp->ibqp.qp_type == IB_QPT_RC)
+		if (qp->ibqp.qp_type == IB_QPT_RC || !mroce_skb_unicast(skb))
 			mroce_count(dev, MROCE_CNT_QPN_DROPS);
+		else if (p.flags & MR_F_TRIM)
+			/* Its payload is gone: dropped (MR-REL-16). */
+			mroce_count(dev, MROCE_CNT_TRIM_DROPS);
 		else
 			mroce_ud_rcv(qp, &p, skb);
 		goto put;

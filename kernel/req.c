@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 
 #include "metaroce.h"
+#include "resp.h"
 
 #define MROCE_TX_BATCH	16	/* packets built per lock hold */
 /* Retry after a failed packet allocation: nothing else may wake us. */
@@ -152,17 +153,25 @@ int mroce_proto_alloc(struct mroce_qp *qp)
 	hrtimer_init(&qp->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->ack_timer.function = mroce_ack_timer_fn;
 	spin_lock_init(&qp->resp_lock);
+	mroce_resp_rd_init(qp);
+	/* The QP's own clock: off-path forgers must guess it (MR-SEC-6). */
+	qp->ts_offset = get_random_u32();
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return 0;
-	qp->req = kvzalloc(sizeof(*qp->req), GFP_KERNEL);
-	qp->resp = kvzalloc(sizeof(*qp->resp), GFP_KERNEL);
+	/* Charged to the creator's memory cgroup, like its queues. */
+	qp->req = kvzalloc(sizeof(*qp->req), GFP_KERNEL_ACCOUNT);
+	qp->resp = kvzalloc(sizeof(*qp->resp), GFP_KERNEL_ACCOUNT);
 	if (!qp->req || !qp->resp)
+		goto err;
+	qp->req->msn_idx = kvcalloc(qp->sq.size, sizeof(u32),
+				    GFP_KERNEL_ACCOUNT);
+	if (!qp->req->msn_idx)
 		goto err;
 	if (qp->srq) {
 		qp->resp->slot_size = qp->srq->rq.wqe_size;
 		qp->resp->slots = kvcalloc(MR_WINDOW, qp->resp->slot_size,
-					   GFP_KERNEL);
+					   GFP_KERNEL_ACCOUNT);
 		if (!qp->resp->slots)
 			goto err;
 	}
@@ -176,18 +185,35 @@ void mroce_proto_free(struct mroce_qp *qp)
 {
 	if (qp->resp)
 		kvfree(qp->resp->slots);
+	if (qp->req)
+		kvfree(qp->req->msn_idx);
 	kvfree(qp->resp);
 	kvfree(qp->req);
 	qp->resp = NULL;
 	qp->req = NULL;
 }
 
-/* Stop both timers for good (destroy) or until the next start (reset). */
+/*
+ * Stop the QP's timers and works for good (destroy) or until the next
+ * start (reset). Every site that arms a timer or queues a work checks
+ * stopping under sq.lock or resp_lock; stopping is set under sq.lock and
+ * then resp_lock is passed through, so once both are done nothing arms
+ * or queues any more. The timers are cancelled first (their callbacks
+ * may queue the works), then the works. Sleeps.
+ */
 void mroce_qp_stop_timers(struct mroce_qp *qp)
 {
+	spin_lock_bh(&qp->sq.lock);
 	WRITE_ONCE(qp->stopping, true);
+	spin_unlock_bh(&qp->sq.lock);
+	/* Seen by every later holder of either lock. */
+	spin_lock_bh(&qp->resp_lock);
+	spin_unlock_bh(&qp->resp_lock);
 	hrtimer_cancel(&qp->req_timer);
 	hrtimer_cancel(&qp->ack_timer);
+	hrtimer_cancel(&qp->rd_timer);
+	cancel_work_sync(&qp->req_work);
+	cancel_work_sync(&qp->resp_work);
 }
 
 /*
@@ -216,6 +242,7 @@ void mroce_req_start(struct mroce_qp *qp)
 	 */
 	cap = mr_ib_timeout_ns(a->timeout);
 	tp.verbs_timeout_ns = cap ? cap : MR_TIME_NEVER;
+	tp.ts_offset = qp->ts_offset;
 	mr_cc_default_params(&cp);
 	if (mroce_cc_fixed) {
 		cp.mode = MR_CC_FIXED;
@@ -242,6 +269,11 @@ void mroce_req_start(struct mroce_qp *qp)
 	req->cur_off = 0;
 	req->rerolls_seen = req->pt.rerolls;
 	req->mtu = ib_mtu_enum_to_int(mtu);
+	/* Probe identifiers an off-path forger cannot predict (MR-SEC-3). */
+	req->probe_id = get_random_u32();
+	req->rd_atomic_out = 0;
+	req->rd_bytes_out = 0;
+	req->failed_ns = 0;
 	req->inited = true;
 	req->halted = false;
 	req->tx_nomem = false;
@@ -259,7 +291,8 @@ static u32 mroce_req_started_end(const struct mroce_req *req)
 
 /*
  * The WQE carrying request message @msn among those the requester has
- * started (head .. cur, cur included once partly sent), or NULL.
+ * started (head .. cur, cur included once partly sent), or NULL; O(1)
+ * through req->msn_idx, as a response or NACK may name any msn.
  * sq.lock held.
  */
 struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn)
@@ -267,21 +300,21 @@ struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn)
 	struct mroce_req *req = qp->req;
 	struct mroce_sq *sq = &qp->sq;
 	struct mroce_send_wqe *wqe;
-	u32 i, end = mroce_req_started_end(req);
+	u32 idx = req->msn_idx[msn & (sq->size - 1)];
 
-	for (i = sq->head; i != end; i++) {
-		wqe = mroce_sq_wqe(sq, i);
-		if (wqe->mr_op && wqe->msn == msn)
-			return wqe;
-	}
-	return NULL;
+	/* Only a started, unretired WQE with that msn is an answer. */
+	if (idx - sq->head >= mroce_req_started_end(req) - sq->head)
+		return NULL;
+	wqe = mroce_sq_wqe(sq, idx);
+	return wqe->mr_op && wqe->msn == msn ? wqe : NULL;
 }
 
 /*
- * The status of the WQE the scoreboard's failure was charged to (the
- * first started WQE done with an error), else RETRY_EXC_ERR. sq.lock held.
+ * The WQE the scoreboard's failure was charged to (the first started
+ * WQE done with an error), or NULL. Only run once the QP failed.
+ * sq.lock held.
  */
-static u8 mroce_req_fail_status(struct mroce_qp *qp)
+static struct mroce_send_wqe *mroce_req_failed_wqe(struct mroce_qp *qp)
 {
 	struct mroce_req *req = qp->req;
 	struct mroce_send_wqe *wqe;
@@ -291,9 +324,37 @@ static u8 mroce_req_fail_status(struct mroce_qp *qp)
 		wqe = mroce_sq_wqe(&qp->sq, i);
 		if (wqe->state == MROCE_WQE_DONE &&
 		    wqe->status != IB_WC_SUCCESS)
-			return wqe->status;
+			return wqe;
 	}
-	return IB_WC_RETRY_EXC_ERR;
+	return NULL;
+}
+
+/*
+ * The scoreboard gave up (retry or RNR budget, fatal NACK) and sends
+ * nothing more. The head WQE, not done: if the failure was charged to a
+ * later WQE, the head precedes it (MR-VERBS-22): a READ or ATOMIC still
+ * missing response data gets one RTO to receive it, then completes with
+ * WR_FLUSH_ERR, as does anything else that cannot finish now; the
+ * failed WQE then reports its own status. sq.lock held.
+ */
+static bool mroce_req_head_failed(struct mroce_qp *qp,
+				  struct mroce_send_wqe *head, u8 *status)
+{
+	struct mroce_req *req = qp->req;
+	struct mroce_send_wqe *fw = mroce_req_failed_wqe(qp);
+	u64 now = mroce_now();
+
+	if (!req->failed_ns)
+		req->failed_ns = now;
+	if (!fw) {
+		*status = IB_WC_RETRY_EXC_ERR;
+		return true;
+	}
+	if (mroce_op_is_resp(head->mr_op) &&
+	    now < req->failed_ns + mr_txsb_rto(&req->sb))
+		return false;
+	*status = IB_WC_WR_FLUSH_ERR;
+	return true;
 }
 
 /*
@@ -338,16 +399,44 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 		return true;
 	}
 	/*
-	 * The scoreboard gave up (retry or RNR budget, fatal NACK) and
-	 * sends and accepts nothing more: a WQE before the one that failed
-	 * would wait forever for its ACK, its response or a re-request.
-	 * It completes with the failure instead, and the QP goes to error.
+	 * The scoreboard gave up: a WQE before the one that failed would
+	 * wait forever for its ACK, its response or a re-request.
 	 */
-	if (req && req->sb.failed) {
-		*status = mroce_req_fail_status(qp);
-		return true;
-	}
+	if (req && req->sb.failed)
+		return mroce_req_head_failed(qp, wqe, status);
 	return false;
+}
+
+/*
+ * A send WQE no responder would accept, found when it is posted
+ * (MR-VERBS-23): an atomic at a remote address that is not 8-byte
+ * aligned (the responder's answer would be NACK INVALID_REQ) or a READ
+ * or WRITE whose remote range wraps 2^64 (NACK REMOTE_ACCESS). The wire
+ * format cannot carry either (MR-HDR-14, MR-HDR-10), so such a WR is not
+ * sent: it completes in SQ order with the status that NACK would give
+ * (MR-VERBS-22) and the QP enters Error. Returns IB_WC_SUCCESS or that
+ * status.
+ */
+u8 mroce_req_validate(const struct mroce_send_wqe *wqe)
+{
+	u64 addr;
+
+	switch (wqe->opcode) {
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (wqe->wr.atomic.remote_addr & (MR_ATOMIC_LEN - 1))
+			return IB_WC_REM_INV_REQ_ERR;
+		return IB_WC_SUCCESS;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		addr = wqe->wr.rdma.remote_addr;
+		if (wqe->length && addr > U64_MAX - (wqe->length - 1))
+			return IB_WC_REM_ACCESS_ERR;
+		return IB_WC_SUCCESS;
+	default:
+		return IB_WC_SUCCESS;
+	}
 }
 
 /* Execute a local operation; sq.lock held. */
@@ -415,7 +504,7 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	p.dqpn = qp->attr.dest_qpn;
 	p.psn = psn;
 	p.sqpn = qp->ibqp.qp_num;
-	p.ts = mr_txsb_ts(now);
+	p.ts = mr_txsb_stamp(&req->sb, now);
 	p.dxh.msn = wqe->msn;
 	p.dxh.offset = off;
 	p.dxh.msg_len = wqe->length;
@@ -444,10 +533,13 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	case MR_OP_ATOMIC_FA:
 		p.axh.va = wqe->wr.atomic.remote_addr;
 		p.axh.rkey = wqe->wr.atomic.rkey;
-		p.axh.swap_add = wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-				 wqe->wr.atomic.swap :
-				 wqe->wr.atomic.compare_add;
-		p.axh.compare = wqe->wr.atomic.compare_add;
+		if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+			p.axh.swap_add = wqe->wr.atomic.swap;
+			p.axh.compare = wqe->wr.atomic.compare_add;
+		} else {
+			/* FA: the add value; compare is zero (MR-HDR-14). */
+			p.axh.swap_add = wqe->wr.atomic.compare_add;
+		}
 		p.dxh.msg_len = MR_ATOMIC_LEN;
 		break;
 	default:
@@ -460,8 +552,13 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 		p.payload_len = min(req->mtu, wqe->length - off);
 
 	skb = mroce_pkt_new(qp, &p, &payload);
-	if (!skb) {
+	if (skb == ERR_PTR(-ENOMEM)) {
 		req->tx_nomem = true;	/* the timer retries (req_arm) */
+		return NULL;
+	}
+	if (IS_ERR(skb)) {
+		/* Refused by the encoder: never retried, the WR fails. */
+		*status = IB_WC_LOC_QP_OP_ERR;
 		return NULL;
 	}
 	err = mroce_req_payload(qp, wqe, off, payload, p.payload_len);
@@ -590,23 +687,6 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
  */
 #define MROCE_RD_QP_BUDGET	(2 * MROCE_RD_WINDOW)
 
-/* Response bytes requested and not yet received, over the SQ. sq.lock. */
-static u64 mroce_req_rd_outstanding(struct mroce_qp *qp)
-{
-	struct mroce_req *req = qp->req;
-	struct mroce_send_wqe *wqe;
-	u64 sum = 0;
-	u32 i;
-
-	for (i = qp->sq.head; i != req->cur; i++) {
-		wqe = mroce_sq_wqe(&qp->sq, i);
-		if (wqe->state == MROCE_WQE_SENT &&
-		    wqe->mr_op == MR_OP_READ_REQ)
-			sum += wqe->rd_req_end - wqe->rd_done;
-	}
-	return sum;
-}
-
 /*
  * Re-send a stalled atomic under its original PSN and MSN (MR-REL-27).
  * That PSN was delivered, so the copy takes no window slot and is not
@@ -661,7 +741,6 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 	struct mroce_req *req = qp->req;
 	struct mroce_send_wqe *wqe;
 	u64 rto = mr_txsb_rto(&req->sb);
-	u64 rd_out = mroce_req_rd_outstanding(qp);
 	u64 older = 0, ahead;
 	u32 i, end;
 
@@ -680,13 +759,13 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		    wqe->rd_req_end - wqe->rd_done <= MROCE_RD_WINDOW / 2) {
 			end = min_t(u64, wqe->length,
 				    (u64)wqe->rd_done + MROCE_RD_WINDOW);
-			if (rd_out + end - wqe->rd_req_end >
+			if (req->rd_bytes_out + end - wqe->rd_req_end >
 			    MROCE_RD_QP_BUDGET)
 				continue;
 			if (!mroce_req_more(qp, q, wqe, wqe->rd_req_end,
 					    end - wqe->rd_req_end, false, now))
 				break;
-			rd_out += end - wqe->rd_req_end;
+			req->rd_bytes_out += end - wqe->rd_req_end;
 			wqe->rd_req_end = end;
 			budget--;
 			continue;
@@ -703,6 +782,19 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		 * with many READs queued, waiting for all of them to finish
 		 * first left the oldest incomplete for seconds).
 		 */
+		/*
+		 * A trimmed response (MR-REL-16) is known missing: asked
+		 * again at once, without waiting or using the retry budget.
+		 */
+		if (wqe->rd_trimmed && !mr_txsb_get(&req->sb, wqe->first_psn)) {
+			wqe->rd_trimmed = false;
+			if (!mroce_req_more(qp, q, wqe, wqe->rd_done,
+					    wqe->rd_req_end - wqe->rd_done, true,
+					    now))
+				break;
+			budget--;
+			continue;
+		}
 		if (mr_txsb_get(&req->sb, wqe->first_psn) ||
 		    now < max(wqe->progress_ns, ahead) + rto)
 			continue;
@@ -780,10 +872,17 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		    !mr_cc_can_send(&req->cc, now, mr_txsb_inflight(&req->sb)))
 			break;
 
+		/*
+		 * At most max_rd_atomic READ/ATOMIC WRs outstanding
+		 * (MR-VERBS-15): the peer's responder refuses more than its
+		 * max_dest_rd_atomic, which the connection matched to it.
+		 */
+		if (!req->cur_off && mroce_op_is_resp(wqe->mr_op) &&
+		    req->rd_atomic_out >= qp->attr.max_rd_atomic)
+			break;
 		/* A new READ waits while earlier ones fill the budget. */
 		if (!req->cur_off && wqe->mr_op == MR_OP_READ_REQ &&
-		    mroce_req_rd_outstanding(qp) +
-		    min_t(u32, wqe->length, MROCE_RD_WINDOW) >
+		    req->rd_bytes_out + min_t(u32, wqe->length, MROCE_RD_WINDOW) >
 		    MROCE_RD_QP_BUDGET)
 			break;
 
@@ -793,6 +892,8 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			wqe->first_psn = req->sb.nxt;
 			wqe->rd_done = 0;
 			wqe->rd_req_end = 0;
+			wqe->rd_trimmed = 0;
+			wqe->rd_atomic = 0;
 			memset(wqe->rd_map, 0, sizeof(wqe->rd_map));
 			wqe->retries = 0;
 			wqe->progress_ns = now;
@@ -838,9 +939,15 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		req->pkt_off[psn & MR_TXSB_WIN_MASK] = req->cur_off;
 		req->pkt_len[psn & MR_TXSB_WIN_MASK] = wqe->rd_req_end;
 		if (first) {
+			req->msn_idx[wqe->msn & (sq->size - 1)] = req->cur;
 			req->msn_next++;
 			if (mroce_op_uses_ssn(wqe->mr_op))
 				req->ssn_next++;
+			if (mroce_op_is_resp(wqe->mr_op)) {
+				wqe->rd_atomic = 1;
+				req->rd_atomic_out++;
+				req->rd_bytes_out += wqe->rd_req_end;
+			}
 		}
 		mr_cc_on_send(&req->cc, now);
 		mr_path_on_send(&req->pt, path, now);
@@ -887,14 +994,14 @@ static u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 	p.dqpn = wqe->wr.ud.remote_qpn & MR_QPN_MASK;
 	p.sqpn = qp->ibqp.qp_num;
 	p.psn = qp->sq.head & MR_PSN_MASK;	/* a per-QP counter (MR-UD-2) */
-	p.ts = mr_txsb_ts(mroce_now());
+	p.ts = mroce_qp_ts(qp, mroce_now());
 	p.deth.qkey = qkey;
 	p.deth.src_qpn = qp->ibqp.qp_num;
 	p.imm = be32_to_cpu(wqe->ex.imm_data);
 	p.payload_len = wqe->length;
 
 	skb = mroce_pkt_new_av(dev, av, &p, &payload);
-	if (!skb)
+	if (IS_ERR(skb))
 		return IB_WC_LOC_QP_OP_ERR;
 	err = mroce_req_payload(qp, wqe, 0, payload, wqe->length);
 	if (err) {
@@ -937,10 +1044,10 @@ static void mroce_req_paths(struct mroce_qp *qp, struct sk_buff_head *q,
 		p.dqpn = qp->attr.dest_qpn;
 		p.sqpn = qp->ibqp.qp_num;
 		p.psn = req->probe_id++ & MR_PSN_MASK;
-		p.ts = mr_txsb_ts(now);
+		p.ts = mr_txsb_stamp(&req->sb, now);
 		mr_path_on_probe_sent(&req->pt, idx, p.psn, p.ts, now);
 		skb = mroce_pkt_new(qp, &p, &payload);
-		if (!skb)
+		if (IS_ERR(skb))
 			break;
 		mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, idx), false);
 	}
@@ -1043,6 +1150,11 @@ void mroce_req_run(struct mroce_qp *qp)
 		while (mroce_req_head_ready(qp, &status)) {
 			done = *mroce_sq_wqe(sq, sq->head);
 			sq->head++;
+			if (done.rd_atomic) {
+				req->rd_atomic_out--;
+				req->rd_bytes_out -= done.rd_req_end -
+						     done.rd_done;
+			}
 			/* A user SQ slot is free again once retired. */
 			if (qp->usq.hdr)
 				mroce_uring_put(&qp->usq.hdr->cons, sq->head);

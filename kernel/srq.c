@@ -2,7 +2,8 @@
 /*
  * MetaRoCE shared receive queues, with the limit event: once armed with
  * a non-zero srq_limit, IB_EVENT_SRQ_LIMIT_REACHED is raised (once) when
- * the number of posted WQEs drops below the limit.
+ * the number of available WQEs drops below the limit. WQEs a QP bound
+ * and gave back unused (qp.c, MR-VERBS-20) are available again.
  */
 
 #include "metaroce.h"
@@ -32,6 +33,14 @@ int mroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return -ENOMEM;
 	}
 	err = mroce_rq_init(&srq->rq, attr->max_wr, attr->max_sge);
+	if (!err) {
+		srq->rq.ret = kvcalloc(srq->rq.size, srq->rq.wqe_size,
+				       GFP_KERNEL_ACCOUNT);
+		if (!srq->rq.ret) {
+			mroce_rq_free(&srq->rq);
+			err = -ENOMEM;
+		}
+	}
 	if (err) {
 		atomic_dec(&dev->num_srq);
 		return err;
@@ -54,6 +63,7 @@ int mroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 				mroce_uring_free(&srq->rq.ur);
 		}
 		if (err) {
+			kvfree(srq->rq.ret);
 			mroce_rq_free(&srq->rq);
 			atomic_dec(&dev->num_srq);
 			return err;
@@ -67,6 +77,7 @@ int mroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct mroce_srq *srq = to_msrq(ibsrq);
 
 	mroce_uring_free(&srq->rq.ur);
+	kvfree(srq->rq.ret);
 	mroce_rq_free(&srq->rq);
 	atomic_dec(&to_mdev(ibsrq->device)->num_srq);
 	return 0;
@@ -101,7 +112,7 @@ void mroce_srq_check_limit(struct mroce_srq *srq)
 		srq->err_reported = true;
 		err = true;
 	}
-	if (srq->limit && mroce_rq_count(&srq->rq) < srq->limit) {
+	if (srq->limit && mroce_rq_avail(&srq->rq) < srq->limit) {
 		srq->limit = 0;
 		fire = true;
 	}

@@ -48,6 +48,14 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_QKEY_DROPS].name = "qkey_drops",
 	[MROCE_CNT_NO_WQE_DROPS].name = "no_wqe_drops",
 	[MROCE_CNT_UD_LEN_DROPS].name = "ud_len_drops",
+	[MROCE_CNT_STALE_DROPS].name = "stale_drops",
+	[MROCE_CNT_ERR_POINT_DROPS].name = "error_point_drops",
+	[MROCE_CNT_REPLAY_DROPS].name = "replay_drops",
+	[MROCE_CNT_ATOMIC_MISS].name = "atomic_miss",
+	[MROCE_CNT_RATE_LIMITED].name = "rate_limited",
+	[MROCE_CNT_ACK_AGE_DROPS].name = "ack_age_drops",
+	[MROCE_CNT_TRIM_DROPS].name = "trimmed_drops",
+	[MROCE_CNT_RESP_DROPS].name = "response_drops",
 };
 
 u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c)

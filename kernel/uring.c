@@ -77,7 +77,7 @@ int mroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	if (err)
 		return err;
 	/* Looked up under sq.lock, which softirqs take: BH-safe lock. */
-	xa_init_flags(&uc->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&uc->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	return mroce_udata_resp(udata, &resp, sizeof(resp));
 }
 
@@ -132,7 +132,7 @@ int mroce_uring_alloc(struct mroce_uring *r, struct ib_ucontext *uc,
 		    entries > METAROCE_MAX_RING_ENTRIES))
 		return -EINVAL;
 	size = PAGE_ALIGN(METAROCE_RING_HDR_SIZE + (size_t)entries * stride);
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
 	/* Zeroed: both indices and every slot start at 0. */
@@ -263,16 +263,22 @@ static u8 mroce_uwr_ah(struct mroce_qp *qp, u32 ah_num,
 {
 	struct xarray *xa = &qp->uctx->ahs;
 	struct mroce_ah *ah;
+	unsigned long flags;
 	u8 status = IB_WC_SUCCESS;
 
-	/* Under sq.lock with interrupts off (the doorbell). */
-	xa_lock(xa);
+	/*
+	 * Under sq.lock (the doorbell). The xarray lock is always taken
+	 * with interrupts off (XA_FLAGS_LOCK_IRQ: ah.c's xa_alloc and
+	 * xa_erase too), so nesting it here is consistent for lockdep, and
+	 * the AH cannot be freed while its address vector is copied.
+	 */
+	xa_lock_irqsave(xa, flags);
 	ah = xa_load(xa, ah_num);
 	if (!ah || ah->ibah.pd != qp->ibqp.pd)
 		status = IB_WC_LOC_QP_OP_ERR;
 	else
 		wqe->wr.ud.av = ah->av;
-	xa_unlock(xa);
+	xa_unlock_irqrestore(xa, flags);
 	return status;
 }
 
@@ -362,7 +368,16 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 		break;
 	}
 	wqe->mr_op = mroce_mr_opcode(h.opcode);
-	return IB_WC_SUCCESS;
+	/* The ABI's opcodes are the kernel's (uapi/metaroce-abi.h). */
+	BUILD_BUG_ON((int)METAROCE_WR_ATOMIC_FETCH_AND_ADD !=
+		     (int)IB_WR_ATOMIC_FETCH_AND_ADD ||
+		     (int)METAROCE_WR_ATOMIC_CMP_AND_SWP !=
+		     (int)IB_WR_ATOMIC_CMP_AND_SWP ||
+		     (int)METAROCE_WR_RDMA_READ != (int)IB_WR_RDMA_READ ||
+		     (int)METAROCE_WR_RDMA_WRITE != (int)IB_WR_RDMA_WRITE ||
+		     (int)METAROCE_WR_RDMA_WRITE_WITH_IMM !=
+		     (int)IB_WR_RDMA_WRITE_WITH_IMM);
+	return mroce_req_validate(wqe);
 }
 
 /*

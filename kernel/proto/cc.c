@@ -542,7 +542,8 @@ void mr_cc_on_rto_undo(struct mr_cc *cc, u64 now_ns)
 	ecn_restart(cc);
 }
 
-u64 mr_cc_pacing_gap(const struct mr_cc *cc)
+/* srtt over @window (fixed point packets) and the pacing gain. */
+static u64 mr_cc_gap_of(const struct mr_cc *cc, u64 window)
 {
 	u64 rate;
 
@@ -550,10 +551,21 @@ u64 mr_cc_pacing_gap(const struct mr_cc *cc)
 	    !cc->rtt_valid)
 		return 0;
 	/* packets per srtt, fixed point */
-	rate = ((u64)mr_cc_window(cc) * cc->p.pacing_gain) >> MR_CC_SHIFT;
+	rate = (window * cc->p.pacing_gain) >> MR_CC_SHIFT;
 	if (!rate)
 		rate = 1;
 	return mr_div64_u64(cc->srtt_ns << MR_CC_SHIFT, rate);
+}
+
+u64 mr_cc_pacing_gap(const struct mr_cc *cc)
+{
+	return mr_cc_gap_of(cc, mr_cc_window(cc));
+}
+
+u64 mr_cc_resp_gap(const struct mr_cc *cc)
+{
+	return mr_cc_gap_of(cc, MR_MAX((u64)mr_cc_window(cc),
+				       (u64)cc->p.init_cwnd));
 }
 
 void mr_cc_on_send(struct mr_cc *cc, u64 now_ns)

@@ -165,6 +165,16 @@ u32 mr_cc_window(const struct mr_cc *cc);
 u64 mr_cc_target_ns(const struct mr_cc *cc);
 /* Pacing gap between packets in ns, 0 if not pacing. */
 u64 mr_cc_pacing_gap(const struct mr_cc *cc);
+/*
+ * Pacing gap of the READ responses a responder sends on this QP
+ * (MR-CC-19): its window over srtt as for requests, the window never
+ * taken below init_cwnd. The requester governs how much READ data is in
+ * flight towards it (MR-CC-15) and asks again for what stalls for one
+ * of its RTOs; pacing at a window the responder cut for its own
+ * requests (down to one packet after an RTO) would space responses
+ * further apart than that RTO, and every READ would stall and fail.
+ */
+u64 mr_cc_resp_gap(const struct mr_cc *cc);
 /* Earliest time the next packet may leave (pacing). */
 u64 mr_cc_next_send_ns(const struct mr_cc *cc);
 /*

@@ -91,4 +91,7 @@ static inline s32 mr_seq32_diff(u32 a, u32 b)
 	return (s32)d;
 }
 
+/* MBH timestamps count microseconds (MR-HDR-9). */
+#define MR_NS_PER_US		1000ULL
+
 #endif /* MR_PROTO_PSN_H */

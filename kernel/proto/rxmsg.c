@@ -73,13 +73,26 @@ static void mr_rxmsg_psn_set(struct mr_rxmsg *m, u32 psn)
 		m->cum_psn = mr_psn_add(m->cum_psn, 1);
 }
 
+static bool mr_rxmsg_rd_atomic(u8 opcode)
+{
+	return opcode == MR_OP_READ_REQ || opcode == MR_OP_ATOMIC_CS ||
+	       opcode == MR_OP_ATOMIC_FA;
+}
+
+bool mr_rxmsg_active(const struct mr_rxmsg *m, u32 msn)
+{
+	s32 dm = mr_seq32_diff(msn, m->head_msn);
+
+	return dm >= 0 && dm < MR_RXMSG_RING &&
+	       m->ring[msn % MR_RXMSG_RING].active;
+}
+
 static bool mr_rxmsg_is_complete(const struct mr_rxmsg_info *e)
 {
 	if (!e->active)
 		return false;
 	/* Single-packet requests are complete on arrival. */
-	if (e->opcode == MR_OP_READ_REQ || e->opcode == MR_OP_ATOMIC_CS ||
-	    e->opcode == MR_OP_ATOMIC_FA)
+	if (mr_rxmsg_rd_atomic(e->opcode))
 		return true;
 	return e->bytes == e->msg_len;
 }
@@ -215,6 +228,8 @@ int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 			return MR_ERR_RANGE;
 		*e = n;
 		e->active = 1;
+		if (mr_rxmsg_rd_atomic(e->opcode))
+			m->n_rdat++;
 	} else if ((u64)e->bytes + p->payload_len > e->msg_len) {
 		/*
 		 * A new PSN carrying bytes the message has no room for left:
@@ -241,9 +256,18 @@ bool mr_rxmsg_head_complete(const struct mr_rxmsg *m)
 	return mr_rxmsg_is_complete(&m->ring[m->head_msn % MR_RXMSG_RING]);
 }
 
+void mr_rxmsg_stop_at(struct mr_rxmsg *m, u32 psn)
+{
+	if (!m->stop_valid || mr_psn_before(psn, m->stop_psn)) {
+		m->stop_valid = true;
+		m->stop_psn = psn & MR_PSN_MASK;
+	}
+}
+
 bool mr_rxmsg_pop_completed(struct mr_rxmsg *m, struct mr_rxmsg_info *out)
 {
-	u32 cum_psn = m->cum_psn;
+	u32 cum_psn = m->stop_valid && mr_psn_before(m->stop_psn, m->cum_psn) ?
+		      m->stop_psn : m->cum_psn;
 	struct mr_rxmsg_info *e = &m->ring[m->head_msn % MR_RXMSG_RING];
 	struct mr_rxmsg_info *x = NULL;
 	bool head_ready;
@@ -273,6 +297,8 @@ bool mr_rxmsg_pop_completed(struct mr_rxmsg *m, struct mr_rxmsg_info *out)
 		return false;
 	if (out)
 		*out = *e;
+	if (mr_rxmsg_rd_atomic(e->opcode))
+		m->n_rdat--;
 	memset(e, 0, sizeof(*e));
 	m->head_msn++;
 	return true;

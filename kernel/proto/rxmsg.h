@@ -64,6 +64,9 @@ struct mr_rxmsg {
 	u32	head_msn;	/* oldest message not completed */
 	u32	psn_hi;		/* one past the highest PSN seen */
 	u32	cum_psn;	/* first PSN not seen: all before it were */
+	u32	n_rdat;		/* READ/ATOMIC message records in ring */
+	bool	stop_valid;	/* nothing at or after stop_psn completes */
+	u32	stop_psn;
 	u64	psn_map[MR_SACK_WORDS];	/* bit i: PSN psn_hi - 1 - i seen */
 	struct mr_rxmsg_info rdx[MR_RXMSG_RDX];
 	struct mr_rxmsg_info ring[MR_RXMSG_RING];
@@ -115,6 +118,25 @@ static inline u32 mr_rxmsg_cum_psn(const struct mr_rxmsg *m)
 {
 	return m->cum_psn;
 }
+
+/*
+ * READ and ATOMIC messages recorded and not yet executed (extra READ
+ * ranges not counted): against max_dest_rd_atomic (MR-VERBS-15).
+ */
+static inline u32 mr_rxmsg_pending_rd_atomic(const struct mr_rxmsg *m)
+{
+	return m->n_rdat;
+}
+
+/*
+ * An error point (MR-VERBS-24): from now on no message or READ range
+ * whose PSNs reach @psn completes or executes, whatever arrives; the
+ * lowest of several stops wins. Cleared by mr_rxmsg_init() only.
+ */
+void mr_rxmsg_stop_at(struct mr_rxmsg *m, u32 psn);
+
+/* Is message @msn recorded (some packet of it counted, not completed)? */
+bool mr_rxmsg_active(const struct mr_rxmsg *m, u32 msn);
 
 /* Completed request messages so far (AKH.msn): the next msn to complete. */
 static inline u32 mr_rxmsg_completed_msn(const struct mr_rxmsg *m)

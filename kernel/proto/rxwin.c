@@ -11,6 +11,7 @@ void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn)
 	w->cum_psn = init_psn & MR_PSN_MASK;
 	w->ack_every = MR_RXWIN_ACK_EVERY;
 	w->delack_ns = MR_RXWIN_DELACK_NS;
+	w->stale_age_us = MR_RXWIN_STALE_AGE_US;
 }
 
 static bool mr_map_test(const u64 *m, u32 i)
@@ -62,6 +63,61 @@ enum mr_rx_class mr_rxwin_classify(const struct mr_rxwin *w, u32 psn)
 	if (mr_map_test(w->map, d))
 		return MR_RX_DUP;
 	return d ? MR_RX_NEW_OOO : MR_RX_NEW;
+}
+
+bool mr_rxwin_dup_recent(const struct mr_rxwin *w, u32 psn)
+{
+	if (!mr_psn_valid(psn))
+		return false;
+	if (!mr_psn_before(psn, w->cum_psn))
+		return mr_psn_dist(psn, w->cum_psn) < MR_WINDOW;
+	return mr_psn_dist(w->cum_psn, psn) <= MR_WINDOW;
+}
+
+/* Beyond this the s32 comparison of 32-bit microsecond clocks is void. */
+#define MR_RXWIN_TS_HORIZON_US	(1U << 30)
+
+bool mr_rxwin_ts_ok(struct mr_rxwin *w, u32 ts, u64 now_ns)
+{
+	u64 elapsed_us = 0;
+	u32 tol;
+
+	if (!w->ts_valid)
+		return true;
+	if (now_ns > w->ts_ref_ns)
+		elapsed_us = mr_div64_u64(now_ns - w->ts_ref_ns, MR_NS_PER_US);
+	/* Idle for about 18 minutes: no prediction left, re-anchor. */
+	if (elapsed_us >= MR_RXWIN_TS_HORIZON_US)
+		return true;
+	/*
+	 * Too old: stamped more than stale_age before the newest accepted
+	 * packet, whatever time passed here (a stall of this host delays
+	 * every packet alike).
+	 */
+	if (mr_seq32_diff(ts, w->ts_ref) < -(s32)w->stale_age_us)
+		goto stale;
+	/*
+	 * From the future: the peer's clock cannot have advanced more than
+	 * our own since the newest accepted packet, plus stale_age and
+	 * 1/1024 of the elapsed time for drift.
+	 */
+	tol = w->stale_age_us + (u32)(elapsed_us >> 10);
+	if (mr_seq32_diff(ts, w->ts_ref + (u32)elapsed_us) > (s32)tol)
+		goto stale;
+	return true;
+stale:
+	w->stale_pkts++;
+	return false;
+}
+
+void mr_rxwin_ts_accept(struct mr_rxwin *w, u32 ts, u64 now_ns)
+{
+	/* The newest timestamp accepted, and when. */
+	if (w->ts_valid && mr_seq32_diff(ts, w->ts_ref) <= 0)
+		return;
+	w->ts_valid = true;
+	w->ts_ref = ts;
+	w->ts_ref_ns = now_ns;
 }
 
 bool mr_rxwin_received(const struct mr_rxwin *w, u32 psn)

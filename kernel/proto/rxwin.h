@@ -31,6 +31,7 @@
 
 #define MR_RXWIN_ACK_EVERY	2	/* ACK every 2nd new data packet */
 #define MR_RXWIN_DELACK_NS	500000ULL /* delayed-ACK timer (MR-REL-13) */
+#define MR_RXWIN_STALE_AGE_US	100000U	/* stale_age (MR-WIN-6) */
 
 enum mr_rx_class {
 	MR_RX_NEW	= 0,	/* psn == cum_psn */
@@ -54,20 +55,55 @@ struct mr_rxwin {
 	bool	ack_now;		/* an immediate ACK is owed */
 	bool	last_ce;		/* the latest counted packet had CE */
 
+	/*
+	 * Timestamp reference (MR-WIN-6): the newest MBH.ts accepted and
+	 * when; the sender's clock runs at the rate of ours, so it bounds
+	 * the timestamps to come.
+	 */
+	bool	ts_valid;
+	u32	ts_ref;
+	u64	ts_ref_ns;
+
 	/* Configuration, defaults set by init; callers may change them. */
 	u16	ack_every;		/* >= 1 */
 	u64	delack_ns;
+	u32	stale_age_us;
 
 	/* Lifetime counters. */
 	u64	dup_pkts;
 	u64	beyond_pkts;
 	u64	ooo_pkts;
+	u64	stale_pkts;		/* refused by mr_rxwin_ts_ok() */
 };
 
 void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn);
 
 /* Classify @psn against the window; no state change. */
 enum mr_rx_class mr_rxwin_classify(const struct mr_rxwin *w, u32 psn);
+
+/*
+ * A duplicate a requester may still send: inside the window, or at most
+ * MR_WINDOW PSNs before cum_psn. A requester keeps nxt - una <= MR_WINDOW
+ * (MR-WIN-3) and never resends a PSN before una, so an older "duplicate"
+ * was not sent by the peer's transport (MR-REL-1): the caller drops it
+ * without response, except an atomic re-sent under its own PSN
+ * (MR-REL-27).
+ */
+bool mr_rxwin_dup_recent(const struct mr_rxwin *w, u32 psn);
+
+/*
+ * MR-WIN-6: may a request packet with MBH.ts @ts be processed at @now_ns?
+ * False if it was stamped more than stale_age before the newest
+ * accepted timestamp (a packet delayed long enough for the PSN space to
+ * wrap), or further ahead of it than the time since its acceptance plus
+ * stale_age and a drift allowance (a forgery from a clock that is not
+ * the peer's, which would otherwise make every genuine packet look
+ * stale). Counts refusals in stale_pkts. No state change otherwise.
+ */
+bool mr_rxwin_ts_ok(struct mr_rxwin *w, u32 ts, u64 now_ns);
+
+/* A packet with MBH.ts @ts was accepted (new): the newest one is kept. */
+void mr_rxwin_ts_accept(struct mr_rxwin *w, u32 ts, u64 now_ns);
 
 /* True if @psn is known received (before cum_psn or marked). */
 bool mr_rxwin_received(const struct mr_rxwin *w, u32 psn);

@@ -5,8 +5,6 @@
  */
 #include "txsb.h"
 
-#define MR_NS_PER_US	1000ULL
-
 /*
  * IBTA RNR NAK timer encoding (Table "RNR NAK Timer Field Encodings"),
  * in microseconds.  Code 0 is the longest value, 655.36 ms.
@@ -495,6 +493,19 @@ static u32 sacked_advance(struct mr_txsb *sb, struct mr_txsb_result *res)
 	return n;
 }
 
+/*
+ * MR-SEC-6: an ACK or NACK echoes the timestamp of a packet we sent, so
+ * its echo lies in [now - ack_max_age, now] on our clock (which carries
+ * the QP's random offset).
+ */
+static bool mr_txsb_echo_fresh(const struct mr_txsb *sb, u32 ts_echo,
+			       u64 now)
+{
+	s32 age = mr_seq32_diff(mr_txsb_stamp(sb, now), ts_echo);
+
+	return age >= 0 && (u64)age * MR_NS_PER_US <= sb->p.ack_max_age_ns;
+}
+
 static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 		       u64 now, struct mr_txsb_result *res)
 {
@@ -506,6 +517,10 @@ static int process_ack(struct mr_txsb *sb, const struct mr_akh *ack,
 	if (ack->cum_psn > MR_PSN_MASK) {
 		sb->st.bad_acks++;
 		return MR_ERR_INVAL;
+	}
+	if (!mr_txsb_echo_fresh(sb, ack->ts_echo, now)) {
+		sb->st.aged_acks++;
+		return MR_ERR_ACK_AGE;
 	}
 	d = mr_psn_diff(ack->cum_psn, sb->una);
 	if (d > 0 && (u32)d > out) {

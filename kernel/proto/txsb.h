@@ -61,7 +61,12 @@ struct mr_txsb_params {
 	 * by retries.  0: every expiry counts (no verbs timeout semantics).
 	 */
 	u64 verbs_timeout_ns;
-	u64 ack_max_age_ns;	/* older RTT samples are discarded */
+	/*
+	 * ACKs and NACKs whose ts_echo is in the future or older than this
+	 * are dropped (MR-SEC-6): the echo must be one of our own recent
+	 * timestamps, which an off-path forger does not know.
+	 */
+	u64 ack_max_age_ns;
 	u32 ts_offset;		/* per-QP random offset of MBH.ts (MR-SEC-6) */
 	u8 retry_cnt;		/* verbs retry_cnt, 0..7 */
 	u8 rnr_retry;		/* verbs rnr_retry, 0..7, 7 = infinite */
@@ -133,6 +138,7 @@ struct mr_txsb_stats {
 	u64 seq_err;		/* NACK SEQ_ERR received */
 	u64 old_samples;	/* RTT samples discarded (age, future) */
 	u64 stale_acks;		/* ACKs with cum_psn behind una */
+	u64 aged_acks;		/* ACKs/NACKs refused by their ts_echo */
 	u64 bad_acks;		/* ACKs rejected as invalid */
 };
 
@@ -215,8 +221,9 @@ void mr_txsb_on_progress(struct mr_txsb *sb, u64 now_ns);
 /*
  * Process a decoded ACK (AKH: cum_psn, SACK, ts_echo; the msn, ECN and
  * credit fields are for the caller and cc).  Returns MR_TXSB_OK or a
- * negative enum mr_err (MR_ERR_ACK_RANGE: acknowledges unsent PSNs);
- * on error nothing changed.
+ * negative enum mr_err (MR_ERR_ACK_RANGE: acknowledges unsent PSNs;
+ * MR_ERR_ACK_AGE: ts_echo in the future or older than ack_max_age,
+ * MR-SEC-6); on error nothing changed.
  */
 int mr_txsb_on_ack(struct mr_txsb *sb, const struct mr_akh *akh,
 		   u64 now_ns, struct mr_txsb_result *res);

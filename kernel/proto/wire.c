@@ -127,6 +127,7 @@ static const char * const mr_err_names[MR_ERR_NUM] = {
 	[-MR_ERR_MSN_RANGE] = "msn_range",
 	[-MR_ERR_MSG_MISMATCH] = "msg_mismatch",
 	[-MR_ERR_ACK_RANGE] = "ack_range",
+	[-MR_ERR_ACK_AGE] = "ack_age",
 };
 
 const char *mr_err_name(int err)
@@ -338,7 +339,9 @@ int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out)
 		p.axh.va = be64_to_cpu(h.va);
 		p.axh.rkey = be32_to_cpu(h.rkey);
 		p.axh.swap_add = be64_to_cpu(h.swap_add);
-		p.axh.compare = be64_to_cpu(h.compare);
+		/* ATOMIC_FA's compare field is ignored (MR-HDR-14). */
+		p.axh.compare = p.opcode == MR_OP_ATOMIC_FA ? 0 :
+				be64_to_cpu(h.compare);
 	}
 	if (d->hdrs & MR_HDR_IETH) {
 		struct mr_wire_ieth h;
@@ -453,7 +456,9 @@ static u32 mr_write_hdrs(const struct mr_pkt *p, const struct mr_op_desc *d,
 		h.va = cpu_to_be64(p->axh.va);
 		h.rkey = cpu_to_be32(p->axh.rkey);
 		h.swap_add = cpu_to_be64(p->axh.swap_add);
-		h.compare = cpu_to_be64(p->axh.compare);
+		/* ATOMIC_FA sends compare as zero (MR-HDR-14). */
+		h.compare = p->opcode == MR_OP_ATOMIC_FA ? 0 :
+			    cpu_to_be64(p->axh.compare);
 		memcpy(buf + off, &h, sizeof(h));
 		off += sizeof(h);
 	}

@@ -129,9 +129,10 @@ enum mr_err {
 	MR_ERR_MSN_RANGE	= -16,	/* msn beyond the tracked range */
 	MR_ERR_MSG_MISMATCH	= -17,	/* msg_len/opcode/... differ for a msn */
 	MR_ERR_ACK_RANGE	= -18,	/* ACK/NACK names PSNs never sent */
+	MR_ERR_ACK_AGE		= -19,	/* ACK/NACK ts_echo future or too old */
 };
 
-#define MR_ERR_NUM		19	/* counters needed: index -err */
+#define MR_ERR_NUM		20	/* counters needed: index -err */
 
 /* Short stable name of an error code ("trunc", "icrc", ...), or "?". */
 const char *mr_err_name(int err);

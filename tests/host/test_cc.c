@@ -682,6 +682,31 @@ static void test_fixed_mode(void **state)
 	assert_int_equal(cc.st.rtos, 1);
 }
 
+/*
+ * MR-CC-19: READ responses are paced at the window over srtt as
+ * requests are, but never at less than init_cwnd per srtt, however far
+ * the responder's own requests cut its window.
+ */
+static void test_resp_gap(void **state)
+{
+	(void)state;
+	setup(true, true);
+	assert_int_equal(mr_cc_resp_gap(&cc), 0);
+	mr_cc_on_ack(&cc, 1 * US, 1, 0, 1, 40 * US, NOCR);
+	cc.cwnd = 64 * ONE;
+	/* 64 packets per 40 us at gain 1.25: one every 0.5 us */
+	assert_int_equal(mr_cc_resp_gap(&cc), mr_cc_pacing_gap(&cc));
+	assert_int_equal(mr_cc_resp_gap(&cc), 500);
+	/* after an RTO: requests one per srtt, READ responses init_cwnd */
+	cc.cwnd = ONE;
+	assert_int_equal(mr_cc_pacing_gap(&cc), 32 * US);
+	assert_int_equal(mr_cc_resp_gap(&cc),
+			 (40 * US << MR_CC_SHIFT) /
+			 ((cc.p.init_cwnd * (u64)cc.p.pacing_gain) >>
+			  MR_CC_SHIFT));
+	assert_true(mr_cc_resp_gap(&cc) < 40 * US / 32);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -699,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_credit_cap),
 		cmocka_unit_test(test_pacing),
 		cmocka_unit_test(test_pacing_idle_pingpong),
+		cmocka_unit_test(test_resp_gap),
 		cmocka_unit_test(test_fixed_mode),
 	};
 

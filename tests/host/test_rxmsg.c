@@ -466,6 +466,44 @@ static void test_random_reorder_dups(void **state)
 	}
 }
 
+/*
+ * MR-VERBS-24: after an error point nothing whose PSNs reach it
+ * completes, even when its packets were counted (a placement that failed
+ * after counting, or packets after the point that arrived before it).
+ */
+static void test_stop_at_error_point(void **state)
+{
+	struct mr_rxmsg *m = malloc(sizeof(*m));
+	struct mr_rxmsg_info c;
+	struct mr_pkt p;
+
+	(void)state;
+	mr_rxmsg_init(m, 0, 500);
+	/* msn 0 at 500, msn 1 at 501..502, msn 2 at 503 */
+	send_pkt(&p, MR_OP_SEND, 2, 10, 0, 503);
+	assert_int_equal(mr_rxmsg_add(m, &p), 0);
+	send_pkt(&p, MR_OP_SEND, 1, 2 * MTU, 1, 501);
+	assert_int_equal(mr_rxmsg_add(m, &p), 0);
+	mr_rxmsg_stop_at(m, 502);
+	mr_rxmsg_stop_at(m, 503);	/* a later point does not move it */
+	send_pkt(&p, MR_OP_SEND, 0, 10, 0, 500);
+	assert_int_equal(mr_rxmsg_add(m, &p), 0);
+	send_pkt(&p, MR_OP_SEND, 1, 2 * MTU, 0, 501);
+	assert_int_equal(mr_rxmsg_add(m, &p), 0);
+	/* every byte is here and cum_psn is 504: only msn 0 completes */
+	assert_int_equal(mr_rxmsg_cum_psn(m), 504);
+	assert_true(mr_rxmsg_pop_completed(m, &c));
+	assert_int_equal(c.msn, 0);
+	assert_false(mr_rxmsg_pop_completed(m, &c));
+	assert_int_equal(mr_rxmsg_completed_msn(m), 1);
+	/* an earlier point still applies */
+	mr_rxmsg_stop_at(m, 501);
+	assert_false(mr_rxmsg_pop_completed(m, &c));
+	mr_rxmsg_init(m, 0, 500);
+	assert_false(m->stop_valid);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_zero_length_and_single_packet),
 		cmocka_unit_test(test_split_read_psn_order),
 		cmocka_unit_test(test_random_reorder_dups),
+		cmocka_unit_test(test_stop_at_error_point),
 	};
 
 	return cmocka_run_group_tests_name("rxmsg", tests, NULL, NULL);

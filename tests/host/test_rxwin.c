@@ -309,6 +309,74 @@ static void test_random_vs_reference(void **state)
 	}
 }
 
+/*
+ * MR-REL-1: only the 256 PSNs before cum_psn can be a retransmission the
+ * peer's transport still sends; older ones are no duplicate to answer.
+ */
+static void test_dup_recent(void **state)
+{
+	struct mr_rxwin w;
+
+	(void)state;
+	mr_rxwin_init(&w, 0x000010);
+	assert_true(mr_rxwin_dup_recent(&w, 0x00000f));
+	assert_true(mr_rxwin_dup_recent(&w, 0xffff10));
+	assert_false(mr_rxwin_dup_recent(&w, 0xffff0f));
+	assert_false(mr_rxwin_dup_recent(&w, 0x800010));
+	/* inside the window: a duplicate of a received out-of-order PSN */
+	assert_true(mr_rxwin_dup_recent(&w, 0x000010));
+	assert_true(mr_rxwin_dup_recent(&w, 0x00010f));
+	assert_false(mr_rxwin_dup_recent(&w, 0x000110));
+	assert_false(mr_rxwin_dup_recent(&w, 0x1000000));
+}
+
+#define T_US 1000ULL
+#define T_MS (1000 * T_US)
+
+/*
+ * MR-WIN-6: a timestamp more than stale_age (100 ms) before the newest
+ * accepted one is stale, however long ago that was accepted; one further
+ * ahead than the time since plus stale_age (and drift) is no clock of
+ * the peer's.
+ */
+static void test_timestamp_window(void **state)
+{
+	struct mr_rxwin w;
+	u64 t0 = 77 * T_MS;
+	u32 ts0 = 0xfffff000;	/* wraps during the test */
+
+	(void)state;
+	mr_rxwin_init(&w, 0);
+	/* No reference yet: anything goes (the first packet sets it). */
+	assert_true(mr_rxwin_ts_ok(&w, 0, t0));
+	mr_rxwin_ts_accept(&w, ts0, t0);
+	assert_true(mr_rxwin_ts_ok(&w, ts0, t0));
+	/* Reordered and delayed packets, even after a long local stall. */
+	assert_true(mr_rxwin_ts_ok(&w, ts0 - 100000, t0 + 10 * T_MS));
+	assert_true(mr_rxwin_ts_ok(&w, ts0 - 100000, t0 + 900 * T_MS));
+	assert_int_equal(w.stale_pkts, 0);
+	assert_false(mr_rxwin_ts_ok(&w, ts0 - 100001, t0));
+	assert_false(mr_rxwin_ts_ok(&w, ts0 - 100001, t0 + 900 * T_MS));
+	/* 10 ms later the peer's clock reads at most ts0 + 10000 + tol. */
+	assert_true(mr_rxwin_ts_ok(&w, ts0 + 10000 + 100009,
+				   t0 + 10 * T_MS));
+	assert_false(mr_rxwin_ts_ok(&w, ts0 + 10000 + 100010,
+				    t0 + 10 * T_MS));
+	/* A zero or random timestamp is no clock of the peer's. */
+	assert_false(mr_rxwin_ts_ok(&w, 0x12345678, t0 + 10 * T_MS));
+	assert_false(mr_rxwin_ts_ok(&w, ts0 + 0x40000000, t0 + 10 * T_MS));
+	assert_int_equal(w.stale_pkts, 5);
+	/* The reference is the newest accepted: older ones do not move it. */
+	mr_rxwin_ts_accept(&w, ts0 - 5000, t0 + 1 * T_MS);
+	assert_int_equal(w.ts_ref, ts0);
+	mr_rxwin_ts_accept(&w, ts0 + 60000000, t0 + 60000 * T_MS);
+	assert_false(mr_rxwin_ts_ok(&w, ts0, t0 + 60000 * T_MS));
+	assert_true(mr_rxwin_ts_ok(&w, ts0 + 60001000, t0 + 60001 * T_MS));
+	/* Beyond the horizon of 32-bit clocks: re-anchored, accepted. */
+	assert_true(mr_rxwin_ts_ok(&w, 5, t0 + 60000 * T_MS +
+				   (1ULL << 30) * T_US));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +388,8 @@ int main(void)
 		cmocka_unit_test(test_ack_immediate_triggers),
 		cmocka_unit_test(test_counters_saturate),
 		cmocka_unit_test(test_random_vs_reference),
+		cmocka_unit_test(test_dup_recent),
+		cmocka_unit_test(test_timestamp_window),
 	};
 
 	return cmocka_run_group_tests_name("rxwin", tests, NULL, NULL);

@@ -361,12 +361,20 @@ static void test_rtt_estimator(void **state)
 	assert_int_equal(mr_txsb_rto(&sb), 5 * MS);
 	assert_int_equal(mr_txsb_reo_wnd(&sb), 50 * US);
 
-	/* an echo from the future is not a sample */
+	/*
+	 * An echo from the future is no echo of ours: the ACK is dropped
+	 * without any state change (MR-SEC-6).
+	 */
 	send_n(1, 1, 0, 10 * US);
 	ack_init(&a, 2, 50 * US);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 20 * US, &res),
+			 MR_ERR_ACK_AGE);
+	assert_int_equal(res.newly_acked, 0);
+	assert_int_equal(sb.una, 1);
+	assert_int_equal(sb.st.aged_acks, 1);
+	ack_init(&a, 2, 10 * US);
 	assert_int_equal(mr_txsb_on_ack(&sb, &a, 20 * US, &res), MR_TXSB_OK);
 	assert_int_equal(res.newly_acked, 1);
-	assert_false(res.rtt_valid);
 }
 
 /* Establish srtt = 20 us (reo_wnd = 50 us floor) on a fresh scoreboard. */
@@ -735,7 +743,10 @@ static void test_genuine_rto_not_undone(void **state)
 	assert_int_equal(sb.st.rto, 2);
 	assert_int_equal(sb.st.spurious_rto, 1);
 
-	/* an echo older than ack_max_age proves nothing (MR-SEC-6) */
+	/*
+	 * An echo older than ack_max_age proves nothing: the ACK is
+	 * dropped (MR-SEC-6), the RTO stands.
+	 */
 	mr_txsb_default_params(&p);
 	p.ack_max_age_ns = 50 * MS;
 	assert_int_equal(mr_txsb_init(&sb, &p, 0), 0);
@@ -743,10 +754,11 @@ static void test_genuine_rto_not_undone(void **state)
 	t = mr_txsb_next_deadline(&sb);
 	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
 	ack_init(&a, p0 + 1, 0);
-	assert_int_equal(mr_txsb_on_ack(&sb, &a, 60 * MS, &res), MR_TXSB_OK);
-	assert_int_equal(res.newly_acked, 1);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 60 * MS, &res),
+			 MR_ERR_ACK_AGE);
+	assert_int_equal(res.newly_acked, 0);
 	assert_false(res.rto_undone);
-	assert_int_equal(sb.n_lost, 1);
+	assert_int_equal(sb.n_lost, 2);
 	/* nor does an echo from the future */
 	setup_sb(0, 7, 7);
 	p0 = send_n(2, 0, 0, 0);
@@ -754,9 +766,9 @@ static void test_genuine_rto_not_undone(void **state)
 	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
 	ack_init(&a, p0 + 1, t + 5 * MS);
 	assert_int_equal(mr_txsb_on_ack(&sb, &a, t + 1 * MS, &res),
-			 MR_TXSB_OK);
+			 MR_ERR_ACK_AGE);
 	assert_false(res.rto_undone);
-	assert_int_equal(sb.n_lost, 1);
+	assert_int_equal(sb.n_lost, 2);
 }
 
 /*
@@ -1296,19 +1308,59 @@ static void test_rtt_sample_validity(void **state)
 	assert_int_equal(mr_txsb_on_ack(&sb, &a, 30 * US, &res), MR_TXSB_OK);
 	assert_true(res.rtt_valid);
 	assert_int_equal(res.rtt_ns, 30 * US);
-	/* an echo older than ack_max_age (1 s) yields no sample */
+	/*
+	 * An echo older than ack_max_age (1 s) is no recent echo of ours:
+	 * dropped, nothing changes (MR-SEC-6).
+	 */
 	ack_init(&a, 2, 0);
 	a.ts_echo = mr_txsb_stamp(&sb, 0);
 	assert_int_equal(mr_txsb_on_ack(&sb, &a, 1001 * MS, &res),
+			 MR_ERR_ACK_AGE);
+	assert_int_equal(res.newly_acked, 0);
+	assert_int_equal(sb.una, 1);
+	assert_int_equal(sb.st.aged_acks, 1);
+	ack_init(&a, 2, 0);
+	a.ts_echo = mr_txsb_stamp(&sb, 1000 * MS);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 1001 * MS, &res),
 			 MR_TXSB_OK);
 	assert_int_equal(res.newly_acked, 1);
-	assert_false(res.rtt_valid);
-	assert_int_equal(sb.st.old_samples, 1);
 	/* stale ACKs are flagged so that their credit is ignored */
 	ack_init(&a, 1, 0);
+	a.ts_echo = mr_txsb_stamp(&sb, 1001 * MS);
 	assert_int_equal(mr_txsb_on_ack(&sb, &a, 1002 * MS, &res),
 			 MR_TXSB_OK);
 	assert_true(res.stale);
+}
+
+/*
+ * MR-SEC-6: with a per-QP random clock offset, an ACK must echo a
+ * timestamp of this QP's clock: a forger who echoes the plain clock (or
+ * any value outside the last ack_max_age) completes nothing.
+ */
+static void test_ack_echo_needs_offset(void **state)
+{
+	struct mr_txsb_params p;
+	struct mr_akh a;
+	u64 now = 5000 * MS;
+
+	(void)state;
+	mr_txsb_default_params(&p);
+	p.ts_offset = 0x9e3779b9;
+	assert_int_equal(mr_txsb_init(&sb, &p, 100), 0);
+	send_n(4, 0, 0, now - 10 * MS);
+	ack_init(&a, 104, 0);
+	a.ts_echo = mr_txsb_ts(now - 10 * MS);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, now, &res), MR_ERR_ACK_AGE);
+	a.ts_echo = mr_txsb_stamp(&sb, now) + 1;
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, now, &res), MR_ERR_ACK_AGE);
+	a.ts_echo = mr_txsb_stamp(&sb, now) - 1000001;
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, now, &res), MR_ERR_ACK_AGE);
+	assert_int_equal(sb.una, 100);
+	assert_int_equal(sb.st.aged_acks, 3);
+	a.ts_echo = mr_txsb_stamp(&sb, now - 10 * MS);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, now, &res), MR_TXSB_OK);
+	assert_int_equal(sb.una, 104);
+	assert_int_equal(res.newly_acked, 4);
 }
 
 static void test_path_failover(void **state)
@@ -1375,6 +1427,7 @@ int main(void)
 		cmocka_unit_test(test_other_nacks),
 		cmocka_unit_test(test_verbs_timeout_budget),
 		cmocka_unit_test(test_rtt_sample_validity),
+		cmocka_unit_test(test_ack_echo_needs_offset),
 		cmocka_unit_test(test_path_failover),
 	};
 

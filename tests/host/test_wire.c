@@ -771,10 +771,40 @@ static void test_mutation_consistency(void **state)
 		/* Flags: only the known bits survive. */
 		raw[2] = 0;
 		raw[3] &= MR_F_KNOWN;
+		/* ATOMIC_FA: compare is ignored and sent as zero (MR-HDR-14). */
+		if (op == MR_OP_ATOMIC_FA)
+			memset(raw + MR_MBH_LEN + MR_DXH_LEN + 20, 0, 8);
 		assert_memory_equal(re, raw, len - MR_ICRC_LEN);
 	}
 	/* Mutations of field values must sometimes still be valid. */
 	assert_true(accepted > 100);
+}
+
+/* MR-HDR-14: ATOMIC_FA's compare is sent as zero and ignored on receipt. */
+static void test_fetch_add_compare(void **state)
+{
+	u8 buf[BUFSZ];
+	struct mr_pkt p, out;
+	int n, i;
+
+	(void)state;
+	t_sample_pkt(&p, MR_OP_ATOMIC_FA, 0);
+	p.axh.compare = 0x1122334455667788ULL;
+	n = mr_pkt_encode(&p, buf, sizeof(buf));
+	assert_true(n > 0);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(buf[MR_MBH_LEN + MR_DXH_LEN + 20 + i], 0);
+	buf[MR_MBH_LEN + MR_DXH_LEN + 27] = 0x5a;
+	mr_icrc_put(buf, (u32)n - MR_ICRC_LEN);
+	assert_int_equal(mr_pkt_decode(buf, (u32)n, &out), 0);
+	assert_int_equal(out.axh.compare, 0);
+	assert_int_equal(out.axh.swap_add, p.axh.swap_add);
+	/* ATOMIC_CS keeps its compare value both ways */
+	t_sample_pkt(&p, MR_OP_ATOMIC_CS, 0);
+	p.axh.compare = 0x1122334455667788ULL;
+	n = mr_pkt_encode(&p, buf, sizeof(buf));
+	assert_int_equal(mr_pkt_decode(buf, (u32)n, &out), 0);
+	assert_int_equal(out.axh.compare, p.axh.compare);
 }
 
 int main(void)
@@ -799,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_crc32c_vectors),
 		cmocka_unit_test(test_icrc_bitflip),
 		cmocka_unit_test(test_mutation_consistency),
+		cmocka_unit_test(test_fetch_add_compare),
 	};
 
 	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);
