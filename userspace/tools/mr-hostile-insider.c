@@ -1,0 +1,1622 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mr-hostile --insider: a peer that holds an R_Key, attacking a fresh
+ * victim QP per step of its table through a real RC QP of its own.
+ */
+#include "mr-hostile.h"
+
+/* ------------------------------------------------------------------ */
+/* Insider                                                            */
+
+enum expect { KEEP, MAY, DIE };
+static const char *const expect_name[] = { "KEEP", "MAY", "DIE" };
+
+#define MARK_MSN(k)	(0xDEAD0000u | ((k) & 0xffffu))
+#define IS_MARK(m)	(((m) >> 16) == 0xDEADu)
+
+static struct ins {
+	bool active;
+	uint32_t step;
+	/* attacker's real QP */
+	struct ibv_pd *pd;
+	struct ibv_mr *amr;
+	uint8_t *ab;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	/* the victim */
+	union ibv_gid vgid;
+	uint64_t base, len, ova, lva, sva, pseed;
+	uint32_t rkey, orkey, lrkey, srkey;
+	/* this step's connection */
+	uint32_t aqpn, vqpn, a0, v0;
+	uint32_t next_psn, next_msn, next_ssn;
+	uint32_t cum;
+	bool have_cum;
+	double cum_t;
+	uint32_t vreq, vread;
+	bool have_vreq, have_vread;
+	uint32_t new_rd;	/* new READ/ATOMIC messages this step */
+	unsigned int mark;
+	/* what the capture saw from the victim this step */
+	int fatal_nack;
+	uint32_t nacks[8];
+	uint64_t rresp_pkts, rresp_bytes, rresp_unknown, aresp;
+	uint32_t bad_reports;
+	/* the victim's answers on the control channel */
+	uint64_t ping_seq;
+	double ping_sent, max_lat;
+	bool ping_out, lat_reported;
+	char vstate[16];
+	/* valid packets sent, for retransmission of holes */
+	struct ihist {
+		bool used;
+		struct mr_pkt p;
+		uint8_t pl[PMTU];
+	} hist[256];
+	/* VA of every READ_REQ / ATOMIC sent, by PSN */
+	struct { bool used; uint32_t psn; uint64_t va; } rdva[512], atva[256];
+	/* READ messages sent (valid), for re-requests and replays */
+	struct { uint32_t psn, msn, len; uint64_t va; } reads[64];
+	unsigned int nreads;
+	/* the step in progress */
+	enum expect ex;
+	const char *cls, *var;
+} I;
+
+static void ins_rdva_put(uint32_t psn, uint64_t va, bool atomic)
+{
+	if (atomic) {
+		I.atva[psn % 256].used = true;
+		I.atva[psn % 256].psn = psn;
+		I.atva[psn % 256].va = va;
+	} else {
+		I.rdva[psn % 512].used = true;
+		I.rdva[psn % 512].psn = psn;
+		I.rdva[psn % 512].va = va;
+	}
+}
+
+static bool ins_rdva_get(uint32_t psn, uint64_t *va, bool atomic)
+{
+	if (atomic) {
+		if (!I.atva[psn % 256].used || I.atva[psn % 256].psn != psn)
+			return false;
+		*va = I.atva[psn % 256].va;
+		return true;
+	}
+	if (!I.rdva[psn % 512].used || I.rdva[psn % 512].psn != psn)
+		return false;
+	*va = I.rdva[psn % 512].va;
+	return true;
+}
+
+static void ins_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void ins_bad(const char *fmt, ...)
+{
+	char b[512];
+	va_list ap;
+
+	/* Every one counts; the first few of a step are printed. */
+	if (I.bad_reports++ >= 5) {
+		violations++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	violation("step %u %s%s%s: %s", I.step, I.cls, I.var ? "/" : "",
+		  I.var ? I.var : "", b);
+}
+
+/* READ_RESP from the victim: exactly the pattern of the bytes it names,
+ * never a byte outside the MR, never for a request that had to be dropped. */
+static void ins_check_rresp(const struct mr_pkt *p)
+{
+	uint64_t va, off;
+	size_t bad;
+
+	if (IS_MARK(p->dxh.msn)) {
+		ins_bad("READ_RESP psn %#x for msn %#x: a READ_REQ that had to be dropped (bad ICRC, trimmed, truncated or malformed) was executed",
+			p->psn, p->dxh.msn);
+		return;
+	}
+	if (p->flags & MR_F_TRIM)
+		return;
+	I.rresp_pkts++;
+	I.rresp_bytes += p->payload_len;
+	if (!ins_rdva_get(p->psn, &va, false)) {
+		I.rresp_unknown++;
+		return;
+	}
+	off = va - I.base + p->dxh.offset;
+	if (va < I.base || off > I.len || p->payload_len > I.len - off) {
+		ins_bad("READ_RESP psn %#x msn %u offset %u len %u: bytes %#" PRIx64 "..%#" PRIx64
+			" outside the %" PRIu64 "-byte MR were sent (MR-SEC-10)",
+			p->psn, p->dxh.msn, p->dxh.offset, p->payload_len, off,
+			off + p->payload_len, I.len);
+		return;
+	}
+	bad = pat_check(p->payload, I.pseed, off, p->payload_len);
+	if (bad < p->payload_len)
+		ins_bad("READ_RESP psn %#x msn %u offset %u len %u: byte %zu (MR offset %#" PRIx64
+			") is %#x, the MR holds %#x",
+			p->psn, p->dxh.msn, p->dxh.offset, p->payload_len, bad,
+			off + bad, p->payload[bad], pat_byte(I.pseed, off + bad));
+}
+
+static void ins_check_aresp(const struct mr_pkt *p)
+{
+	uint64_t va, want;
+
+	I.aresp++;
+	if (IS_MARK(p->dxh.msn)) {
+		ins_bad("ATOMIC_RESP psn %#x msn %#x: an atomic that had to be dropped was executed",
+			p->psn, p->dxh.msn);
+		return;
+	}
+	if (!ins_rdva_get(p->psn, &va, true) || va < I.base || va + 8 > I.base + I.len)
+		return;
+	want = pat_word(I.pseed, (va - I.base) / 8);
+	if (p->atomic_orig != want)
+		ins_bad("ATOMIC_RESP psn %#x: original value %#" PRIx64 ", the MR word at %#" PRIx64
+			" holds %#" PRIx64, p->psn, (uint64_t)p->atomic_orig, va - I.base, want);
+}
+
+static void ins_cap(uint32_t src, uint32_t dst, uint16_t sport,
+		    const struct mr_pkt *p, const uint8_t *raw, uint32_t len)
+{
+	/* Only what the victim's module sent (MR-ENC-2 source ports): the
+	 * off-path attacker on the victim's host forges NACKs and responses
+	 * at this very QP pair too. */
+	if (!I.active || src != N.peer || dst != N.me || sport < MR_ENTROPY_BASE ||
+	    p->sqpn != I.vqpn || p->dqpn != I.aqpn)
+		return;
+	if (!(p->flags & MR_F_TRIM) && mr_icrc_check(raw, len))
+		return;
+	switch (p->opcode) {
+	case MR_OP_NACK:
+		if (p->nkh.reason < 8)
+			I.nacks[p->nkh.reason]++;
+		if (p->nkh.reason >= MR_NACK_REMOTE_ACCESS && !I.fatal_nack)
+			I.fatal_nack = p->nkh.reason;
+		/* fall through */
+	case MR_OP_ACK:
+		if (!I.have_cum || mr_psn_after(p->akh.cum_psn, I.cum)) {
+			I.cum = p->akh.cum_psn;
+			I.cum_t = now_s();
+		}
+		I.have_cum = true;
+		break;
+	case MR_OP_READ_RESP:
+		ins_check_rresp(p);
+		break;
+	case MR_OP_ATOMIC_RESP:
+		ins_check_aresp(p);
+		break;
+	default:
+		if (mr_op_desc(p->opcode)->attrs & MR_OPA_REQ) {
+			if (!I.have_vreq || mr_psn_after(p->psn, I.vreq))
+				I.vreq = p->psn;
+			I.have_vreq = true;
+			if (p->opcode == MR_OP_READ_REQ) {
+				I.vread = p->psn;
+				I.have_vread = true;
+			}
+		}
+		break;
+	}
+}
+
+static bool ins_ctl_line(const char *l)
+{
+	unsigned long long seq;
+	char st[16];
+
+	if (sscanf(l, "PONG %llu state=%15s", &seq, st) != 2)
+		return false;
+	if (I.ping_out && seq == I.ping_seq) {
+		double lat = now_s() - I.ping_sent;
+
+		if (lat > I.max_lat)
+			I.max_lat = lat;
+		I.ping_out = false;
+	}
+	snprintf(I.vstate, sizeof(I.vstate), "%s", st);
+	return true;
+}
+
+/* Every 500 ms: is the victim's user space still answering? */
+static void ins_svc(void)
+{
+	double t = now_s();
+
+	if (!I.active || ctl < 0)
+		return;
+	if (I.ping_out) {
+		if (t - I.ping_sent > O.max_lat_ms / 1000.0 && !I.lat_reported) {
+			I.lat_reported = true;
+			ins_bad("the victim did not answer the control channel for %.0f ms (bound %u ms): the host is not responsive",
+				(t - I.ping_sent) * 1000, O.max_lat_ms);
+		}
+		if (t - I.ping_sent > I.max_lat)
+			I.max_lat = t - I.ping_sent;
+		return;
+	}
+	if (t - I.ping_sent >= 0.5) {
+		I.ping_seq++;
+		I.ping_sent = t;
+		I.ping_out = true;
+		ctl_send("PING %llu", (unsigned long long)I.ping_seq);
+	}
+}
+
+static bool ins_dead(void)
+{
+	return I.fatal_nack || !strcmp(I.vstate, "ERR") || ctl_eof;
+}
+
+/* Send an attack packet of this step (its PSN is not consumed). */
+static void ins_tx_attack(const uint8_t *b, uint32_t n)
+{
+	tx_udp_sock(b, n, true, false);
+}
+
+static void ins_fill(struct mr_pkt *p)
+{
+	p->dqpn = I.vqpn;
+	p->sqpn = I.aqpn;
+	p->ts = ts_now();
+	p->path = (uint8_t)rnd_below(8);
+}
+
+static void ins_retransmit(uint32_t psn)
+{
+	struct ihist *h = &I.hist[psn % 256];
+	uint8_t b[4096];
+	struct mr_pkt p;
+
+	if (!h->used || h->p.psn != psn)
+		return;
+	p = h->p;
+	p.payload = h->pl;
+	p.ts = ts_now();
+	p.flags |= MR_F_RETX | MR_F_ACKREQ;
+	tx_udp_sock(b, enc(&p, b, sizeof(b)), false, false);
+}
+
+static uint32_t ins_cum(void)
+{
+	return I.have_cum ? I.cum : mr_psn_add(I.a0, 1);
+}
+
+/* Room in the victim's 256-PSN window (keep 64 spare); retransmit the
+ * oldest hole like a requester would. False: stuck or the QP is gone. */
+static bool ins_window(uint32_t need)
+{
+	double t0 = now_s(), last = 0;
+
+	for (;;) {
+		uint32_t cum = ins_cum();
+
+		if (mr_psn_dist(I.next_psn, cum) + need < 192)
+			return true;
+		if (ins_dead() || now_s() - t0 > 3)
+			return false;
+		if (now_s() - I.cum_t > 0.05 && now_s() - last > 0.05) {
+			ins_retransmit(cum);
+			last = now_s();
+		}
+		service(0.002);
+	}
+}
+
+/* A valid request at the next PSN, kept for retransmission. @rsvd: bits of
+ * the reserved flag byte to set (MR-VER-2: processed as if zero). */
+static bool ins_tx_valid(struct mr_pkt *p, uint8_t rsvd)
+{
+	struct ihist *h;
+	uint8_t b[4096];
+	uint32_t n;
+
+	if (!ins_window(1))
+		return false;
+	ins_fill(p);
+	p->psn = I.next_psn;
+	h = &I.hist[p->psn % 256];
+	h->used = true;
+	h->p = *p;
+	if (p->payload_len)
+		memcpy(h->pl, p->payload, p->payload_len);
+	h->p.payload = h->pl;
+	if (p->opcode == MR_OP_READ_REQ)
+		ins_rdva_put(p->psn, p->rxh.va, false);
+	else if (p->opcode == MR_OP_ATOMIC_FA || p->opcode == MR_OP_ATOMIC_CS)
+		ins_rdva_put(p->psn, p->axh.va, true);
+	n = enc(p, b, sizeof(b));
+	if (rsvd) {
+		b[2] |= rsvd;
+		icrc_fix(b, n);
+	}
+	tx_udp_sock(b, n, false, false);
+	I.next_psn = mr_psn_add(I.next_psn, 1);
+	return true;
+}
+
+/* WRITE (or WRITE_IMM) of the pattern to MR offset @off. */
+static bool ins_write(uint64_t off, uint32_t len, bool imm, uint8_t rsvd)
+{
+	uint32_t npk = len ? (len - 1) / PMTU + 1 : 1;
+	uint32_t msn = I.next_msn, ssn = imm ? I.next_ssn : 0;
+	uint8_t pl[PMTU];
+
+	if (!ins_window(npk))
+		return false;
+	I.next_msn++;
+	if (imm)
+		I.next_ssn++;
+	for (uint32_t k = 0; k < npk; k++) {
+		struct mr_pkt p = { .opcode = imm ? MR_OP_WRITE_IMM : MR_OP_WRITE };
+
+		p.dxh.msn = msn;
+		p.dxh.ssn = ssn;
+		p.dxh.msg_len = len;
+		p.dxh.offset = k * PMTU;
+		p.payload_len = len ? (len - p.dxh.offset < PMTU ? len - p.dxh.offset : PMTU) : 0;
+		pat_fill(pl, I.pseed, off + p.dxh.offset, p.payload_len);
+		p.payload = pl;
+		p.rxh.va = I.base + off;
+		p.rxh.rkey = I.rkey;
+		p.imm = rnd32();
+		p.flags = req_flags(p.opcode, k == npk - 1 ? MR_F_ACKREQ : 0,
+				    p.dxh.offset, p.payload_len, len);
+		if (!ins_tx_valid(&p, rsvd))
+			return false;
+	}
+	return true;
+}
+
+/* A new READ message of MR bytes [off, off + len). */
+static bool ins_read_new(uint64_t off, uint32_t len)
+{
+	struct mr_pkt p = { .opcode = MR_OP_READ_REQ,
+			    .flags = MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ };
+
+	p.dxh.msn = I.next_msn;
+	p.dxh.msg_len = len;
+	p.rxh.va = I.base + off;
+	p.rxh.rkey = I.rkey;
+	if (!ins_tx_valid(&p, 0))
+		return false;
+	I.reads[I.nreads % 64].psn = p.psn;
+	I.reads[I.nreads % 64].msn = p.dxh.msn;
+	I.reads[I.nreads % 64].va = p.rxh.va;
+	I.reads[I.nreads % 64].len = len;
+	I.nreads++;
+	I.next_msn++;
+	I.new_rd++;
+	return true;
+}
+
+/* A re-request (new PSN, the READ's MSN and VA) of bytes [roff, roff + rlen)
+ * of READ @r (MR-REL-24). */
+static bool ins_read_rereq(unsigned int r, uint32_t roff, uint32_t rlen)
+{
+	struct mr_pkt p = { .opcode = MR_OP_READ_REQ,
+			    .flags = MR_F_FIRST | MR_F_LAST };
+
+	p.dxh.msn = I.reads[r % 64].msn;
+	p.dxh.offset = roff;
+	p.dxh.msg_len = rlen;
+	p.rxh.va = I.reads[r % 64].va;
+	p.rxh.rkey = I.rkey;
+	return ins_tx_valid(&p, 0);
+}
+
+/* A duplicate of READ @r's first READ_REQ (its PSN, before cum_psn) naming
+ * bytes [roff, roff + rlen) of the same READ message (MR-REL-8). */
+static void ins_read_dup(unsigned int r, uint32_t roff, uint32_t rlen, uint32_t msn)
+{
+	struct mr_pkt p = { .opcode = MR_OP_READ_REQ,
+			    .flags = MR_F_FIRST | MR_F_LAST | MR_F_RETX };
+	uint8_t b[256];
+
+	ins_fill(&p);
+	p.psn = I.reads[r % 64].psn;
+	p.dxh.msn = msn;
+	p.dxh.offset = roff;
+	p.dxh.msg_len = rlen;
+	p.rxh.va = I.reads[r % 64].va;
+	p.rxh.rkey = I.rkey;
+	ins_tx_attack(b, enc(&p, b, sizeof(b)));
+}
+
+/* FETCH_ADD 0 of an aligned MR word: its original value must be the pattern. */
+static bool ins_atomic_fa0(uint64_t off)
+{
+	struct mr_pkt p = { .opcode = MR_OP_ATOMIC_FA,
+			    .flags = MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ };
+
+	p.dxh.msn = I.next_msn;
+	p.dxh.msg_len = MR_ATOMIC_LEN;
+	p.axh.va = I.base + (off & ~7ull);
+	p.axh.rkey = I.rkey;
+	if (!ins_tx_valid(&p, 0))
+		return false;
+	I.next_msn++;
+	I.new_rd++;
+	return true;
+}
+
+/* SEND of @len bytes (<= the victim's 1 KiB receive SGE unless @len says
+ * otherwise): the content the victim checks. */
+static bool ins_send(uint32_t len, bool imm)
+{
+	uint32_t npk = len ? (len - 1) / PMTU + 1 : 1;
+	uint32_t msn = I.next_msn, ssn = I.next_ssn;
+	uint8_t pl[PMTU];
+
+	if (!ins_window(npk))
+		return false;
+	I.next_msn++;
+	I.next_ssn++;
+	for (uint32_t k = 0; k < npk; k++) {
+		struct mr_pkt p = { .opcode = imm ? MR_OP_SEND_IMM : MR_OP_SEND };
+
+		p.dxh.msn = msn;
+		p.dxh.ssn = ssn;
+		p.dxh.msg_len = len;
+		p.dxh.offset = k * PMTU;
+		p.payload_len = len ? (len - p.dxh.offset < PMTU ? len - p.dxh.offset : PMTU) : 0;
+		pat_fill(pl, I.pseed ^ SEND_SEED, (uint64_t)ssn * 4096 + p.dxh.offset,
+			 p.payload_len);
+		p.payload = pl;
+		p.imm = rnd32();
+		p.flags = req_flags(p.opcode, k == npk - 1 ? MR_F_ACKREQ : 0,
+				    p.dxh.offset, p.payload_len, len);
+		if (!ins_tx_valid(&p, 0))
+			return false;
+	}
+	return true;
+}
+
+/* A legitimate small request (a WRITE of the pattern), to move the
+ * window along. New READs and atomics are left to the steps that count
+ * them: at most 4 per step, the requester's max_rd_atomic, below the
+ * victim's max_dest_rd_atomic (MR-VERBS-15). */
+static bool ins_valid_small(void)
+{
+	uint32_t len = rnd_below(2) ? rnd_below(PMTU) + 1 : rnd_below(2 * PMTU + 1);
+
+	return ins_write((uint64_t)rnd_below((uint32_t)((I.len - 8192) / 8)) * 8,
+			 len, false, 0);
+}
+
+/* An MR offset with room for @n bytes. */
+static uint64_t ins_off(uint64_t n)
+{
+	return n >= I.len ? 0 : (rnd64() % (I.len - n + 1)) & ~7ull;
+}
+
+static bool ins_more(double end)
+{
+	return now_s() < end && !ctl_eof && (I.ex == KEEP || !ins_dead());
+}
+
+/* Wait until every valid request sent has been received (holes resent). */
+static void ins_drain(double tmo)
+{
+	double t0 = now_s(), last = 0;
+
+	while (now_s() - t0 < tmo && !ins_dead() && ins_cum() != I.next_psn) {
+		if (now_s() - I.cum_t > 0.05 && now_s() - last > 0.05) {
+			ins_retransmit(ins_cum());
+			last = now_s();
+		}
+		service(0.005);
+	}
+}
+
+/* The base for malformed packets of this connection. */
+static void ins_mbase(struct mbase *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->rq_dqpn = m->ak_dqpn = I.vqpn;
+	m->rq_sqpn = m->ak_sqpn = I.aqpn;
+	m->rq_psn = I.next_psn;
+	m->ak_psn = I.have_vreq ? I.vreq : I.v0;
+	m->insider = true;
+	m->va = I.base + ins_off(4 * PMTU);
+	m->rkey = I.rkey;
+	m->mr_base = I.base;
+	m->pseed = I.pseed;
+}
+
+/* ---- KEEP steps ---- */
+
+/* The measured field case first: the requester's first PSN, MSN 0, the
+ * whole MR; then other replays of this step's READ_REQs. */
+static void is_read_replay(int arg, double end)
+{
+	(void)arg;
+	while (ins_more(end)) {
+		unsigned int r = rnd_below(I.nreads < 64 ? I.nreads : 64);
+		uint32_t avail, off, len;
+
+		if (I.nreads < 8 && I.new_rd < 4 && rnd_below(8) == 0) {
+			if (!ins_read_new(ins_off(1 << 20), 64 << 10))
+				break;
+			continue;
+		}
+		/* Only READ_REQs the victim already has: duplicates. */
+		if (mr_psn_diff(I.reads[r].psn, ins_cum()) >= 0)
+			r = 0;
+		avail = (uint32_t)(I.len - (I.reads[r].va - I.base));
+		if (r == 0 || rnd_below(4) == 0) {
+			ins_read_dup(r, 0, avail, I.reads[r].msn);
+			continue;
+		}
+		off = rnd_below(avail / PMTU) * PMTU;
+		len = 1 + rnd_below(avail - off);
+		ins_read_dup(r, off, len, I.reads[r].msn);
+	}
+}
+
+/* New READs of the whole MR, half of it, its last byte (at most 4: below
+ * max_dest_rd_atomic), then re-requests of ranges of them. */
+static void is_read_huge(int arg, double end)
+{
+	(void)arg;
+	if (!ins_read_new(0, (uint32_t)I.len) ||
+	    !ins_read_new(I.len / 2, (uint32_t)(I.len / 2)) ||
+	    !ins_read_new(I.len - 1, 1))
+		return;
+	while (ins_more(end)) {
+		unsigned int r = I.nreads - 3 + rnd_below(2);
+		uint32_t rl = I.reads[r % 64].len;
+		uint32_t off = rnd_below(rl / PMTU) * PMTU;
+
+		if (!ins_read_rereq(r, off, rnd_below(2) ? rl - off : 1 + rnd_below(rl - off)))
+			break;
+	}
+}
+
+static void is_read_overlap(int arg, double end)
+{
+	(void)arg;
+	while (ins_more(end)) {
+		unsigned int r;
+		uint32_t off, len;
+
+		if (I.new_rd < 4 && (I.nreads < 2 || rnd_below(16) == 0)) {
+			if (!ins_read_new(ins_off(1 << 20), 1 << 20))
+				break;
+			continue;
+		}
+		r = I.nreads - 1 - rnd_below(I.nreads > 2 ? 2 : 1);
+		off = rnd_below((I.reads[r % 64].len + PMTU - 1) / PMTU) * PMTU;
+		len = (1 + rnd_below(256)) * PMTU;
+		if (off + len > I.reads[r % 64].len)
+			len = I.reads[r % 64].len - off;
+		if (!ins_read_rereq(r, off, len))
+			break;
+	}
+}
+
+static void is_malformed(int arg, double end)
+{
+	unsigned int k = rnd_below(MF_NUM);
+	const char *name;
+	struct mbase m;
+	uint8_t b[4096];
+	bool valid;
+
+	(void)arg;
+	while (ins_more(end)) {
+		uint32_t n;
+
+		if (k % MF_NUM == MF_FLAGS_RSVD)
+			k++;
+		ins_mbase(&m);
+		n = malform(k++, &m, b, sizeof(b), &name, &valid);
+		ins_tx_attack(b, n);
+		if (k % 8 == 0 && !ins_valid_small())
+			break;
+	}
+}
+
+/* Requests at the next PSN with one bit flipped: READ/ATOMIC carry a marker
+ * MSN, WRITE and SEND garbage, CMP_SWP the swap that would break the
+ * pattern. Then the real request for that PSN. */
+static void is_bad_icrc(int arg, double end)
+{
+	(void)arg;
+	while (ins_more(end)) {
+		uint8_t b[4096], pl[PMTU];
+		struct mr_pkt p;
+		uint32_t n, bit;
+		uint8_t op = req_ops[rnd_below(8)];
+		uint64_t off = ins_off(4 * PMTU);
+
+		rand_req(&p, op, I.vqpn, I.aqpn, I.next_psn, pl);
+		rnd_fill(pl, sizeof(pl));
+		ins_fill(&p);
+		p.psn = I.next_psn;
+		p.dxh.msn = MARK_MSN(I.mark++);
+		if (mr_op_desc(op)->attrs & MR_OPA_SSN)
+			p.dxh.ssn = I.next_ssn;
+		if (mr_op_desc(op)->attrs & MR_OPA_MULTI) {
+			p.dxh.msg_len = 2 * PMTU;
+			p.dxh.offset = 0;
+			p.payload_len = PMTU;
+			p.payload = pl;
+			p.flags = req_flags(op, 0, 0, PMTU, 2 * PMTU);
+		}
+		if (op == MR_OP_READ_REQ) {
+			p.dxh.offset = 0;
+			p.dxh.msg_len = 4096;
+		}
+		p.rxh.va = I.base + off;
+		p.rxh.rkey = I.rkey;
+		p.axh.va = I.base + off;
+		p.axh.rkey = I.rkey;
+		p.axh.compare = pat_word(I.pseed, off / 8);
+		p.axh.swap_add = ~p.axh.compare;
+		p.inv_rkey = I.rkey;
+		n = enc(&p, b, sizeof(b));
+		do {
+			bit = rnd_below(n * 8);
+		} while (bit / 8 == 3 && (1u << (bit % 8)) == MR_F_TRIM);
+		b[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		icrc_break(b, n);
+		ins_tx_attack(b, n);
+		if (!ins_valid_small())
+			break;
+	}
+}
+
+static void is_truncated(int arg, double end)
+{
+	unsigned int k = 0;
+
+	(void)arg;
+	while (ins_more(end)) {
+		uint8_t b[4096], pl[PMTU];
+		struct mr_pkt p;
+		uint32_t n;
+
+		rand_req(&p, req_ops[k % 8], I.vqpn, I.aqpn, I.next_psn, pl);
+		ins_fill(&p);
+		p.psn = I.next_psn;
+		p.dxh.msn = MARK_MSN(I.mark++);
+		n = enc(&p, b, sizeof(b));
+		ins_tx_attack(b, k++ % n);
+		if (k % 8 == 0 && !ins_valid_small())
+			break;
+	}
+}
+
+/* TRIM: never placed, NACK TRIMMED for a new PSN (MR-REL-16). */
+static void is_trim(int arg, double end)
+{
+	static const uint8_t ops[] = { MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_WRITE,
+				       MR_OP_WRITE_IMM, MR_OP_SEND_INV };
+
+	(void)arg;
+	while (ins_more(end)) {
+		uint8_t b[4096], pl[2 * PMTU];
+		uint8_t op = ops[rnd_below(5)];
+		struct mr_pkt p = { .opcode = op };
+		uint32_t n;
+
+		ins_fill(&p);
+		p.psn = rnd_below(4) ? I.next_psn : mr_psn_add(I.next_psn, 300 + rnd_below(1000));
+		p.dxh.msn = MARK_MSN(I.mark++);
+		if (mr_op_desc(op)->attrs & MR_OPA_SSN)
+			p.dxh.ssn = I.next_ssn;
+		p.dxh.msg_len = (1 + rnd_below(4)) * PMTU;
+		p.payload_len = rnd_below(2 * PMTU + 1);
+		if (p.payload_len > p.dxh.msg_len)
+			p.payload_len = p.dxh.msg_len;
+		rnd_fill(pl, p.payload_len);
+		p.payload = pl;
+		p.rxh.va = I.base + ins_off(4 * PMTU);
+		p.rxh.rkey = I.rkey;
+		p.inv_rkey = I.rkey;
+		p.flags = MR_F_FIRST | MR_F_TRIM;
+		n = enc(&p, b, sizeof(b));
+		rnd_fill(b + n - MR_ICRC_LEN, MR_ICRC_LEN);
+		ins_tx_attack(b, n);
+		if (rnd_below(3) == 0 && !ins_valid_small())
+			break;
+	}
+}
+
+/* PSNs beyond the window (NACK SEQ_ERR, rate-limited: MR-REL-10) and before
+ * cum_psn (duplicates: never placed, READs re-executed, atomics from the
+ * cache: MR-REL-7..9). */
+static void is_psn_oow(int arg, double end)
+{
+	static const uint32_t ahead[] = { 256, 257, 1000, MR_PSN_HALF - 512 };
+	static const uint32_t behind[] = { 1, 2, 255, 256, 1u << 22, MR_PSN_HALF };
+
+	(void)arg;
+	if (!ins_atomic_fa0(ins_off(8)))
+		return;
+	while (ins_more(end)) {
+		uint8_t b[4096], pl[2 * PMTU];
+		uint8_t op = req_ops[rnd_below(8)];
+		bool fwd = rnd_below(2);
+		uint32_t psn = fwd ? mr_psn_add(I.next_psn, ahead[rnd_below(4)]) :
+			mr_psn_sub(ins_cum(), behind[rnd_below(6)]);
+		uint64_t off = ins_off(4 * PMTU), va;
+		struct mr_pkt p;
+
+		rand_req(&p, op, I.vqpn, I.aqpn, psn, pl);
+		ins_fill(&p);
+		p.psn = psn;
+		p.rxh.va = I.base + off;
+		p.rxh.rkey = I.rkey;
+		if (op == MR_OP_READ_REQ) {
+			/* A re-executed duplicate must be served from the VA
+			 * its PSN had; unknown PSNs from the MR start. */
+			if (!ins_rdva_get(psn, &va, false))
+				va = I.base;
+			p.rxh.va = va;
+			p.dxh.offset = 0;
+			p.dxh.msg_len = 1 + rnd_below(64 << 10);
+			if (fwd)
+				p.dxh.msn = MARK_MSN(I.mark++);
+		} else if (op == MR_OP_ATOMIC_CS || op == MR_OP_ATOMIC_FA) {
+			/* Would break the pattern if executed. */
+			if (!ins_rdva_get(psn, &va, true))
+				va = I.base + off;
+			p.axh.va = va;
+			p.axh.rkey = I.rkey;
+			p.axh.compare = pat_word(I.pseed, (va - I.base) / 8);
+			p.axh.swap_add = op == MR_OP_ATOMIC_CS ? ~p.axh.compare : 1;
+			if (fwd)
+				p.dxh.msn = MARK_MSN(I.mark++);
+		} else if (mr_op_desc(op)->attrs & MR_OPA_MULTI) {
+			p.dxh.msg_len = 2 * PMTU;
+			p.dxh.offset = 0;
+			p.payload_len = PMTU;
+			p.payload = pl;
+			p.flags = req_flags(op, 0, 0, PMTU, 2 * PMTU);
+		}
+		ins_tx_attack(b, enc(&p, b, sizeof(b)));
+		if (rnd_below(4) == 0 && !ins_valid_small())
+			break;
+	}
+}
+
+static void is_atomic(int arg, double end)
+{
+	(void)arg;
+	while (ins_more(end)) {
+		uint8_t b[256], pl[2 * PMTU];
+		struct mr_pkt p;
+		uint64_t va;
+		uint32_t psn;
+
+		switch (rnd_below(4)) {
+		case 0:
+			if (I.new_rd < 4) {
+				if (!ins_atomic_fa0(ins_off(8)))
+					return;
+				break;
+			}
+			/* fall through */
+		case 1:	/* misaligned (MR-HDR-25): dropped */
+			rand_req(&p, rnd_below(2) ? MR_OP_ATOMIC_CS : MR_OP_ATOMIC_FA,
+				 I.vqpn, I.aqpn, I.next_psn, pl);
+			ins_fill(&p);
+			p.psn = I.next_psn;
+			p.dxh.msn = MARK_MSN(I.mark++);
+			p.axh.va = I.base + ins_off(16);
+			p.axh.rkey = I.rkey;
+			{
+				uint32_t n = enc(&p, b, sizeof(b));
+				uint32_t o = hoff(p.opcode, MR_HDR_AXH);
+
+				b[o + 7] |= (uint8_t)(1 + rnd_below(7));
+				icrc_fix(b, n);
+				ins_tx_attack(b, n);
+			}
+			break;
+		default: /* a duplicate of an executed atomic: from the cache */
+			psn = mr_psn_sub(ins_cum(), 1 + rnd_below(64));
+			if (!ins_rdva_get(psn, &va, true)) {
+				if (!ins_valid_small())
+					return;
+				break;
+			}
+			memset(&p, 0, sizeof(p));
+			p.opcode = MR_OP_ATOMIC_CS;
+			p.flags = MR_F_FIRST | MR_F_LAST | MR_F_RETX;
+			ins_fill(&p);
+			p.psn = psn;
+			p.dxh.msn = rnd32();
+			p.dxh.msg_len = MR_ATOMIC_LEN;
+			p.axh.va = va;
+			p.axh.rkey = I.rkey;
+			p.axh.compare = pat_word(I.pseed, (va - I.base) / 8);
+			p.axh.swap_add = ~p.axh.compare;
+			ins_tx_attack(b, enc(&p, b, sizeof(b)));
+			break;
+		}
+	}
+}
+
+static void is_write(int arg, double end)
+{
+	(void)arg;
+	while (ins_more(end)) {
+		uint8_t b[4096];
+		struct mr_pkt p;
+		uint32_t len;
+
+		switch (rnd_below(5)) {
+		case 0:	/* zero length, any R_Key: not validated (MR-VERBS-29) */
+			memset(&p, 0, sizeof(p));
+			p.opcode = MR_OP_WRITE;
+			p.flags = MR_F_FIRST | MR_F_LAST;
+			p.dxh.msn = I.next_msn;
+			p.rxh.va = rnd64() >> 2;
+			p.rxh.rkey = rnd32();
+			if (!ins_tx_valid(&p, 0))
+				return;
+			I.next_msn++;
+			break;
+		case 1:	/* reserved flag bits: ignored (MR-VER-2) */
+			len = 1 + rnd_below(3 * PMTU);
+			if (!ins_write(ins_off(len), len, false, (uint8_t)(1u << rnd_below(8))))
+				return;
+			break;
+		case 2: {	/* exact duplicates of received packets */
+			uint32_t psn = mr_psn_sub(ins_cum(), 1 + rnd_below(32));
+			struct ihist *h = &I.hist[psn % 256];
+
+			if (h->used && h->p.psn == psn) {
+				p = h->p;
+				p.payload = h->pl;
+				ins_tx_attack(b, enc(&p, b, sizeof(b)));
+			}
+			break;
+		}
+		default:
+			len = rnd_below(2) ? rnd_below(64 << 10) : rnd_below(3 * PMTU);
+			if (!ins_write(ins_off(len), len, rnd_below(8) == 0, 0))
+				return;
+			break;
+		}
+	}
+}
+
+static void is_send(int arg, double end)
+{
+	(void)arg;
+	for (int n = 0; n < 48 && ins_more(end); n++)
+		if (!ins_send(rnd_below(RSGE_LEN + 1), rnd_below(2)))
+			return;
+	while (ins_more(end))
+		if (!ins_valid_small())
+			return;
+}
+
+/* Forged acknowledgement information towards the victim's requester that
+ * a requester must survive: ACKs beyond nxt, stale, with SACK bits, credit
+ * 0, random timestamps; NACK SEQ_ERR/TRIMMED/RNR; PROBEs; responses. */
+static void is_forge_ack(int arg, double end)
+{
+	(void)arg;
+	while (ins_more(end)) {
+		uint8_t b[4096], pl[PMTU];
+		struct mr_pkt p;
+		uint32_t v = I.have_vreq ? I.vreq : I.v0;
+
+		switch (rnd_below(10)) {
+		case 0:
+			rand_ack(&p, false, I.vqpn, I.aqpn, mr_psn_add(v, 1000 + rnd_below(1u << 20)), 0);
+			break;
+		case 1:
+			rand_ack(&p, false, I.vqpn, I.aqpn, mr_psn_sub(v, 300 + rnd_below(1u << 20)), 0);
+			break;
+		case 2:
+			rand_ack(&p, false, I.vqpn, I.aqpn, mr_psn_sub(v, rnd_below(16)), 0);
+			break;
+		case 3:
+			rand_ack(&p, false, I.vqpn, I.aqpn, mr_psn_add(v, 1), 0);
+			p.akh.credit = rnd_below(2);
+			break;
+		case 4:
+		case 5:
+			rand_ack(&p, true, I.vqpn, I.aqpn, mr_psn_sub(v, rnd_below(4)), v);
+			p.nkh.reason = (uint8_t)(MR_NACK_TRIMMED + rnd_below(3));
+			p.nkh.rnr_timer = p.nkh.reason == MR_NACK_RNR ?
+				(uint8_t)rnd_below(MR_RNR_TIMER_MAX + 1) : 0;
+			break;
+		case 6:
+			memset(&p, 0, sizeof(p));
+			p.opcode = rnd_below(2) ? MR_OP_PROBE : MR_OP_PROBE_REPLY;
+			p.dqpn = I.vqpn;
+			p.sqpn = I.aqpn;
+			p.psn = rnd32() & MR_PSN_MASK;
+			p.ts = rnd32();
+			break;
+		case 7:
+		case 8:	/* garbage for the victim's own READ (its buffer, its risk) */
+			memset(&p, 0, sizeof(p));
+			p.opcode = MR_OP_READ_RESP;
+			p.dqpn = I.vqpn;
+			p.sqpn = I.aqpn;
+			p.psn = I.have_vread ? I.vread : v;
+			p.dxh.msn = rnd_below(64);
+			p.dxh.msg_len = V_READ_LEN;
+			p.dxh.offset = rnd_below(V_READ_LEN / PMTU) * PMTU;
+			p.payload_len = PMTU;
+			rnd_fill(pl, PMTU);
+			p.payload = pl;
+			p.flags = req_flags(MR_OP_READ_RESP, 0, p.dxh.offset, PMTU, V_READ_LEN);
+			break;
+		default:
+			memset(&p, 0, sizeof(p));
+			p.opcode = MR_OP_ATOMIC_RESP;
+			p.dqpn = I.vqpn;
+			p.sqpn = I.aqpn;
+			p.psn = v;
+			p.flags = MR_F_FIRST | MR_F_LAST;
+			p.dxh.msn = rnd_below(64);
+			p.dxh.msg_len = MR_ATOMIC_LEN;
+			p.atomic_orig = rnd64();
+			break;
+		}
+		if (p.opcode != MR_OP_PROBE && p.opcode != MR_OP_PROBE_REPLY)
+			p.ts = rnd_below(2) ? ts_now() : rnd32();
+		ins_tx_attack(b, enc(&p, b, sizeof(b)));
+		if (rnd_below(8) == 0 && !ins_valid_small())
+			return;
+	}
+}
+
+/* ---- MAY steps ---- */
+
+/* SENDs with SSNs ahead: draining the SRQ (MR-VERBS-20, MR-PLACE-12). */
+static void is_ssn_ahead(int arg, double end)
+{
+	static const uint32_t ahead[] = { 1, 63, 200, 255, 256, 1000, 1u << 31 };
+
+	(void)arg;
+	for (unsigned int i = 0; ins_more(end); i++) {
+		struct mr_pkt p = { .opcode = MR_OP_SEND };
+		uint8_t pl[64];
+
+		if (i % 2) {
+			if (!ins_send(rnd_below(RSGE_LEN), false))
+				return;
+			continue;
+		}
+		rnd_fill(pl, sizeof(pl));
+		p.dxh.msn = I.next_msn;
+		p.dxh.ssn = I.next_ssn + ahead[(i / 2) % 7];
+		p.dxh.msg_len = sizeof(pl);
+		p.payload_len = sizeof(pl);
+		p.payload = pl;
+		p.flags = MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ;
+		if (!ins_tx_valid(&p, 0))
+			return;
+		I.next_msn++;
+	}
+}
+
+/* MSNs ahead of or behind the responder's count (MR-REL-25). */
+static void is_msn_bad(int arg, double end)
+{
+	static const int32_t delta[] = { 1, 2, 1000, INT32_MIN, -1, -100 };
+
+	(void)arg;
+	for (unsigned int i = 0; ins_more(end); i++) {
+		struct mr_pkt p;
+		uint8_t pl[2 * PMTU];
+		uint8_t op = req_ops[rnd_below(8)];
+
+		if (i % 2) {
+			if (!ins_valid_small())
+				return;
+			continue;
+		}
+		rand_req(&p, op, I.vqpn, I.aqpn, I.next_psn, pl);
+		p.dxh.msn = (uint32_t)((int64_t)I.next_msn + delta[(i / 2) % 6]);
+		if (mr_op_desc(op)->attrs & MR_OPA_MULTI) {
+			p.dxh.msg_len = rnd_below(PMTU + 1);
+			p.dxh.offset = 0;
+			p.payload_len = p.dxh.msg_len;
+			pat_fill(pl, I.pseed, 0, p.payload_len);
+			p.payload = pl;
+			p.flags = req_flags(op, MR_F_ACKREQ, 0, p.payload_len, p.dxh.msg_len);
+		}
+		if (op == MR_OP_READ_REQ) {
+			p.dxh.offset = 0;
+			p.dxh.msg_len = 1 + rnd_below(4096);
+		}
+		if (mr_op_desc(op)->attrs & MR_OPA_SSN)
+			p.dxh.ssn = I.next_ssn;
+		p.rxh.va = I.base;
+		p.rxh.rkey = I.rkey;
+		p.axh.va = I.base;
+		p.axh.rkey = I.rkey;
+		p.axh.swap_add = 0;
+		p.axh.compare = ~pat_word(I.pseed, 0);
+		p.inv_rkey = rnd32();
+		if (!ins_tx_valid(&p, 0))
+			return;
+	}
+}
+
+/* Random mutations of its own valid packets, with a correct ICRC, made
+ * harmless to the pattern: WRITE payloads rewritten to the pattern of
+ * where they land, atomics made FETCH_ADD 0, addressed to this pair. */
+static void is_mutate_own(int arg, double end)
+{
+	(void)arg;
+	while (ins_more(end)) {
+		uint8_t b[4096], pl[2 * PMTU];
+		struct mr_pkt p, q;
+		uint32_t n;
+		unsigned int k = 1 + rnd_below(4);
+		const struct mr_op_desc *d;
+
+		rand_req(&p, req_ops[rnd_below(8)], I.vqpn, I.aqpn, I.next_psn, pl);
+		ins_fill(&p);
+		p.psn = mr_psn_add(I.next_psn, rnd_below(4));
+		p.rxh.va = I.base + ins_off(4 * PMTU);
+		p.rxh.rkey = I.rkey;
+		p.axh.va = I.base + ins_off(8);
+		p.axh.rkey = I.rkey;
+		n = enc(&p, b, sizeof(b));
+		while (k--)
+			b[rnd_below(n - MR_ICRC_LEN)] ^= (uint8_t)(1 + rnd_below(255));
+		icrc_fix(b, n);
+		if (mr_pkt_decode(b, n, &q)) {
+			ins_tx_attack(b, n);	/* malformed now: dropped */
+			continue;
+		}
+		d = mr_op_desc(q.opcode);
+		q.dqpn = I.vqpn;
+		q.sqpn = I.aqpn;
+		if (q.opcode == MR_OP_UD_SEND || q.opcode == MR_OP_UD_SEND_IMM)
+			q.deth.src_qpn = q.sqpn;
+		if ((d->hdrs & MR_HDR_RXH) && q.payload_len) {
+			memcpy(pl, q.payload, q.payload_len);
+			pat_fill(pl, I.pseed, q.rxh.va + q.dxh.offset - I.base, q.payload_len);
+			q.payload = pl;
+		} else if (q.payload_len) {
+			memcpy(pl, q.payload, q.payload_len);
+			q.payload = pl;
+		}
+		if (d->hdrs & MR_HDR_AXH) {
+			q.opcode = MR_OP_ATOMIC_FA;
+			q.axh.swap_add = 0;
+			q.axh.compare = 0;
+			ins_rdva_put(q.psn, q.axh.va, true);
+		}
+		if (q.opcode == MR_OP_READ_REQ && !ins_rdva_get(q.psn, &(uint64_t){ 0 }, false))
+			ins_rdva_put(q.psn, q.rxh.va, false);
+		n = (uint32_t)mr_pkt_encode(&q, b, sizeof(b));
+		if ((int)n < 0)
+			continue;
+		ins_tx_attack(b, n);
+		if (rnd_below(4) == 0 && !ins_valid_small())
+			return;
+	}
+}
+
+/* Duplicates of the first READ_REQ naming ranges outside the MR: refused,
+ * never a byte from outside (MR-REL-8 re-validates, MR-SEC-10). */
+static void is_read_oob_replay(int arg, double end)
+{
+	(void)arg;
+	while (ins_more(end)) {
+		uint32_t l = (uint32_t)I.len;
+
+		switch (rnd_below(4)) {
+		case 0:
+			ins_read_dup(0, l, 4096, 0);
+			break;
+		case 1:
+			ins_read_dup(0, 0, MR_MAX_MSG_LEN, 0);
+			break;
+		case 2:
+			ins_read_dup(0, l - PMTU, 2 * PMTU, 0);
+			break;
+		default:
+			ins_read_dup(0, MR_MAX_MSG_LEN - PMTU, PMTU, 0);
+			break;
+		}
+		if (rnd_below(8) == 0 && !ins_valid_small())
+			return;
+	}
+}
+
+/* WRITE messages of 2^31 bytes whose first packets land in the MR. */
+static void is_write_2g(int arg, double end)
+{
+	(void)arg;
+	while (ins_more(end)) {
+		uint64_t start = rnd_below(2) ? 0 : I.len - 4 * PMTU;
+		uint32_t msn = I.next_msn++;
+
+		for (uint32_t k = 0; k < 4 && ins_more(end); k++) {
+			struct mr_pkt p = { .opcode = MR_OP_WRITE };
+			uint8_t pl[PMTU];
+
+			p.dxh.msn = msn;
+			p.dxh.msg_len = MR_MAX_MSG_LEN;
+			p.dxh.offset = k * PMTU;
+			p.payload_len = PMTU;
+			pat_fill(pl, I.pseed, start + k * PMTU, PMTU);
+			p.payload = pl;
+			p.rxh.va = I.base + start;
+			p.rxh.rkey = I.rkey;
+			p.flags = req_flags(MR_OP_WRITE, 0, p.dxh.offset, PMTU, MR_MAX_MSG_LEN);
+			if (!ins_tx_valid(&p, 0))
+				return;
+		}
+	}
+}
+
+/* ---- DIE steps: one request the responder must refuse ---- */
+
+enum { RK_OTHERPD, RK_LOCAL, RK_STALE, RK_KEYFLIP, RK_INDEX, RK_RANDOM,
+       RG_BEYOND_END, RG_BEFORE_START, RG_READ_2G, RG_ATOMIC_END };
+
+static void is_refused(int arg, double end)
+{
+	struct mr_pkt p;
+	uint8_t pl[PMTU];
+	uint32_t psn;
+
+	memset(&p, 0, sizeof(p));
+	rnd_fill(pl, sizeof(pl));
+	p.dxh.msn = I.next_msn;
+	switch (arg) {
+	case RK_OTHERPD:
+	case RK_LOCAL:
+	case RK_STALE:
+	case RG_BEYOND_END:
+	case RG_BEFORE_START:
+		p.opcode = MR_OP_WRITE;
+		p.dxh.msg_len = PMTU;
+		p.payload_len = PMTU;
+		p.payload = pl;
+		p.flags = MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ;
+		p.rxh.rkey = arg == RK_OTHERPD ? I.orkey : arg == RK_LOCAL ? I.lrkey :
+			arg == RK_STALE ? I.srkey : I.rkey;
+		p.rxh.va = arg == RK_OTHERPD ? I.ova : arg == RK_LOCAL ? I.lva :
+			arg == RK_STALE ? I.sva :
+			arg == RG_BEYOND_END ? I.base + I.len - PMTU / 2 : I.base - PMTU / 2;
+		break;
+	case RK_KEYFLIP:
+	case RK_RANDOM:
+	case RG_READ_2G:
+		p.opcode = MR_OP_READ_REQ;
+		p.flags = MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ;
+		p.dxh.msg_len = arg == RG_READ_2G ? MR_MAX_MSG_LEN : 4096;
+		p.rxh.va = I.base;
+		p.rxh.rkey = arg == RK_KEYFLIP ? I.rkey ^ (1 + rnd_below(255)) :
+			arg == RK_RANDOM ? rnd32() : I.rkey;
+		if (p.rxh.rkey == I.rkey && arg != RG_READ_2G)
+			p.rxh.rkey ^= 1;
+		break;
+	default:	/* RK_INDEX, RG_ATOMIC_END */
+		p.opcode = MR_OP_ATOMIC_FA;
+		p.flags = MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ;
+		p.dxh.msg_len = MR_ATOMIC_LEN;
+		p.axh.va = arg == RG_ATOMIC_END ? I.base + I.len : I.base;
+		p.axh.rkey = arg == RG_ATOMIC_END ? I.rkey : I.rkey + 0x100;
+		p.axh.swap_add = 1;
+		break;
+	}
+	if (!ins_tx_valid(&p, 0))
+		return;
+	psn = p.psn;
+	I.next_msn++;
+	/* Resend it (a retransmission) until the victim reacts. */
+	while (now_s() < end && !ins_dead()) {
+		service(0.1);
+		if (!ins_dead())
+			ins_retransmit(psn);
+	}
+}
+
+/* A SEND longer than the receive WQE's 1 KiB SGE (MR-VERBS-21: INVALID_REQ,
+ * the WQE completes with IBV_WC_LOC_LEN_ERR). */
+static void is_send_long(int arg, double end)
+{
+	(void)arg;
+	if (!ins_send(2 * PMTU, false))
+		return;
+	while (now_s() < end && !ins_dead()) {
+		service(0.1);
+		if (!ins_dead())
+			ins_retransmit(mr_psn_sub(I.next_psn, 1));
+	}
+}
+
+/* A forged fatal NACK naming the victim's newest request PSN (cum_psn ==
+ * nack_psn, MR-REL-18): the WR fails with the mapped status (MR-VERBS-22). */
+static void is_forge_nack(int arg, double end)
+{
+	while (now_s() < end && !ins_dead()) {
+		uint8_t b[256];
+		struct mr_pkt p;
+
+		if (!I.have_vreq) {
+			service(0.01);
+			continue;
+		}
+		rand_ack(&p, true, I.vqpn, I.aqpn, I.vreq, I.vreq);
+		p.nkh.reason = (uint8_t)arg;
+		p.nkh.rnr_timer = 0;
+		p.akh.sack[0] = p.akh.sack[1] = p.akh.sack[2] = p.akh.sack[3] = 0;
+		p.akh.credit = MR_CREDIT_UNLIMITED;
+		p.ts = ts_now();
+		ins_tx_attack(b, enc(&p, b, sizeof(b)));
+		service(0.05);
+	}
+}
+
+struct istep {
+	const char *cls, *var;
+	enum expect ex;
+	void (*fn)(int arg, double end);
+	int arg;
+	const char *what;
+};
+
+static const struct istep isteps[] = {
+	{ "read_replay", NULL, KEEP, is_read_replay, 0,
+	  "duplicates of its READ_REQs, first the requester's initial PSN with MSN 0 for the whole MR" },
+	{ "malformed", NULL, KEEP, is_malformed, 0,
+	  "every malformation of the table at in-window PSNs" },
+	{ "rkey", "other_pd", DIE, is_refused, RK_OTHERPD,
+	  "WRITE with the R_Key of an MR of another PD (MR-SEC-10)" },
+	{ "read_huge", NULL, KEEP, is_read_huge, 0,
+	  "READs of the whole MR, half of it, its last byte; re-requests of their ranges" },
+	{ "bad_icrc", NULL, KEEP, is_bad_icrc, 0,
+	  "in-window requests (garbage WRITE/SEND, pattern-breaking CMP_SWP, marked READ) with a bad ICRC" },
+	{ "forge_nack", "remote_access", DIE, is_forge_nack, MR_NACK_REMOTE_ACCESS,
+	  "NACK REMOTE_ACCESS for the victim's newest request: IBV_WC_REM_ACCESS_ERR" },
+	{ "psn_oow", NULL, KEEP, is_psn_oow, 0,
+	  "every request opcode beyond the window and before cum_psn" },
+	{ "rkey", "local_only", DIE, is_refused, RK_LOCAL,
+	  "WRITE to an MR without remote access" },
+	{ "truncated", NULL, KEEP, is_truncated, 0, "in-window requests cut at every length" },
+	{ "trim", NULL, KEEP, is_trim, 0, "TRIM with garbage payload and ICRC, in and beyond the window" },
+	{ "rkey", "stale", DIE, is_refused, RK_STALE, "WRITE with the R_Key of a deregistered MR" },
+	{ "forge_ack", NULL, KEEP, is_forge_ack, 0,
+	  "ACK/NACK/SACK/responses/PROBEs at the victim's requester" },
+	{ "atomic", NULL, KEEP, is_atomic, 0,
+	  "FETCH_ADD 0, misaligned atomics, duplicates of executed atomics as CMP_SWP" },
+	{ "rkey", "key_flip", DIE, is_refused, RK_KEYFLIP, "READ with the R_Key's key bits changed (MR-SEC-1)" },
+	{ "write", NULL, KEEP, is_write, 0,
+	  "WRITEs of the pattern, zero-length WRITEs with any R_Key, reserved flag bits, duplicates" },
+	{ "send", NULL, KEEP, is_send, 0, "SENDs checked byte for byte by the victim" },
+	{ "range", "beyond_end", DIE, is_refused, RG_BEYOND_END, "WRITE across the end of the MR" },
+	{ "read_overlap", NULL, KEEP, is_read_overlap, 0, "1 MiB READs and overlapping re-requests" },
+	{ "ssn_ahead", NULL, MAY, is_ssn_ahead, 0, "SENDs with SSNs up to 2^31 ahead (SRQ draining)" },
+	{ "range", "before_start", DIE, is_refused, RG_BEFORE_START, "WRITE starting before the MR" },
+	{ "msn_bad", NULL, MAY, is_msn_bad, 0, "requests with MSNs ahead and behind" },
+	{ "rkey", "index", DIE, is_refused, RK_INDEX, "FETCH_ADD with the next index's R_Key" },
+	{ "mutate_own", NULL, MAY, is_mutate_own, 0, "random mutations of its own packets, correct ICRC" },
+	{ "range", "read_2g", DIE, is_refused, RG_READ_2G, "READ of 2^31 bytes at the MR" },
+	{ "read_oob_replay", NULL, MAY, is_read_oob_replay, 0,
+	  "duplicate READ_REQs naming ranges outside the MR" },
+	{ "send_long", NULL, DIE, is_send_long, 0, "a SEND longer than the receive WQE" },
+	{ "rkey", "random", DIE, is_refused, RK_RANDOM, "READ with a random R_Key" },
+	{ "write_2g", NULL, MAY, is_write_2g, 0, "WRITE messages of 2^31 bytes starting in the MR" },
+	{ "range", "atomic_end", DIE, is_refused, RG_ATOMIC_END, "FETCH_ADD just past the MR" },
+	{ "forge_nack", "invalid_req", DIE, is_forge_nack, MR_NACK_INVALID_REQ,
+	  "NACK INVALID_REQ: IBV_WC_REM_INV_REQ_ERR" },
+	{ "forge_nack", "remote_op", DIE, is_forge_nack, MR_NACK_REMOTE_OP,
+	  "NACK REMOTE_OP: IBV_WC_REM_OP_ERR" },
+};
+#define N_ISTEPS ((int)MR_ARRAY_SIZE(isteps))
+
+static int istep_cls(const char *cls)
+{
+	for (int i = 0; i < MAX_CLASSES; i++) {
+		if (!cstat[i].name) {
+			cstat[i].name = cls;
+			return i;
+		}
+		if (!strcmp(cstat[i].name, cls))
+			return i;
+	}
+	return 0;
+}
+
+static void ins_connect(const char *host)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai;
+	double end = now_s() + O.connect_timeout;
+	int one = 1;
+
+	if (getaddrinfo(host, O.ctl_port, &hints, &ai))
+		die("getaddrinfo(%s)", host);
+	for (;;) {
+		ctl = socket(AF_INET, SOCK_STREAM, 0);
+		if (ctl >= 0 && !connect(ctl, ai->ai_addr, ai->ai_addrlen))
+			break;
+		if (ctl >= 0)
+			close(ctl);
+		ctl = -1;
+		if (now_s() > end)
+			die("could not connect to the victim at %s:%s", host, O.ctl_port);
+		usleep(200000);
+	}
+	freeaddrinfo(ai);
+	setsockopt(ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static const char *wc_name(int st)
+{
+	return st < 0 ? "-" : ibv_wc_status_str((enum ibv_wc_status)st);
+}
+
+/* The health probe: one verified RDMA READ of the MR's first 4 KiB through
+ * the real QP (PSN a0, MSN 0). */
+static bool ins_probe(void)
+{
+	struct ibv_sge sg = { .addr = (uintptr_t)I.ab, .length = 4096, .lkey = I.amr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_READ,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+	double end = now_s() + 10;
+	size_t x;
+	int n;
+
+	memset(I.ab, 0, 4096);
+	wr.wr.rdma.remote_addr = I.base;
+	wr.wr.rdma.rkey = I.rkey;
+	ins_rdva_put(I.a0, I.base, false);
+	I.reads[0].psn = I.a0;
+	I.reads[0].msn = 0;
+	I.reads[0].va = I.base;
+	I.reads[0].len = 4096;
+	I.nreads = 1;
+	if (ibv_post_send(I.qp, &wr, &bad)) {
+		ins_bad("health probe: ibv_post_send: %s", strerror(errno));
+		return false;
+	}
+	while ((n = ibv_poll_cq(I.cq, 1, &wc)) == 0 && now_s() < end)
+		service(0.002);
+	if (n <= 0) {
+		ins_bad("health probe: the victim did not serve a 4 KiB READ within 10 s");
+		return false;
+	}
+	if (wc.status != IBV_WC_SUCCESS) {
+		ins_bad("health probe: READ completed with %s", ibv_wc_status_str(wc.status));
+		return false;
+	}
+	x = pat_check(I.ab, I.pseed, 0, 4096);
+	if (x < 4096) {
+		ins_bad("health probe: byte %zu of the READ is %#x, the MR holds %#x",
+			x, I.ab[x], pat_byte(I.pseed, x));
+		return false;
+	}
+	return true;
+}
+
+static double ins_slice;
+
+static void ins_step(unsigned int k, const struct istep *s)
+{
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	char l[512], gs[40], vst[16] = "?", events[256] = "-", flush[64] = "?",
+		canary[256] = "?";
+	int serr = -1, rerr = -1, ci = istep_cls(s->cls);
+	unsigned int st, sok = 0, serrn = 0, rok = 0, rerrn = 0, rbad = 0;
+	double t0 = now_s(), tend, slice;
+	uint64_t sent0 = cstat[ci].pkts;
+	bool ok = true, probe;
+
+	memset(&I.hist, 0, sizeof(I.hist));
+	memset(&I.rdva, 0, sizeof(I.rdva));
+	memset(&I.atva, 0, sizeof(I.atva));
+	I.step = k;
+	I.cls = s->cls;
+	I.var = s->var;
+	I.ex = s->ex;
+	I.have_cum = I.have_vreq = I.have_vread = false;
+	I.new_rd = I.fatal_nack = 0;
+	I.bad_reports = 0;
+	memset(I.nacks, 0, sizeof(I.nacks));
+	I.rresp_pkts = I.rresp_bytes = I.rresp_unknown = I.aresp = 0;
+	I.max_lat = 0;
+	I.ping_out = I.lat_reported = false;
+	snprintf(I.vstate, sizeof(I.vstate), "RTS");
+	cur_cls = ci;
+
+	I.cq = ibv_create_cq(D.ctx, 16, NULL, NULL, 0);
+	qa.send_cq = qa.recv_cq = I.cq;
+	I.qp = I.cq ? ibv_create_qp(I.pd, &qa) : NULL;
+	if (!I.qp || qp_to_init(I.qp, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				IBV_ACCESS_REMOTE_WRITE))
+		die("creating the insider's QP: %s", strerror(errno));
+	I.aqpn = I.qp->qp_num;
+	I.a0 = rnd32() & MR_PSN_MASK;
+	gid_hex(&D.gid, gs);
+	ctl_send("ROUND %u qpn=%x psn=%x gid=%s ava=%llx alen=%x arkey=%x chk=%u", k,
+		 I.aqpn, I.a0, gs, (unsigned long long)(uintptr_t)I.ab, ATT_MR_LEN,
+		 I.amr->rkey, s->ex == KEEP);
+	if (!ctl_wait("READY ", l, sizeof(l), 30) ||
+	    sscanf(l, "READY %u qpn=%x psn=%x", &st, &I.vqpn, &I.v0) != 3 || st != k) {
+		violation("step %u: the victim did not set up its QP (%s)", k,
+			  ctl_take("FAIL", l, sizeof(l)) ? l : "no answer in 30 s");
+		die("cannot go on without a victim");
+	}
+	if (qp_to_rtr_rts(I.qp, I.vqpn, I.v0, I.a0, &I.vgid))
+		die("connecting the insider's QP: %s", strerror(errno));
+	ctl_send("GO %u", k);
+	I.active = true;
+	I.next_psn = mr_psn_add(I.a0, 1);
+	I.next_msn = 1;
+	I.next_ssn = 0;
+	I.cum_t = now_s();
+	class_start("insider", s->cls, s->var);
+	probe = ins_probe();
+	slice = ins_slice;
+	if (s->ex == DIE)
+		slice = 1.5;	/* ends when the victim QP does */
+	tend = now_s() + slice;
+	if (probe)
+		s->fn(s->arg, tend);
+	if (!ins_dead())
+		ins_drain(1.0);
+	/* Let late answers arrive, then ask the victim. */
+	for (double e = now_s() + 0.2; now_s() < e;)
+		service(0.01);
+	I.active = false;
+	ctl_send("END %u", k);
+	{
+		double te = now_s();
+
+		if (!ctl_wait("ENDED ", l, sizeof(l), 60)) {
+			violation("step %u %s: the victim did not end the step within 60 s", k, s->cls);
+			die("victim lost");
+		}
+		if (now_s() - te > 20)
+			violation("step %u %s: ending the step (QP to ERR, flush, destroy) took %.1f s on the victim",
+				  k, s->cls, now_s() - te);
+	}
+	sscanf(l, "ENDED %u state=%15s serr=%d rerr=%d sok=%u serrn=%u rok=%u rerrn=%u rbad=%u events=%255s flush=%63s canary=%255s",
+	       &st, vst, &serr, &rerr, &sok, &serrn, &rok, &rerrn, &rbad, events, flush, canary);
+	if (strcmp(flush, "ok") || strcmp(canary, "ok") || rbad)
+		ok = false;	/* the victim reported (and counts) it */
+
+	switch (s->ex) {
+	case KEEP:
+		if (strcmp(vst, "RTS") || I.fatal_nack) {
+			ins_bad("the victim QP %s (fatal NACK reason %d, receive status %s, send status %s): input that must be dropped or ignored ended it (MR-MAL-1, MR-REL-1, MR-REL-7..10, MR-ICRC-4)",
+				strcmp(vst, "RTS") ? "left RTS for ERR" : "sent a fatal NACK",
+				I.fatal_nack, wc_name(rerr), wc_name(serr));
+		}
+		break;
+	case DIE:
+		if (!strcmp(s->cls, "forge_nack")) {
+			int want = s->arg == MR_NACK_REMOTE_ACCESS ? IBV_WC_REM_ACCESS_ERR :
+				s->arg == MR_NACK_INVALID_REQ ? IBV_WC_REM_INV_REQ_ERR :
+				IBV_WC_REM_OP_ERR;
+
+			if (!strcmp(vst, "ERR") && serr != want && serr >= 0)
+				ins_bad("the forged NACK ended the victim's WR with %s, the spec maps it to %s (MR-VERBS-22)",
+					wc_name(serr), wc_name(want));
+			if (strcmp(vst, "ERR"))
+				say("step %u forge_nack/%s: not hit (no victim request was outstanding when the NACKs came)",
+				    k, s->var);
+		} else if (strcmp(vst, "ERR")) {
+			ins_bad("the victim QP is still %s: the request was not refused (MR-SEC-10, MR-VERBS-21, MR-VERBS-24)",
+				vst);
+		} else if (!strcmp(s->cls, "send_long") && rerr != IBV_WC_LOC_LEN_ERR) {
+			ins_bad("the receive WQE completed with %s, MR-VERBS-21 requires IBV_WC_LOC_LEN_ERR",
+				wc_name(rerr));
+		}
+		break;
+	default:
+		break;
+	}
+	if (I.bad_reports)
+		ok = false;
+	say("HOSTILE-STEP %u %s%s%s expect=%s sent=%" PRIu64 " %.1fs victim=%s nacks=trim:%u,seq:%u,rnr:%u,acc:%u,inv:%u,op:%u read_resp=%" PRIu64 "/%" PRIu64 "B(unmapped %" PRIu64 ") atomic_resp=%" PRIu64 " send_wc=%u/%u(%s) recv_wc=%u/%u(%s) events=%s ctl_max=%.0fms -> %s",
+	    k, s->cls, s->var ? "/" : "", s->var ? s->var : "", expect_name[s->ex],
+	    cstat[ci].pkts - sent0, now_s() - t0, vst, I.nacks[1], I.nacks[2],
+	    I.nacks[3], I.nacks[4], I.nacks[5], I.nacks[6], I.rresp_pkts,
+	    I.rresp_bytes, I.rresp_unknown, I.aresp, sok, serrn, wc_name(serr), rok,
+	    rerrn, wc_name(rerr), events, I.max_lat * 1000, ok ? "ok" : "VIOLATION");
+	ibv_destroy_qp(I.qp);
+	ibv_destroy_cq(I.cq);
+	I.qp = NULL;
+	I.cq = NULL;
+}
+
+void run_insider(void)
+{
+	int sel[N_ISTEPS], ns = 0;
+	unsigned long long va, len, ova, lva, sva, seed;
+	char l[512], gs[40];
+	double end;
+	unsigned int k;
+
+	role = "insider";
+	for (int i = 0; i < N_ISTEPS; i++)
+		if (class_selected(isteps[i].cls))
+			sel[ns++] = i;
+	if (!ns)
+		die("--classes selects no insider step (--list)");
+	dev_open();
+	net_open(O.peer, SP_INS_VALID, SP_INS_ATTACK * 2 - SP_INS_VALID - 1, true);
+	cap_hook = ins_cap;
+	ctl_line_hook = ins_ctl_line;
+	svc_hook = ins_svc;
+	I.pd = ibv_alloc_pd(D.ctx);
+	I.ab = alloc_pinned(ATT_MR_LEN);
+	I.amr = I.pd ? ibv_reg_mr(I.pd, I.ab, ATT_MR_LEN, IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE) : NULL;
+	if (!I.amr)
+		die("ibv_reg_mr: %s", strerror(errno));
+	ins_connect(O.peer);
+	if (!ctl_wait("HELLO ", l, sizeof(l), O.connect_timeout) ||
+	    sscanf(l, "HELLO va=%llx len=%llx rkey=%x ova=%llx orkey=%x lva=%llx lrkey=%x sva=%llx srkey=%x seed=%llx gid=%32s",
+		   &va, &len, &I.rkey, &ova, &I.orkey, &lva, &I.lrkey, &sva, &I.srkey,
+		   &seed, gs) != 11 || !gid_parse(gs, &I.vgid))
+		die("no HELLO from the victim (%s)", ctl_eof ? "connection closed" : l);
+	I.base = va;
+	I.len = len;
+	I.ova = ova;
+	I.lva = lva;
+	I.sva = sva;
+	I.pseed = seed;
+	/* One pass over the table in --time (about 0.5 s of set-up per step),
+	 * between 0.5 and 5 s per KEEP/MAY step; DIE steps end with the QP. */
+	ins_slice = O.slice_ms ? O.slice_ms / 1000.0 : (double)O.time_s / ns - 0.6;
+	if (!O.slice_ms && ins_slice < 0.5)
+		ins_slice = 0.5;
+	if (!O.slice_ms && ins_slice > 5)
+		ins_slice = 5;
+	say("victim %s: MR %llu MiB rkey %#x; %u packets/s for %us, seed %" PRIu64
+	    ", %d steps of %.1fs, control-channel bound %u ms", ip_str(N.peer), len >> 20,
+	    I.rkey, O.rate, O.time_s, O.seed, ns, ins_slice, O.max_lat_ms);
+	t_start = now_s();
+	end = t_start + O.time_s;
+	for (k = 0; now_s() < end && !ctl_eof; k++)
+		ins_step(k, &isteps[sel[k % (unsigned int)ns]]);
+	if (k < (unsigned int)ns)
+		say("the time ran out after %u of %d steps", k, ns);
+	ctl_send("BYE");
+	if (ctl_wait("BYE", l, sizeof(l), 120)) {
+		unsigned int vv = 0;
+
+		sscanf(l, "BYE violations=%u", &vv);
+		if (vv)
+			say("the victim reported %u violation(s)", vv);
+	} else {
+		violation("the victim did not answer BYE within 120 s (its final MR check)");
+	}
+	print_summary("insider", MAX_CLASSES);
+}
+
+
+void list_insider(void)
+{
+	printf("insider steps (--insider; expectation; --classes CLASS,...):\n");
+	for (int i = 0; i < N_ISTEPS; i++) {
+		char n[48];
+
+		snprintf(n, sizeof(n), "%s%s%s", isteps[i].cls, isteps[i].var ? "/" : "",
+			 isteps[i].var ? isteps[i].var : "");
+		printf("  %-26s %-4s %s\n", n, expect_name[isteps[i].ex], isteps[i].what);
+	}
+}
