@@ -108,9 +108,18 @@ void rnd_fill(uint8_t *p, size_t n)
 /* The sender clock of MBH.ts: microseconds plus a random offset (MR-SEC-6). */
 uint32_t ts_off;
 
+/* CLOCK_MONOTONIC in microseconds: the module's clock (ktime_get_ns()). */
+uint32_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint32_t)((uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u);
+}
+
 uint32_t ts_now(void)
 {
-	return (uint32_t)(uint64_t)(now_s() * 1e6) + ts_off;
+	return mono_us() + ts_off;
 }
 
 const char *ip_str(uint32_t a)
@@ -640,11 +649,28 @@ void flow_learn(uint32_t src, uint32_t dst, const struct mr_pkt *p)
 		if (!f->have_req || mr_psn_after(p->psn, f->req_psn))
 			f->req_psn = p->psn;
 		f->have_req = true;
+		/* The requester's clock, from its newest request. */
+		if (!f->have_ts || (int32_t)(p->ts - f->ts) > 0) {
+			f->ts = p->ts;
+			f->ts_t = f->t;
+			f->have_ts = true;
+		}
 	} else if (p->opcode == MR_OP_ACK || p->opcode == MR_OP_NACK) {
 		if (!f->have_cum || mr_psn_after(p->akh.cum_psn, f->cum))
 			f->cum = p->akh.cum_psn;
 		f->have_cum = true;
 	}
+}
+
+bool flow_clock(uint32_t src, uint32_t dst, uint32_t sqpn, uint32_t dqpn,
+		uint32_t *ts)
+{
+	const struct flow *f = flow_find(src, dst, sqpn, dqpn);
+
+	if (!f || !f->have_ts)
+		return false;
+	*ts = f->ts + (uint32_t)((now_s() - f->ts_t) * 1e6);
+	return true;
 }
 
 /*
@@ -1399,7 +1425,7 @@ int qp_to_rtr_rts(struct ibv_qp *qp, uint32_t dqpn, uint32_t rq_psn,
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
 		.dest_qp_num = dqpn, .rq_psn = rq_psn,
-		.max_dest_rd_atomic = 16, .min_rnr_timer = 12,
+		.max_dest_rd_atomic = MAX_DEST_RD, .min_rnr_timer = 12,
 		.ah_attr = {
 			.is_global = 1, .port_num = (uint8_t)O.ib_port,
 			.grh = { .dgid = *dgid, .sgid_index = (uint8_t)D.gid_idx,
@@ -1418,7 +1444,7 @@ int qp_to_rtr_rts(struct ibv_qp *qp, uint32_t dqpn, uint32_t rq_psn,
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = sq_psn;
-	a.max_rd_atomic = 4;
+	a.max_rd_atomic = MAX_RD;
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }

@@ -107,6 +107,31 @@ static uint32_t far_psn(uint32_t ref)
 	return rnd_below(2) ? mr_psn_add(ref, d) : mr_psn_sub(ref, d);
 }
 
+/*
+ * Half the time, the clock of the pair's requester instead of a random
+ * one (learned from its requests), so that a far-PSN request passes the
+ * timestamp window (MR-WIN-6) and reaches the sequence checks it is aimed
+ * at (MR-REL-1, MR-REL-10), and a far ACK or NACK passes the echo check
+ * (MR-SEC-6) and reaches MR-REL-20. The PSNs stay far from every window
+ * (the guard).
+ */
+static void oc_clock(struct mr_pkt *p, uint32_t dqpn, uint32_t sqpn)
+{
+	uint32_t ts;
+
+	if (rnd_below(2))
+		return;
+	if (p->opcode == MR_OP_ACK || p->opcode == MR_OP_NACK) {
+		/* An echo of the peer requester's own clock. */
+		if (flow_clock(N.peer, N.me, dqpn, sqpn, &ts))
+			p->akh.ts_echo = ts;
+	} else if (mr_op_desc(p->opcode)->attrs & MR_OPA_REQ) {
+		/* A request stamped by this host's requester of the pair. */
+		if (flow_clock(N.me, N.peer, sqpn, dqpn, &ts))
+			p->ts = ts;
+	}
+}
+
 /* A QPN pair that is not live at all (random QPNs: re-drawn if live). */
 static void rand_pair(uint32_t *dq, uint32_t *sq)
 {
@@ -160,6 +185,7 @@ static void oc_qpn_near(void)
 		rand_req(&p, req_ops[rnd_below(8)], dq, sq, psn, pl);
 	else
 		rand_ack(&p, rnd_below(2), dq, sq, psn, live ? far_psn(ref) : rnd32());
+	oc_clock(&p, dq, sq);
 	tx_udp(b, enc(&p, b, sizeof(b)));
 }
 
@@ -174,6 +200,7 @@ static void oc_psn_far(void)
 	if (!pick_target(false, &t))
 		return;
 	rand_req(&p, req_ops[oc_k++ % 8], t.dqpn, t.sqpn, far_psn(t.ref), pl);
+	oc_clock(&p, t.dqpn, t.sqpn);
 	tx_udp(b, enc(&p, b, sizeof(b)));
 }
 
@@ -260,6 +287,7 @@ static uint32_t far_valid(uint8_t *b, uint32_t cap)
 		rand_req(&p, req_ops[rnd_below(8)], t.dqpn, t.sqpn, far_psn(t.ref), pl);
 	else
 		rand_ack(&p, rnd_below(2), t.dqpn, t.sqpn, far_psn(t.ref), far_psn(t.ref));
+	oc_clock(&p, t.dqpn, t.sqpn);
 	return enc(&p, b, cap);
 }
 
@@ -399,6 +427,7 @@ static void oc_trim(void)
 	p.payload = pl;
 	rnd_fill(pl, p.payload_len);
 	p.flags = (uint16_t)((p.dxh.offset ? 0 : MR_F_FIRST) | MR_F_TRIM);
+	oc_clock(&p, t.dqpn, t.sqpn);
 	n = enc(&p, b, sizeof(b));
 	rnd_fill(b + n - MR_ICRC_LEN, MR_ICRC_LEN);
 	tx_udp(b, n);
@@ -417,6 +446,7 @@ static void oc_ack_forge(void)
 	case 0:
 	case 1:
 		rand_ack(&p, oc_k % 2, t.dqpn, t.sqpn, far_psn(t.ref), far_psn(t.ref));
+		oc_clock(&p, t.dqpn, t.sqpn);
 		break;
 	case 2:	/* a READ_RESP for a READ that is not there */
 		memset(&p, 0, sizeof(p));
@@ -602,14 +632,14 @@ struct oclass {
 static const struct oclass oclasses[] = {
 	{ "qpn_random", oc_qpn_random, "random QPN pairs (0, 1, 2^24-1 among them), every opcode" },
 	{ "qpn_near", oc_qpn_near, "QPNs next to the live ones; PSNs far if the pair is live" },
-	{ "psn_far", oc_psn_far, "live pairs, every request opcode, PSN 2^21..2^22 away, random R_Keys" },
+	{ "psn_far", oc_psn_far, "live pairs, every request opcode, PSN 2^21..2^22 away, random R_Keys, random or the requester's clock" },
 	{ "spoof_src", oc_spoof_src, "live pairs and live PSNs from other source addresses (MR-SEC-4)" },
 	{ "malformed", oc_malformed, "every reserved field, version, unknown opcode, flag and DXH rule" },
 	{ "truncated", oc_truncated, "far-PSN packets cut at every length from 0" },
 	{ "length", oc_length, "UDP length lies, bad UDP checksum, payload > PMTU or > msg_len" },
 	{ "bad_icrc", oc_bad_icrc, "live PSNs, one bit flipped, the ICRC wrong" },
 	{ "trim", oc_trim, "TRIM with garbage payload and ICRC, far PSNs" },
-	{ "ack_forge", oc_ack_forge, "ACK/NACK/SACK/READ_RESP/ATOMIC_RESP/PROBE_REPLY, random fields, far PSNs" },
+	{ "ack_forge", oc_ack_forge, "ACK/NACK/SACK/READ_RESP/ATOMIC_RESP/PROBE_REPLY, random fields, far PSNs, random or true echoes" },
 	{ "probe", oc_probe, "PROBE floods at live pairs" },
 	{ "replay", oc_replay, "byte-exact replays of the module's packets, fresh and >= 1 s old" },
 	{ "mutate", oc_mutate, "captured packets mutated (ICRC broken) or retransmission look-alikes" },

@@ -249,15 +249,15 @@ static void v_round(const char *l)
 {
 	char gs[40];
 	unsigned long long ava;
-	unsigned int step, aqpn, apsn, alen, arkey, chk;
+	unsigned int step, aqpn, apsn, alen, arkey, chk, acc;
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 2 * RSLOTS, .max_sge = 1 } };
 	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
 				       .cap = { .max_send_wr = 16, .max_send_sge = 1,
 						.max_recv_sge = 1 } };
 	uint32_t v0 = rnd32() & MR_PSN_MASK;
 
-	if (sscanf(l, "ROUND %u qpn=%x psn=%x gid=%32s ava=%llx alen=%x arkey=%x chk=%u",
-		   &step, &aqpn, &apsn, gs, &ava, &alen, &arkey, &chk) != 8 ||
+	if (sscanf(l, "ROUND %u qpn=%x psn=%x gid=%32s ava=%llx alen=%x arkey=%x chk=%u acc=%x",
+		   &step, &aqpn, &apsn, gs, &ava, &alen, &arkey, &chk, &acc) != 9 ||
 	    !gid_parse(gs, &V.agid)) {
 		ctl_send("FAIL 0 bad ROUND line");
 		return;
@@ -288,8 +288,11 @@ static void v_round(const char *l)
 	qa.send_cq = qa.recv_cq = V.cq;
 	qa.srq = V.srq;
 	V.qp = ibv_create_qp(V.pd, &qa);
-	if (!V.qp || qp_to_init(V.qp, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-				IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC) ||
+	/* The QP's access flags: all, or those a step names (MR-VERBS-21). */
+	if (!acc)
+		acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+	if (!V.qp || qp_to_init(V.qp, (int)acc) ||
 	    qp_to_rtr_rts(V.qp, aqpn, apsn, v0, &V.agid)) {
 		ctl_send("FAIL %u create/connect QP: %s", step, strerror(errno));
 		v_step_free();

@@ -32,7 +32,10 @@
  * packet before it leaves and refuses (and counts) one that breaks this
  * rule: an in-window forgery with a correct ICRC is an on-path attack the
  * threat model excludes. Spoofed-source packets (class spoof_src) do carry
- * live PSNs: MR-SEC-4 alone must drop them.
+ * live PSNs: MR-SEC-4 alone must drop them. Half of the far-PSN packets
+ * carry the pair's requester clock (as an MBH.ts or an ACK's echo) learned
+ * from the capture, so that they pass the timestamp checks (MR-WIN-6,
+ * MR-SEC-6) and reach the sequence checks behind them.
  *
  * Insider (--insider VICTIM, with --victim on the other host). A peer that
  * legitimately holds an R_Key. The victim creates a PD with a large MR
@@ -42,23 +45,35 @@
  * insider connects a real RC QP (libibverbs) to a fresh victim QP (so the
  * victim QP is RTS with a real peer), checks the victim with one verified
  * RDMA READ (the health probe), and then injects raw packets AS that QP,
- * knowing the PSN window because it owns it. The victim also runs requester
+ * knowing the PSN window because it owns it, stamped with that QP's clock
+ * (learned from its packets: the victim's timestamp window, MR-WIN-6, sees
+ * one sender). The victim also runs requester
  * traffic towards the insider's QP (WRITEs and READs), the target of forged
  * ACKs and NACKs. At the end of a step the victim reports its QP state,
  * completion statuses and events, flushes (every WR must complete), checks
  * its guard areas and canaries, and destroys the QP.
  *
  * Each step has an expectation. KEEP: only malformed, corrupted, out of
- * window, duplicate or legitimate requests: the victim QP must stay RTS
- * (MR-MAL-1, MR-REL-1, MR-REL-7..10, MR-ICRC-4). DIE: a request the spec
- * refuses (R_Key of another PD, no access, deregistered, out of range;
- * SEND too long) or a forged fatal NACK: the victim QP must end in Error,
- * with the completion status the spec names (MR-SEC-10, MR-VERBS-21,
- * MR-VERBS-22). MAY: anything goes as long as the host survives. In every
- * step: READ responses must carry exactly the pattern of the bytes they
- * name and never bytes outside the MR, atomic responses the pattern word,
- * no byte outside a registered region may change, every WR must complete,
- * and the victim must answer the control channel within --max-latency.
+ * window, duplicate, inconsistent or legitimate requests (READs split into
+ * READ_REQs of at most 64 KiB) and acknowledgements the requester must
+ * ignore: the victim QP must stay RTS and send no fatal NACK (MR-MAL-1,
+ * MR-REL-1, MR-REL-7..10, MR-REL-20, MR-ICRC-4, MR-SEC-6). DIE: a request
+ * the spec refuses (R_Key of another PD, no access, deregistered, out of
+ * range: REMOTE_ACCESS; a READ_REQ over 64 KiB, one READ beyond
+ * max_dest_rd_atomic, an MSN or SSN no requester sends, an operation the
+ * QP does not enable, a SEND too long: INVALID_REQ) or a forged fatal NACK
+ * with a true echo: the victim QP must end in Error after the NACK the
+ * spec names, for the refused request's PSN, sent when cum_psn got there,
+ * after the responses of earlier READs, earlier SENDs completed; a forged
+ * NACK fails the victim's WR with the status the spec maps it to
+ * (MR-SEC-10, MR-REL-31, MR-VERBS-15, -20, -21, -22, -24, MR-REL-25). MAY:
+ * anything goes as long as the host survives. In every step: READ
+ * responses must carry exactly the pattern of the bytes they name, never
+ * bytes outside the MR, only bytes a valid READ_REQ of that READ asked
+ * for (MR-REL-8), none for a duplicate more than 256 PSNs old (MR-REL-1);
+ * atomic responses the pattern word; no byte outside a registered region
+ * may change, every WR must complete, and the victim must answer the
+ * control channel within --max-latency.
  *
  * Table driven (one table of generators per model), paced at --rate
  * packets per second, deterministic from --seed given the same traffic,

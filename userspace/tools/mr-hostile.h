@@ -72,6 +72,10 @@
 #define SP_OFFPATH	45000
 #define SP_OFFPATH_END	49151
 
+/* Every QP here: max_dest_rd_atomic, max_rd_atomic (MR-VERBS-15). */
+#define MAX_DEST_RD	16
+#define MAX_RD		4
+
 /* The pattern of the insider's SENDs; receive WQE ids of the victim. */
 #define SEND_SEED	0x5E4D5E4D5E4D5E4Dull
 #define WR_RECV		(1ull << 62)
@@ -116,8 +120,14 @@ uint64_t rnd64(void);
 uint32_t rnd32(void);
 uint32_t rnd_below(uint32_t n);
 void rnd_fill(uint8_t *p, size_t n);
-/* The sender clock of MBH.ts: microseconds plus a random offset (MR-SEC-6). */
+/*
+ * The sender clock of MBH.ts: microseconds plus a random offset (MR-SEC-6).
+ * The insider sets the offset to its kernel QP's, learned from the QP's
+ * own packets, so that the victim's timestamp window (MR-WIN-6) sees one
+ * clock.
+ */
 extern uint32_t ts_off;
+uint32_t mono_us(void);
 uint32_t ts_now(void);
 const char *ip_str(uint32_t a);
 void put_be32(uint8_t *p, uint32_t v);
@@ -187,12 +197,17 @@ struct flow {
 	uint32_t src, dst, sqpn, dqpn;
 	uint32_t req_psn;	/* newest request PSN it carried */
 	uint32_t cum;		/* newest cum_psn of its ACK/NACKs */
-	bool have_req, have_cum, used;
-	double t;
+	bool have_req, have_cum, used, have_ts;
+	uint32_t ts;		/* newest request MBH.ts, seen at ts_t */
+	double t, ts_t;
 	uint64_t pkts;
 };
 extern struct flow flows[MAX_FLOWS];
 void flow_learn(uint32_t src, uint32_t dst, const struct mr_pkt *p);
+/* The requester clock of flow (@src, @dst, @sqpn, @dqpn) now, as far as
+ * its requests tell (never ahead of it); false if unknown. */
+bool flow_clock(uint32_t src, uint32_t dst, uint32_t sqpn, uint32_t dqpn,
+		uint32_t *ts);
 int pair_ref(uint32_t src, uint32_t dst, uint32_t sqpn, uint32_t dqpn,
 	     bool ack, uint32_t *ref);
 
