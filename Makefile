@@ -8,6 +8,7 @@
 #   make test-host       core unit/model tests, fuzz corpus replay, gates
 #   make test-kunit      KUnit suites in the self-built test kernel (QEMU)
 #   make test-e2e        end-to-end scenarios in two VMs (stock kernel)
+#   make test-e2e-debug  the hostile-input scenarios on the test kernel
 #   make check           quality gates: W=1, sparse, checkpatch on kernel/
 #   make fuzz            libFuzzer harnesses for FUZZ_SECONDS each
 #   make demo            two VMs, ib_write_bw over the link, result shown
@@ -51,7 +52,7 @@ check:
 	@scripts/check-kernel.sh
 
 test:
-	@scripts/run-tests.sh host kunit e2e
+	@scripts/run-tests.sh host kunit e2e e2e-debug
 
 test-host:
 	@scripts/run-tests.sh host
@@ -61,6 +62,12 @@ test-kunit:
 
 test-e2e:
 	@scripts/run-tests.sh e2e
+
+# tests/e2e's hostile-input scenarios in VMs booting the KUnit test kernel
+# (KASAN, lockdep, kmemleak): tests/vm/e2e.sh with MR_E2E_KERNEL=test.
+.PHONY: test-e2e-debug
+test-e2e-debug:
+	@scripts/run-tests.sh e2e-debug
 
 fuzz:
 	$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
@@ -83,3 +90,12 @@ soak:
 	@s=$(or $(SOAK_SECONDS),600); MR_GUEST_ENV="SOAK_SECONDS HOSTILE_SECONDS $${MR_GUEST_ENV:-}" \
 		SOAK_SECONDS=$$s HOSTILE_SECONDS=$$s E2E_TIMEOUT_ADD=$$s \
 		E2E_FILTER='^metaroce-(soak|hostile)$$' scripts/run-tests.sh e2e
+
+# Only the random-verbs scenario (tests/e2e/metaroce-verbfuzz.sh), for
+# SOAK_SECONDS (default 600) of fuzzing on each VM; results in
+# $(RESULTS)/soak-verbfuzz. MR_E2E_KERNEL=test runs it on the test kernel.
+.PHONY: soak-verbfuzz
+soak-verbfuzz:
+	@s=$(or $(SOAK_SECONDS),600); MR_GUEST_ENV="VERBFUZZ_SECONDS $${MR_GUEST_ENV:-}" \
+		VERBFUZZ_SECONDS=$$s E2E_TIMEOUT_ADD=$$s E2E_FILTER='^metaroce-verbfuzz$$' \
+		RESULTS=$(RESULTS)/soak-verbfuzz scripts/run-tests.sh e2e

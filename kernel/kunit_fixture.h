@@ -9,7 +9,8 @@
  * mrk1 (mrb, 192.0.2.2, 2001:db8:77::2), plus spare pairs mrk2/mrk3
  * (deleted by the unregister test) and mrk4/mrk5 (mrk4 moved to
  * init_net by the namespace-move test); mrk6/mrk7 (netem) for the loss
- * suite and mrk8/mrk9 (deleted in use) for the teardown suite.
+ * suite, mrk8/mrk9 (deleted in use) for the teardown suite and the
+ * bridge mrbr0 (mra, port mrk10) <-> mrk11 (mrb) for the net suite.
  */
 #ifndef MROCE_KUNIT_FIXTURE_H
 #define MROCE_KUNIT_FIXTURE_H

@@ -315,6 +315,13 @@ struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || length > dev->attr.max_mr_size)
 		return ERR_PTR(-EINVAL);
+	/*
+	 * An IOVA range that wraps 2^64 is no region a peer can address
+	 * (MR-SEC-7): every WRITE into its end would be one the wire
+	 * cannot carry.
+	 */
+	if (virt_addr > U64_MAX - (length - 1))
+		return ERR_PTR(-EINVAL);
 
 	umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(umem))

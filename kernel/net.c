@@ -256,7 +256,11 @@ static int mroce_xmit4(struct mroce_dev *dev, struct socket *sock,
 			dst_cache_set_ip4(dc, &rt->dst, fl4.saddr);
 	}
 	ttl = av->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
-	/* IPv4 UDP checksum 0: the ICRC protects the payload (MR-ENC-3). */
+	/*
+	 * IPv4 UDP checksum 0: the ICRC protects the payload (MR-ENC-3).
+	 * iptunnel_xmit() accounts the packet to skb->dev as a tunnel
+	 * netdev's: NULL here (mroce_skb_alloc), the netdev counts it.
+	 */
 	udp_tunnel_xmit_skb(rt, sock->sk, skb, av->saddr.v4, av->daddr.v4, tos,
 			    ttl, htons(IP_DF), sport, htons(mroce_udp_port),
 			    false, true);
@@ -291,11 +295,17 @@ static int mroce_xmit6(struct mroce_dev *dev, struct socket *sock,
 			dst_cache_set_ip6(dc, dst, &fl6.saddr);
 	}
 	ttl = av->hop_limit ?: ip6_dst_hoplimit(dst);
-	/* IPv6 always carries a valid UDP checksum (MR-ENC-3). */
-	return udp_tunnel6_xmit_skb(dst, sock->sk, skb, dev->ndev, &saddr,
-				    &daddr, tos, ttl,
-				    cpu_to_be32(av->flow_label), sport,
-				    htons(mroce_udp_port), false);
+	/*
+	 * IPv6 always carries a valid UDP checksum (MR-ENC-3). No netdev:
+	 * the helper would account the packet in its dev->tstats, the
+	 * per-CPU stats of a tunnel netdev. MetaRoCE has none, and its
+	 * netdev has no tstats (virtio-net, dummy: a write into per-CPU
+	 * memory that is not a pcpu_sw_netstats) or counts its
+	 * transmissions itself (veth, bridge: twice).
+	 */
+	return udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &saddr, &daddr,
+				    tos, ttl, cpu_to_be32(av->flow_label),
+				    sport, htons(mroce_udp_port), false);
 }
 #endif
 
@@ -303,7 +313,7 @@ static int mroce_xmit6(struct mroce_dev *dev, struct socket *sock,
  * Transmit one MetaRoCE packet (skb->data = base header, ICRC included)
  * to @av. @entropy picks the path (UDP source port 0xC000 | entropy,
  * MR-ENC-2); @ect marks data packets ECN-capable. Consumes @skb.
- * Safe from process and softirq context.
+ * Safe from process and softirq context, not with interrupts off.
  */
 int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
 	       struct dst_cache *dc, struct sk_buff *skb, u16 entropy,
@@ -320,6 +330,15 @@ int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
 							    htons(ETH_P_IP);
 	skb->ignore_df = 0;
 
+	/*
+	 * BH off, as in a tunnel's ndo_start_xmit: @dc's per-CPU slot is
+	 * used without a lock by every transmitter on this CPU, the receive
+	 * softirq (ACKs) and the timers included. A process-context caller
+	 * (post_send, the requester run) interrupted there by the softirq
+	 * would release the slot's dst twice or leak one (and with it a
+	 * reference to the netdev); preempted, it would use another CPU's.
+	 */
+	local_bh_disable();
 	if (av->net_type == RDMA_NETWORK_IPV4) {
 		sock = READ_ONCE(mnet->sk4);
 		if (sock)
@@ -331,6 +350,7 @@ int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
 			err = mroce_xmit6(dev, sock, av, dc, skb, sport, tos);
 #endif
 	}
+	local_bh_enable();
 
 	if (err) {
 		kfree_skb(skb);

@@ -670,11 +670,12 @@ static bool mroce_resp_dup(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		 * except an atomic re-sent under its own PSN, answered from
 		 * the cache (MR-REL-27).
 		 */
-		if (rd_at && p->opcode != MR_OP_READ_REQ && executed &&
-		    mroce_resp_dup_token(qp, now))
-			mroce_resp_rd_replay(qp, c, p);
-		else
-			mroce_count(qp->dev, MROCE_CNT_STALE_DROPS);
+		if (rd_at && p->opcode != MR_OP_READ_REQ && executed) {
+			if (mroce_resp_dup_token(qp, now))
+				mroce_resp_rd_replay(qp, c, p);
+		} else {
+			mroce_count(qp->dev, MROCE_CNT_OLD_DUP_DROPS);
+		}
 		return false;
 	}
 	mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);
@@ -778,9 +779,15 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 		goto out;
 	}
 	/* A timestamp the peer's clock cannot have made (MR-WIN-6). */
-	if (!mr_rxwin_ts_ok(&resp->w, p->ts, now)) {
+	switch (mr_rxwin_ts_check(&resp->w, p->ts, now)) {
+	case MR_TS_OLD:
 		mroce_count(dev, MROCE_CNT_STALE_DROPS);
 		goto out;
+	case MR_TS_FUTURE:
+		mroce_count(dev, MROCE_CNT_FUTURE_DROPS);
+		goto out;
+	default:
+		break;
 	}
 	resp->ack_path = p->path;
 	if (ce)

@@ -5,8 +5,17 @@
  * congestion window and timer, and the responder's receive window.
  * It is how a stuck QP is diagnosed on a live host (admin-guide.rst,
  * "A QP that stopped moving").
+ *
+ * That state is the administrator's: it holds the live PSNs of every
+ * QP, kernel QPs included, which others must not be able to predict
+ * (MR-SEC-3). Anyone may dump QPs (RDMA_NLDEV_CMD_RES_QP_GET is not
+ * RDMA_NL_ADMIN_PERM) and nldev does not tell fill_res_qp_entry whether
+ * the requester holds CAP_NET_ADMIN, so the driver applies nldev's own
+ * test itself.
  */
 
+#include <linux/capability.h>
+#include <net/sock.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
@@ -116,10 +125,32 @@ static int mroce_res_qp(struct sk_buff *msg, struct mroce_qp *qp)
 	return 0;
 }
 
+/*
+ * Whether the reply @msg goes to a privileged requester: the test nldev
+ * applies to RDMA_NL_ADMIN_PERM commands (netlink_capable(): the opener
+ * of the requesting socket and the current task both hold CAP_NET_ADMIN
+ * in the initial user namespace). A dump's reply skb belongs to the
+ * requesting socket (netlink_dump() sets its owner before calling the
+ * dump), which is what `rdma res show qp` sends. The reply to a
+ * single-QP request (doit: `rdma res show qp ... lqpn N`) comes from
+ * nlmsg_new() with no socket: the requester is unknown, the state is
+ * not given (checking only current would let an unprivileged opener
+ * have a privileged program send the request for it).
+ */
+static bool mroce_res_privileged(const struct sk_buff *msg)
+{
+	const struct sock *sk = msg->sk;
+
+	return sk && sk->sk_socket && sk->sk_socket->file &&
+	       sk_capable(sk, CAP_NET_ADMIN);
+}
+
 int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct nlattr *nest;
 
+	if (!mroce_res_privileged(msg))
+		return 0;
 	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!nest)
 		return -EMSGSIZE;

@@ -12,6 +12,7 @@ void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn)
 	w->ack_every = MR_RXWIN_ACK_EVERY;
 	w->delack_ns = MR_RXWIN_DELACK_NS;
 	w->stale_age_us = MR_RXWIN_STALE_AGE_US;
+	w->future_age_us = MR_RXWIN_FUTURE_AGE_US;
 }
 
 static bool mr_map_test(const u64 *m, u32 i)
@@ -77,37 +78,39 @@ bool mr_rxwin_dup_recent(const struct mr_rxwin *w, u32 psn)
 /* Beyond this the s32 comparison of 32-bit microsecond clocks is void. */
 #define MR_RXWIN_TS_HORIZON_US	(1U << 30)
 
-bool mr_rxwin_ts_ok(struct mr_rxwin *w, u32 ts, u64 now_ns)
+enum mr_ts_verdict mr_rxwin_ts_check(struct mr_rxwin *w, u32 ts, u64 now_ns)
 {
 	u64 elapsed_us = 0;
 	u32 tol;
 
 	if (!w->ts_valid)
-		return true;
+		return MR_TS_OK;
 	if (now_ns > w->ts_ref_ns)
 		elapsed_us = mr_div64_u64(now_ns - w->ts_ref_ns, MR_NS_PER_US);
 	/* Idle for about 18 minutes: no prediction left, re-anchor. */
 	if (elapsed_us >= MR_RXWIN_TS_HORIZON_US)
-		return true;
+		return MR_TS_OK;
 	/*
 	 * Too old: stamped more than stale_age before the newest accepted
 	 * packet, whatever time passed here (a stall of this host delays
 	 * every packet alike).
 	 */
-	if (mr_seq32_diff(ts, w->ts_ref) < -(s32)w->stale_age_us)
-		goto stale;
+	if (mr_seq32_diff(ts, w->ts_ref) < -(s32)w->stale_age_us) {
+		w->stale_pkts++;
+		return MR_TS_OLD;
+	}
 	/*
 	 * From the future: the peer's clock cannot have advanced more than
-	 * our own since the newest accepted packet, plus stale_age and
-	 * 1/1024 of the elapsed time for drift.
+	 * our own since the newest accepted packet, plus future_age (the
+	 * delay that packet may have had) and 1/1024 of the elapsed time
+	 * for drift.
 	 */
-	tol = w->stale_age_us + (u32)(elapsed_us >> 10);
-	if (mr_seq32_diff(ts, w->ts_ref + (u32)elapsed_us) > (s32)tol)
-		goto stale;
-	return true;
-stale:
-	w->stale_pkts++;
-	return false;
+	tol = w->future_age_us + (u32)(elapsed_us >> 10);
+	if (mr_seq32_diff(ts, w->ts_ref + (u32)elapsed_us) > (s32)tol) {
+		w->future_pkts++;
+		return MR_TS_FUTURE;
+	}
+	return MR_TS_OK;
 }
 
 void mr_rxwin_ts_accept(struct mr_rxwin *w, u32 ts, u64 now_ns)

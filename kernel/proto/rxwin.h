@@ -32,6 +32,7 @@
 #define MR_RXWIN_ACK_EVERY	2	/* ACK every 2nd new data packet */
 #define MR_RXWIN_DELACK_NS	500000ULL /* delayed-ACK timer (MR-REL-13) */
 #define MR_RXWIN_STALE_AGE_US	100000U	/* stale_age (MR-WIN-6) */
+#define MR_RXWIN_FUTURE_AGE_US	1000000U /* future_age (MR-WIN-6) */
 
 enum mr_rx_class {
 	MR_RX_NEW	= 0,	/* psn == cum_psn */
@@ -68,12 +69,14 @@ struct mr_rxwin {
 	u16	ack_every;		/* >= 1 */
 	u64	delack_ns;
 	u32	stale_age_us;
+	u32	future_age_us;
 
 	/* Lifetime counters. */
 	u64	dup_pkts;
 	u64	beyond_pkts;
 	u64	ooo_pkts;
-	u64	stale_pkts;		/* refused by mr_rxwin_ts_ok() */
+	u64	stale_pkts;		/* refused by mr_rxwin_ts_check(): old */
+	u64	future_pkts;		/* ... from the future */
 };
 
 void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn);
@@ -96,11 +99,25 @@ bool mr_rxwin_dup_recent(const struct mr_rxwin *w, u32 psn);
  * False if it was stamped more than stale_age before the newest
  * accepted timestamp (a packet delayed long enough for the PSN space to
  * wrap), or further ahead of it than the time since its acceptance plus
- * stale_age and a drift allowance (a forgery from a clock that is not
+ * future_age and a drift allowance (a forgery from a clock that is not
  * the peer's, which would otherwise make every genuine packet look
- * stale). Counts refusals in stale_pkts. No state change otherwise.
+ * stale). future_age must exceed any delay the packet that set the
+ * reference may have had: genuine packets ahead of a delayed reference
+ * by more would all be refused, and none would correct it. Counts
+ * refusals in stale_pkts and future_pkts. No state change otherwise.
  */
-bool mr_rxwin_ts_ok(struct mr_rxwin *w, u32 ts, u64 now_ns);
+enum mr_ts_verdict {
+	MR_TS_OK = 0,
+	MR_TS_OLD,		/* before the newest by more than stale_age */
+	MR_TS_FUTURE,		/* ahead by more than time since + future_age */
+};
+
+enum mr_ts_verdict mr_rxwin_ts_check(struct mr_rxwin *w, u32 ts, u64 now_ns);
+
+static inline bool mr_rxwin_ts_ok(struct mr_rxwin *w, u32 ts, u64 now_ns)
+{
+	return mr_rxwin_ts_check(w, ts, now_ns) == MR_TS_OK;
+}
 
 /* A packet with MBH.ts @ts was accepted (new): the newest one is kept. */
 void mr_rxwin_ts_accept(struct mr_rxwin *w, u32 ts, u64 now_ns);

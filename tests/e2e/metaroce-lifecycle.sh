@@ -25,6 +25,25 @@ for c in tx_packets rx_packets retransmissions icrc_drops malformed_drops; do
 	grep -q "$c" /tmp/stat.out || mr_fail "counter $c missing"
 done
 
+# A QP's transport state (the drv_* attributes of "rdma -dd res show qp",
+# live PSNs among them) is shown to the administrator only. mr0's GSI QP
+# (lqpn 1, a kernel QP) exists from registration on; an unprivileged user
+# (setpriv to nobody: no capabilities) still sees it listed, without the
+# attributes. setpriv by full path: busybox has an applet of that name
+# without --reuid.
+rdma -dd res show qp link mr0/1 >/tmp/qp-root.out || mr_fail "rdma res show qp (root)"
+cat /tmp/qp-root.out
+grep -q 'lqpn 1 ' /tmp/qp-root.out || mr_fail "no GSI QP on mr0 for root"
+grep -q 'drv_sq_head' /tmp/qp-root.out || mr_fail "root does not get the QP transport state"
+/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \
+	rdma -dd res show qp link mr0/1 >/tmp/qp-user.out ||
+	mr_fail "rdma res show qp (unprivileged)"
+cat /tmp/qp-user.out
+grep -q 'lqpn 1 ' /tmp/qp-user.out || mr_fail "no GSI QP on mr0 for an unprivileged user"
+if grep -q 'drv_' /tmp/qp-user.out; then
+	mr_fail "an unprivileged user gets the QP transport state"
+fi
+
 # RoCEv2-style GIDs for the NIC's addresses, so ib_core's address
 # resolution and the standard tools work unchanged.
 gids=/sys/class/infiniband/mr0/ports/1/gids

@@ -336,8 +336,8 @@ static void test_dup_recent(void **state)
 /*
  * MR-WIN-6: a timestamp more than stale_age (100 ms) before the newest
  * accepted one is stale, however long ago that was accepted; one further
- * ahead than the time since plus stale_age (and drift) is no clock of
- * the peer's.
+ * ahead than the time since plus future_age (1 s, and drift) is no clock
+ * of the peer's.
  */
 static void test_timestamp_window(void **state)
 {
@@ -357,15 +357,31 @@ static void test_timestamp_window(void **state)
 	assert_int_equal(w.stale_pkts, 0);
 	assert_false(mr_rxwin_ts_ok(&w, ts0 - 100001, t0));
 	assert_false(mr_rxwin_ts_ok(&w, ts0 - 100001, t0 + 900 * T_MS));
-	/* 10 ms later the peer's clock reads at most ts0 + 10000 + tol. */
-	assert_true(mr_rxwin_ts_ok(&w, ts0 + 10000 + 100009,
+	/*
+	 * 10 ms later the peer's clock reads at most ts0 + 10000 + tol,
+	 * tol = future_age (1 s) + 10000 / 1024.
+	 */
+	assert_true(mr_rxwin_ts_ok(&w, ts0 + 10000 + 1000009,
 				   t0 + 10 * T_MS));
-	assert_false(mr_rxwin_ts_ok(&w, ts0 + 10000 + 100010,
+	assert_false(mr_rxwin_ts_ok(&w, ts0 + 10000 + 1000010,
 				    t0 + 10 * T_MS));
+	/*
+	 * A reference that was itself delayed 900 ms (a stalled sender):
+	 * the genuine packets after it are not refused.
+	 */
+	{
+		struct mr_rxwin w2;
+
+		mr_rxwin_init(&w2, 0);
+		mr_rxwin_ts_accept(&w2, 5000, t0);
+		assert_true(mr_rxwin_ts_ok(&w2, 5000 + 900000 + 20000,
+					   t0 + 20 * T_MS));
+	}
 	/* A zero or random timestamp is no clock of the peer's. */
 	assert_false(mr_rxwin_ts_ok(&w, 0x12345678, t0 + 10 * T_MS));
 	assert_false(mr_rxwin_ts_ok(&w, ts0 + 0x40000000, t0 + 10 * T_MS));
-	assert_int_equal(w.stale_pkts, 5);
+	assert_int_equal(w.stale_pkts, 2);
+	assert_int_equal(w.future_pkts, 3);
 	/* The reference is the newest accepted: older ones do not move it. */
 	mr_rxwin_ts_accept(&w, ts0 - 5000, t0 + 1 * T_MS);
 	assert_int_equal(w.ts_ref, ts0);

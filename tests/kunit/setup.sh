@@ -9,9 +9,12 @@
 #   mrk4 (no address)              <-> mrk5   (down/up, MTU; moved to init_net)
 #   mrk6 198.51.100.1 (netem)      <-> mrk7 198.51.100.2 (netem)
 #   mrk8 203.0.113.1               <-> mrk9 203.0.113.2 (deleted in use)
+#   mrbr0 198.18.0.1  2001:db8:78::1 (bridge, port mrk10)
+#                                  <-> mrk11 198.18.0.2  2001:db8:78::2
 #
-# Documentation address ranges only (RFC 5737 / RFC 3849); the traffic
-# never leaves the veth pairs.
+# Documentation address ranges only (RFC 5737 / RFC 3849), and the
+# benchmarking range 198.18.0.0/15 (RFC 2544) once those ran out; the
+# traffic never leaves the veth pairs.
 set -eu
 
 # iproute2 by full path: busybox applets lack netns, veth and netem.
@@ -52,3 +55,34 @@ ip -n mrb addr add 198.51.100.2/24 dev mrk7
 pair mrk8 mrk9
 ip -n mra addr add 203.0.113.1/24 dev mrk8
 ip -n mrb addr add 203.0.113.2/24 dev mrk9
+
+# A Linux bridge under a MetaRoCE device (metaroce_net): mrbr0 (mra,
+# 198.18.0.1, 2001:db8:78::1) with port mrk10 <-> mrk11 (mrb, 198.18.0.2,
+# 2001:db8:78::2). The suite compares the bridge's tx_packets with the
+# packets the device sent, so the bridge must send nothing of its own
+# while it counts: no STP, no multicast snooping (no queries), no
+# link-local address on it or its peer (no DAD, router solicitation or
+# neighbour discovery from one), addresses without DAD, and permanent
+# neighbour entries both ways (no ARP or neighbour solicitation), added
+# once the links are up (a link going down flushes them).
+ip link add mrk10 type veth peer name mrk11
+ip link set mrk10 netns mra
+ip link set mrk11 netns mrb
+ip -n mra link add mrbr0 address 02:00:00:00:78:01 type bridge \
+	stp_state 0 forward_delay 0 mcast_snooping 0
+ip -n mra link set mrbr0 addrgenmode none
+ip -n mra link set mrk10 addrgenmode none
+ip -n mra link set mrk10 master mrbr0
+ip -n mrb link set mrk11 address 02:00:00:00:78:02
+ip -n mrb link set mrk11 addrgenmode none
+ip -n mra link set mrk10 up
+ip -n mra link set mrbr0 up
+ip -n mrb link set mrk11 up
+ip -n mra addr add 198.18.0.1/24 dev mrbr0
+ip -n mrb addr add 198.18.0.2/24 dev mrk11
+ip -n mra addr add 2001:db8:78::1/64 dev mrbr0 nodad
+ip -n mrb addr add 2001:db8:78::2/64 dev mrk11 nodad
+ip -n mra neigh add 198.18.0.2 lladdr 02:00:00:00:78:02 dev mrbr0 nud permanent
+ip -n mra neigh add 2001:db8:78::2 lladdr 02:00:00:00:78:02 dev mrbr0 nud permanent
+ip -n mrb neigh add 198.18.0.1 lladdr 02:00:00:00:78:01 dev mrk11 nud permanent
+ip -n mrb neigh add 2001:db8:78::1 lladdr 02:00:00:00:78:01 dev mrk11 nud permanent

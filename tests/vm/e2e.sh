@@ -11,49 +11,104 @@
 # E2E_TIMEOUT_ADD=SECONDS lengthens every scenario's timeout (make soak adds
 # SOAK_SECONDS); MR_GUEST_ENV (tests/vm/run.sh) passes variables to guests.
 # Prints "ok/not ok" per scenario and "e2e: N passed, N failed".
+#
+# MR_E2E_KERNEL=test boots the self-built test kernel instead
+# (tests/vm/build-test-kernel.sh: KASAN, lockdep, kmemleak,
+# PREEMPT+DEBUG_PREEMPT; ib_core, uverbs and virtio built in): the module
+# is built against that tree (out of the source tree, without the KUnit
+# suites, which need the KUnit tier's fabric), the initramfs takes that
+# kernel's modules, the provider and tools are the usual ones. Without
+# E2E_FILTER it runs the scenarios of MR_E2E_DEBUG_SCENARIOS (default: the
+# hostile-input ones, '^metaroce-(verbfuzz|hostile|tamper)$'), each guest
+# with MR_E2E_DEBUG_MEM MiB (default 2048: KASAN's shadow and quarantine)
+# and every timeout times MR_E2E_DEBUG_SLOWDOWN (default 2). Results go to
+# $RESULTS/e2e-debug; the summary line is "e2e-debug: N passed, N failed".
+# A kernel report fails a scenario as on the stock kernel.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$here/common.sh"
 RESULTS=${RESULTS:-$top/results}
-out="$RESULTS/e2e"
+kernel=${MR_E2E_KERNEL:-stock}
+filter=${E2E_FILTER:-}
+mem=""
+slow=1
+case "$kernel" in
+stock)
+	tier=e2e ;;
+test)
+	tier=e2e-debug
+	mem=${MR_E2E_DEBUG_MEM:-2048}
+	slow=${MR_E2E_DEBUG_SLOWDOWN:-2}
+	[ -n "$filter" ] ||
+		filter=${MR_E2E_DEBUG_SCENARIOS:-'^metaroce-(verbfuzz|hostile|tamper)$'} ;;
+*)
+	echo "e2e: MR_E2E_KERNEL=$kernel: stock or test, please"
+	echo "e2e: 0 passed, 1 failed"
+	exit 1 ;;
+esac
+out="$RESULTS/$tier"
 rm -rf "$out"
 mkdir -p "$out"
 
-KDIR=${KDIR:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)}
-kver=$(basename "$KDIR" | sed 's/^linux-headers-//')
-bzimage=/boot/vmlinuz-$kver
-if [ ! -f "$bzimage" ] || [ ! -d "/lib/modules/$kver/kernel" ]; then
-	echo "e2e: no stock kernel image/modules for $kver (run scripts/install-deps.sh)"
-	echo "e2e: 0 passed, 1 failed"
-	exit 1
-fi
-
-if ! make -C "$top" KDIR="$KDIR" all >"$out/build.log" 2>&1; then
-	tail -30 "$out/build.log"
-	echo "e2e: build failed ($out/build.log)"
-	echo "e2e: 0 passed, 1 failed"
-	exit 1
-fi
-kos=$(find "$top/kernel" -maxdepth 1 -name '*.ko')
-# shellcheck disable=SC2086
-"$here/mkinitramfs.sh" "$out/initrd.gz" "$kver" / $kos || {
-	echo "e2e: 0 passed, 1 failed"
+# tier_fail MSG: the tier could not run at all.
+tier_fail() {
+	echo "$tier: $1"
+	echo "$tier: 0 passed, 1 failed"
 	exit 1
 }
+
+if [ "$kernel" = stock ]; then
+	KDIR=${KDIR:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)}
+	kver=$(basename "$KDIR" | sed 's/^linux-headers-//')
+	bzimage=/boot/vmlinuz-$kver
+	modroot=/
+	if [ ! -f "$bzimage" ] || [ ! -d "/lib/modules/$kver/kernel" ]; then
+		tier_fail "no stock kernel image/modules for $kver (run scripts/install-deps.sh)"
+	fi
+	if ! make -C "$top" KDIR="$KDIR" all >"$out/build.log" 2>&1; then
+		tail -30 "$out/build.log"
+		tier_fail "build failed ($out/build.log)"
+	fi
+	kos=$(find "$top/kernel" -maxdepth 1 -name '*.ko')
+else
+	kdir=$("$here/build-test-kernel.sh") || tier_fail "no test kernel"
+	kver=$(cat "$kdir/include/config/kernel.release")
+	bzimage="$kdir/arch/x86/boot/bzImage"
+	modroot="$kdir/modroot"
+	# As tests/vm/kunit.sh does: a copy of the sources, so that objects
+	# for the test kernel never mix with those for the stock one.
+	# CONFIG_KUNIT= leaves the KUnit suites out of metaroce.ko (Kbuild).
+	bd="$out/build"
+	mkdir -p "$bd"
+	rsync -a --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod*' "$top/Kbuild" "$top/kernel" "$bd/"
+	if ! make -C "$kdir" M="$bd" CONFIG_KUNIT= -j2 modules >"$out/build.log" 2>&1 ||
+		! make -C "$top" userspace >>"$out/build.log" 2>&1; then
+		tail -30 "$out/build.log"
+		tier_fail "build against the test kernel failed ($out/build.log)"
+	fi
+	kos="$bd/kernel/metaroce.ko"
+	if nm "$kos" 2>/dev/null | grep -q kunit; then
+		tier_fail "$kos still has KUnit suites (Kbuild changed?)"
+	fi
+fi
+# shellcheck disable=SC2086
+"$here/mkinitramfs.sh" "$out/initrd.gz" "$kver" "$modroot" $kos ||
+	tier_fail "mkinitramfs failed"
 
 pass=0
 fail=0
 n=0
 for scen in "$top"/tests/e2e/*.sh; do
 	name=$(basename "$scen" .sh)
-	if [ -n "${E2E_FILTER:-}" ] && ! echo "$name" | grep -Eq "$E2E_FILTER"; then
+	if [ -n "$filter" ] && ! echo "$name" | grep -Eq "$filter"; then
 		continue
 	fi
-	# "# default: no REASON": only when E2E_FILTER names it (make soak).
+	# "# default: no REASON": only when a filter names it (make soak).
 	why=$(sed -n 's/^# default: no *//p' "$scen" | head -1)
-	if [ -z "${E2E_FILTER:-}" ] && grep -q '^# default: no' "$scen"; then
+	if [ -z "$filter" ] && grep -q '^# default: no' "$scen"; then
 		echo "skip - $name: not in the default run: $why"
 		continue
 	fi
@@ -62,8 +117,9 @@ for scen in "$top"/tests/e2e/*.sh; do
 	tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$scen" | head -1)
 	start=$(date +%s)
 	v=$("$here/run.sh" --kernel "$bzimage" --initrd "$out/initrd.gz" \
-		--topology "${topo:-pair}" --timeout "$((${tmo:-300} + ${E2E_TIMEOUT_ADD:-0}))" \
-		--scenario "$scen" --results "$out/$name" 2>&1)
+		--topology "${topo:-pair}" \
+		--timeout "$(((${tmo:-300} + ${E2E_TIMEOUT_ADD:-0}) * slow))" \
+		${mem:+--mem "$mem"} --scenario "$scen" --results "$out/$name" 2>&1)
 	st=$?
 	secs=$(($(date +%s) - start))
 	if [ $st -eq 0 ]; then
@@ -75,5 +131,6 @@ for scen in "$top"/tests/e2e/*.sh; do
 		fail=$((fail + 1))
 	fi
 done
-echo "e2e: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+[ $n -gt 0 ] || echo "$tier: no scenario matched '$filter'"
+echo "$tier: $pass passed, $fail failed"
+[ $fail -eq 0 ] && [ $n -gt 0 ]

@@ -22,6 +22,9 @@ shift 3
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT INT TERM
+# mktemp made it 0700: as the guest's / it would shut out every
+# unprivileged process (scenarios run tests as uid 65534).
+chmod 755 "$stage"
 
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/usr/bin" "$stage/usr/sbin" \
 	"$stage/lib" "$stage/lib64" "$stage/etc" "$stage/proc" "$stage/sys" \
@@ -33,7 +36,9 @@ ln -s /run "$stage/var/run"
 cp /bin/busybox "$stage/bin/busybox"
 
 # Userspace the scenarios use. iproute2 and kmod are called by full path in
-# scenarios because busybox-static prefers its own applets.
+# scenarios because busybox-static prefers its own applets. util-linux's
+# setpriv runs a test as an unprivileged user (busybox's setpriv cannot
+# change the uid).
 bins="/usr/sbin/ip /usr/sbin/tc /usr/bin/rdma /bin/kmod
 	/usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong
 	/usr/bin/ibv_srq_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_uc_pingpong
@@ -41,7 +46,8 @@ bins="/usr/sbin/ip /usr/sbin/tc /usr/bin/rdma /bin/kmod
 	/usr/bin/ib_atomic_bw /usr/bin/ib_write_lat /usr/bin/ib_read_lat
 	/usr/bin/ib_send_lat /usr/bin/ib_atomic_lat
 	/usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/rdma_server
-	/usr/bin/rdma_client /usr/bin/iperf3"
+	/usr/bin/rdma_client /usr/bin/iperf3
+	/usr/bin/setpriv"
 for b in $bins; do
 	[ -x "$b" ] || die "missing $b (run scripts/install-deps.sh)"
 	mkdir -p "$stage$(dirname "$b")"
