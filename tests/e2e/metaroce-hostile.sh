@@ -19,12 +19,16 @@
 #    a known pattern between guard areas, an MR of another PD, a local-only
 #    MR, a deregistered R_Key) and the client "mr-hostile --insider", which
 #    connects a real RC QP to a fresh victim QP per step and injects as
-#    that QP: the whole-MR READ replayed at the first PSN with MSN 0, READs
-#    of the whole MR, overlapping READs and re-requests, wrong, other-PD,
-#    stale and guessed R_Keys, out-of-window PSNs, misaligned and duplicate
-#    atomics, SSNs far ahead, forged ACK/NACK at the victim's requester,
-#    trimmed, truncated, bad-ICRC and mutated packets (the step table:
-#    mr-hostile --list).
+#    that QP, with that QP's clock (MR-WIN-6): the whole-MR READ replayed
+#    at the first PSN with MSN 0, replays older than 256 PSNs and outside
+#    what a READ covered, the whole MR and 1 MiB READs in 64 KiB READ_REQs
+#    and overlapping re-requests, READ_REQs over 64 KiB, one READ beyond
+#    max_dest_rd_atomic, wrong, other-PD, stale and guessed R_Keys,
+#    operations the QP does not enable, out-of-window PSNs, misaligned and
+#    duplicate atomics, MSNs and SSNs no requester sends, forged ACK/NACK
+#    at the victim's requester (true and stale echoes, MR-SEC-6), trimmed,
+#    truncated, bad-ICRC and mutated packets (the step table: mr-hostile
+#    --list).
 #
 # Pass criteria, each checked (a failed one fails the scenario; all are
 # checked and listed before it ends):
@@ -38,13 +42,17 @@
 #  3. The attack tools report no violation: the off-path attacker's guard
 #     refused nothing; for the insider, KEEP steps left the victim QP in
 #     RTS, DIE steps ended it in ERR with the status the spec names
-#     (MR-SEC-10, MR-VERBS-21, MR-VERBS-22), every READ response carried
-#     exactly the MR's bytes (never one outside it), atomic responses the
-#     MR's word, every WR completed, no byte outside a region the insider
-#     may write changed, the MR kept its pattern, the health probe (a
-#     verified READ) worked at every step, and the victim answered its
-#     control channel within HOSTILE_MAX_CTL_MS (3000 ms): its user space
-#     still ran.
+#     (MR-SEC-10, MR-VERBS-21, MR-VERBS-22) after the fatal NACK the spec
+#     names, for the refused request's PSN and with cum_psn there, after
+#     the responses of earlier READs (MR-VERBS-24, MR-REL-33), every READ
+#     response carried exactly the MR's bytes (never one outside it, only
+#     what a valid READ_REQ of its READ asked for: MR-REL-8, none to a
+#     duplicate older than 256 PSNs: MR-REL-1), atomic responses the MR's
+#     word, every WR completed, no byte outside a region the insider may
+#     write changed, the MR kept its pattern, the health probe (a verified
+#     READ) worked at every step, and the victim answered its control
+#     channel within HOSTILE_MAX_CTL_MS (3000 ms): its user space still
+#     ran.
 #  4. The hosts stay responsive: each VM pings the other every 0.5 s during
 #     the attack; at most HOSTILE_MAX_LOSS_PCT (10 %) lost and no round trip
 #     over HOSTILE_MAX_RTT_MS (2000 ms). An emulated VM answers in well under
@@ -68,7 +76,7 @@
 #     the level before the victim started. Nothing the attack makes the
 #     kernel allocate may outlive it (MR-SEC-9); a leak of one skb per
 #     attack packet (the tools send over 40,000) or of per-QP state of the
-#     insider's 30-odd connections is far above these bounds, the per-CPU
+#     insider's 50-odd connections is far above these bounds, the per-CPU
 #     slabs a 1-vCPU guest keeps after shrinking far below. During the
 #     attack (sampled every second) the skb objects stay within
 #     HOSTILE_PEAK_SKB_OBJS (8192) and SUnreclaim within
