@@ -883,8 +883,6 @@ static void is_read_replay(int arg, double end)
 				rnd_below(16) * KIB;
 			uint32_t len = 1 + rnd_below(off < 16 * KIB ? 16 * KIB - off : 8 * KIB);
 
-			if ((off + len) & 1)
-				len++;
 			ins_read_dup((unsigned int)r, off, len, I.reads[r].msn);
 		}
 		break;
