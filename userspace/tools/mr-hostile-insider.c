@@ -68,9 +68,10 @@ static struct ins {
 	bool have_vreq, have_vread;
 	uint32_t new_rd;	/* new READ/ATOMIC messages this step */
 	unsigned int mark;
-	/* the insider's kernel QP: its clock learned, its cum_psn */
-	bool kts_valid, have_kcum;
-	uint32_t kcum;
+	/* the insider's kernel QP: its clock learned, its cum_psn, the
+	 * newest PSN of its own requests */
+	bool kts_valid, have_kcum, have_kpsn;
+	uint32_t kcum, kpsn;
 	/* the victim's requester: newest request timestamp, lowest PSN */
 	bool have_vts, have_vlo;
 	uint32_t vts, vlo;
@@ -308,6 +309,11 @@ static void ins_cap_own(const struct mr_pkt *p)
 	    (!I.have_kcum || mr_psn_after(p->akh.cum_psn, I.kcum))) {
 		I.kcum = p->akh.cum_psn;
 		I.have_kcum = true;
+	}
+	if ((mr_op_desc(p->opcode)->attrs & MR_OPA_REQ) &&
+	    (!I.have_kpsn || mr_psn_after(p->psn, I.kpsn))) {
+		I.kpsn = p->psn;
+		I.have_kpsn = true;
 	}
 }
 
@@ -1294,20 +1300,26 @@ static bool ins_good_echo(uint32_t *echo)
  */
 static void is_forge_ack(int arg, double end)
 {
+	unsigned int n[10] = { 0 }, idle = 0;
+
 	(void)arg;
 	while (ins_more(end)) {
 		uint8_t b[4096], pl[PMTU];
 		struct mr_pkt p;
 		uint32_t v = I.have_vreq ? I.vreq : I.v0, k, echo;
+		unsigned int c;
 
 		if (!I.have_kcum || !ins_good_echo(&echo)) {
 			/* The victim has sent nothing lately: nothing to forge. */
+			idle++;
 			if (!ins_valid_small())
-				return;
+				break;
 			continue;
 		}
 		k = I.kcum;
-		switch (rnd_below(10)) {
+		c = rnd_below(10);
+		n[c]++;
+		switch (c) {
 		case 0:
 			rand_ack(&p, false, I.vqpn, I.aqpn, mr_psn_add(v, 1000 + rnd_below(1u << 20)), 0);
 			break;
@@ -1386,8 +1398,10 @@ static void is_forge_ack(int arg, double end)
 		}
 		ins_tx_attack(b, enc(&p, b, sizeof(b)));
 		if (rnd_below(8) == 0 && !ins_valid_small())
-			return;
+			break;
 	}
+	say("step %u forge_ack: beyond %u, stale %u, true+credit %u, NACK trim/seq/rnr %u, fatal nack!=cum %u, fatal stale echo %u, ACK-all stale echo %u, PROBE %u, READ_RESP %u, ATOMIC_RESP %u; idle %u",
+	    I.step, n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9], idle);
 }
 
 /* Duplicates of the first READ_REQ (the probe's: MSN 0, 4 KiB) naming
@@ -2076,12 +2090,25 @@ static bool ins_probe(void)
 		return false;
 	}
 	/* The raw packets that follow take the QP's clock (MR-WIN-6). */
-	for (double e = now_s() + 1; !I.kts_valid && now_s() < e;)
+	for (double e = now_s() + 1; (!I.kts_valid || !I.have_kpsn) && now_s() < e;)
 		service(0.005);
-	if (!I.kts_valid) {
-		ins_bad("health probe: no packet of the insider's own QP captured: its clock is unknown");
+	if (!I.kts_valid || !I.have_kpsn) {
+		ins_bad("health probe: no request of the insider's own QP captured: its clock is unknown");
 		return false;
 	}
+	/*
+	 * ... and the PSNs after its own: a READ whose responses stalled is
+	 * asked again under a new PSN (MR-REL-24), so the probe may have
+	 * taken more than a0.
+	 */
+	if (mr_psn_dist(I.kpsn, I.a0) >= 64) {
+		ins_bad("health probe: the insider's QP sent PSN %#x, %u after its first: not its probe",
+			I.kpsn, mr_psn_dist(I.kpsn, I.a0));
+		return false;
+	}
+	for (uint32_t q = mr_psn_add(I.a0, 1); mr_psn_after_eq(I.kpsn, q); q = mr_psn_add(q, 1))
+		ins_rdva_put(q, I.base);
+	I.next_psn = mr_psn_add(I.kpsn, 1);
 	return true;
 }
 
@@ -2131,7 +2158,7 @@ static void ins_step(unsigned int k, const struct istep *s)
 	I.var = s->var;
 	I.ex = s->ex;
 	I.have_cum = I.have_vreq = I.have_vread = false;
-	I.kts_valid = I.have_kcum = I.have_vts = I.have_vlo = false;
+	I.kts_valid = I.have_kcum = I.have_kpsn = I.have_vts = I.have_vlo = false;
 	I.hold = I.have_bad = false;
 	I.loose = s->flags & F_LOOSE;
 	I.n_old = I.sends = 0;
@@ -2184,6 +2211,11 @@ static void ins_step(unsigned int k, const struct istep *s)
 		ins_drain(1.0);
 	/* Let late answers arrive, then ask the victim. */
 	ins_wait(0.2);
+	/* A KEEP step whose victim QP failed: its transport state, for the log. */
+	if (s->ex == KEEP && ins_ask_state(3) && !strcmp(I.vstate, "ERR")) {
+		ctl_send("DIAG %u", k);
+		ctl_wait("DIAGED ", l, sizeof(l), 10);
+	}
 	I.active = false;
 	ctl_send("END %u", k);
 	{

@@ -302,6 +302,27 @@ static void v_round(const char *l)
 	ctl_send("READY %u qpn=%x psn=%x", step, V.qp->qp_num, v0);
 }
 
+/*
+ * The insider saw this step's QP fail where it must not: print its
+ * transport state (rdma -dd res show qp, kernel/restrack.c) while the QP
+ * still exists, for the log.
+ */
+static void v_diag(unsigned int step)
+{
+	char cmd[160];
+
+	if (V.qp && step == V.step) {
+		say("step %u: the QP's transport state (rdma -dd res show qp):", step);
+		fflush(stdout);
+		snprintf(cmd, sizeof(cmd), "rdma -dd res show qp link %s/%d lqpn %u 2>&1",
+			 ibv_get_device_name(D.ctx->device), O.ib_port, V.qp->qp_num);
+		if (system(cmd) != 0)
+			say("step %u: '%s' failed", step, cmd);
+		fflush(stdout);
+	}
+	ctl_send("DIAGED %u", step);
+}
+
 static void v_end(unsigned int step)
 {
 	int before = qp_state(V.qp);
@@ -457,6 +478,8 @@ void run_victim(void)
 
 				ctl_send("PONG %s state=%s serr=%d rerr=%d", l + 5,
 					 V.qp ? qps_name(s) : "-", V.serr_st, V.rerr_st);
+			} else if (!strncmp(l, "DIAG ", 5)) {
+				v_diag((unsigned int)strtoul(l + 5, NULL, 10));
 			} else if (!strncmp(l, "END ", 4)) {
 				v_end((unsigned int)strtoul(l + 4, NULL, 10));
 			} else if (!strncmp(l, "BYE", 3)) {
