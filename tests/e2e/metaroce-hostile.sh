@@ -82,8 +82,9 @@
 #     HOSTILE_PEAK_SKB_OBJS (8192) and SUnreclaim within
 #     HOSTILE_PEAK_SUNRECLAIM_KB (64 MiB) of that level: what a paced
 #     sender holds at once is an egress queue (txqueuelen 1000) and the NIC's
-#     ring (256), a receive backlog (1000) and the three capture sockets'
-#     buffers (about 200 each), some 3,000 skbs of at most 4 KiB; a responder
+#     ring (256), a receive backlog (1000) and the capture sockets'
+#     buffers (about 200 each, the insider's about 450), some 3,300 skbs
+#     of at most 4 KiB; a responder
 #     that builds a READ's responses in one go holds one skb per PMTU of it
 #     (10,600 were measured with 1 MiB READs).
 #  7. The device deletes cleanly: "rdma link delete mr0" and "modprobe -r

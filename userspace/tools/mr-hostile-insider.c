@@ -2089,18 +2089,28 @@ static bool ins_probe(void)
 			x, I.ab[x], pat_byte(I.pseed, x));
 		return false;
 	}
-	/* The raw packets that follow take the QP's clock (MR-WIN-6). */
-	for (double e = now_s() + 1; (!I.kts_valid || !I.have_kpsn) && now_s() < e;)
+	/*
+	 * The raw packets that follow take the QP's clock (MR-WIN-6), from
+	 * any packet of the QP (its ACKs of the victim's requests too) ...
+	 */
+	for (double e = now_s() + 1; !I.kts_valid && now_s() < e;)
 		service(0.005);
-	if (!I.kts_valid || !I.have_kpsn) {
-		ins_bad("health probe: no request of the insider's own QP captured: its clock is unknown");
+	if (!I.kts_valid) {
+		ins_bad("health probe: no packet of the insider's own QP captured: its clock is unknown");
 		return false;
 	}
 	/*
 	 * ... and the PSNs after its own: a READ whose responses stalled is
 	 * asked again under a new PSN (MR-REL-24), so the probe may have
-	 * taken more than a0.
+	 * taken more than a0. The capture may miss a packet under load: the
+	 * victim's cum_psn tells as well.
 	 */
+	for (double e = now_s() + 1; !I.have_cum && now_s() < e;)
+		service(0.005);
+	if (!I.have_kpsn || (I.have_cum && mr_psn_after(mr_psn_sub(I.cum, 1), I.kpsn))) {
+		I.kpsn = I.have_cum ? mr_psn_sub(I.cum, 1) : I.a0;
+		I.have_kpsn = true;
+	}
 	if (mr_psn_dist(I.kpsn, I.a0) >= 64) {
 		ins_bad("health probe: the insider's QP sent PSN %#x, %u after its first: not its probe",
 			I.kpsn, mr_psn_dist(I.kpsn, I.a0));
@@ -2304,6 +2314,17 @@ void run_insider(void)
 		die("--classes selects no insider step (--list)");
 	dev_open();
 	net_open(O.peer, SP_INS_VALID, SP_INS_ATTACK * 2 - SP_INS_VALID - 1, true);
+	{
+		/*
+		 * The capture sees both VMs' traffic and the insider checks
+		 * what the victim sends: 1 MiB of socket buffer (about 450
+		 * frames) rides out a busy second (root: past rmem_max).
+		 */
+		int rb = 1 << 20;
+
+		if (setsockopt(N.cap, SOL_SOCKET, SO_RCVBUFFORCE, &rb, sizeof(rb)))
+			setsockopt(N.cap, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
+	}
 	cap_hook = ins_cap;
 	ctl_line_hook = ins_ctl_line;
 	svc_hook = ins_svc;
