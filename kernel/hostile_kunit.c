@@ -26,47 +26,7 @@
 #define MRT_MTU		1024	/* path MTU of the fixture (mrt_to_rtr) */
 
 /*
- * Encode @p (payload_len bytes from p->payload) into an skb as an IPv4
- * packet from @from to @to that has just come up the stack, after
- * @mangle.
- */
-static struct sk_buff *mrt_h_skb(struct kunit *test, const struct mr_pkt *p,
-				 const char *from, const char *to,
-				 void (*mangle)(u8 *buf, u32 *len),
-				 u8 pkt_type)
-{
-	u32 len = mr_pkt_hdr_len(p->opcode) + p->payload_len + MR_ICRC_LEN;
-	struct sk_buff *skb;
-	struct iphdr *iph;
-	u8 *buf;
-	int n;
-
-	skb = alloc_skb(len + 256, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	skb_reserve(skb, 128);
-	buf = skb_put(skb, len);
-	n = mr_pkt_encode(p, buf, len);
-	KUNIT_ASSERT_EQ(test, n, (int)len);
-	if (mangle)
-		mangle(buf, &len);
-	skb_trim(skb, len);
-
-	iph = skb_push(skb, sizeof(*iph));
-	memset(iph, 0, sizeof(*iph));
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->protocol = IPPROTO_UDP;
-	iph->saddr = in_aton(from);
-	iph->daddr = in_aton(to);
-	skb_reset_network_header(skb);
-	skb_pull(skb, sizeof(*iph));
-	skb->protocol = htons(ETH_P_IP);
-	skb->pkt_type = pkt_type;
-	return skb;
-}
-
-/*
- * Hand @p to @dev's receive path (see mrt_h_skb()); returns the number
+ * Hand @p to @dev's receive path (see mrt_craft_skb()); returns the number
  * of packets @dev transmitted during that call, which runs as a softirq
  * would: the work of one receive pass, not of what it hands on.
  */
@@ -74,7 +34,8 @@ static u64 mrt_h_feed(struct kunit *test, struct mroce_dev *dev,
 		      const struct mr_pkt *p, const char *from, const char *to,
 		      void (*mangle)(u8 *buf, u32 *len), u8 pkt_type)
 {
-	struct sk_buff *skb = mrt_h_skb(test, p, from, to, mangle, pkt_type);
+	struct sk_buff *skb = mrt_craft_skb(test, p, from, to, mangle,
+					    pkt_type);
 	u64 tx;
 
 	local_bh_disable();
@@ -129,6 +90,19 @@ static void mrt_h_req(struct mr_pkt *p, u8 op, struct ib_qp *to, u32 from_qpn,
 static u32 mrt_h_ts(struct ib_qp *qp)
 {
 	return mroce_qp_ts(to_mqp(qp), mroce_now());
+}
+
+/* An ACK from the virtual peer to @qp up to @cum_psn, echoing @ts_echo. */
+static void mrt_h_ack(struct mr_pkt *p, struct ib_qp *qp, u32 cum_psn,
+		      u32 ts_echo)
+{
+	memset(p, 0, sizeof(*p));
+	p->opcode = MR_OP_ACK;
+	p->dqpn = qp->qp_num;
+	p->sqpn = MRT_VPEER;
+	p->akh.cum_psn = cum_psn & MR_PSN_MASK;
+	p->akh.credit = MR_CREDIT_UNLIMITED;
+	p->akh.ts_echo = ts_echo;
 }
 
 static u64 mrt_h_cnt(struct mroce_dev *dev, enum mroce_counter c)
@@ -404,13 +378,7 @@ static void mrt_h_trimmed(struct kunit *test)
 					    0x1000, 0x1234, 1), 0);
 	msleep(20);
 	/* The peer acknowledges the READ_REQ: its data is what is owed. */
-	memset(&p, 0, sizeof(p));
-	p.opcode = MR_OP_ACK;
-	p.dqpn = a.qp->qp_num;
-	p.sqpn = MRT_VPEER;
-	p.akh.cum_psn = (MRT_PSN + 1) & MR_PSN_MASK;
-	p.akh.credit = MR_CREDIT_UNLIMITED;
-	p.akh.ts_echo = mrt_h_ts(a.qp) - 1000;
+	mrt_h_ack(&p, a.qp, MRT_PSN + 1, mrt_h_ts(a.qp) - 1000);
 	mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL, PACKET_HOST);
 	KUNIT_ASSERT_EQ(test, to_mqp(a.qp)->req->sb.una,
 			(MRT_PSN + 1) & MR_PSN_MASK);
@@ -669,8 +637,8 @@ static void mrt_h_rate_limits(struct kunit *test)
 	/* 200 out-of-window requests, as fast as one CPU takes them. */
 	for (i = 0; i < MRT_FLOOD; i++) {
 		p.psn = (MRT_PSN + 1000 + i) & MR_PSN_MASK;
-		flood[i] = mrt_h_skb(test, &p, MRT_IP_A, MRT_IP_B, NULL,
-				     PACKET_HOST);
+		flood[i] = mrt_craft_skb(test, &p, MRT_IP_A, MRT_IP_B, NULL,
+					 PACKET_HOST);
 	}
 	nack = mrt_h_cnt(mrt_db, MROCE_CNT_NACK_TX_SEQ_ERR);
 	us = mrt_h_flood(mrt_db, flood);
@@ -681,8 +649,8 @@ static void mrt_h_rate_limits(struct kunit *test)
 	/* 200 duplicates. */
 	p.psn = MRT_PSN;
 	for (i = 0; i < MRT_FLOOD; i++)
-		flood[i] = mrt_h_skb(test, &p, MRT_IP_A, MRT_IP_B, NULL,
-				     PACKET_HOST);
+		flood[i] = mrt_craft_skb(test, &p, MRT_IP_A, MRT_IP_B, NULL,
+					 PACKET_HOST);
 	ack = mrt_h_cnt(mrt_db, MROCE_CNT_ACK_TX);
 	us = mrt_h_flood(mrt_db, flood);
 	ack = mrt_h_cnt(mrt_db, MROCE_CNT_ACK_TX) - ack;
@@ -803,16 +771,10 @@ static void mrt_h_forged_ack(struct kunit *test)
 					    0x1000, 0x1234, 1), 0);
 	msleep(20);
 
-	memset(&p, 0, sizeof(p));
-	p.opcode = MR_OP_ACK;
-	p.dqpn = a.qp->qp_num;
-	p.sqpn = MRT_VPEER;
-	p.akh.cum_psn = (MRT_PSN + 1) & MR_PSN_MASK;
-	p.akh.credit = MR_CREDIT_UNLIMITED;
+	/* An echo 2 s old, and one from the future. */
+	mrt_h_ack(&p, a.qp, MRT_PSN + 1, mrt_h_ts(a.qp) - 2000000);
 	p.akh.msn = 1;
 	aged = mrt_h_cnt(mrt_da, MROCE_CNT_ACK_AGE_DROPS);
-	/* An echo 2 s old, and one from the future. */
-	p.akh.ts_echo = mrt_h_ts(a.qp) - 2000000;
 	mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL, PACKET_HOST);
 	p.akh.ts_echo = mrt_h_ts(a.qp) + 1000;
 	mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL, PACKET_HOST);

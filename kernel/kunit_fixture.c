@@ -8,6 +8,7 @@
 
 #include <linux/delay.h>
 #include <linux/inet.h>
+#include <linux/ip.h>
 #include <linux/netdevice.h>
 #include <net/addrconf.h>
 #include <net/net_namespace.h>
@@ -441,4 +442,36 @@ void mrt_fill(u8 *p, u32 len, u32 seed)
 
 	for (i = 0; i < len; i++)
 		p[i] = (u8)(seed + i * 13 + (i >> 8));
+}
+
+struct sk_buff *mrt_craft_skb(struct kunit *test, const struct mr_pkt *p,
+			      const char *from, const char *to,
+			      void (*mangle)(u8 *buf, u32 *len), u8 pkt_type)
+{
+	u32 len = mr_pkt_hdr_len(p->opcode) + p->payload_len + MR_ICRC_LEN;
+	struct sk_buff *skb;
+	struct iphdr *iph;
+	u8 *buf;
+
+	skb = alloc_skb(len + 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, 128);
+	buf = skb_put(skb, len);
+	KUNIT_ASSERT_EQ(test, mr_pkt_encode(p, buf, len), (int)len);
+	if (mangle)
+		mangle(buf, &len);
+	skb_trim(skb, len);
+
+	iph = skb_push(skb, sizeof(*iph));
+	memset(iph, 0, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = in_aton(from);
+	iph->daddr = in_aton(to);
+	skb_reset_network_header(skb);
+	skb_pull(skb, sizeof(*iph));
+	skb->protocol = htons(ETH_P_IP);
+	skb->pkt_type = pkt_type;
+	return skb;
 }

@@ -79,4 +79,14 @@ int mrt_post_rdma(struct mrt_ep *ep, enum ib_wr_opcode op, void *buf,
 		  u32 len, u64 raddr, u32 rkey, u64 wr_id);
 void mrt_fill(u8 *p, u32 len, u32 seed);
 
+/*
+ * Packet @p (payload_len bytes from p->payload) encoded by the core into
+ * an skb that looks as if it just came up the stack: IPv4 from @from to
+ * @to, skb->data at the MBH, @pkt_type set; @mangle (may be NULL) edits
+ * the encoded bytes first. For mroce_rcv().
+ */
+struct sk_buff *mrt_craft_skb(struct kunit *test, const struct mr_pkt *p,
+			      const char *from, const char *to,
+			      void (*mangle)(u8 *buf, u32 *len), u8 pkt_type);
+
 #endif /* MROCE_KUNIT_FIXTURE_H */

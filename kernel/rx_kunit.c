@@ -82,37 +82,12 @@ static void mrt_rx_write(struct mrt_rx *rx, struct mr_pkt *p, u32 psn,
 	p->payload_len = len;
 }
 
-/* Encode @p (or take @raw) and feed it to device B's receive path. */
+/* Encode @p, @mangle it and feed it to device B's receive path. */
 static void mrt_rx_feed(struct kunit *test, const struct mr_pkt *p,
 			void (*mangle)(u8 *buf, u32 *len), const char *from)
 {
-	struct sk_buff *skb;
-	struct iphdr *iph;
-	u32 len;
-	u8 *buf;
-	int n;
-
-	skb = alloc_skb(2048, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	skb_reserve(skb, 128);
-	buf = skb_put(skb, 1024);
-	n = mr_pkt_encode(p, buf, 1024);
-	KUNIT_ASSERT_GT(test, n, 0);
-	len = n;
-	if (mangle)
-		mangle(buf, &len);
-	skb_trim(skb, len);
-
-	iph = skb_push(skb, sizeof(*iph));
-	memset(iph, 0, sizeof(*iph));
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->protocol = IPPROTO_UDP;
-	iph->saddr = in_aton(from);
-	iph->daddr = in_aton(MRT_IP_B);
-	skb_reset_network_header(skb);
-	skb_pull(skb, sizeof(*iph));
-	skb->protocol = htons(ETH_P_IP);
+	struct sk_buff *skb = mrt_craft_skb(test, p, from, MRT_IP_B, mangle,
+					    PACKET_HOST);
 
 	local_bh_disable();
 	mroce_rcv(mrt_db, skb);
