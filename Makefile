@@ -83,11 +83,13 @@ traceability:
 bench:
 	@scripts/bench/bench.sh
 
-# Only the mixed-fault soak scenario (tests/e2e/metaroce-soak.sh), for
-# SOAK_SECONDS (default 600; make test-e2e runs it for 60).
+# The mixed-fault soak (tests/e2e/metaroce-soak.sh) and the hostile-peer
+# test (tests/e2e/metaroce-hostile.sh), each for SOAK_SECONDS (default 600;
+# make test-e2e runs them for 60 and 40).
 soak:
-	@s=$(or $(SOAK_SECONDS),600); MR_GUEST_ENV="SOAK_SECONDS $${MR_GUEST_ENV:-}" SOAK_SECONDS=$$s \
-		E2E_TIMEOUT_ADD=$$s E2E_FILTER='^metaroce-soak$$' scripts/run-tests.sh e2e
+	@s=$(or $(SOAK_SECONDS),600); MR_GUEST_ENV="SOAK_SECONDS HOSTILE_SECONDS $${MR_GUEST_ENV:-}" \
+		SOAK_SECONDS=$$s HOSTILE_SECONDS=$$s E2E_TIMEOUT_ADD=$$s \
+		E2E_FILTER='^metaroce-(soak|hostile)$$' scripts/run-tests.sh e2e
 
 # Only the random-verbs scenario (tests/e2e/metaroce-verbfuzz.sh), for
 # SOAK_SECONDS (default 600) of fuzzing on each VM; results in

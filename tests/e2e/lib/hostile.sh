@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Helpers of the hostile-peer scenario (tests/e2e/metaroce-hostile.sh), guest
+# side: /mr/e2e/hostile.sh, sourced after /mr/lib.sh, /mr/e2e/verbs.sh and
+# /mr/e2e/faults.sh. Busybox ash; every name here starts with hs_.
+#
+#   hs_fail TAG MSG        record a failed criterion (the scenario goes on, so
+#                          that both VMs reach the same barriers, and fails at
+#                          the end with every failure listed)
+#   hs_settle              drop the page cache and reclaimable slab, shrink
+#                          every slab cache: what stays is what is really held
+#   hs_mem                 "Slab SUnreclaim MemAvailable (kB) skb-objects", the
+#                          skb objects summed over the skbuff_* slab caches
+#   hs_sampler_start FILE  hs_mem every second, with a timestamp, into FILE
+#   hs_sampler_stop
+#   hs_classes_at EPOCH FILE...   the attack classes the tools' outputs say
+#                          were running at EPOCH (their HOSTILE-CLASS lines)
+#   hs_show FILE           a tool's output, indented
+
+hs_failures=""
+hs_sampler=""
+
+hs_fail() {
+	echo "[$MR_ROLE] FAIL: $1: $2"
+	case " $hs_failures " in
+	*" $1 "*) ;;
+	*) hs_failures="$hs_failures $1" ;;
+	esac
+}
+
+hs_settle() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
+	for hs_f in /sys/kernel/slab/*/shrink; do
+		echo 1 >"$hs_f" 2>/dev/null || true
+	done
+}
+
+hs_mem() {
+	hs_m=$(awk '/^Slab:/ { s = $2 } /^SUnreclaim:/ { u = $2 } /^MemAvailable:/ { a = $2 }
+		END { printf "%d %d %d", s, u, a }' /proc/meminfo)
+	hs_s=$(awk '$1 ~ /^skbuff_/ { n += $2 } END { printf "%d", n }' /proc/slabinfo 2>/dev/null)
+	echo "$hs_m ${hs_s:-0}"
+}
+
+hs_sampler_start() {
+	: >"$1"
+	(
+		while :; do
+			echo "$(date +%s) $(hs_mem)" >>"$1"
+			sleep 1
+		done
+	) &
+	hs_sampler=$!
+}
+
+hs_sampler_stop() {
+	[ -n "$hs_sampler" ] && kill "$hs_sampler" 2>/dev/null
+	wait "$hs_sampler" 2>/dev/null || true
+	hs_sampler=""
+}
+
+hs_classes_at() {
+	hs_t=$1
+	shift
+	for hs_f in "$@"; do
+		[ -f "$hs_f" ] || continue
+		awk -v t="$hs_t" -v f="$hs_f" '
+			$1 == "HOSTILE-CLASS" && $2 + 0 <= t + 0 { last = $3 " " $4 }
+			END { if (last != "") print "    " f ": " last }' "$hs_f"
+	done
+}
+
+hs_show() {
+	[ -f "$1" ] && grep -v '^libibverbs: Warning' "$1" | grep -v '^HOSTILE-CLASS' | sed 's/^/  | /'
+	return 0
+}
