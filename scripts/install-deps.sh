@@ -19,8 +19,9 @@ KBUILD_PKGS="build-essential bc flex bison libelf-dev libssl-dev dwarves
 VM_PKGS="qemu-system-x86 busybox-static cpio kmod iproute2 procps"
 RDMA_PKGS="rdma-core libibverbs-dev librdmacm-dev ibverbs-utils
 	ibverbs-providers perftest rdmacm-utils libibverbs1 librdmacm1"
-# Host tests: unit tests under sanitizers, fuzzing.
-HOST_PKGS="gcc clang libclang-rt-14-dev libcmocka-dev pkg-config cmake"
+# Host tests: unit tests under sanitizers, fuzzing, the Wireshark dissector
+# (tshark, and editcap from its dependency wireshark-common).
+HOST_PKGS="gcc clang libclang-rt-14-dev libcmocka-dev pkg-config cmake tshark"
 # Benchmarks.
 BENCH_PKGS="iperf3 python3-matplotlib"
 
@@ -32,6 +33,10 @@ done
 
 if [ -n "$missing" ]; then
 	echo "install-deps.sh: installing:$missing"
+	# wireshark-common asks whether non-superusers may capture; answer
+	# no beforehand so that the install never waits for a reply.
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		debconf-set-selections
 	apt-get update -q
 	# shellcheck disable=SC2086
 	apt-get install -y -q --no-install-recommends $missing

@@ -41,6 +41,10 @@ else
 	rc=1
 fi
 
+# The Wireshark dissector against a capture written by the core codec
+# (prints its own "dissector: N passed, N failed").
+sh tests/dissector/check.sh || rc=1
+
 # MR-CONF-6: the committed traceability table matches the sources.
 if python3 tests/conformance/traceability.py --check; then
 	echo "traceability: 1 passed, 0 failed"
