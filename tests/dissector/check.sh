@@ -26,6 +26,9 @@
 #   port-pref, decode-as, dst-port-only: the UDP port rules;
 #   robustness   no Lua error on copies with random bytes changed or cut
 #                by a snapshot length;
+#   spec-opcodes, spec-flags, spec-reasons, spec-sizes: the dissector's
+#                transcribed tables are the spec's (opcode table, flag
+#                table, NACK reasons, header sizes);
 #   spec-ids     every requirement ID the dissector cites exists.
 #
 # tshark runs with HOME and XDG_CONFIG_HOME in a temporary directory, so
@@ -244,9 +247,9 @@ got=$(port_frames -o metaroce.udp_port:5000)
 if [ "$got" = "5000 " ]; then ok; else
 	not_ok "port-pref: with udp_port 5000 decoded ports '$got', want '5000 '"
 fi
-got=$(port_frames -d udp.port==5001,metaroce)
-if [ "$got" = "4793 5001 " ]; then ok; else
-	not_ok "decode-as: with Decode As 5001 decoded ports '$got', want '4793 5001 '"
+got=$(port_frames -o metaroce.udp_port:0 -d udp.port==5001,metaroce)
+if [ "$got" = "5001 " ]; then ok; else
+	not_ok "decode-as: with udp_port 0 and Decode As 5001 decoded ports '$got', want '5001 '"
 fi
 got=$(ts -Y 'udp.srcport == 4793' -T fields -e metaroce.opcode -e data.len)
 if [ "$got" = "	24" ]; then ok; else
@@ -278,6 +281,81 @@ fi
 if [ "$errors" -ne 0 ]; then
 	not_ok "tshark wrote $errors error report(s) on stderr (above)"
 fi
+
+# ---- the dissector's tables against the spec's ----
+
+# Rows of the first simple table after the line of spec.rst matching $1:
+# columns $2 (numbers, comma-separated) joined by "|", "(none)" as empty,
+# continuation lines skipped.
+spec_table() {
+	awk -v anchor="$1" -v want="$2" '
+	$0 ~ anchor { found = 1 }
+	found && /^=+( +=+)+ *$/ {
+		border++
+		if (border == 1) {
+			n = 0
+			for (i = 1; i <= length($0); i++)
+				if (substr($0, i, 1) == "=" &&
+				    (i == 1 || substr($0, i - 1, 1) == " "))
+					start[++n] = i
+			start[n + 1] = length($0) + 1000
+		}
+		if (border == 3) exit
+		next
+	}
+	found && border == 2 && /^[^ ]/ {
+		k = split(want, cols, ",")
+		out = ""
+		for (j = 1; j <= k; j++) {
+			c = cols[j]
+			v = substr($0, start[c], start[c + 1] - start[c])
+			gsub(/^ +| +$/, "", v)
+			if (v == "(none)") v = ""
+			out = out (j > 1 ? "|" : "") v
+		}
+		print out
+	}' "$spec"
+}
+
+# same_table NAME: $tmp/NAME.spec and $tmp/NAME.lua hold the same rows.
+same_table() {
+	sort "$tmp/$1.spec" >"$tmp/$1.spec.s"
+	sort "$tmp/$1.lua" >"$tmp/$1.lua.s"
+	if [ ! -s "$tmp/$1.spec.s" ] || [ ! -s "$tmp/$1.lua.s" ]; then
+		not_ok "spec-$1: could not read the table from spec.rst or metaroce.lua"
+	elif cmp -s "$tmp/$1.spec.s" "$tmp/$1.lua.s"; then
+		ok
+	else
+		not_ok "spec-$1: metaroce.lua (+) differs from spec.rst (-):"
+		diff -u "$tmp/$1.spec.s" "$tmp/$1.lua.s" | sed 1,2d
+	fi
+}
+
+# Opcodes: code, name, headers, payload, flags allowed, packets.
+spec_table '^\.\. _MR-HDR-2:' 1,2,3,4,5,6 >"$tmp/opcodes.spec"
+sed -n 's/^[[:space:]]*\[\(0x[0-9A-Fa-f]*\)\] = { "\([A-Z_]*\)", *"\([A-Z ]*\)", *\(true\|false\), *"\([A-Za-z ]*\)", *"\([^"]*\)" },$/\1|\2|\3|\4|\5|\6/p' \
+	"$lua" | sed 's/|true|/|yes|/; s/|false|/|no|/' >"$tmp/opcodes.lua"
+same_table opcodes
+# Flags: mask, name.
+spec_table '^\.\. _MR-HDR-3:' 1,2 >"$tmp/flags.spec"
+sed -n 's/^[[:space:]]*{ mask = \(0x[0-9A-Fa-f]*\), name = "\([A-Z]*\)".*/\1|\2/p' \
+	"$lua" >"$tmp/flags.lua"
+same_table flags
+# NACK reasons: value, name, fatal.
+spec_table '^\.\. _MR-REL-5:' 1,2,4 >"$tmp/reasons.spec"
+sed -n 's/^[[:space:]]*\[\([0-9]*\)\] = { "\([A-Z_]*\)", \(true\|false\) },$/\1|\2|\3/p' \
+	"$lua" | sed 's/|true$/|yes/; s/|false$/|no/' >"$tmp/reasons.lua"
+same_table reasons
+# Header sizes, from the prose of the first HDR requirement.
+awk '/^\.\. _MR-HDR-1:/ { on = 1; next }
+     on && /^\*\*/ { p = 1 } p && /^$/ { exit } p { s = s " " $0 }
+     END { print s }' "$spec" |
+	sed -n 's/.*Header sizes in bytes are: *\(.*\), ICRC trailer.*/\1/p' |
+	tr ',' '\n' | sed -n 's/^ *\([A-Z]*\) \([0-9]*\) *$/\1|\2/p' \
+	>"$tmp/sizes.spec"
+sed -n 's/^[[:space:]]*\([A-Z]*\) = { len = \([0-9]*\),.*/\1|\2/p' "$lua" \
+	>"$tmp/sizes.lua"
+same_table sizes
 
 # ---- requirement IDs cited by the dissector ----
 

@@ -554,6 +554,16 @@ static void icrc_and_trim(void)
 	memcpy(t + hlen, b + n - MR_ICRC_LEN, MR_ICRC_LEN);
 	frame(&(struct frame){ .v = V_TRIMMED }, t, hlen + MR_ICRC_LEN,
 	      "SEND trimmed by a switch (TRIM, payload cut)");
+
+	/* Responses can be trimmed too; the requester asks again. */
+	base(&p, MR_OP_READ_RESP, MR_F_LAST | MR_F_TRIM, 0x000014);
+	p.dxh.msn = 15;
+	p.dxh.offset = 3072;
+	p.dxh.msg_len = 4096;
+	n = enc(&p, t);
+	memset(t + n - MR_ICRC_LEN, 0x5a, MR_ICRC_LEN);
+	frame(&(struct frame){ .v = V_TRIMMED }, t, n,
+	      "READ_RESP trimmed, any 4 bytes in the ICRC position");
 }
 
 /* Write @b[0..n) as a malformed frame the codec refuses with @err. */
