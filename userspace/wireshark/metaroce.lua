@@ -586,11 +586,11 @@ function metaroce.dissector(tvb, pinfo, tree)
 	local flags = band(mbh.flags, FLAGS_KNOWN)
 	if flags ~= 0 then info[#info + 1] = "[" .. flag_names(flags) .. "]" end
 	info[#info + 1] = "dqpn=" .. hex24(mbh.dqpn)
-	if #op.hdrs > 0 and op.hdrs[1] ~= "AKH" then
-		info[#info + 1] = "psn=" .. hex24(mbh.psn)
-	end
+	-- What MBH.psn carries depends on the opcode (MR-HDR-8).
 	if op.name == "PROBE" or op.name == "PROBE_REPLY" then
-		info[#info + 1] = "id=" .. hex24(mbh.psn) -- MR-HDR-8
+		info[#info + 1] = "id=" .. hex24(mbh.psn)
+	elseif op.name ~= "ACK" and op.name ~= "NACK" then
+		info[#info + 1] = "psn=" .. hex24(mbh.psn)
 	end
 
 	local short = wire < op.hdr_len + ICRC_LEN
@@ -631,6 +631,7 @@ function metaroce.dissector(tvb, pinfo, tree)
 	if wire > have then
 		report(root, ex.snap,
 			"The capture cut this packet: ICRC not checked")
+		root:add(pf.icrc_status, 3):set_generated()
 		return done(table.concat(info, " "))
 	end
 	local status = add_icrc(root, tvb, wire - ICRC_LEN, trimmed)
