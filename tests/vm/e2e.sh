@@ -21,7 +21,9 @@
 # E2E_FILTER it runs the scenarios of MR_E2E_DEBUG_SCENARIOS (default: the
 # hostile-input ones, '^metaroce-(verbfuzz|hostile|tamper)$'), each guest
 # with MR_E2E_DEBUG_MEM MiB (default 2048: KASAN's shadow and quarantine)
-# and every timeout times MR_E2E_DEBUG_SLOWDOWN (default 2). Results go to
+# and every timeout times MR_E2E_DEBUG_SLOWDOWN (default 2), which the
+# guests see as MR_SLOWDOWN (scenarios scale their own time bounds on the
+# kernel's work by it; 1 on the stock kernel). Results go to
 # $RESULTS/e2e-debug; the summary line is "e2e-debug: N passed, N failed".
 # A kernel report fails a scenario as on the stock kernel.
 set -u
@@ -116,7 +118,7 @@ for scen in "$top"/tests/e2e/*.sh; do
 	topo=$(sed -n 's/^# topology: *\([a-z]*\).*/\1/p' "$scen" | head -1)
 	tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$scen" | head -1)
 	start=$(date +%s)
-	v=$("$here/run.sh" --kernel "$bzimage" --initrd "$out/initrd.gz" \
+	v=$(MR_SLOWDOWN=$slow "$here/run.sh" --kernel "$bzimage" --initrd "$out/initrd.gz" \
 		--topology "${topo:-pair}" \
 		--timeout "$(((${tmo:-300} + ${E2E_TIMEOUT_ADD:-0}) * slow))" \
 		${mem:+--mem "$mem"} --scenario "$scen" --results "$out/$name" 2>&1)

@@ -6,6 +6,9 @@
 #          [--mem MiB] [--deadline SECONDS]
 #
 # MR_GUEST_ENV="NAME ..." copies those host variables into the guests' env.
+# MR_SLOWDOWN=N (default 1) reaches the guests as is: how much slower than
+# the stock kernel the booted one runs (tests/vm/e2e.sh sets it for the
+# debug kernel), by which scenarios scale their own time bounds.
 #
 # pair:   two VMs ("server", "client"), one virtio-net NIC each, joined by
 #         -netdev dgram over 127.0.0.1 UDP ports chosen free at run time.
@@ -93,6 +96,7 @@ MR_PEER_IP=192.0.2.$peer
 MR_MY_IP6=2001:db8::$me
 MR_PEER_IP6=2001:db8::$peer
 MR_SCENARIO_TIMEOUT=$timeout
+MR_SLOWDOWN=${MR_SLOWDOWN:-1}
 ENV
 	# Host variables named in MR_GUEST_ENV (space separated) reach the
 	# guest's /mr/env as well: "make soak" passes SOAK_SECONDS this way

@@ -10,6 +10,7 @@ struct hopts O = {
 	.ib_port = 1, .gid_idx = -1, .ctl_port = "18790", .ifname = "eth0",
 	.udp_port = MR_UDP_PORT, .rate = 500, .time_s = 30,
 	.mr_size = 256ull << 20, .max_lat_ms = 3000, .connect_timeout = 120,
+	.slowdown = 1,
 };
 
 const char *role = "?";
@@ -1440,7 +1441,15 @@ int qp_to_rtr_rts(struct ibv_qp *qp, uint32_t dqpn, uint32_t rq_psn,
 		return rc;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
+	/*
+	 * T_verbs 4.096 us * 2^17 = 537 ms: the retry budget (MR-RETRY-1,
+	 * retry_cnt + 1 counted expiries, one per T_verbs) lasts about 4 s.
+	 * With 2^14 (67 ms) it lasted half a second, less than an emulated
+	 * guest stalls when its host is busy: the victim's requester failed
+	 * with RETRY_EXC in KEEP steps, and before the forged fatal NACK of
+	 * a forge_nack step could arrive, because the peer was stalled.
+	 */
+	a.timeout = 17;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = sq_psn;

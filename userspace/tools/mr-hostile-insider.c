@@ -1855,6 +1855,13 @@ static void is_send_long(int arg, double end)
  * WR at X fails with the status that reason maps to (MR-REL-18,
  * MR-VERBS-22), not the other one's. Quick: without ACKs the victim's
  * requester counts its retry budget (MR-RETRY-1).
+ *
+ * X moves with what the victim sends: a request captured just after the
+ * ERR may already be acknowledged by an ACK the insider's module sent
+ * before it (still in flight, or queued behind it), and a NACK at a PSN
+ * below the victim's una is void (MR-REL-23). So each good NACK names the
+ * lowest request PSN captured since the previous one (the victim resends
+ * from its una), never one below what the module acknowledged.
  */
 static void is_forge_nack(int arg, double end)
 {
@@ -1862,6 +1869,7 @@ static void is_forge_nack(int arg, double end)
 	uint8_t other = (uint8_t)(MR_NACK_REMOTE_ACCESS + (arg - MR_NACK_REMOTE_ACCESS + 1) % 3);
 	uint8_t b[256];
 	struct mr_pkt p;
+	uint32_t x;
 	double t;
 
 	if (ibv_modify_qp(I.qp, &a, IBV_QP_STATE))
@@ -1885,6 +1893,8 @@ static void is_forge_nack(int arg, double end)
 		ins_tx_attack(b, enc(&p, b, sizeof(b)));
 	}
 	I.forge_other = other;
+	x = I.vlo;
+	I.have_vlo = false;
 	while (now_s() < end && !ins_dead()) {
 		uint32_t echo;
 
@@ -1892,7 +1902,13 @@ static void is_forge_nack(int arg, double end)
 			service(0.005);
 			continue;
 		}
-		rand_ack(&p, true, I.vqpn, I.aqpn, I.vlo, I.vlo);
+		if (I.have_vlo)
+			x = I.vlo;
+		if (I.have_kcum && I.have_vreq && mr_psn_after(I.kcum, x) &&
+		    mr_psn_after_eq(I.vreq, I.kcum))
+			x = I.kcum;
+		I.have_vlo = false;
+		rand_ack(&p, true, I.vqpn, I.aqpn, x, x);
 		p.nkh.reason = (uint8_t)arg;
 		p.nkh.rnr_timer = 0;
 		memset(p.akh.sack, 0, sizeof(p.akh.sack));
@@ -2044,29 +2060,30 @@ static const char *wc_name(int st)
 static const char *const nack_name[] = { "none", "TRIMMED", "SEQ_ERR", "RNR",
 					 "REMOTE_ACCESS", "INVALID_REQ", "REMOTE_OP", "?" };
 
-/* The health probe: one verified RDMA READ of the MR's first 4 KiB through
- * the real QP (PSN a0, MSN 0). */
+/* The health probe: one verified RDMA READ of the MR's first PROBE_LEN
+ * bytes, which the victim's WRITEs never target, through the real QP
+ * (PSN a0, MSN 0). */
 static bool ins_probe(void)
 {
-	struct ibv_sge sg = { .addr = (uintptr_t)I.ab, .length = 4096, .lkey = I.amr->lkey };
+	struct ibv_sge sg = { .addr = (uintptr_t)I.ab, .length = PROBE_LEN, .lkey = I.amr->lkey };
 	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1,
 				  .opcode = IBV_WR_RDMA_READ,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 	struct ibv_wc wc;
-	double end = now_s() + 10;
+	double end = now_s() + 10.0 * O.slowdown;
 	size_t x;
 	int n;
 
-	memset(I.ab, 0, 4096);
+	memset(I.ab, 0, PROBE_LEN);
 	wr.wr.rdma.remote_addr = I.base;
 	wr.wr.rdma.rkey = I.rkey;
 	ins_rdva_put(I.a0, I.base);
 	I.reads[0].psn = I.a0;
 	I.reads[0].msn = 0;
 	I.reads[0].va = I.base;
-	I.reads[0].len = 4096;
+	I.reads[0].len = PROBE_LEN;
 	I.nreads = 1;
-	rd_note(0, 0, 4096);
+	rd_note(0, 0, PROBE_LEN);
 	if (ibv_post_send(I.qp, &wr, &bad)) {
 		ins_bad("health probe: ibv_post_send: %s", strerror(errno));
 		return false;
@@ -2074,15 +2091,16 @@ static bool ins_probe(void)
 	while ((n = ibv_poll_cq(I.cq, 1, &wc)) == 0 && now_s() < end)
 		service(0.002);
 	if (n <= 0) {
-		ins_bad("health probe: the victim did not serve a 4 KiB READ within 10 s");
+		ins_bad("health probe: the victim did not serve a %u-byte READ within %u s",
+			PROBE_LEN, 10 * O.slowdown);
 		return false;
 	}
 	if (wc.status != IBV_WC_SUCCESS) {
 		ins_bad("health probe: READ completed with %s", ibv_wc_status_str(wc.status));
 		return false;
 	}
-	x = pat_check(I.ab, I.pseed, 0, 4096);
-	if (x < 4096) {
+	x = pat_check(I.ab, I.pseed, 0, PROBE_LEN);
+	if (x < PROBE_LEN) {
 		ins_bad("health probe: byte %zu of the READ is %#x, the MR holds %#x",
 			x, I.ab[x], pat_byte(I.pseed, x));
 		return false;
@@ -2201,10 +2219,10 @@ static void ins_step(unsigned int k, const struct istep *s)
 	ctl_send("ROUND %u qpn=%x psn=%x gid=%s ava=%llx alen=%x arkey=%x chk=%u acc=%x", k,
 		 I.aqpn, I.a0, gs, (unsigned long long)(uintptr_t)I.ab, ATT_MR_LEN,
 		 I.amr->rkey, s->ex != MAY && !(s->flags & F_NOCHK), s->acc);
-	if (!ctl_wait("READY ", l, sizeof(l), 30) ||
+	if (!ctl_wait("READY ", l, sizeof(l), 30 * (int)O.slowdown) ||
 	    sscanf(l, "READY %u qpn=%x psn=%x", &st, &I.vqpn, &I.v0) != 3 || st != k) {
 		violation("step %u: the victim did not set up its QP (%s)", k,
-			  ctl_take("FAIL", l, sizeof(l)) ? l : "no answer in 30 s");
+			  ctl_take("FAIL", l, sizeof(l)) ? l : "no answer in time");
 		die("cannot go on without a victim");
 	}
 	if (qp_to_rtr_rts(I.qp, I.vqpn, I.v0, I.a0, &I.vgid))
@@ -2237,11 +2255,12 @@ static void ins_step(unsigned int k, const struct istep *s)
 	{
 		double te = now_s();
 
-		if (!ctl_wait("ENDED ", l, sizeof(l), 60)) {
-			violation("step %u %s: the victim did not end the step within 60 s", k, s->cls);
+		if (!ctl_wait("ENDED ", l, sizeof(l), 60 * (int)O.slowdown)) {
+			violation("step %u %s: the victim did not end the step within %u s",
+				  k, s->cls, 60 * O.slowdown);
 			die("victim lost");
 		}
-		if (now_s() - te > 20)
+		if (now_s() - te > 20.0 * O.slowdown)
 			violation("step %u %s: ending the step (QP to ERR, flush, destroy) took %.1f s on the victim",
 				  k, s->cls, now_s() - te);
 	}

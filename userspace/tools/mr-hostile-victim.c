@@ -219,11 +219,17 @@ static void v_post_send(void)
 	rd = V.wr_seq % 2;
 	sg.addr = (uintptr_t)V.sb;
 	sg.length = rd ? V_READ_LEN : V_WRITE_LEN;
-	if (sg.length > V.alen)
-		sg.length = V.alen;
+	if (sg.length > V.alen - PROBE_LEN)
+		sg.length = V.alen - PROBE_LEN;
 	wr.wr_id = V.wr_seq++;
 	wr.opcode = rd ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
-	wr.wr.rdma.remote_addr = V.ava + (rnd_below(V.alen / sg.length) * sg.length);
+	/*
+	 * Never the first PROBE_LEN bytes: the insider's health probe READs
+	 * into them and checks what arrived; a WRITE landing there between
+	 * its completion and the check would look like a wrong READ.
+	 */
+	wr.wr.rdma.remote_addr = V.ava + PROBE_LEN +
+				 rnd_below((V.alen - PROBE_LEN) / sg.length) * sg.length;
 	wr.wr.rdma.rkey = V.arkey;
 	if (ibv_post_send(V.qp, &wr, &bad))
 		V.stop_post = true;
@@ -258,7 +264,7 @@ static void v_round(const char *l)
 
 	if (sscanf(l, "ROUND %u qpn=%x psn=%x gid=%32s ava=%llx alen=%x arkey=%x chk=%u acc=%x",
 		   &step, &aqpn, &apsn, gs, &ava, &alen, &arkey, &chk, &acc) != 9 ||
-	    !gid_parse(gs, &V.agid)) {
+	    !gid_parse(gs, &V.agid) || alen < 2 * PROBE_LEN) {
 		ctl_send("FAIL 0 bad ROUND line");
 		return;
 	}
@@ -334,14 +340,14 @@ static void v_end(unsigned int step)
 		ibv_modify_qp(V.qp, &a, IBV_QP_STATE);
 	V.stop_post = true;
 	/* Every WR must come back, flushed or not (MR-VERBS-25). */
-	while (V.outstanding && now_s() - t0 < 10) {
+	while (V.outstanding && now_s() - t0 < 10.0 * O.slowdown) {
 		v_poll();
 		v_async();
 		usleep(2000);
 	}
 	if (V.outstanding) {
-		violation("step %u: %u send WR(s) still not completed 10 s after the QP was moved to ERR (MR-VERBS-25)",
-			  step, V.outstanding);
+		violation("step %u: %u send WR(s) still not completed %u s after the QP was moved to ERR (MR-VERBS-25)",
+			  step, V.outstanding, 10 * O.slowdown);
 		snprintf(flush, sizeof(flush), "HUNG(%u)", V.outstanding);
 	} else {
 		snprintf(flush, sizeof(flush), "ok");
@@ -349,7 +355,7 @@ static void v_end(unsigned int step)
 	v_async();
 	t1 = now_s();
 	v_step_free();
-	if (now_s() - t1 > 5)
+	if (now_s() - t1 > 5.0 * O.slowdown)
 		violation("step %u: destroying the QP, SRQ and CQ took %.1f s", step, now_s() - t1);
 	v_check_canaries(can, sizeof(can));
 	if (can[0])

@@ -201,6 +201,9 @@ static void usage(FILE *f)
 "      --max-latency MS    bound on the victim's control-channel answers\n"
 "                          (insider; default 3000)\n"
 "      --connect-timeout S (default 120)\n"
+"      --slowdown N        multiply the bounds on how long the victim's kernel\n"
+"                          may take to flush, destroy and answer by N (a\n"
+"                          debug kernel; default 1)\n"
 "  -v, --verbose\n"
 "Exit status: 0 no violation, 1 a violation, 2 usage or set-up error.\n",
 		MR_UDP_PORT);
@@ -208,7 +211,7 @@ static void usage(FILE *f)
 
 enum { OPT_VICTIM = 256, OPT_INSIDER, OPT_OFFPATH, OPT_COUNT, OPT_LIST, OPT_SELFTEST,
        OPT_SEED, OPT_CLASSES, OPT_SLICE, OPT_MRSIZE, OPT_MAXLAT, OPT_UDPPORT,
-       OPT_CONNTMO };
+       OPT_CONNTMO, OPT_SLOWDOWN };
 
 static const struct option long_opts[] = {
 	{ "victim", 0, NULL, OPT_VICTIM }, { "insider", 1, NULL, OPT_INSIDER },
@@ -222,6 +225,7 @@ static const struct option long_opts[] = {
 	{ "slice-ms", 1, NULL, OPT_SLICE }, { "mr-size", 1, NULL, OPT_MRSIZE },
 	{ "max-latency", 1, NULL, OPT_MAXLAT },
 	{ "connect-timeout", 1, NULL, OPT_CONNTMO },
+	{ "slowdown", 1, NULL, OPT_SLOWDOWN },
 	{ "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -271,6 +275,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MAXLAT: O.max_lat_ms = (uint32_t)num(optarg, "--max-latency", 10, 1u << 30); break;
 		case OPT_CONNTMO: O.connect_timeout = (int)num(optarg, "--connect-timeout", 1, 86400); break;
+		case OPT_SLOWDOWN: O.slowdown = (uint32_t)num(optarg, "--slowdown", 1, 20); break;
 		case 'v': O.verbose++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

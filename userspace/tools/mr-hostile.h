@@ -56,6 +56,7 @@
 #define RSLOT_LEN	2048	/* receive slot: 1024 bytes SGE, 1024 canary */
 #define RSGE_LEN	1024
 #define ATT_MR_LEN	(1u << 20)
+#define PROBE_LEN	4096	/* the insider's health probe lands here; no WRITE does */
 #define V_SBUF_LEN	(512u << 10)
 #define V_WRITE_LEN	4096
 #define V_READ_LEN	(256u << 10)
@@ -98,6 +99,7 @@ struct hopts {
 	uint64_t mr_size;
 	uint32_t slice_ms;
 	uint32_t max_lat_ms;
+	uint32_t slowdown;	/* multiplies the time bounds on the victim's kernel */
 	const char *classes;
 	int verbose;
 	int connect_timeout;

@@ -10,7 +10,12 @@
 #   hs_settle              drop the page cache and reclaimable slab, shrink
 #                          every slab cache: what stays is what is really held
 #   hs_mem                 "Slab SUnreclaim MemAvailable (kB) skb-objects", the
-#                          skb objects summed over the skbuff_* slab caches
+#                          skb objects summed over the skbuff_* slab caches;
+#                          on a KASAN kernel those caches are shrunk first:
+#                          KASAN keeps freed objects in its quarantine, where
+#                          they count as in use until the cache is shrunk
+#                          (mm/kasan/quarantine.c), so a debug guest's count
+#                          would otherwise grow with every packet ever freed
 #   hs_sampler_start FILE  hs_mem every second, with a timestamp, into FILE
 #   hs_sampler_stop
 #   hs_classes_at EPOCH FILE...   the attack classes the tools' outputs say
@@ -36,7 +41,16 @@ hs_settle() {
 	done
 }
 
+# KASAN's quarantine is there when its symbols are (the debug kernel).
+hs_kasan=no
+grep -q ' kasan_quarantine_reduce$' /proc/kallsyms 2>/dev/null && hs_kasan=yes
+
 hs_mem() {
+	if [ "$hs_kasan" = yes ]; then
+		for hs_f in /sys/kernel/slab/skbuff_*/shrink; do
+			echo 1 >"$hs_f" 2>/dev/null || true
+		done
+	fi
 	hs_m=$(awk '/^Slab:/ { s = $2 } /^SUnreclaim:/ { u = $2 } /^MemAvailable:/ { a = $2 }
 		END { printf "%d %d %d", s, u, a }' /proc/meminfo)
 	hs_s=$(awk '$1 ~ /^skbuff_/ { n += $2 } END { printf "%d", n }' /proc/slabinfo 2>/dev/null)
