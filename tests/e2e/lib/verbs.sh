@@ -406,7 +406,8 @@ vt_verify_all() {
 			# shellcheck disable=SC2086
 			vt_verify $va_l $va_full -q 2
 		fi
-		[ $rc -eq 0 ] || mr_fail "mr-verify ($va_l listens) exit status $rc"
+		[ $rc -eq 0 ] ||
+			mr_fail "mr-verify ($va_l listens) exit status $rc: $(grep -m1 -E 'FAIL|MISMATCH|error' /tmp/verify.out)"
 		grep -q "PASS: $va_ops .* msgs=[1-9]" /tmp/verify.out ||
 			mr_fail "mr-verify ($va_l listens): no PASS summary"
 	done
