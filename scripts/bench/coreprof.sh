@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # Instruction counts of the portable protocol core's per-packet work, on
-# the host, under valgrind's callgrind (issue 7: "find out where the time
-# goes"). Builds scripts/bench/coreprof.c with kernel/proto/*.c at -O2 (as
+# the host, under valgrind's callgrind: where the time of one packet goes.
+# Builds scripts/bench/coreprof.c with kernel/proto/*.c at -O2 (as
 # the module builds them; no sibling-call optimisation, so that callgrind
 # attributes every call to its caller) outside the sources, runs it under
 # callgrind at each loss level and prints, per stage, the instructions per

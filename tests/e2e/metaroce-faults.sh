@@ -1,6 +1,6 @@
 # topology: pair
 # timeout: 720
-# Fault scenarios (issue 7): RC over MetaRoCE between the two VMs on a
+# Fault scenarios: RC over MetaRoCE between the two VMs on a
 # lossy, reordering, duplicating, corrupting and flapping link, checked by
 # the data-integrity tool mr-verify (every RC opcode, both VMs requester in
 # turn, every byte checked on both sides) and by the device's counters.
@@ -234,7 +234,7 @@ end_case flap
 # RoCE only is cut (the tool's TCP control channel must carry the error to
 # the other side), 3 s into the run, until the run ends in the error.
 # Timeout 14 (T_verbs 67 ms), retry_cnt 3: the budget is about 0.27 s.
-# Then the errored QPs must be usable again (issue 7): with
+# Then the errored QPs must be usable again (MR-VERBS-26): with
 # --reuse-after-error both sides move their same QPs through ERR (CQs
 # drained of the flushed WRs), RESET and INIT, and hold (--reuse-hold) until
 # this VM has lifted its outage; then RTR and RTS with new PSNs and a pass

@@ -1,6 +1,6 @@
 # topology: pair
 # timeout: 300
-# Mixed-fault soak (issue 7): one continuous mr-verify run (every RC
+# Mixed-fault soak: one continuous mr-verify run (every RC
 # opcode, two QPs, both VMs requester in turn, every byte checked on both
 # sides, new data every pass) for SOAK_SECONDS (default 60; "make soak
 # SOAK_SECONDS=N" runs longer ones and lengthens the timeout by N) while

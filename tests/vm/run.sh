@@ -99,8 +99,8 @@ MR_SCENARIO_TIMEOUT=$timeout
 MR_SLOWDOWN=${MR_SLOWDOWN:-1}
 ENV
 	# Host variables named in MR_GUEST_ENV (space separated) reach the
-	# guest's /mr/env as well: "make soak" passes SOAK_SECONDS this way
-	# (issue 7). Values in single quotes; names are checked.
+	# guest's /mr/env as well: "make soak" passes SOAK_SECONDS this way.
+	# Values in single quotes; names are checked.
 	for v in ${MR_GUEST_ENV:-}; do
 		case "$v" in
 		[A-Za-z_]*) ;;

@@ -4,7 +4,7 @@
  *
  * Two hosts, one RC connection (or -q N), every RC opcode, many message
  * sizes, data checked on both sides. Runs over any verbs provider
- * (rdma_rxe today, MetaRoCE later) because it uses nothing but ibv_*.
+ * (MetaRoCE, rdma_rxe, a NIC) because it uses nothing but ibv_*.
  *
  *   server:  mr-verify [options]
  *   client:  mr-verify [options] SERVER

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# Fault injection and device-counter helpers for end-to-end scenarios
-# (issue 7). In the guest this file is /mr/e2e/faults.sh (mkinitramfs.sh
+# Fault injection and device-counter helpers for end-to-end scenarios.
+# In the guest this file is /mr/e2e/faults.sh (mkinitramfs.sh
 # copies tests/e2e/lib/*.sh there); a "pair" scenario sources it after
 # /mr/lib.sh. Busybox ash; every name here starts with fault_, fc_ or fv_.
 #
