@@ -53,9 +53,20 @@ cm_run() {
 
 # cm_result FILE AWK_COND WHAT: the client's output holds a result line
 # matching AWK_COND (the server of a perftest run may not print one).
+# AWK_COND ends with the measured value's check ("&& $N > 0"). perftest
+# derives its values from the cycle counter and the CPU's clock rate; when
+# it warns that it could not measure that rate ("Correlation coefficient
+# r^2 ... < 0.9", which TCG guests sometimes get) it may print 0.00 for a
+# run that completed: then the line itself (size and iterations, printed
+# once every iteration completed) is what is checked, and the log says so.
 cm_result() {
 	[ "$MR_ROLE" = "$cm_client" ] || return 0
-	awk "$2 { ok = 1 } END { exit !ok }" "$1" || mr_fail "$3: no result line"
+	cr_cond=$2
+	if grep -q 'Correlation coefficient r^2' "$1"; then
+		cr_cond=$(echo "$cr_cond" | sed 's/ && \$[0-9]* > 0$//')
+		mr_log "$3: perftest could not calibrate its clock: the values it printed are not checked"
+	fi
+	awk "$cr_cond { ok = 1 } END { exit !ok }" "$1" || mr_fail "$3: no result line"
 }
 
 # cm_gid6_index: the index of $VT_DEV's RoCE v2 GID for $MR_MY_IP6.
