@@ -18,16 +18,6 @@ static const u8 mroce_nack_rx_cnt[] = {
 	[MR_NACK_REMOTE_OP] = MROCE_CNT_NACK_RX_REM_OP,
 };
 
-static bool mroce_sack_any(const struct mr_akh *akh)
-{
-	int i;
-
-	for (i = 0; i < MR_SACK_WORDS; i++)
-		if (akh->sack[i])
-			return true;
-	return false;
-}
-
 /* Fail the WQE of message @msn with @status (QP goes to error). */
 static void mroce_comp_fail_msn(struct mroce_qp *qp, u32 msn, u8 status)
 {
@@ -79,7 +69,7 @@ static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 		return;
 	}
 	mroce_count(dev, MROCE_CNT_ACK_RX);
-	if (mroce_sack_any(&p->akh))
+	if (!mr_map_empty(p->akh.sack))
 		mroce_count(dev, MROCE_CNT_SACK_RX);
 	mroce_comp_rto_undo(qp, &res, now);
 
@@ -145,53 +135,21 @@ static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 	}
 }
 
-static bool mroce_rd_test(const u64 *map, u32 bit)
-{
-	return (map[bit / 64] >> (bit % 64)) & 1;
-}
-
-/* Shift the READ map down by one unit. */
-static void mroce_rd_shift(u64 *map)
-{
-	int i;
-
-	for (i = 0; i < MR_SACK_WORDS; i++) {
-		map[i] >>= 1;
-		if (i + 1 < MR_SACK_WORDS)
-			map[i] |= map[i + 1] << 63;
-	}
-}
-
 /*
  * A READ_RESP for @wqe: bytes [offset, offset + len) of the read. The
- * responder sends MTU-sized chunks, so chunks start at unit boundaries
- * and only the last one may end inside a unit. Each chunk is placed
- * once; chunks beyond the tracking window are dropped and re-requested
- * later. Returns false if the packet was dropped.
+ * core says whether they are new bytes of a range the READ asked for
+ * (MR-PLACE-6); those are placed, once. Returns false if the packet was
+ * dropped.
  */
 static bool mroce_comp_read_resp(struct mroce_qp *qp,
 				 struct mroce_send_wqe *wqe,
 				 const struct mr_pkt *p)
 {
 	u32 off = p->dxh.offset, len = p->payload_len;
-	u32 end = off + len, first, last, b, done;
 	int err;
 
-	/* Only bytes of a range it asked for (MR-PLACE-6). */
-	if (!len || end > wqe->rd_req_end || end < off ||
-	    (off & ((1 << MROCE_RD_UNIT_SHIFT) - 1)) ||
-	    ((len & ((1 << MROCE_RD_UNIT_SHIFT) - 1)) && end != wqe->length))
+	if (mr_rdasm_check(&wqe->rd, off, len) != MR_RDASM_PLACE)
 		return false;
-	if (off < wqe->rd_done)
-		return false;		/* duplicate */
-	first = (off - wqe->rd_done) >> MROCE_RD_UNIT_SHIFT;
-	last = (end - 1 - wqe->rd_done) >> MROCE_RD_UNIT_SHIFT;
-	if (last >= MROCE_RD_UNITS)
-		return false;		/* beyond the window */
-	for (b = first; b <= last; b++)
-		if (mroce_rd_test(wqe->rd_map, b))
-			return false;	/* duplicate */
-
 	err = mroce_sge_copy(qp, wqe->sge, wqe->num_sge, off,
 			     (void *)p->payload, len, true);
 	if (err) {
@@ -200,24 +158,13 @@ static bool mroce_comp_read_resp(struct mroce_qp *qp,
 						 IB_WC_LOC_PROT_ERR;
 		return true;
 	}
-	for (b = first; b <= last; b++)
-		wqe->rd_map[b / 64] |= 1ULL << (b % 64);
-	done = wqe->rd_done;
-	while (mroce_rd_test(wqe->rd_map, 0)) {
-		mroce_rd_shift(wqe->rd_map);
-		wqe->rd_done += 1 << MROCE_RD_UNIT_SHIFT;
-		if (wqe->rd_done >= wqe->length) {
-			wqe->rd_done = wqe->length;
-			break;
-		}
-	}
 	/* What arrived in order is no longer outstanding. */
-	qp->req->rd_bytes_out -= wqe->rd_done - done;
+	qp->req->rd_bytes_out -= mr_rdasm_mark(&wqe->rd, off, len);
 	/* New bytes: a progress event (MR-RETRY-2). */
 	wqe->progress_ns = mroce_now();
 	wqe->retries = 0;
 	wqe->retry_ns = wqe->progress_ns;
-	if (wqe->rd_done == wqe->length) {
+	if (mr_rdasm_complete(&wqe->rd)) {
 		wqe->state = MROCE_WQE_DONE;
 		wqe->status = IB_WC_SUCCESS;
 	}

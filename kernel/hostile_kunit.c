@@ -414,6 +414,117 @@ static void mrt_h_trimmed(struct kunit *test)
 }
 
 /*
+ * The READ_REQs in @tap from @qp, in the order sent, except copies of the
+ * one with PSN @not_psn (its own retransmissions).
+ */
+static u32 mrt_h_tap_reads(struct mrt_tap *tap, struct ib_qp *qp,
+			   u32 not_psn, struct mrt_tap_pkt *out, u32 max)
+{
+	u32 i, n = 0;
+
+	spin_lock_bh(&tap->lock);
+	for (i = 0; i < tap->n; i++) {
+		if (tap->pkt[i].opcode != MR_OP_READ_REQ ||
+		    tap->pkt[i].sqpn != qp->qp_num ||
+		    tap->pkt[i].psn == not_psn)
+			continue;
+		if (n < max)
+			out[n++] = tap->pkt[i];
+	}
+	spin_unlock_bh(&tap->lock);
+	return n;
+}
+
+/*
+ * MR-REL-24: a READ whose responses stall asks again for exactly the
+ * missing PMTU pieces, one READ_REQ per maximal run, the READ's MSN,
+ * offset and length of the run, each under a new PSN - seen on the wire.
+ * Before, it asked for everything from the first missing byte to the end
+ * of the range in one READ_REQ, and the responder sent again what had
+ * arrived.
+ */
+static void mrt_h_read_gaps(struct kunit *test)
+{
+	static const u32 lost[][2] = { { 2, 1 }, { 5, 2 } };	/* chunk, count */
+	const u32 n = 8, len = n * MRT_MTU;
+	struct mrt_tap_pkt req, again[4];
+	struct mrt_ep a = {};
+	struct mrt_tap *tap;
+	u8 *dst, *data;
+	struct mr_pkt p;
+	u32 k, i, got = 0;
+
+	dst = kunit_kzalloc(test, len, GFP_KERNEL);
+	data = kunit_kzalloc(test, len, GFP_KERNEL);
+	tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, dst && data && tap);
+	mrt_fill(data, len, 13);
+	mrt_h_vpeer(test, &a, mrt_da, mrt_ga, MRT_IP_B);
+	mrt_tap_start(tap, mrt_da);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_READ, dst, len,
+					    0x1000, 0x1234, 1), 0);
+	for (i = 0; i < 50 && !mrt_h_tap_reads(tap, a.qp, MR_PSN_MASK + 1,
+					       &req, 1); i++)
+		msleep(20);
+	KUNIT_ASSERT_EQ(test, mrt_h_tap_reads(tap, a.qp, MR_PSN_MASK + 1,
+					      &req, 1), 1);
+	KUNIT_EXPECT_EQ(test, req.offset, 0);
+	KUNIT_EXPECT_EQ(test, req.msg_len, len);
+
+	/* The virtual peer answers all but chunks 2, 5 and 6. */
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_READ_RESP;
+	p.dqpn = a.qp->qp_num;
+	p.sqpn = MRT_VPEER;
+	p.psn = req.psn;
+	p.dxh.msn = req.msn;
+	p.dxh.msg_len = len;
+	p.payload_len = MRT_MTU;
+	for (k = 0; k < n; k++) {
+		if (k == lost[0][0] ||
+		    (k >= lost[1][0] && k < lost[1][0] + lost[1][1]))
+			continue;
+		p.flags = (k ? 0 : MR_F_FIRST) | (k == n - 1 ? MR_F_LAST : 0);
+		p.dxh.offset = k * MRT_MTU;
+		p.payload = data + k * MRT_MTU;
+		mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL,
+			   PACKET_HOST);
+	}
+	mrt_h_expect_none(test, &a, 20);
+
+	/* After an RTO without progress: one READ_REQ per missing run. */
+	for (i = 0; i < 150 && got < 2; i++) {
+		msleep(20);
+		got = mrt_h_tap_reads(tap, a.qp, req.psn, again,
+				      ARRAY_SIZE(again));
+	}
+	KUNIT_ASSERT_GE(test, got, 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, again[i].msn, req.msn);
+		KUNIT_EXPECT_EQ(test, again[i].offset, lost[i][0] * MRT_MTU);
+		KUNIT_EXPECT_EQ(test, again[i].msg_len, lost[i][1] * MRT_MTU);
+		KUNIT_EXPECT_NE(test, again[i].psn, req.psn);
+		KUNIT_EXPECT_TRUE(test, again[i].flags & MR_F_RETX);
+	}
+	KUNIT_EXPECT_NE(test, again[0].psn, again[1].psn);
+
+	/* Their answers complete the READ with every byte in place. */
+	for (i = 0; i < 2; i++)
+		for (k = lost[i][0]; k < lost[i][0] + lost[i][1]; k++) {
+			p.psn = again[i].psn;
+			p.flags = k == n - 1 ? MR_F_LAST : 0;
+			p.dxh.offset = k * MRT_MTU;
+			p.payload = data + k * MRT_MTU;
+			mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL,
+				   PACKET_HOST);
+		}
+	mrt_h_expect_wc(test, &a, 1, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, data, len), 0);
+	mrt_tap_stop(tap);
+	mrt_ep_free(&a);
+}
+
+/*
  * MR-VERBS-21, MR-VERBS-16: a SEND_INV whose R_Key this QP may not
  * invalidate gets NACK INVALID_REQ, and its receive WQE completes with
  * REM_INV_REQ_ERR before the others flush. Before, the WQE was consumed
@@ -889,6 +1000,7 @@ static struct kunit_case mrt_hostile_cases[] = {
 	KUNIT_CASE(mrt_h_timestamps),
 	KUNIT_CASE(mrt_h_fatal_ahead),
 	KUNIT_CASE(mrt_h_trimmed),
+	KUNIT_CASE(mrt_h_read_gaps),
 	KUNIT_CASE(mrt_h_send_inv),
 	KUNIT_CASE(mrt_h_srq),
 	KUNIT_CASE(mrt_h_rate_limits),

@@ -10,6 +10,7 @@
 #include <linux/inet.h>
 #include <linux/ip.h>
 #include <linux/netdevice.h>
+#include <linux/udp.h>
 #include <net/addrconf.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cache.h>
@@ -474,4 +475,62 @@ struct sk_buff *mrt_craft_skb(struct kunit *test, const struct mr_pkt *p,
 	skb->protocol = htons(ETH_P_IP);
 	skb->pkt_type = pkt_type;
 	return skb;
+}
+
+/* ---- wire tap --------------------------------------------------------- */
+
+static int mrt_tap_rcv(struct sk_buff *skb, struct net_device *ndev,
+		       struct packet_type *pt, struct net_device *orig)
+{
+	struct mrt_tap *tap = container_of(pt, struct mrt_tap, pt);
+	u8 buf[128];	/* every header sequence (MR-HDR-2) */
+	struct iphdr iph;
+	struct udphdr uh;
+	struct mr_pkt p;
+	int nh = skb_network_offset(skb);
+	u32 len;
+
+	if (skb->pkt_type != PACKET_OUTGOING ||
+	    skb->protocol != htons(ETH_P_IP) ||
+	    skb_copy_bits(skb, nh, &iph, sizeof(iph)) ||
+	    iph.protocol != IPPROTO_UDP ||
+	    skb_copy_bits(skb, nh + iph.ihl * 4, &uh, sizeof(uh)) ||
+	    uh.dest != htons(mroce_udp_port))
+		goto out;
+	len = ntohs(uh.len) - sizeof(uh);
+	/* The headers are enough for what the tap keeps. */
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	if (skb_copy_bits(skb, nh + iph.ihl * 4 + sizeof(uh), buf, len) ||
+	    mr_pkt_decode(buf, len, &p))
+		goto out;
+	spin_lock_bh(&tap->lock);
+	if (tap->n < MRT_TAP_MAX)
+		tap->pkt[tap->n++] = (struct mrt_tap_pkt){
+			.opcode = p.opcode, .flags = p.flags, .dqpn = p.dqpn,
+			.sqpn = p.sqpn, .psn = p.psn, .msn = p.dxh.msn,
+			.offset = p.dxh.offset, .msg_len = p.dxh.msg_len,
+		};
+	else
+		tap->lost++;
+	spin_unlock_bh(&tap->lock);
+out:
+	kfree_skb(skb);
+	return 0;
+}
+
+void mrt_tap_start(struct mrt_tap *tap, struct mroce_dev *dev)
+{
+	memset(tap, 0, sizeof(*tap));
+	spin_lock_init(&tap->lock);
+	tap->pt.type = htons(ETH_P_ALL);
+	tap->pt.dev = dev->ndev;
+	tap->pt.func = mrt_tap_rcv;
+	dev_add_pack(&tap->pt);
+}
+
+void mrt_tap_stop(struct mrt_tap *tap)
+{
+	/* Waits until no CPU is inside mrt_tap_rcv() (synchronize_net). */
+	dev_remove_pack(&tap->pt);
 }

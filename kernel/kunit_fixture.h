@@ -89,4 +89,26 @@ struct sk_buff *mrt_craft_skb(struct kunit *test, const struct mr_pkt *p,
 			      const char *from, const char *to,
 			      void (*mangle)(u8 *buf, u32 *len), u8 pkt_type);
 
+/*
+ * A wire tap: the MetaRoCE packets (IPv4, the module's UDP port) a netdev
+ * transmits, decoded by the core's codec, the bytes as they left. Up to
+ * MRT_TAP_MAX are kept; tap->lost counts the rest.
+ */
+#define MRT_TAP_MAX	64
+struct mrt_tap_pkt {
+	u8 opcode;
+	u16 flags;
+	u32 dqpn, sqpn, psn, msn, offset, msg_len;
+};
+
+struct mrt_tap {
+	struct packet_type pt;
+	spinlock_t lock;	/* n, lost, pkt: the tap runs in softirq */
+	u32 n, lost;
+	struct mrt_tap_pkt pkt[MRT_TAP_MAX];
+};
+
+void mrt_tap_start(struct mrt_tap *tap, struct mroce_dev *dev);
+void mrt_tap_stop(struct mrt_tap *tap);
+
 #endif /* MROCE_KUNIT_FIXTURE_H */

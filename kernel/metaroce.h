@@ -50,6 +50,7 @@
 #include "proto/rxwin.h"
 #include "proto/rxmsg.h"
 #include "proto/rdresp.h"
+#include "proto/rdasm.h"
 #include "uapi/metaroce-abi.h"
 
 #define MROCE_DRV_NAME		"metaroce"
@@ -508,6 +509,7 @@ struct mroce_send_wqe {
 	u8 mr_op;		/* enum mr_opcode of its packets, 0: local */
 	u8 rd_atomic;		/* counted in req->rd_atomic_out */
 	u8 rd_trimmed;		/* READ: a response was trimmed, ask again */
+	u8 rd_asking;		/* READ: asking again from rd_ask_from on */
 	u32 msn;		/* request message sequence number */
 	u32 ssn;		/* receive WQE it consumes at the peer */
 	u32 first_psn;		/* PSN of its first packet */
@@ -515,14 +517,13 @@ struct mroce_send_wqe {
 	u32 retries;		/* READ/ATOMIC re-requests counted */
 	u64 retry_ns;		/* last one counted, or progress */
 	u64 progress_ns;	/* READ/ATOMIC: last response progress */
+	/* READ: what arrived and what was requested (proto/rdasm.h). */
+	struct mr_rdasm rd;
 	/*
-	 * READ: bytes [0, rd_done) received, rd_map marks 256-byte units
-	 * received above it; [0, rd_req_end) has been requested. At most
-	 * MROCE_RD_WINDOW bytes past rd_done are requested at a time.
+	 * READ: the missing runs of rd at or after this offset are still
+	 * to be asked for again in the current round (MR-REL-24).
 	 */
-	u32 rd_done;
-	u32 rd_req_end;
-	u64 rd_map[MR_SACK_WORDS];
+	u32 rd_ask_from;
 	u64 atomic_orig;
 	union {
 		__be32 imm_data;
@@ -741,8 +742,9 @@ struct mroce_qp {
 	/* READ responses: paced restart of resp_work (softirq hrtimer). */
 	struct hrtimer rd_timer;
 	/*
-	 * Set by destroy/reset with sq.lock and resp_lock held: timers and
-	 * works must not be armed or queued once it is seen under either.
+	 * Set by destroy/reset under sq.lock, then resp_lock is taken once
+	 * (mroce_qp_stop_timers()): timers and works must not be armed or
+	 * queued once it is seen under either lock.
 	 */
 	bool stopping;
 	/* Requester run deferred from interrupts-off posters. */
@@ -819,20 +821,16 @@ static inline u32 mroce_qp_ts(const struct mroce_qp *qp, u64 now_ns)
 void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
 void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
 void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb);
+/* The responder's delayed-ACK timer (resp.c). */
+enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t);
 int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
-
-/* READ response tracking: 256-byte units (the smallest IB MTU). */
-#define MROCE_RD_UNIT_SHIFT	8
-#define MROCE_RD_UNITS		(MR_SACK_WORDS * 64)
-#define MROCE_RD_WINDOW		(MROCE_RD_UNITS << MROCE_RD_UNIT_SHIFT)
 
 /* Requester (req.c) */
 void mroce_req_run(struct mroce_qp *qp);
 struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn);
 u8 mroce_mr_opcode(enum ib_wr_opcode op);
 u8 mroce_req_validate(const struct mroce_send_wqe *wqe);
-enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t);
 void mroce_send_complete(struct mroce_qp *qp,
 			 const struct mroce_send_wqe *wqe,
 			 enum ib_wc_status status);

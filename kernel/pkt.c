@@ -73,8 +73,10 @@ struct sk_buff *mroce_pkt_new_av(struct mroce_dev *dev,
 }
 
 /*
- * Finish (ICRC) and queue @skb for transmission on path @entropy; the
- * actual send happens in mroce_pkt_flush() outside the QP locks.
+ * Finish @skb for transmission on path @entropy: its ICRC and the send
+ * parameters in its cb. mroce_pkt_queue() queues it for
+ * mroce_pkt_flush(), which sends outside the QP locks; the UD path sends
+ * it at once.
  */
 void mroce_pkt_finish(struct sk_buff *skb, u16 entropy, bool ect)
 {
@@ -100,7 +102,7 @@ void mroce_pkt_flush(struct mroce_qp *qp, struct sk_buff_head *q)
 			   mroce_cb(skb)->entropy, mroce_cb(skb)->ect);
 }
 
-/* Build-and-send shortcut for single control packets (ACK, NACK). */
+/* Send one packet now, unqueued (the PROBE_REPLY, recv.c). */
 void mroce_pkt_send(struct mroce_qp *qp, struct sk_buff *skb, u8 path,
 		    bool ect)
 {

@@ -315,7 +315,7 @@ static void mrt_rc_rnr(struct kunit *test)
  */
 static void mrt_rc_fail_behind_read(struct kunit *test)
 {
-	const u32 len = 4 * MROCE_RD_WINDOW;
+	const u32 len = 4 * MR_RDASM_WINDOW;
 	struct ib_qp_attr rts = {
 		.qp_state = IB_QPS_RTS, .sq_psn = MRT_PSN, .timeout = 18,
 		.retry_cnt = 7, .rnr_retry = 0, .max_rd_atomic = 4,

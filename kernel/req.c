@@ -198,8 +198,11 @@ void mroce_proto_free(struct mroce_qp *qp)
  * start (reset). Every site that arms a timer or queues a work checks
  * stopping under sq.lock or resp_lock; stopping is set under sq.lock and
  * then resp_lock is passed through, so once both are done nothing arms
- * or queues any more. The timers are cancelled first (their callbacks
- * may queue the works), then the works. Sleeps.
+ * or queues any more. The one exception is mroce_qp_kick() deferring a
+ * post made with interrupts off (the MAD layer) to req_work: posts never
+ * race destroy (the verbs contract), and a run after a reset finds no
+ * work. The timers are cancelled first (their callbacks may queue the
+ * works), then the works. Sleeps.
  */
 void mroce_qp_stop_timers(struct mroce_qp *qp)
 {
@@ -685,7 +688,7 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
  * every re-request is served again. Bounded, responses stream in at the
  * rate the requester takes them, like data under its congestion window.
  */
-#define MROCE_RD_QP_BUDGET	(2 * MROCE_RD_WINDOW)
+#define MROCE_RD_QP_BUDGET	(2 * MR_RDASM_WINDOW)
 
 /*
  * Re-send a stalled atomic under its original PSN and MSN (MR-REL-27).
@@ -719,22 +722,54 @@ static bool mroce_req_atomic_again(struct mroce_qp *qp,
 /*
  * READ and ATOMIC follow-ups. sq.lock held.
  *
- * A READ is requested in ranges of at most MROCE_RD_WINDOW bytes past
+ * A READ is requested in ranges of at most MR_RDASM_WINDOW bytes past
  * what arrived in order (MR-REL-24 allows splitting from the start): the
  * next range goes out once half of the previous one arrived, which is
  * after the responder executed the READ, so it is served at once as an
  * additional range (MR-REL-25). This bounds response bursts and fits
- * the tracking bitmap.
+ * the tracking bitmap (proto/rdasm.h).
  *
  * A READ whose request was delivered but whose responses stall for one
- * RTO (MR-LOSS-14) is requested again under a new PSN, same msn; an
- * ATOMIC is re-sent under its original PSN (MR-REL-27). Re-requests
- * without progress count against retry_cnt.
- *
- * Deviation from the spec, to be closed: a READ asks again for all of
- * [rd_done, rd_req_end) instead of exactly the missing PMTU pieces
- * (MR-REL-24); the responder answers it correctly.
+ * RTO (MR-LOSS-14), or one of whose responses was trimmed, asks again
+ * for exactly the missing pieces: one READ_REQ per maximal run of them,
+ * each under a new PSN with the READ's msn (MR-REL-24). An ATOMIC is
+ * re-sent under its original PSN (MR-REL-27). Re-requests without
+ * progress count against retry_cnt.
  */
+/*
+ * Ask again for the missing runs of @wqe's READ from wqe->rd_ask_from on,
+ * while the budget and the window allow; the round goes on at the next
+ * run if they do not. Returns false if nothing more can be sent now.
+ * sq.lock held.
+ */
+static bool mroce_req_read_gaps(struct mroce_qp *qp, struct sk_buff_head *q,
+				struct mroce_send_wqe *wqe, u64 now,
+				int *budget)
+{
+	u32 off, rlen;
+
+	while (*budget > 0 &&
+	       mr_rdasm_gap(&wqe->rd, wqe->rd_ask_from, &off, &rlen)) {
+		if (!mroce_req_more(qp, q, wqe, off, rlen, true, now))
+			return false;
+		wqe->rd_ask_from = off + rlen;
+		(*budget)--;
+	}
+	wqe->rd_asking = *budget <= 0 &&
+			 mr_rdasm_gap(&wqe->rd, wqe->rd_ask_from, &off, &rlen);
+	return true;
+}
+
+/* Start a round of asking again for what @wqe's READ misses. */
+static bool mroce_req_read_again(struct mroce_qp *qp, struct sk_buff_head *q,
+				 struct mroce_send_wqe *wqe, u64 now,
+				 int *budget)
+{
+	wqe->rd_ask_from = wqe->rd.done;
+	wqe->rd_asking = true;
+	return mroce_req_read_gaps(qp, q, wqe, now, budget);
+}
+
 static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 			       u64 now, int budget)
 {
@@ -742,7 +777,7 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 	struct mroce_send_wqe *wqe;
 	u64 rto = mr_txsb_rto(&req->sb);
 	u64 older = 0, ahead;
-	u32 i, end;
+	u32 i, off, rlen;
 
 	for (i = qp->sq.head; i != req->cur && budget > 0; i++) {
 		wqe = mroce_sq_wqe(&qp->sq, i);
@@ -754,19 +789,21 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (wqe->state != MROCE_WQE_SENT)
 			continue;
 
-		if (wqe->mr_op == MR_OP_READ_REQ &&
-		    wqe->rd_req_end < wqe->length &&
-		    wqe->rd_req_end - wqe->rd_done <= MROCE_RD_WINDOW / 2) {
-			end = min_t(u64, wqe->length,
-				    (u64)wqe->rd_done + MROCE_RD_WINDOW);
-			if (req->rd_bytes_out + end - wqe->rd_req_end >
-			    MROCE_RD_QP_BUDGET)
-				continue;
-			if (!mroce_req_more(qp, q, wqe, wqe->rd_req_end,
-					    end - wqe->rd_req_end, false, now))
+		/* A round of asking again that the budget cut short. */
+		if (wqe->mr_op == MR_OP_READ_REQ && wqe->rd_asking) {
+			if (!mroce_req_read_gaps(qp, q, wqe, now, &budget))
 				break;
-			req->rd_bytes_out += end - wqe->rd_req_end;
-			wqe->rd_req_end = end;
+			continue;
+		}
+
+		if (wqe->mr_op == MR_OP_READ_REQ &&
+		    mr_rdasm_next(&wqe->rd, &off, &rlen)) {
+			if (req->rd_bytes_out + rlen > MROCE_RD_QP_BUDGET)
+				continue;
+			if (!mroce_req_more(qp, q, wqe, off, rlen, false, now))
+				break;
+			req->rd_bytes_out += rlen;
+			mr_rdasm_requested(&wqe->rd, off + rlen);
 			budget--;
 			continue;
 		}
@@ -788,11 +825,8 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		 */
 		if (wqe->rd_trimmed && !mr_txsb_get(&req->sb, wqe->first_psn)) {
 			wqe->rd_trimmed = false;
-			if (!mroce_req_more(qp, q, wqe, wqe->rd_done,
-					    wqe->rd_req_end - wqe->rd_done, true,
-					    now))
+			if (!mroce_req_read_again(qp, q, wqe, now, &budget))
 				break;
-			budget--;
 			continue;
 		}
 		if (mr_txsb_get(&req->sb, wqe->first_psn) ||
@@ -817,29 +851,24 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 					    qp->ibqp.qp_num,
 					    wqe->mr_op == MR_OP_READ_REQ ?
 					    "READ" : "ATOMIC", wqe->msn,
-					    wqe->rd_done, wqe->rd_req_end,
+					    wqe->rd.done, wqe->rd.req_end,
 					    wqe->length);
 			mroce_req_fail(wqe, IB_WC_RETRY_EXC_ERR);
 			continue;
 		}
+		/*
+		 * With no response yet the READ may not have executed, and
+		 * the responder accepts only the request's original range
+		 * until it has (MR-PLACE-14): then nothing above the first
+		 * range was requested, and the one missing run is that range.
+		 */
 		if (wqe->mr_op == MR_OP_READ_REQ) {
-			u32 off = wqe->rd_done, rlen;
-			bool none = !off && !memchr_inv(wqe->rd_map, 0,
-							sizeof(wqe->rd_map));
-
-			/*
-			 * No response yet: the READ may not have executed,
-			 * and the responder only accepts the request's
-			 * original range until it has (MR-PLACE-14). Else
-			 * ask for what is missing of the requested range.
-			 */
-			rlen = none ? min_t(u32, wqe->length, MROCE_RD_WINDOW) :
-				      wqe->rd_req_end - off;
-			if (!mroce_req_more(qp, q, wqe, off, rlen, true, now))
+			if (!mroce_req_read_again(qp, q, wqe, now, &budget))
 				break;
-		} else if (!mroce_req_atomic_again(qp, q, wqe, now)) {
-			break;
+			continue;
 		}
+		if (!mroce_req_atomic_again(qp, q, wqe, now))
+			break;
 		budget--;
 	}
 	return budget;
@@ -896,7 +925,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			break;
 		/* A new READ waits while earlier ones fill the budget. */
 		if (!req->cur_off && wqe->mr_op == MR_OP_READ_REQ &&
-		    req->rd_bytes_out + min_t(u32, wqe->length, MROCE_RD_WINDOW) >
+		    req->rd_bytes_out + min_t(u32, wqe->length, MR_RDASM_WINDOW) >
 		    MROCE_RD_QP_BUDGET)
 			break;
 
@@ -904,11 +933,10 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (first) {
 			wqe->msn = req->msn_next;
 			wqe->first_psn = req->sb.nxt;
-			wqe->rd_done = 0;
-			wqe->rd_req_end = 0;
+			mr_rdasm_init(&wqe->rd, wqe->length);
 			wqe->rd_trimmed = 0;
+			wqe->rd_asking = 0;
 			wqe->rd_atomic = 0;
-			memset(wqe->rd_map, 0, sizeof(wqe->rd_map));
 			wqe->retries = 0;
 			wqe->retry_ns = now;
 			wqe->progress_ns = now;
@@ -931,10 +959,9 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		     wqe->mr_op == MR_OP_WRITE_IMM))
 			flags |= MR_F_SE;
 		if (first && wqe->mr_op == MR_OP_READ_REQ)
-			wqe->rd_req_end = min_t(u32, wqe->length,
-						MROCE_RD_WINDOW);
+			mr_rdasm_first(&wqe->rd);
 		path = mr_path_pick(&req->pt);
-		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rd_req_end,
+		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rd.req_end,
 				      req->sb.nxt, flags, path, now, &status);
 		if (!skb) {
 			if (!status)
@@ -952,7 +979,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			break;
 		}
 		req->pkt_off[psn & MR_TXSB_WIN_MASK] = req->cur_off;
-		req->pkt_len[psn & MR_TXSB_WIN_MASK] = wqe->rd_req_end;
+		req->pkt_len[psn & MR_TXSB_WIN_MASK] = wqe->rd.req_end;
 		if (first) {
 			req->msn_idx[wqe->msn & (sq->size - 1)] = req->cur;
 			req->msn_next++;
@@ -961,7 +988,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			if (mroce_op_is_resp(wqe->mr_op)) {
 				wqe->rd_atomic = 1;
 				req->rd_atomic_out++;
-				req->rd_bytes_out += wqe->rd_req_end;
+				req->rd_bytes_out += wqe->rd.req_end;
 			}
 		}
 		mr_cc_on_send(&req->cc, now);
@@ -1167,8 +1194,8 @@ void mroce_req_run(struct mroce_qp *qp)
 			sq->head++;
 			if (done.rd_atomic) {
 				req->rd_atomic_out--;
-				req->rd_bytes_out -= done.rd_req_end -
-						     done.rd_done;
+				req->rd_bytes_out -=
+					mr_rdasm_outstanding(&done.rd);
 			}
 			/* A user SQ slot is free again once retired. */
 			if (qp->usq.hdr)

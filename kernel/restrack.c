@@ -90,7 +90,7 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 			 wqe->opcode, wqe->mr_op,
 			 mroce_res_wqe_state(wqe->state), wqe->status,
 			 wqe->msn, wqe->first_psn, wqe->last_psn,
-			 wqe->rd_done, wqe->rd_req_end, wqe->length,
+			 wqe->rd.done, wqe->rd.req_end, wqe->length,
 			 wqe->retries);
 		if (rdma_nl_put_driver_string(msg, name, val))
 			return -EMSGSIZE;

@@ -4,6 +4,7 @@
  * duplicate suppression, in-order completion (MR-PLACE-2).
  */
 #include "rxmsg.h"
+#include "bitmap.h"
 
 void mr_rxmsg_init(struct mr_rxmsg *m, u32 init_msn, u32 init_psn)
 {
@@ -29,31 +30,7 @@ static bool mr_rxmsg_psn_seen(const struct mr_rxmsg *m, u32 psn)
 	 */
 	if (k >= MR_SACK_BITS)
 		return true;
-	return (m->psn_map[k / 64] >> (k % 64)) & 1;
-}
-
-/* Shift the map up by @n bits: bit 0 becomes bit n (n >= 1). */
-static void mr_map_shl(u64 *map, u32 n)
-{
-	u32 ws, bs;
-	int i;
-
-	if (n >= MR_SACK_BITS) {
-		memset(map, 0, MR_SACK_WORDS * sizeof(*map));
-		return;
-	}
-	ws = n / 64;
-	bs = n % 64;
-	for (i = MR_SACK_WORDS - 1; i >= 0; i--) {
-		u64 v = 0;
-
-		if ((u32)i >= ws) {
-			v = map[i - ws] << bs;
-			if (bs && (u32)i > ws)
-				v |= map[i - ws - 1] >> (64 - bs);
-		}
-		map[i] = v;
-	}
+	return mr_map_test(m->psn_map, k);
 }
 
 static void mr_rxmsg_psn_set(struct mr_rxmsg *m, u32 psn)
@@ -66,7 +43,7 @@ static void mr_rxmsg_psn_set(struct mr_rxmsg *m, u32 psn)
 		m->psn_hi = mr_psn_add(psn, 1);
 	}
 	k = mr_psn_dist(m->psn_hi, psn) - 1;
-	m->psn_map[k / 64] |= 1ULL << (k % 64);
+	mr_map_set(m->psn_map, k);
 	/* Same cum_psn as the window in front: every counted PSN is marked. */
 	while (mr_psn_before(m->cum_psn, m->psn_hi) &&
 	       mr_rxmsg_psn_seen(m, m->cum_psn))

@@ -4,6 +4,7 @@
  * advance and ACK policy (MR-WIN-2, MR-REL-1, MR-REL-3).
  */
 #include "rxwin.h"
+#include "bitmap.h"
 
 void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn)
 {
@@ -13,41 +14,6 @@ void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn)
 	w->delack_ns = MR_RXWIN_DELACK_NS;
 	w->stale_age_us = MR_RXWIN_STALE_AGE_US;
 	w->future_age_us = MR_RXWIN_FUTURE_AGE_US;
-}
-
-static bool mr_map_test(const u64 *m, u32 i)
-{
-	return (m[i / 64] >> (i % 64)) & 1;
-}
-
-/* Shift the map down by @n bits (0 < n <= 256): bit n becomes bit 0. */
-static void mr_map_shr(u64 *m, u32 n)
-{
-	u32 ws = n / 64, bs = n % 64, i;
-
-	for (i = 0; i < MR_SACK_WORDS; i++) {
-		u64 v = 0;
-
-		if (i + ws < MR_SACK_WORDS) {
-			v = m[i + ws] >> bs;
-			if (bs && i + ws + 1 < MR_SACK_WORDS)
-				v |= m[i + ws + 1] << (64 - bs);
-		}
-		m[i] = v;
-	}
-}
-
-/* Number of consecutive set bits starting at bit 0 (0..256). */
-static u32 mr_map_run(const u64 *m)
-{
-	u32 i, n = 0;
-
-	for (i = 0; i < MR_SACK_WORDS; i++) {
-		if (m[i] != ~0ULL)
-			return n + (u32)__builtin_ctzll(~m[i]);
-		n += 64;
-	}
-	return n;
 }
 
 enum mr_rx_class mr_rxwin_classify(const struct mr_rxwin *w, u32 psn)
@@ -136,7 +102,7 @@ int mr_rxwin_mark(struct mr_rxwin *w, u32 psn)
 	if (cls != MR_RX_NEW && cls != MR_RX_NEW_OOO)
 		return MR_ERR_PSN;
 	d = mr_psn_dist(psn, w->cum_psn);
-	w->map[d / 64] |= 1ULL << (d % 64);
+	mr_map_set(w->map, d);
 	run = 0;
 	if (d == 0) {
 		/* Filled the head: slide over every contiguous receipt. */
@@ -154,16 +120,6 @@ int mr_rxwin_mark(struct mr_rxwin *w, u32 psn)
 static u16 mr_sat_inc16(u16 v)
 {
 	return v == 0xffff ? v : v + 1;
-}
-
-static bool mr_map_empty(const u64 *m)
-{
-	u32 i;
-
-	for (i = 0; i < MR_SACK_WORDS; i++)
-		if (m[i])
-			return false;
-	return true;
 }
 
 bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
