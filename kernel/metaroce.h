@@ -506,7 +506,7 @@ struct mroce_send_wqe {
 	/* Requester state, written under sq.lock. */
 	u8 state;		/* enum mroce_wqe_state */
 	u8 status;		/* enum ib_wc_status once DONE */
-	u8 mr_op;		/* enum mr_opcode of its packets, 0: local */
+	u8 wire_op;		/* enum mr_opcode of its packets, 0: local */
 	u8 rd_atomic;		/* counted in req->rd_atomic_out */
 	u8 rd_trimmed;		/* READ: a response was trimmed, ask again */
 	u8 rd_asking;		/* READ: asking again from rd_ask_from on */
@@ -829,7 +829,7 @@ int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
 /* Requester (req.c) */
 void mroce_req_run(struct mroce_qp *qp);
 struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn);
-u8 mroce_mr_opcode(enum ib_wr_opcode op);
+u8 mroce_wire_opcode(enum ib_wr_opcode op);
 u8 mroce_req_validate(const struct mroce_send_wqe *wqe);
 void mroce_send_complete(struct mroce_qp *qp,
 			 const struct mroce_send_wqe *wqe,

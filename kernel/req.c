@@ -72,7 +72,7 @@ static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 	}
 }
 
-u8 mroce_mr_opcode(enum ib_wr_opcode op)
+u8 mroce_wire_opcode(enum ib_wr_opcode op)
 {
 	switch (op) {
 	case IB_WR_SEND:
@@ -96,16 +96,16 @@ u8 mroce_mr_opcode(enum ib_wr_opcode op)
 	}
 }
 
-static bool mroce_op_is_resp(u8 mr_op)
+/* READ or ATOMIC: answered by responses (the opcode table, wire.c). */
+static bool mroce_op_answered(u8 wire_op)
 {
-	return mr_op == MR_OP_READ_REQ || mr_op == MR_OP_ATOMIC_CS ||
-	       mr_op == MR_OP_ATOMIC_FA;
+	return mr_op_has(wire_op, MR_OPA_ANSWERED);
 }
 
-static bool mroce_op_uses_ssn(u8 mr_op)
+/* Consumes a receive WQE at the peer: carries an SSN (MR-VERBS-20). */
+static bool mroce_op_uses_ssn(u8 wire_op)
 {
-	return mr_op == MR_OP_SEND || mr_op == MR_OP_SEND_IMM ||
-	       mr_op == MR_OP_SEND_INV || mr_op == MR_OP_WRITE_IMM;
+	return mr_op_has(wire_op, MR_OPA_SSN);
 }
 
 /*
@@ -309,7 +309,7 @@ struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn)
 	if (idx - sq->head >= mroce_req_started_end(req) - sq->head)
 		return NULL;
 	wqe = mroce_sq_wqe(sq, idx);
-	return wqe->mr_op && wqe->msn == msn ? wqe : NULL;
+	return wqe->wire_op && wqe->msn == msn ? wqe : NULL;
 }
 
 /*
@@ -353,7 +353,7 @@ static bool mroce_req_head_failed(struct mroce_qp *qp,
 		*status = IB_WC_RETRY_EXC_ERR;
 		return true;
 	}
-	if (mroce_op_is_resp(head->mr_op) &&
+	if (mroce_op_answered(head->wire_op) &&
 	    now < req->failed_ns + mr_txsb_rto(&req->sb))
 		return false;
 	*status = IB_WC_WR_FLUSH_ERR;
@@ -387,7 +387,7 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 		 * resent (and so acknowledged) from its WQE.
 		 */
 		if (wqe->status == IB_WC_SUCCESS && req &&
-		    mroce_op_is_resp(wqe->mr_op) &&
+		    mroce_op_answered(wqe->wire_op) &&
 		    !mr_psn_before(wqe->first_psn, req->sb.una))
 			return false;
 		*status = wqe->status;
@@ -395,8 +395,8 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 	}
 	/* SEND/WRITE: done once every packet is cumulatively acked. */
 	if (wqe->state == MROCE_WQE_SENT && req &&
-	    (!mroce_op_is_resp(wqe->mr_op) ||
-	     (wqe->mr_op == MR_OP_READ_REQ && !wqe->length)) &&
+	    (!mroce_op_answered(wqe->wire_op) ||
+	     (wqe->wire_op == MR_OP_READ_REQ && !wqe->length)) &&
 	    mr_psn_before(wqe->last_psn, req->sb.una)) {
 		*status = IB_WC_SUCCESS;
 		return true;
@@ -501,7 +501,7 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	int err;
 
 	*status = 0;
-	p.opcode = wqe->mr_op;
+	p.opcode = wqe->wire_op;
 	p.path = path;
 	p.flags = flags;
 	p.dqpn = qp->attr.dest_qpn;
@@ -511,10 +511,10 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	p.dxh.msn = wqe->msn;
 	p.dxh.offset = off;
 	p.dxh.msg_len = wqe->length;
-	if (mroce_op_uses_ssn(wqe->mr_op))
+	if (mroce_op_uses_ssn(wqe->wire_op))
 		p.dxh.ssn = wqe->ssn;
 
-	switch (wqe->mr_op) {
+	switch (wqe->wire_op) {
 	case MR_OP_SEND_IMM:
 	case MR_OP_WRITE_IMM:
 		p.imm = be32_to_cpu(wqe->ex.imm_data);
@@ -525,7 +525,7 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	default:
 		break;
 	}
-	switch (wqe->mr_op) {
+	switch (wqe->wire_op) {
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
 	case MR_OP_READ_REQ:
@@ -549,9 +549,9 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 		break;
 	}
 
-	if (wqe->mr_op == MR_OP_READ_REQ)
+	if (wqe->wire_op == MR_OP_READ_REQ)
 		p.dxh.msg_len = rlen;
-	else if (!mroce_op_is_resp(wqe->mr_op))
+	else if (!mroce_op_answered(wqe->wire_op))
 		p.payload_len = min(req->mtu, wqe->length - off);
 
 	skb = mroce_pkt_new(qp, &p, &payload);
@@ -617,7 +617,7 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 			flags |= MR_F_FIRST;
 		if (ent->flags & MR_TXE_LAST)
 			flags |= MR_F_LAST;
-		if (mroce_op_is_resp(wqe->mr_op)) {
+		if (mroce_op_answered(wqe->wire_op)) {
 			/*
 			 * A lost READ_REQ/atomic goes out again exactly as
 			 * sent: the responder checks that every packet of a
@@ -781,7 +781,7 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 
 	for (i = qp->sq.head; i != req->cur && budget > 0; i++) {
 		wqe = mroce_sq_wqe(&qp->sq, i);
-		if (!mroce_op_is_resp(wqe->mr_op))
+		if (!mroce_op_answered(wqe->wire_op))
 			continue;
 		/* Latest response data of the READs/ATOMICs before this one. */
 		ahead = older;
@@ -790,13 +790,13 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 			continue;
 
 		/* A round of asking again that the budget cut short. */
-		if (wqe->mr_op == MR_OP_READ_REQ && wqe->rd_asking) {
+		if (wqe->wire_op == MR_OP_READ_REQ && wqe->rd_asking) {
 			if (!mroce_req_read_gaps(qp, q, wqe, now, &budget))
 				break;
 			continue;
 		}
 
-		if (wqe->mr_op == MR_OP_READ_REQ &&
+		if (wqe->wire_op == MR_OP_READ_REQ &&
 		    mr_rdasm_next(&wqe->rd, &off, &rlen)) {
 			if (req->rd_bytes_out + rlen > MROCE_RD_QP_BUDGET)
 				continue;
@@ -849,7 +849,7 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (wqe->retries > req->sb.p.retry_cnt) {
 			pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
 					    qp->ibqp.qp_num,
-					    wqe->mr_op == MR_OP_READ_REQ ?
+					    wqe->wire_op == MR_OP_READ_REQ ?
 					    "READ" : "ATOMIC", wqe->msn,
 					    wqe->rd.done, wqe->rd.req_end,
 					    wqe->length);
@@ -862,7 +862,7 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		 * until it has (MR-PLACE-14): then nothing above the first
 		 * range was requested, and the one missing run is that range.
 		 */
-		if (wqe->mr_op == MR_OP_READ_REQ) {
+		if (wqe->wire_op == MR_OP_READ_REQ) {
 			if (!mroce_req_read_again(qp, q, wqe, now, &budget))
 				break;
 			continue;
@@ -899,7 +899,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			req->halted = true;
 			break;
 		}
-		if (!req->cur_off && !wqe->mr_op &&
+		if (!req->cur_off && !wqe->wire_op &&
 		    wqe->state == MROCE_WQE_QUEUED) {
 			/* Local operation, in SQ order. */
 			mroce_req_fail(wqe, mroce_req_local(qp, wqe));
@@ -920,11 +920,11 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		 * (MR-VERBS-15): the peer's responder refuses more than its
 		 * max_dest_rd_atomic, which the connection matched to it.
 		 */
-		if (!req->cur_off && mroce_op_is_resp(wqe->mr_op) &&
+		if (!req->cur_off && mroce_op_answered(wqe->wire_op) &&
 		    req->rd_atomic_out >= qp->attr.max_rd_atomic)
 			break;
 		/* A new READ waits while earlier ones fill the budget. */
-		if (!req->cur_off && wqe->mr_op == MR_OP_READ_REQ &&
+		if (!req->cur_off && wqe->wire_op == MR_OP_READ_REQ &&
 		    req->rd_bytes_out + min_t(u32, wqe->length, MR_RDASM_WINDOW) >
 		    MROCE_RD_QP_BUDGET)
 			break;
@@ -940,25 +940,25 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			wqe->retries = 0;
 			wqe->retry_ns = now;
 			wqe->progress_ns = now;
-			if (mroce_op_uses_ssn(wqe->mr_op))
+			if (mroce_op_uses_ssn(wqe->wire_op))
 				wqe->ssn = req->ssn_next;
 		}
-		if (mroce_op_is_resp(wqe->mr_op))
+		if (mroce_op_answered(wqe->wire_op))
 			len = 0;
 		else
 			len = min(req->mtu, wqe->length - req->cur_off);
-		last = mroce_op_is_resp(wqe->mr_op) ||
+		last = mroce_op_answered(wqe->wire_op) ||
 		       req->cur_off + len == wqe->length;
 
 		flags = (first ? MR_F_FIRST : 0) | (last ? MR_F_LAST : 0);
 		if (last)
 			flags |= MR_F_ACKREQ;
 		if (last && (wqe->send_flags & IB_SEND_SOLICITED) &&
-		    (wqe->mr_op == MR_OP_SEND || wqe->mr_op == MR_OP_SEND_IMM ||
-		     wqe->mr_op == MR_OP_SEND_INV ||
-		     wqe->mr_op == MR_OP_WRITE_IMM))
+		    (wqe->wire_op == MR_OP_SEND || wqe->wire_op == MR_OP_SEND_IMM ||
+		     wqe->wire_op == MR_OP_SEND_INV ||
+		     wqe->wire_op == MR_OP_WRITE_IMM))
 			flags |= MR_F_SE;
-		if (first && wqe->mr_op == MR_OP_READ_REQ)
+		if (first && wqe->wire_op == MR_OP_READ_REQ)
 			mr_rdasm_first(&wqe->rd);
 		path = mr_path_pick(&req->pt);
 		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rd.req_end,
@@ -983,9 +983,9 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (first) {
 			req->msn_idx[wqe->msn & (sq->size - 1)] = req->cur;
 			req->msn_next++;
-			if (mroce_op_uses_ssn(wqe->mr_op))
+			if (mroce_op_uses_ssn(wqe->wire_op))
 				req->ssn_next++;
-			if (mroce_op_is_resp(wqe->mr_op)) {
+			if (mroce_op_answered(wqe->wire_op)) {
 				wqe->rd_atomic = 1;
 				req->rd_atomic_out++;
 				req->rd_bytes_out += wqe->rd.req_end;

@@ -665,9 +665,7 @@ static bool mroce_resp_dup(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	struct mroce_resp *resp = qp->resp;
 	bool executed = mr_seq32_diff(p->dxh.msn,
 				      mr_rxmsg_completed_msn(&resp->m)) < 0;
-	bool rd_at = p->opcode == MR_OP_READ_REQ ||
-		     p->opcode == MR_OP_ATOMIC_CS ||
-		     p->opcode == MR_OP_ATOMIC_FA;
+	bool rd_at = mr_op_has(p->opcode, MR_OPA_ANSWERED);
 	bool ack;
 
 	if (!mr_rxwin_dup_recent(&resp->w, p->psn)) {
