@@ -471,8 +471,8 @@ static u8 mroce_req_local(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 }
 
 /* Payload of the packet at byte @off of @wqe (inline or SGE list). */
-static int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
-			     u32 off, u8 *dst, u32 len)
+int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
+		      u32 off, u8 *dst, u32 len)
 {
 	if (!len)
 		return 0;
@@ -1004,58 +1004,6 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			req->cur_off = 0;
 		}
 	}
-}
-
-/*
- * UD and GSI (QP1): every send is one UD_SEND packet to the WR's AH,
- * sent at once and completed when handed to the IP stack (MR-UD-1), Q_Key
- * per MR-UD-4, one entropy per QP (MR-UD-11).
- * sq.lock held; one packet per WQE, so sending under the lock is short.
- */
-static u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
-{
-	struct mroce_dev *dev = qp->dev;
-	const struct mroce_av *av = &wqe->wr.ud.av;
-	u32 qkey = wqe->wr.ud.remote_qkey;
-	struct mr_pkt p = {};
-	struct sk_buff *skb;
-	u8 *payload;
-	int err;
-
-	if (wqe->length > ib_mtu_enum_to_int(READ_ONCE(dev->active_mtu)))
-		return IB_WC_LOC_LEN_ERR;
-	/* A Q_Key with the high bit set means "use the QP's own". */
-	if (qkey & 0x80000000)
-		qkey = qp->attr.qkey;
-
-	p.opcode = wqe->opcode == IB_WR_SEND_WITH_IMM ? MR_OP_UD_SEND_IMM :
-							MR_OP_UD_SEND;
-	p.flags = MR_F_FIRST | MR_F_LAST;
-	if (wqe->send_flags & IB_SEND_SOLICITED)
-		p.flags |= MR_F_SE;
-	p.dqpn = wqe->wr.ud.remote_qpn & MR_QPN_MASK;
-	p.sqpn = qp->ibqp.qp_num;
-	p.psn = qp->sq.head & MR_PSN_MASK;	/* a per-QP counter (MR-UD-2) */
-	p.ts = mroce_qp_ts(qp, mroce_now());
-	p.deth.qkey = qkey;
-	p.deth.src_qpn = qp->ibqp.qp_num;
-	p.imm = be32_to_cpu(wqe->ex.imm_data);
-	p.payload_len = wqe->length;
-
-	skb = mroce_pkt_new_av(dev, av, &p, &payload);
-	if (IS_ERR(skb))
-		return IB_WC_LOC_QP_OP_ERR;
-	err = mroce_req_payload(qp, wqe, 0, payload, wqe->length);
-	if (err) {
-		kfree_skb(skb);
-		return err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
-					  IB_WC_LOC_PROT_ERR;
-	}
-	mroce_pkt_finish(skb, (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK,
-			 false);
-	mroce_xmit(dev, av, NULL, skb,
-		   (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK, false);
-	return IB_WC_SUCCESS;
 }
 
 /*
