@@ -228,7 +228,7 @@ static void mroce_comp_trimmed(struct mroce_qp *qp, struct mr_pkt *p)
 
 	mroce_count(qp->dev, MROCE_CNT_TRIM_DROPS);
 	if (p->opcode != MR_OP_READ_RESP || !wqe ||
-	    wqe->mr_op != MR_OP_READ_REQ || wqe->state != MROCE_WQE_SENT)
+	    wqe->wire_op != MR_OP_READ_REQ || wqe->state != MROCE_WQE_SENT)
 		return;
 	wqe->rd_trimmed = true;
 	mr_cc_on_trim(&qp->req->cc, now);
@@ -243,12 +243,10 @@ static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 
 	if (wqe && wqe->state == MROCE_WQE_SENT) {
 		if (p->opcode == MR_OP_READ_RESP &&
-		    wqe->mr_op == MR_OP_READ_REQ)
+		    wqe->wire_op == MR_OP_READ_REQ)
 			ok = mroce_comp_read_resp(qp, wqe, p);
 		else if (p->opcode == MR_OP_ATOMIC_RESP &&
-			 wqe->mr_op != MR_OP_READ_REQ &&
-			 (wqe->mr_op == MR_OP_ATOMIC_CS ||
-			  wqe->mr_op == MR_OP_ATOMIC_FA))
+			 mr_op_has(wqe->wire_op, MR_OPA_ATOMIC))
 			ok = mroce_comp_atomic_resp(qp, wqe, p);
 	}
 	if (ok) {

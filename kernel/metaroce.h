@@ -418,6 +418,17 @@ struct mroce_recv_wqe {
 	struct ib_sge sge[];
 };
 
+/* Bytes a receive WQE takes: the sum of its SGEs (no u32 wrap). */
+static inline u64 mroce_rwqe_len(const struct mroce_recv_wqe *w)
+{
+	u64 len = 0;
+	u32 i;
+
+	for (i = 0; i < w->num_sge; i++)
+		len += w->sge[i].length;
+	return len;
+}
+
 /* Receive queue: embedded in a QP, or in an SRQ. */
 struct mroce_rq {
 	/* Protects the ring (buf, head, tail) and, for SRQs, limit. */
@@ -506,7 +517,7 @@ struct mroce_send_wqe {
 	/* Requester state, written under sq.lock. */
 	u8 state;		/* enum mroce_wqe_state */
 	u8 status;		/* enum ib_wc_status once DONE */
-	u8 mr_op;		/* enum mr_opcode of its packets, 0: local */
+	u8 wire_op;		/* enum mr_opcode of its packets, 0: local */
 	u8 rd_atomic;		/* counted in req->rd_atomic_out */
 	u8 rd_trimmed;		/* READ: a response was trimmed, ask again */
 	u8 rd_asking;		/* READ: asking again from rd_ask_from on */
@@ -820,6 +831,8 @@ static inline u32 mroce_qp_ts(const struct mroce_qp *qp, u64 now_ns)
 /* Receive dispatch (recv.c -> resp.c / comp.c) */
 void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
 void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
+/* UD and GSI datapath (ud.c) */
+u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe);
 void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb);
 /* The responder's delayed-ACK timer (resp.c). */
 enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t);
@@ -829,8 +842,10 @@ int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
 /* Requester (req.c) */
 void mroce_req_run(struct mroce_qp *qp);
 struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn);
-u8 mroce_mr_opcode(enum ib_wr_opcode op);
+u8 mroce_wire_opcode(enum ib_wr_opcode op);
 u8 mroce_req_validate(const struct mroce_send_wqe *wqe);
+int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
+		      u32 off, u8 *dst, u32 len);
 void mroce_send_complete(struct mroce_qp *qp,
 			 const struct mroce_send_wqe *wqe,
 			 enum ib_wc_status status);

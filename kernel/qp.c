@@ -802,7 +802,7 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
 	wqe->length = min_t(u64, len, U32_MAX);
-	wqe->mr_op = mroce_mr_opcode(wr->opcode);
+	wqe->wire_op = mroce_wire_opcode(wr->opcode);
 	wqe->state = MROCE_WQE_QUEUED;
 
 	switch (wr->opcode) {
@@ -871,7 +871,7 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 	status = len > MR_MAX_MSG_LEN ? IB_WC_LOC_LEN_ERR :
 					mroce_req_validate(wqe);
 	if (status != IB_WC_SUCCESS) {
-		wqe->mr_op = 0;
+		wqe->wire_op = 0;
 		wqe->state = MROCE_WQE_DONE;
 		wqe->status = status;
 	}

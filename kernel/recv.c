@@ -138,7 +138,8 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		goto drop;
 	}
 	/* RC opcodes to RC QPs, UD opcodes to UD/GSI QPs (MR-MAL-2). */
-	if (p.opcode == MR_OP_UD_SEND || p.opcode == MR_OP_UD_SEND_IMM) {
+	desc = mr_op_desc(p.opcode);
+	if (desc->hdrs & MR_HDR_DETH) {
 		if (qp->ibqp.qp_type == IB_QPT_RC || !mroce_skb_unicast(skb))
 			mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		else if (p.flags & MR_F_TRIM)
@@ -155,7 +156,6 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		goto put;
 	}
 
-	desc = mr_op_desc(p.opcode);
 	if (desc->attrs & MR_OPA_REQ)
 		mroce_resp_rcv(qp, &p, mroce_skb_ce(skb));
 	else if (p.opcode == MR_OP_PROBE)

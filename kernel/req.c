@@ -72,7 +72,7 @@ static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 	}
 }
 
-u8 mroce_mr_opcode(enum ib_wr_opcode op)
+u8 mroce_wire_opcode(enum ib_wr_opcode op)
 {
 	switch (op) {
 	case IB_WR_SEND:
@@ -96,16 +96,16 @@ u8 mroce_mr_opcode(enum ib_wr_opcode op)
 	}
 }
 
-static bool mroce_op_is_resp(u8 mr_op)
+/* READ or ATOMIC: answered by responses (the opcode table, wire.c). */
+static bool mroce_op_answered(u8 wire_op)
 {
-	return mr_op == MR_OP_READ_REQ || mr_op == MR_OP_ATOMIC_CS ||
-	       mr_op == MR_OP_ATOMIC_FA;
+	return mr_op_has(wire_op, MR_OPA_ANSWERED);
 }
 
-static bool mroce_op_uses_ssn(u8 mr_op)
+/* Consumes a receive WQE at the peer: carries an SSN (MR-VERBS-20). */
+static bool mroce_op_uses_ssn(u8 wire_op)
 {
-	return mr_op == MR_OP_SEND || mr_op == MR_OP_SEND_IMM ||
-	       mr_op == MR_OP_SEND_INV || mr_op == MR_OP_WRITE_IMM;
+	return mr_op_has(wire_op, MR_OPA_SSN);
 }
 
 /*
@@ -309,7 +309,7 @@ struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn)
 	if (idx - sq->head >= mroce_req_started_end(req) - sq->head)
 		return NULL;
 	wqe = mroce_sq_wqe(sq, idx);
-	return wqe->mr_op && wqe->msn == msn ? wqe : NULL;
+	return wqe->wire_op && wqe->msn == msn ? wqe : NULL;
 }
 
 /*
@@ -353,7 +353,7 @@ static bool mroce_req_head_failed(struct mroce_qp *qp,
 		*status = IB_WC_RETRY_EXC_ERR;
 		return true;
 	}
-	if (mroce_op_is_resp(head->mr_op) &&
+	if (mroce_op_answered(head->wire_op) &&
 	    now < req->failed_ns + mr_txsb_rto(&req->sb))
 		return false;
 	*status = IB_WC_WR_FLUSH_ERR;
@@ -387,7 +387,7 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 		 * resent (and so acknowledged) from its WQE.
 		 */
 		if (wqe->status == IB_WC_SUCCESS && req &&
-		    mroce_op_is_resp(wqe->mr_op) &&
+		    mroce_op_answered(wqe->wire_op) &&
 		    !mr_psn_before(wqe->first_psn, req->sb.una))
 			return false;
 		*status = wqe->status;
@@ -395,8 +395,8 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 	}
 	/* SEND/WRITE: done once every packet is cumulatively acked. */
 	if (wqe->state == MROCE_WQE_SENT && req &&
-	    (!mroce_op_is_resp(wqe->mr_op) ||
-	     (wqe->mr_op == MR_OP_READ_REQ && !wqe->length)) &&
+	    (!mroce_op_answered(wqe->wire_op) ||
+	     (wqe->wire_op == MR_OP_READ_REQ && !wqe->length)) &&
 	    mr_psn_before(wqe->last_psn, req->sb.una)) {
 		*status = IB_WC_SUCCESS;
 		return true;
@@ -471,8 +471,8 @@ static u8 mroce_req_local(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 }
 
 /* Payload of the packet at byte @off of @wqe (inline or SGE list). */
-static int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
-			     u32 off, u8 *dst, u32 len)
+int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
+		      u32 off, u8 *dst, u32 len)
 {
 	if (!len)
 		return 0;
@@ -501,7 +501,7 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	int err;
 
 	*status = 0;
-	p.opcode = wqe->mr_op;
+	p.opcode = wqe->wire_op;
 	p.path = path;
 	p.flags = flags;
 	p.dqpn = qp->attr.dest_qpn;
@@ -511,10 +511,10 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	p.dxh.msn = wqe->msn;
 	p.dxh.offset = off;
 	p.dxh.msg_len = wqe->length;
-	if (mroce_op_uses_ssn(wqe->mr_op))
+	if (mroce_op_uses_ssn(wqe->wire_op))
 		p.dxh.ssn = wqe->ssn;
 
-	switch (wqe->mr_op) {
+	switch (wqe->wire_op) {
 	case MR_OP_SEND_IMM:
 	case MR_OP_WRITE_IMM:
 		p.imm = be32_to_cpu(wqe->ex.imm_data);
@@ -525,7 +525,7 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	default:
 		break;
 	}
-	switch (wqe->mr_op) {
+	switch (wqe->wire_op) {
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
 	case MR_OP_READ_REQ:
@@ -549,9 +549,9 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 		break;
 	}
 
-	if (wqe->mr_op == MR_OP_READ_REQ)
+	if (wqe->wire_op == MR_OP_READ_REQ)
 		p.dxh.msg_len = rlen;
-	else if (!mroce_op_is_resp(wqe->mr_op))
+	else if (!mroce_op_answered(wqe->wire_op))
 		p.payload_len = min(req->mtu, wqe->length - off);
 
 	skb = mroce_pkt_new(qp, &p, &payload);
@@ -617,7 +617,7 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 			flags |= MR_F_FIRST;
 		if (ent->flags & MR_TXE_LAST)
 			flags |= MR_F_LAST;
-		if (mroce_op_is_resp(wqe->mr_op)) {
+		if (mroce_op_answered(wqe->wire_op)) {
 			/*
 			 * A lost READ_REQ/atomic goes out again exactly as
 			 * sent: the responder checks that every packet of a
@@ -781,7 +781,7 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 
 	for (i = qp->sq.head; i != req->cur && budget > 0; i++) {
 		wqe = mroce_sq_wqe(&qp->sq, i);
-		if (!mroce_op_is_resp(wqe->mr_op))
+		if (!mroce_op_answered(wqe->wire_op))
 			continue;
 		/* Latest response data of the READs/ATOMICs before this one. */
 		ahead = older;
@@ -790,13 +790,13 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 			continue;
 
 		/* A round of asking again that the budget cut short. */
-		if (wqe->mr_op == MR_OP_READ_REQ && wqe->rd_asking) {
+		if (wqe->wire_op == MR_OP_READ_REQ && wqe->rd_asking) {
 			if (!mroce_req_read_gaps(qp, q, wqe, now, &budget))
 				break;
 			continue;
 		}
 
-		if (wqe->mr_op == MR_OP_READ_REQ &&
+		if (wqe->wire_op == MR_OP_READ_REQ &&
 		    mr_rdasm_next(&wqe->rd, &off, &rlen)) {
 			if (req->rd_bytes_out + rlen > MROCE_RD_QP_BUDGET)
 				continue;
@@ -849,7 +849,7 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (wqe->retries > req->sb.p.retry_cnt) {
 			pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
 					    qp->ibqp.qp_num,
-					    wqe->mr_op == MR_OP_READ_REQ ?
+					    wqe->wire_op == MR_OP_READ_REQ ?
 					    "READ" : "ATOMIC", wqe->msn,
 					    wqe->rd.done, wqe->rd.req_end,
 					    wqe->length);
@@ -862,7 +862,7 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		 * until it has (MR-PLACE-14): then nothing above the first
 		 * range was requested, and the one missing run is that range.
 		 */
-		if (wqe->mr_op == MR_OP_READ_REQ) {
+		if (wqe->wire_op == MR_OP_READ_REQ) {
 			if (!mroce_req_read_again(qp, q, wqe, now, &budget))
 				break;
 			continue;
@@ -899,7 +899,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			req->halted = true;
 			break;
 		}
-		if (!req->cur_off && !wqe->mr_op &&
+		if (!req->cur_off && !wqe->wire_op &&
 		    wqe->state == MROCE_WQE_QUEUED) {
 			/* Local operation, in SQ order. */
 			mroce_req_fail(wqe, mroce_req_local(qp, wqe));
@@ -920,11 +920,11 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		 * (MR-VERBS-15): the peer's responder refuses more than its
 		 * max_dest_rd_atomic, which the connection matched to it.
 		 */
-		if (!req->cur_off && mroce_op_is_resp(wqe->mr_op) &&
+		if (!req->cur_off && mroce_op_answered(wqe->wire_op) &&
 		    req->rd_atomic_out >= qp->attr.max_rd_atomic)
 			break;
 		/* A new READ waits while earlier ones fill the budget. */
-		if (!req->cur_off && wqe->mr_op == MR_OP_READ_REQ &&
+		if (!req->cur_off && wqe->wire_op == MR_OP_READ_REQ &&
 		    req->rd_bytes_out + min_t(u32, wqe->length, MR_RDASM_WINDOW) >
 		    MROCE_RD_QP_BUDGET)
 			break;
@@ -940,25 +940,25 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			wqe->retries = 0;
 			wqe->retry_ns = now;
 			wqe->progress_ns = now;
-			if (mroce_op_uses_ssn(wqe->mr_op))
+			if (mroce_op_uses_ssn(wqe->wire_op))
 				wqe->ssn = req->ssn_next;
 		}
-		if (mroce_op_is_resp(wqe->mr_op))
+		if (mroce_op_answered(wqe->wire_op))
 			len = 0;
 		else
 			len = min(req->mtu, wqe->length - req->cur_off);
-		last = mroce_op_is_resp(wqe->mr_op) ||
+		last = mroce_op_answered(wqe->wire_op) ||
 		       req->cur_off + len == wqe->length;
 
 		flags = (first ? MR_F_FIRST : 0) | (last ? MR_F_LAST : 0);
 		if (last)
 			flags |= MR_F_ACKREQ;
 		if (last && (wqe->send_flags & IB_SEND_SOLICITED) &&
-		    (wqe->mr_op == MR_OP_SEND || wqe->mr_op == MR_OP_SEND_IMM ||
-		     wqe->mr_op == MR_OP_SEND_INV ||
-		     wqe->mr_op == MR_OP_WRITE_IMM))
+		    (wqe->wire_op == MR_OP_SEND || wqe->wire_op == MR_OP_SEND_IMM ||
+		     wqe->wire_op == MR_OP_SEND_INV ||
+		     wqe->wire_op == MR_OP_WRITE_IMM))
 			flags |= MR_F_SE;
-		if (first && wqe->mr_op == MR_OP_READ_REQ)
+		if (first && wqe->wire_op == MR_OP_READ_REQ)
 			mr_rdasm_first(&wqe->rd);
 		path = mr_path_pick(&req->pt);
 		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rd.req_end,
@@ -983,9 +983,9 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (first) {
 			req->msn_idx[wqe->msn & (sq->size - 1)] = req->cur;
 			req->msn_next++;
-			if (mroce_op_uses_ssn(wqe->mr_op))
+			if (mroce_op_uses_ssn(wqe->wire_op))
 				req->ssn_next++;
-			if (mroce_op_is_resp(wqe->mr_op)) {
+			if (mroce_op_answered(wqe->wire_op)) {
 				wqe->rd_atomic = 1;
 				req->rd_atomic_out++;
 				req->rd_bytes_out += wqe->rd.req_end;
@@ -1004,58 +1004,6 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			req->cur_off = 0;
 		}
 	}
-}
-
-/*
- * UD and GSI (QP1): every send is one UD_SEND packet to the WR's AH,
- * sent at once and completed when handed to the IP stack (MR-UD-1), Q_Key
- * per MR-UD-4, one entropy per QP (MR-UD-11).
- * sq.lock held; one packet per WQE, so sending under the lock is short.
- */
-static u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
-{
-	struct mroce_dev *dev = qp->dev;
-	const struct mroce_av *av = &wqe->wr.ud.av;
-	u32 qkey = wqe->wr.ud.remote_qkey;
-	struct mr_pkt p = {};
-	struct sk_buff *skb;
-	u8 *payload;
-	int err;
-
-	if (wqe->length > ib_mtu_enum_to_int(READ_ONCE(dev->active_mtu)))
-		return IB_WC_LOC_LEN_ERR;
-	/* A Q_Key with the high bit set means "use the QP's own". */
-	if (qkey & 0x80000000)
-		qkey = qp->attr.qkey;
-
-	p.opcode = wqe->opcode == IB_WR_SEND_WITH_IMM ? MR_OP_UD_SEND_IMM :
-							MR_OP_UD_SEND;
-	p.flags = MR_F_FIRST | MR_F_LAST;
-	if (wqe->send_flags & IB_SEND_SOLICITED)
-		p.flags |= MR_F_SE;
-	p.dqpn = wqe->wr.ud.remote_qpn & MR_QPN_MASK;
-	p.sqpn = qp->ibqp.qp_num;
-	p.psn = qp->sq.head & MR_PSN_MASK;	/* a per-QP counter (MR-UD-2) */
-	p.ts = mroce_qp_ts(qp, mroce_now());
-	p.deth.qkey = qkey;
-	p.deth.src_qpn = qp->ibqp.qp_num;
-	p.imm = be32_to_cpu(wqe->ex.imm_data);
-	p.payload_len = wqe->length;
-
-	skb = mroce_pkt_new_av(dev, av, &p, &payload);
-	if (IS_ERR(skb))
-		return IB_WC_LOC_QP_OP_ERR;
-	err = mroce_req_payload(qp, wqe, 0, payload, wqe->length);
-	if (err) {
-		kfree_skb(skb);
-		return err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
-					  IB_WC_LOC_PROT_ERR;
-	}
-	mroce_pkt_finish(skb, (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK,
-			 false);
-	mroce_xmit(dev, av, NULL, skb,
-		   (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK, false);
-	return IB_WC_SUCCESS;
 }
 
 /*

@@ -23,12 +23,8 @@
  * queue locks, in WQE order, and their notifications run unlocked.
  */
 
-#include <linux/etherdevice.h>
-#include <linux/if_ether.h>
 #include <linux/module.h>
 #include <linux/skbuff.h>
-
-#include <rdma/ib_mad.h>
 
 #include "resp.h"
 
@@ -350,16 +346,6 @@ static u8 mroce_resp_rkey_check(struct mroce_qp *qp, u32 rkey, u64 va,
 	return reason;
 }
 
-static u64 mroce_rwqe_len(const struct mroce_recv_wqe *w)
-{
-	u64 len = 0;
-	u32 i;
-
-	for (i = 0; i < w->num_sge; i++)
-		len += w->sge[i].length;
-	return len;
-}
-
 /*
  * Checks without side effects of a new receive-consuming packet (SEND*,
  * WRITE_IMM): SSN, receive WQE, length, SEND_INV key. resp_lock held.
@@ -665,9 +651,7 @@ static bool mroce_resp_dup(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	struct mroce_resp *resp = qp->resp;
 	bool executed = mr_seq32_diff(p->dxh.msn,
 				      mr_rxmsg_completed_msn(&resp->m)) < 0;
-	bool rd_at = p->opcode == MR_OP_READ_REQ ||
-		     p->opcode == MR_OP_ATOMIC_CS ||
-		     p->opcode == MR_OP_ATOMIC_FA;
+	bool rd_at = mr_op_has(p->opcode, MR_OPA_ANSWERED);
 	bool ack;
 
 	if (!mr_rxwin_dup_recent(&resp->w, p->psn)) {
@@ -867,91 +851,4 @@ enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t)
 	spin_unlock_bh(&qp->resp_lock);
 	mroce_pkt_flush(qp, &c.txq);
 	return HRTIMER_NORESTART;
-}
-
-/* ---- UD / GSI receive --------------------------------------------------- */
-
-/*
- * One UD_SEND for a UD or GSI QP (MR-UD-*): Q_Key check, then the next
- * receive WQE gets the 40-byte GRH area (the IPv6 header, or the IPv4
- * header at offset 20, as for RoCE v2) followed by the payload. No WQE:
- * the datagram is dropped (UD has no RNR). Softirq context.
- */
-void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb)
-{
-	struct mroce_dev *dev = qp->dev;
-	struct mroce_rq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
-	struct mroce_recv_wqe *rwqe;
-	enum ib_qp_state state = READ_ONCE(qp->state);
-	struct ib_wc wc = {};
-	unsigned int note;
-	u8 grh[40] = {};
-	int err;
-
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
-	    state != IB_QPS_SQD) {
-		mroce_count(dev, MROCE_CNT_QPN_DROPS);
-		return;
-	}
-	if (p->deth.qkey != qp->attr.qkey) {
-		mroce_count(dev, MROCE_CNT_QKEY_DROPS);	/* MR-UD-5 */
-		return;
-	}
-	/* The GSI QP takes exactly one MAD per datagram (MR-UD-14). */
-	if (qp->ibqp.qp_type == IB_QPT_GSI &&
-	    p->payload_len != sizeof(struct ib_mad)) {
-		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
-		return;
-	}
-
-	if (skb->protocol == htons(ETH_P_IP)) {
-		memcpy(grh + 20, skb_network_header(skb), 20);
-		wc.network_hdr_type = RDMA_NETWORK_IPV4;
-	} else {
-		memcpy(grh, skb_network_header(skb), 40);
-		wc.network_hdr_type = RDMA_NETWORK_IPV6;
-	}
-	wc.opcode = IB_WC_RECV;
-	wc.byte_len = sizeof(grh) + p->payload_len;
-	wc.qp = &qp->ibqp;
-	wc.src_qp = p->deth.src_qpn;
-	wc.port_num = 1;
-	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
-	if (p->opcode == MR_OP_UD_SEND_IMM) {
-		wc.wc_flags |= IB_WC_WITH_IMM;
-		wc.ex.imm_data = cpu_to_be32(p->imm);
-	}
-	if (skb_mac_header_was_set(skb) &&
-	    skb_network_header(skb) - skb_mac_header(skb) >= ETH_HLEN) {
-		ether_addr_copy(wc.smac, eth_hdr(skb)->h_source);
-		wc.wc_flags |= IB_WC_WITH_SMAC;
-	}
-
-	spin_lock_bh(&rq->lock);
-	rwqe = mroce_rq_peek(rq);
-	if (!rwqe) {
-		spin_unlock_bh(&rq->lock);
-		mroce_count(dev, MROCE_CNT_NO_WQE_DROPS);	/* MR-UD-9 */
-		return;
-	}
-	if (mroce_rwqe_len(rwqe) < sizeof(grh) + p->payload_len) {
-		/* Dropped without consuming the WQE (MR-UD-10). */
-		spin_unlock_bh(&rq->lock);
-		mroce_count(dev, MROCE_CNT_UD_LEN_DROPS);
-		return;
-	}
-	wc.wr_id = rwqe->wr_id;
-	err = mroce_sge_copy(qp, rwqe->sge, rwqe->num_sge, 0, grh,
-			     sizeof(grh), true);
-	if (!err)
-		err = mroce_sge_copy(qp, rwqe->sge, rwqe->num_sge, sizeof(grh),
-				     (void *)p->payload, p->payload_len, true);
-	wc.status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
-	mroce_rq_consume(rq);
-	/* In WQE order, under the lock that orders the WQEs. */
-	note = mroce_cq_add(qp->rcq, &wc, !!(p->flags & MR_F_SE));
-	spin_unlock_bh(&rq->lock);
-	mroce_cq_notify(qp->rcq, note);
-	if (qp->srq)
-		mroce_srq_check_limit(qp->srq);
 }

@@ -86,8 +86,8 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 		wqe = mroce_sq_wqe(&qp->sq, qp->sq.head + i);
 		snprintf(name, sizeof(name), "wqe%u", i);
 		snprintf(val, sizeof(val),
-			 "op %u mr_op %u %s status %u msn %u psn %u-%u rd %u/%u/%u retries %u",
-			 wqe->opcode, wqe->mr_op,
+			 "op %u wire_op %u %s status %u msn %u psn %u-%u rd %u/%u/%u retries %u",
+			 wqe->opcode, wqe->wire_op,
 			 mroce_res_wqe_state(wqe->state), wqe->status,
 			 wqe->msn, wqe->first_psn, wqe->last_psn,
 			 wqe->rd.done, wqe->rd.req_end, wqe->length,

@@ -367,7 +367,7 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 	default:
 		break;
 	}
-	wqe->mr_op = mroce_mr_opcode(h.opcode);
+	wqe->wire_op = mroce_wire_opcode(h.opcode);
 	/* The ABI's opcodes are the kernel's (uapi/metaroce-abi.h). */
 	BUILD_BUG_ON((int)METAROCE_WR_ATOMIC_FETCH_AND_ADD !=
 		     (int)IB_WR_ATOMIC_FETCH_AND_ADD ||
@@ -383,7 +383,7 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 /*
  * Doorbell: take the WQEs the process produced since the last one into
  * the kernel's SQ; sq.lock held. A WQE that fails validation is marked
- * done with its error status and mr_op 0: the requester sends nothing
+ * done with its error status and wire_op 0: the requester sends nothing
  * from it on (req->halted) and completes it in order, which moves the
  * QP to the error state (MR-VERBS-3). Returns -EIO if the ring's prod
  * is corrupt.
@@ -406,7 +406,7 @@ int mroce_usq_pull(struct mroce_qp *qp)
 		status = mroce_usq_copy(qp, sq->tail);
 		if (status != IB_WC_SUCCESS) {
 			wqe = mroce_sq_wqe(sq, sq->tail);
-			wqe->mr_op = 0;
+			wqe->wire_op = 0;
 			wqe->state = MROCE_WQE_DONE;
 			wqe->status = status;
 		}

@@ -251,6 +251,12 @@ enum mr_op_attr {
 	MR_OPA_SSN	= 1 << 5,	/* DXH.ssn meaningful (else must be 0) */
 	MR_OPA_ATOMIC	= 1 << 6,	/* DXH range 0/8 (request or response) */
 	MR_OPA_CTRL	= 1 << 7,	/* ACK/NACK/PROBE: not part of a message */
+	/*
+	 * A request answered by response packets (READ_RESP, ATOMIC_RESP)
+	 * rather than an ACK alone; counted against max_rd_atomic
+	 * (MR-VERBS-15).
+	 */
+	MR_OPA_ANSWERED	= 1 << 8,
 };
 
 struct mr_op_desc {
@@ -262,6 +268,14 @@ struct mr_op_desc {
 
 /* Layout of @opcode, or NULL if the opcode is unknown. */
 const struct mr_op_desc *mr_op_desc(u8 opcode);
+
+/* Does @opcode (a known one) have every attribute of @attrs? */
+static inline bool mr_op_has(u8 opcode, u16 attrs)
+{
+	const struct mr_op_desc *d = mr_op_desc(opcode);
+
+	return d && (d->attrs & attrs) == attrs;
+}
 
 /* ---- Decoded packet (host byte order) ---- */
 

@@ -127,6 +127,31 @@ static void test_header_lengths(void **state)
 	assert_null(mr_op_desc(0xFF));
 }
 
+/*
+ * The attribute sets the glue asks the table for: requests answered by
+ * responses (MR-VERBS-15 counts them against max_rd_atomic) and requests
+ * that carry an SSN, i.e. consume a receive WQE (MR-HDR-10); unknown
+ * opcodes have none.
+ */
+static void test_op_attr_sets(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < 256; i++) {
+		u8 op = (u8)i;
+		bool answered = op == MR_OP_READ_REQ || op == MR_OP_ATOMIC_CS ||
+				op == MR_OP_ATOMIC_FA;
+		bool ssn = op == MR_OP_SEND || op == MR_OP_SEND_IMM ||
+			   op == MR_OP_SEND_INV || op == MR_OP_WRITE_IMM;
+
+		assert_int_equal(mr_op_has(op, MR_OPA_ANSWERED), answered);
+		assert_int_equal(mr_op_has(op, MR_OPA_SSN), ssn);
+		if (answered || ssn)
+			assert_true(mr_op_has(op, MR_OPA_REQ));
+	}
+	assert_false(mr_op_has(0, 0));
+	assert_true(mr_op_has(MR_OP_ACK, 0));
+}
+
 /* Encode == independent raw layout, decode(encode(p)) == p, all opcodes. */
 static void test_roundtrip_all_opcodes(void **state)
 {
@@ -811,6 +836,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header_lengths),
+		cmocka_unit_test(test_op_attr_sets),
 		cmocka_unit_test(test_roundtrip_all_opcodes),
 		cmocka_unit_test(test_golden_write),
 		cmocka_unit_test(test_spec_example_packet),
