@@ -14,26 +14,53 @@
 # argument, so they do not fit vt_pair; cm_run gives each side its own
 # command line.
 
-# cm_run NAME LISTENER SERVER_CMD CLIENT_CMD: the VM whose role is LISTENER
-# runs SERVER_CMD, the other CLIENT_CMD; both under a timeout. The client
-# retries only while the server is not listening yet (connection refused or
-# rejected, address or route not resolved), never after a run that got
-# going. Each side must exit 0; the output is in /tmp/NAME.out.
+# cm_run NAME LISTENER SERVER_CMD CLIENT_CMD [KIND]: the VM whose role is
+# LISTENER runs SERVER_CMD, the other CLIENT_CMD; both under a timeout.
+# With KIND the client starts only once the server listens: "cm" waits for
+# an rdma_cm ID in LISTEN state (rdma res show cm_id), "tcp" for a socket
+# listening on port 18515 (perftest's and the pingpongs' exchange), each at
+# most 30 s; then a barrier lets the client go. Without it the client
+# starts a second after the first barrier. perftest 4.5's rdma_cm client
+# can crash in its error path (a general protection fault in
+# rdma_get_cm_event, seen under TCG) when it connects before the server
+# listens, so no -R run starts early. The client still retries while the
+# server is not listening (connection refused or rejected, address or
+# route not resolved), never after a run that got going. Each side must
+# exit 0; the output is in /tmp/NAME.out.
 cm_seq=0
 cm_run() {
 	cr_name=$1
 	cr_l=$2
 	cr_s=$3
 	cr_c=$4
+	cr_kind=${5:-}
 	cm_seq=$((cm_seq + 1))
 	mr_barrier "cm-$cm_seq"
 	cr_rc=0
 	cr_out=/tmp/$cr_name.out
 	if [ "$MR_ROLE" = "$cr_l" ]; then
-		timeout 120 sh -c "$cr_s" >"$cr_out" 2>&1 || cr_rc=$?
+		if [ -n "$cr_kind" ]; then
+			rm -f "/tmp/$cr_name.rc"
+			(
+				cs_rc=0
+				timeout 120 sh -c "$cr_s" >"$cr_out" 2>&1 || cs_rc=$?
+				echo $cs_rc >"/tmp/$cr_name.rc"
+			) &
+			cr_pid=$!
+			cm_wait_listen "$cr_kind" "/tmp/$cr_name.rc"
+			mr_barrier "cm-$cm_seq-up"
+			wait $cr_pid || true
+			cr_rc=$(cat "/tmp/$cr_name.rc" 2>/dev/null || echo 1)
+		else
+			timeout 120 sh -c "$cr_s" >"$cr_out" 2>&1 || cr_rc=$?
+		fi
 	else
+		if [ -n "$cr_kind" ]; then
+			mr_barrier "cm-$cm_seq-up"
+		else
+			sleep 1
+		fi
 		cr_n=0
-		sleep 1
 		while :; do
 			cr_rc=0
 			timeout 120 sh -c "$cr_c" >"$cr_out" 2>&1 || cr_rc=$?
@@ -46,9 +73,25 @@ cm_run() {
 		done
 	fi
 	vt_show "$cr_out"
-	[ $cr_rc -ne 143 ] || mr_fail "$cr_name: timed out"
-	[ $cr_rc -eq 0 ] || mr_fail "$cr_name ($(vt_role_of "$cr_l")): exit status $cr_rc"
+	[ "$cr_rc" -ne 143 ] || mr_fail "$cr_name: timed out"
+	[ "$cr_rc" -eq 0 ] || mr_fail "$cr_name ($(vt_role_of "$cr_l")): exit status $cr_rc"
 	mr_log "$cr_name ($(vt_role_of "$cr_l")): ok"
+}
+
+# cm_wait_listen KIND RCFILE: until this VM's server listens (see cm_run),
+# the server has ended (RCFILE exists) or 30 s have passed.
+cm_wait_listen() {
+	cw_n=0
+	while [ $cw_n -lt 300 ] && [ ! -f "$2" ]; do
+		case "$1" in
+		cm) rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN' && return 0 ;;
+		tcp) netstat -ltn 2>/dev/null | grep -q ':18515 ' && return 0 ;;
+		esac
+		sleep 0.1
+		cw_n=$((cw_n + 1))
+	done
+	[ -f "$2" ] || mr_log "cm_wait_listen $1: no listener after 30 s"
+	return 0
 }
 
 # cm_result FILE AWK_COND WHAT: the client's output holds a result line
@@ -106,28 +149,28 @@ cm_all() {
 	cm_client=client
 	cm_run ud_pingpong server \
 		"ibv_ud_pingpong -d $VT_DEV -g $VT_GID -n 200 -s 1024" \
-		"ibv_ud_pingpong -d $VT_DEV -g $VT_GID -n 200 -s 1024 $peer"
+		"ibv_ud_pingpong -d $VT_DEV -g $VT_GID -n 200 -s 1024 $peer" tcp
 	grep -q '^200 iters in' /tmp/ud_pingpong.out ||
 		mr_fail "ibv_ud_pingpong: not 200 iterations"
 
 	# rping: -V checks every ping's data on both sides.
 	cm_run rping4 server "rping -s -a $me -V -C 50 -S 1000" \
-		"rping -c -a $peer -V -C 50 -S 1000"
+		"rping -c -a $peer -V -C 50 -S 1000" cm
 	cm_run rping6 client "rping -s -a $me6 -V -C 50 -S 1000" \
-		"rping -c -a $peer6 -V -C 50 -S 1000"
+		"rping -c -a $peer6 -V -C 50 -S 1000" cm
 
 	# RC connections and UD datagrams set up by rdma_cm.
 	cm_run ucmatose server "ucmatose -c 2 -C 20" \
-		"ucmatose -s $peer -c 2 -C 20"
+		"ucmatose -s $peer -c 2 -C 20" cm
 	cm_run ucmatose6 client "ucmatose -f ipv6 -b $me6 -c 2 -C 20" \
-		"ucmatose -f ipv6 -s $peer6 -c 2 -C 20"
-	cm_run udaddy client "udaddy -c 2 -C 20" "udaddy -s $peer -c 2 -C 20"
-	cm_run rdma_server server "rdma_server" "rdma_client -s $peer"
+		"ucmatose -f ipv6 -s $peer6 -c 2 -C 20" cm
+	cm_run udaddy client "udaddy -c 2 -C 20" "udaddy -s $peer -c 2 -C 20" cm
+	cm_run rdma_server server "rdma_server" "rdma_client -s $peer" cm
 
 	# perftest connected through rdma_cm (-R), then on UD QPs.
 	cm_client=client
 	cm_run send_bw_cm server "ib_send_bw $pt -R -s 4096 -n 200" \
-		"ib_send_bw $pt -R -s 4096 -n 200 $peer"
+		"ib_send_bw $pt -R -s 4096 -n 200 $peer" cm
 	cm_result /tmp/send_bw_cm.out '$1 == 4096 && $2 == 200 && $4 > 0' "ib_send_bw -R"
 	# Debian's perftest 4.5 resolves rdma_cm addresses as IPv4 only
 	# ("Address family for hostname not supported" for an IPv6 one), so
@@ -138,19 +181,19 @@ cm_all() {
 	[ -n "$gid6" ] || mr_fail "$VT_DEV has no RoCE v2 GID for $me6"
 	cm_client=server
 	cm_run send_bw6 client "ib_send_bw $pt -x $gid6 --ipv6 -s 4096 -n 200" \
-		"ib_send_bw $pt -x $gid6 --ipv6 -s 4096 -n 200 $peer"
+		"ib_send_bw $pt -x $gid6 --ipv6 -s 4096 -n 200 $peer" tcp
 	cm_result /tmp/send_bw6.out '$1 == 4096 && $2 == 200 && $4 > 0' "ib_send_bw --ipv6"
 	grep -q "GID: 32:01:13:184:00:00" /tmp/send_bw6.out ||
 		mr_fail "ib_send_bw --ipv6: the local GID is not the one of $me6"
 	cm_run write_bw_cm client "ib_write_bw $pt -R -s 65536 -n 100" \
-		"ib_write_bw $pt -R -s 65536 -n 100 $peer"
+		"ib_write_bw $pt -R -s 65536 -n 100 $peer" cm
 	cm_result /tmp/write_bw_cm.out '$1 == 65536 && $2 == 100 && $4 > 0' "ib_write_bw -R"
 	cm_client=client
 	cm_run read_lat_cm server "ib_read_lat $pt -R -s 64 -n 200" \
-		"ib_read_lat $pt -R -s 64 -n 200 $peer"
+		"ib_read_lat $pt -R -s 64 -n 200 $peer" cm
 	cm_result /tmp/read_lat_cm.out '$1 == 64 && $2 == 200 && $3 > 0' "ib_read_lat -R"
 	cm_run send_bw_ud server "ib_send_bw $pt -x $VT_GID -c UD -s 1024 -n 200" \
-		"ib_send_bw $pt -x $VT_GID -c UD -s 1024 -n 200 $peer"
+		"ib_send_bw $pt -x $VT_GID -c UD -s 1024 -n 200 $peer" tcp
 	cm_result /tmp/send_bw_ud.out '$1 == 1024 && $2 == 200 && $4 > 0' "ib_send_bw -c UD"
 	mr_barrier cm-end
 	# rdma_ucm holds ib_uverbs, which "modprobe -r metaroce" also unloads
