@@ -772,9 +772,16 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 	switch (mr_rxwin_ts_check(&resp->w, p->ts, now)) {
 	case MR_TS_OLD:
 		mroce_count(dev, MROCE_CNT_STALE_DROPS);
+		pr_info_ratelimited("metaroce: qp %u: psn %u ts %u dropped as stale (newest accepted %u)\n",
+				    qp->ibqp.qp_num, p->psn, p->ts,
+				    resp->w.ts_ref);
 		goto out;
 	case MR_TS_FUTURE:
 		mroce_count(dev, MROCE_CNT_FUTURE_DROPS);
+		pr_info_ratelimited("metaroce: qp %u: psn %u ts %u dropped as from the future (newest accepted %u, %llu us ago)\n",
+				    qp->ibqp.qp_num, p->psn, p->ts,
+				    resp->w.ts_ref,
+				    div_u64(now - resp->w.ts_ref_ns, NSEC_PER_USEC));
 		goto out;
 	default:
 		break;
