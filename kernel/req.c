@@ -1098,8 +1098,15 @@ static bool mroce_req_timers(struct mroce_qp *qp, u64 now)
 		mr_cc_on_loss(&req->cc, now, res.newly_lost);
 	}
 	if (rc == MR_TXSB_RETRY_EXCEEDED) {
-		pr_info_ratelimited("metaroce: qp %u: retry_cnt exhausted at una %u nxt %u\n",
-				    qp->ibqp.qp_num, req->sb.una, req->sb.nxt);
+		pr_info_ratelimited("metaroce: qp %u: retry_cnt exhausted at una %u nxt %u (rto %llu us, acked %llu sacked %llu retx %llu rto %llu spurious_rto %llu ignored_nacks %llu stale_acks %llu aged_acks %llu bad_acks %llu)\n",
+				    qp->ibqp.qp_num, req->sb.una, req->sb.nxt,
+				    div_u64(mr_txsb_rto(&req->sb), NSEC_PER_USEC),
+				    req->sb.st.acked, req->sb.st.sacked,
+				    req->sb.st.retx, req->sb.st.rto,
+				    req->sb.st.spurious_rto,
+				    req->sb.st.ignored_nacks,
+				    req->sb.st.stale_acks, req->sb.st.aged_acks,
+				    req->sb.st.bad_acks);
 		const struct mr_txsb_ent *ent = mr_txsb_get(&req->sb,
 							    req->sb.una);
 

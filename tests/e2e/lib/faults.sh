@@ -275,7 +275,7 @@ fv_start() {
 		while kill -0 "$fv_pid" 2>/dev/null; do
 			rdma statistic show link "$FAULT_DEV/1" 2>/dev/null |
 				tr -s '[:space:]' '\n' | awk -v t="$(($(date +%s) - fv_t0))" '
-				prev ~ /^(tx_packets|rx_packets|sent_pkts|rcvd_pkts|retransmissions|rto_fired|acks_received|nack_sent_rnr|nack_rcvd_rnr|tx_drops)$/ { o = o " " prev "=" $0 }
+				prev ~ /^(tx_packets|rx_packets|sent_pkts|rcvd_pkts|retransmissions|rto_fired|acks_received|nack_sent_rnr|nack_rcvd_rnr|tx_drops|error_point_drops|stale_drops|future_drops|ack_age_drops|old_dup_drops|rate_limited|duplicate_drops|out_of_window_drops|malformed_drops)$/ { o = o " " prev "=" $0 }
 				{ prev = $0 }
 				END { print t "s" o }' >>/tmp/fv.mon
 			# The QPs' transport state (restrack.c), the latest two.
