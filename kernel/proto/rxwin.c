@@ -49,7 +49,7 @@ enum mr_ts_verdict mr_rxwin_ts_check(struct mr_rxwin *w, u32 ts, u64 now_ns)
 	u64 elapsed_us = 0;
 	u32 tol;
 
-	if (!w->ts_valid)
+	if (!w->ts_valid || w->ts_resync)
 		return MR_TS_OK;
 	if (now_ns > w->ts_ref_ns)
 		elapsed_us = mr_div64_u64(now_ns - w->ts_ref_ns, MR_NS_PER_US);
@@ -73,17 +73,33 @@ enum mr_ts_verdict mr_rxwin_ts_check(struct mr_rxwin *w, u32 ts, u64 now_ns)
 	 */
 	tol = w->future_age_us + (u32)(elapsed_us >> 10);
 	if (mr_seq32_diff(ts, w->ts_ref + (u32)elapsed_us) > (s32)tol) {
+		/*
+		 * Only future drops for future_age: the reference is the
+		 * one in doubt (a delayed packet set it). Let requests
+		 * through until the PSN window accepts one as new.
+		 */
+		if (!w->future_since_ns) {
+			w->future_since_ns = now_ns ? now_ns : 1;
+		} else if (now_ns - w->future_since_ns >=
+			   (u64)w->future_age_us * MR_NS_PER_US) {
+			w->ts_resync = true;
+			w->ts_resyncs++;
+			return MR_TS_OK;
+		}
 		w->future_pkts++;
 		return MR_TS_FUTURE;
 	}
+	w->future_since_ns = 0;
 	return MR_TS_OK;
 }
 
 void mr_rxwin_ts_accept(struct mr_rxwin *w, u32 ts, u64 now_ns)
 {
-	/* The newest timestamp accepted, and when. */
-	if (w->ts_valid && mr_seq32_diff(ts, w->ts_ref) <= 0)
+	/* The newest timestamp accepted, and when; resynchronising: this. */
+	if (w->ts_valid && !w->ts_resync && mr_seq32_diff(ts, w->ts_ref) <= 0)
 		return;
+	w->ts_resync = false;
+	w->future_since_ns = 0;
 	w->ts_valid = true;
 	w->ts_ref = ts;
 	w->ts_ref_ns = now_ns;

@@ -64,6 +64,13 @@ struct mr_rxwin {
 	bool	ts_valid;
 	u32	ts_ref;
 	u64	ts_ref_ns;
+	/*
+	 * Resynchronisation (MR-WIN-6): since when only future drops have
+	 * been seen (0: not), and whether the next request that the PSN
+	 * window accepts as new sets the reference whatever its timestamp.
+	 */
+	u64	future_since_ns;
+	bool	ts_resync;
 
 	/* Configuration, defaults set by init; callers may change them. */
 	u16	ack_every;		/* >= 1 */
@@ -77,6 +84,7 @@ struct mr_rxwin {
 	u64	ooo_pkts;
 	u64	stale_pkts;		/* refused by mr_rxwin_ts_check(): old */
 	u64	future_pkts;		/* ... from the future */
+	u64	ts_resyncs;		/* references re-taken (MR-WIN-6) */
 };
 
 void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn);
@@ -101,10 +109,13 @@ bool mr_rxwin_dup_recent(const struct mr_rxwin *w, u32 psn);
  * wrap), or further ahead of it than the time since its acceptance plus
  * future_age and a drift allowance (a forgery from a clock that is not
  * the peer's, which would otherwise make every genuine packet look
- * stale). future_age must exceed any delay the packet that set the
- * reference may have had: genuine packets ahead of a delayed reference
- * by more would all be refused, and none would correct it. Counts
- * refusals in stale_pkts and future_pkts. No state change otherwise.
+ * stale). A reference that was itself delayed by more than future_age (a
+ * queue held it while the link was down) would make every genuine packet
+ * look like the future: when nothing but future drops has come for
+ * future_age, the check resynchronises - packets pass it until one that
+ * the PSN window accepts as new sets the reference (mr_rxwin_ts_accept()),
+ * which a forger who cannot guess PSNs cannot do. Counts refusals in
+ * stale_pkts and future_pkts and resynchronisations in ts_resyncs.
  */
 enum mr_ts_verdict {
 	MR_TS_OK = 0,
@@ -119,7 +130,10 @@ static inline bool mr_rxwin_ts_ok(struct mr_rxwin *w, u32 ts, u64 now_ns)
 	return mr_rxwin_ts_check(w, ts, now_ns) == MR_TS_OK;
 }
 
-/* A packet with MBH.ts @ts was accepted (new): the newest one is kept. */
+/*
+ * A packet with MBH.ts @ts was accepted (new): the newest one is kept;
+ * while resynchronising, this one.
+ */
 void mr_rxwin_ts_accept(struct mr_rxwin *w, u32 ts, u64 now_ns);
 
 /* True if @psn is known received (before cum_psn or marked). */

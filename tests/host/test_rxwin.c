@@ -393,6 +393,68 @@ static void test_timestamp_window(void **state)
 				   (1ULL << 30) * T_US));
 }
 
+/*
+ * MR-WIN-6 resynchronisation: a reference set by a packet a queue held
+ * for 1.5 s (a link flap) makes every genuine packet after it look like
+ * the future. After future_age of nothing but such drops the check lets
+ * requests through, and the first one the PSN window accepts as new sets
+ * the reference; forged packets from the future that the window does not
+ * accept (out of window) never set it, and a single forged one while
+ * genuine traffic flows never starts a resynchronisation.
+ */
+static void test_timestamp_resync(void **state)
+{
+	const u32 psn0 = 1000, late = 7000000;	/* stamped 1.5 s before now */
+	const u64 t0 = 50000 * T_MS;
+	struct mr_rxwin w;
+	u64 t;
+	u32 i;
+
+	(void)state;
+	mr_rxwin_init(&w, psn0);
+	/* The delayed packet arrives at t0 and becomes the reference. */
+	assert_int_equal(mr_rxwin_ts_check(&w, late, t0), MR_TS_OK);
+	mr_rxwin_ts_accept(&w, late, t0);
+	/* Genuine packets, stamped on the sender's clock now. */
+	for (i = 0, t = t0 + 10 * T_MS; t < t0 + 1000 * T_MS; i++, t += 100 * T_MS)
+		assert_int_equal(mr_rxwin_ts_check(&w, late + 1500000 +
+						   (u32)((t - t0) / T_US), t),
+				 MR_TS_FUTURE);
+	assert_false(w.ts_resync);
+	/* future_age of nothing but future drops: the next one passes ... */
+	t = t0 + 1100 * T_MS;
+	assert_int_equal(mr_rxwin_ts_check(&w, late + 1500000 + 1100000, t),
+			 MR_TS_OK);
+	assert_true(w.ts_resync);
+	assert_int_equal(w.ts_resyncs, 1);
+	/* ... but a forged one the window refuses does not set the reference. */
+	assert_int_equal(mr_rxwin_classify(&w, psn0 + 5000), MR_RX_BEYOND);
+	assert_true(w.ts_resync);
+	/* The genuine one accepted as new does; then the window is normal. */
+	assert_int_equal(mr_rxwin_classify(&w, psn0), MR_RX_NEW);
+	mr_rxwin_ts_accept(&w, late + 1500000 + 1100000, t);
+	assert_false(w.ts_resync);
+	assert_int_equal(w.ts_ref, late + 1500000 + 1100000);
+	assert_int_equal(mr_rxwin_ts_check(&w, late + 1500000 + 1110000,
+					   t + 10 * T_MS), MR_TS_OK);
+	assert_int_equal(mr_rxwin_ts_check(&w, late + 1500000 + 1100000 + 5000000,
+					   t + 20 * T_MS), MR_TS_FUTURE);
+
+	/* One forged future packet among genuine ones: no resync ever. */
+	mr_rxwin_init(&w, psn0);
+	mr_rxwin_ts_accept(&w, 100000, t0);
+	for (t = t0; t < t0 + 5000 * T_MS; t += 50 * T_MS) {
+		u32 now_ts = 100000 + (u32)((t - t0) / T_US);
+
+		assert_int_equal(mr_rxwin_ts_check(&w, now_ts + 9000000, t),
+				 MR_TS_FUTURE);
+		assert_int_equal(mr_rxwin_ts_check(&w, now_ts, t), MR_TS_OK);
+		mr_rxwin_ts_accept(&w, now_ts, t);
+	}
+	assert_false(w.ts_resync);
+	assert_int_equal(w.ts_resyncs, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_random_vs_reference),
 		cmocka_unit_test(test_dup_recent),
 		cmocka_unit_test(test_timestamp_window),
+		cmocka_unit_test(test_timestamp_resync),
 	};
 
 	return cmocka_run_group_tests_name("rxwin", tests, NULL, NULL);
