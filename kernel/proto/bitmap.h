@@ -15,8 +15,6 @@
 #include "compat.h"
 #include "wire.h"
 
-typedef u64 mr_map_t[MR_SACK_WORDS];
-
 static inline bool mr_map_test(const u64 *m, u32 i)
 {
 	return (m[i / 64] >> (i % 64)) & 1;

@@ -65,12 +65,6 @@ static inline bool mr_rdasm_complete(const struct mr_rdasm *r)
 	return r->done == r->len;
 }
 
-/* Nothing of the READ arrived yet (the READ may not have executed). */
-static inline bool mr_rdasm_nothing(const struct mr_rdasm *r)
-{
-	return !r->done && mr_map_empty(r->map);
-}
-
 /* Requested and not arrived, counting arrived bytes above done too. */
 static inline u32 mr_rdasm_outstanding(const struct mr_rdasm *r)
 {
