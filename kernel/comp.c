@@ -31,33 +31,16 @@ static void mroce_comp_fail_msn(struct mroce_qp *qp, u32 msn, u8 status)
 	}
 }
 
-/*
- * The scoreboard found that an RTO was spurious (MR-LOSS-15): give the
- * window back (MR-CC-11). sq.lock held.
- */
-static void mroce_comp_rto_undo(struct mroce_qp *qp,
-				const struct mr_txsb_result *res, u64 now)
-{
-	if (!res->rto_undone)
-		return;
-	mr_cc_on_rto_undo(&qp->req->cc, now);
-	mroce_count(qp->dev, MROCE_CNT_SPURIOUS_RTO);
-}
-
 static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 {
 	struct mroce_req *req = qp->req;
 	struct mroce_dev *dev = qp->dev;
 	struct mr_txsb_result res = {};
-	u64 now = mroce_now(), rtt;
-	u32 i, lost;
-	u64 mask;
+	u64 now = mroce_now();
 	int rc;
 
-	if (p->opcode == MR_OP_ACK)
-		rc = mr_txsb_on_ack(&req->sb, &p->akh, now, &res);
-	else
-		rc = mr_txsb_on_nack(&req->sb, &p->akh, &p->nkh, now, &res);
+	/* The core moves scoreboard, window and paths (sender.h). */
+	rc = mr_sender_on_feedback(&req->snd, p, now, &res);
 	if (rc == MR_ERR_ACK_AGE) {
 		/* Echoes no recent timestamp of ours (MR-SEC-6). */
 		mroce_count(dev, MROCE_CNT_ACK_AGE_DROPS);
@@ -71,34 +54,13 @@ static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 	mroce_count(dev, MROCE_CNT_ACK_RX);
 	if (!mr_map_empty(p->akh.sack))
 		mroce_count(dev, MROCE_CNT_SACK_RX);
-	mroce_comp_rto_undo(qp, &res, now);
+	if (res.rto_undone)
+		mroce_count(dev, MROCE_CNT_SPURIOUS_RTO);
 
 	/*
 	 * SEND/WRITE complete once their last PSN is before una (see
 	 * mroce_req_head_ready); the AKH msn is informative (MR-REL-29).
 	 */
-
-	rtt = res.rtt_valid ? res.rtt_ns : 0;
-	/* A stale ACK's grant is ignored (MR-REL-20, MR-CC-14). */
-	mr_cc_on_ack(&req->cc, now, res.newly_acked + res.newly_sacked,
-		     p->akh.ce_count, p->akh.pkt_count, rtt,
-		     res.stale ? req->cc.credit : p->akh.credit);
-	if (p->path < req->pt.n)
-		mr_path_on_ack(&req->pt, p->path, p->akh.ce_count,
-			       p->akh.pkt_count, rtt, now);
-	for (mask = res.path_delivered_mask, i = 0; mask; mask >>= 1, i++)
-		if ((mask & 1) && i < req->pt.n)
-			mr_path_on_delivery(&req->pt, i, res.path_delivered[i],
-					    now);
-	lost = res.newly_lost;
-	if (lost) {
-		mr_cc_on_loss(&req->cc, now, lost);
-		for (mask = res.path_lost_mask, i = 0; mask; mask >>= 1, i++)
-			if ((mask & 1) && i < req->pt.n)
-				mr_path_on_loss(&req->pt, i, res.path_lost[i],
-						now);
-	}
-
 	if (p->opcode != MR_OP_NACK)
 		return;
 	if (p->nkh.reason < ARRAY_SIZE(mroce_nack_rx_cnt) &&
@@ -108,11 +70,6 @@ static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 	switch (rc) {
 	case MR_TXSB_RNR_WAIT:
 		mroce_count(dev, MROCE_CNT_RNR_EVENTS);
-		break;
-	case MR_TXSB_TRIMMED:
-		mr_cc_on_trim(&req->cc, now);
-		if (res.nack_path < req->pt.n)
-			mr_path_on_trim(&req->pt, res.nack_path, now);
 		break;
 	case MR_TXSB_RETRY_EXCEEDED:
 		mroce_comp_fail_msn(qp, res.nack_msn, IB_WC_RETRY_EXC_ERR);
@@ -193,26 +150,11 @@ static bool mroce_comp_atomic_resp(struct mroce_qp *qp,
  */
 static void mroce_comp_implicit_ack(struct mroce_qp *qp, u32 psn)
 {
-	struct mr_txsb *sb = &qp->req->sb;
-	const struct mr_txsb_ent *ent = mr_txsb_get(sb, psn);
-	struct mr_txsb_result res;
-	struct mr_akh akh = {};
-	s32 off = mr_psn_diff(psn, sb->una);
-	u64 now = mroce_now();
+	struct mr_txsb_result res = {};
 
-	if (!ent || (ent->flags & MR_TXE_SACKED) || off < 0 ||
-	    off >= MR_SACK_BITS)
-		return;
-	/* The RTT of the copy that was answered, as an ACK would echo. */
-	akh.ts_echo = mr_txsb_stamp(sb, ent->sent_ns);
-	if (!off) {
-		akh.cum_psn = mr_psn_add(psn, 1);
-	} else {
-		akh.cum_psn = sb->una;
-		akh.sack[off / 64] |= 1ULL << (off % 64);
-	}
-	if (mr_txsb_on_ack(sb, &akh, now, &res) >= 0)
-		mroce_comp_rto_undo(qp, &res, now);
+	if (mr_sender_on_implicit_ack(&qp->req->snd, psn, mroce_now(), &res) &&
+	    res.rto_undone)
+		mroce_count(qp->dev, MROCE_CNT_SPURIOUS_RTO);
 }
 
 /*
@@ -231,9 +173,7 @@ static void mroce_comp_trimmed(struct mroce_qp *qp, struct mr_pkt *p)
 	    wqe->wire_op != MR_OP_READ_REQ || wqe->state != MROCE_WQE_SENT)
 		return;
 	wqe->rd_trimmed = true;
-	mr_cc_on_trim(&qp->req->cc, now);
-	if (p->path < qp->req->pt.n)
-		mr_path_on_trim(&qp->req->pt, p->path, now);
+	mr_sender_on_trim(&qp->req->snd, p->path, now);
 }
 
 static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
@@ -259,7 +199,7 @@ static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 		 * own progress_ns tells the stall check of the READs queued
 		 * behind it that the responder is serving them in order.
 		 */
-		mr_txsb_on_progress(&qp->req->sb, now);
+		mr_txsb_on_progress(&qp->req->snd.sb, now);
 		mroce_comp_implicit_ack(qp, p->psn);
 	} else {
 		mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);
@@ -299,8 +239,8 @@ void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 		u64 now = mroce_now();
 		u64 rtt = (u64)(u32)(mroce_qp_ts(qp, now) - p->ts) * 1000;
 
-		if (p->path >= qp->req->pt.n ||
-		    !mr_path_on_probe_reply(&qp->req->pt, p->path, p->psn,
+		if (p->path >= qp->req->snd.pt.n ||
+		    !mr_path_on_probe_reply(&qp->req->snd.pt, p->path, p->psn,
 					    p->ts, rtt, now))
 			mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);
 		break;

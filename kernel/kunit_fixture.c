@@ -391,9 +391,9 @@ int mrt_poll(struct mrt_ep *ep, struct ib_wc *wc)
 		req ? req->cur : 0, req ? req->cur_off : 0);
 	if (req)
 		pr_info("mrt: una %u nxt %u sacked %u lost %u cwnd %u srtt %llu rto %llu next_send %llu now %llu msn_next %u\n",
-			req->sb.una, req->sb.nxt, req->sb.n_sacked,
-			req->sb.n_lost, req->cc.cwnd, req->cc.srtt_ns,
-			mr_txsb_rto(&req->sb), mr_cc_next_send_ns(&req->cc),
+			req->snd.sb.una, req->snd.sb.nxt, req->snd.sb.n_sacked,
+			req->snd.sb.n_lost, req->snd.cc.cwnd, req->snd.cc.srtt_ns,
+			mr_txsb_rto(&req->snd.sb), mr_cc_next_send_ns(&req->snd.cc),
 			mroce_now(), req->msn_next);
 	mrt_dump_dev(ep->dev);
 	return 0;

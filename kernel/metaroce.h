@@ -47,6 +47,7 @@
 #include "proto/txsb.h"
 #include "proto/cc.h"
 #include "proto/path.h"
+#include "proto/sender.h"
 #include "proto/rxwin.h"
 #include "proto/rxmsg.h"
 #include "proto/rdresp.h"
@@ -575,16 +576,14 @@ struct mroce_send_wqe {
  * scoreboard, congestion control and path table.
  */
 struct mroce_req {
-	struct mr_txsb sb;
-	struct mr_cc cc;
-	struct mr_path_table pt;
+	struct mr_sender snd;	/* scoreboard, congestion control, paths */
 	u32 msn_next;		/* msn of the next request message */
 	u32 ssn_next;		/* ssn of the next receive-consuming message */
 	u32 cur;		/* SQ index of the WQE being packetized */
 	u32 cur_off;		/* its bytes already packetized */
 	u32 mtu;		/* payload bytes per packet */
 	u32 probe_id;		/* MBH.psn of the next PROBE */
-	u64 rerolls_seen;	/* pt.rerolls already counted */
+	u64 rerolls_seen;	/* snd.pt.rerolls already counted */
 	/*
 	 * SQ index of the WQE of each started request message, by
 	 * msn & (sq.size - 1): the started, unretired WQEs have consecutive

@@ -262,15 +262,15 @@ void mroce_req_start(struct mroce_qp *qp)
 	mtu = min(a->path_mtu, READ_ONCE(qp->dev->active_mtu));
 
 	spin_lock_bh(&qp->sq.lock);
-	WARN_ON(mr_txsb_init(&req->sb, &tp, a->sq_psn));
-	WARN_ON(mr_cc_init(&req->cc, &cp));
-	WARN_ON(mr_path_init(&req->pt, &pp, mroce_rand32, NULL,
+	WARN_ON(mr_txsb_init(&req->snd.sb, &tp, a->sq_psn));
+	WARN_ON(mr_cc_init(&req->snd.cc, &cp));
+	WARN_ON(mr_path_init(&req->snd.pt, &pp, mroce_rand32, NULL,
 			     mroce_now()));
 	req->msn_next = 0;
 	req->ssn_next = 0;
 	req->cur = qp->sq.head;
 	req->cur_off = 0;
-	req->rerolls_seen = req->pt.rerolls;
+	req->rerolls_seen = req->snd.pt.rerolls;
 	req->mtu = ib_mtu_enum_to_int(mtu);
 	/* Probe identifiers an off-path forger cannot predict (MR-SEC-3). */
 	req->probe_id = get_random_u32();
@@ -354,7 +354,7 @@ static bool mroce_req_head_failed(struct mroce_qp *qp,
 		return true;
 	}
 	if (mroce_op_answered(head->wire_op) &&
-	    now < req->failed_ns + mr_txsb_rto(&req->sb))
+	    now < req->failed_ns + mr_txsb_rto(&req->snd.sb))
 		return false;
 	*status = IB_WC_WR_FLUSH_ERR;
 	return true;
@@ -388,7 +388,7 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 		 */
 		if (wqe->status == IB_WC_SUCCESS && req &&
 		    mroce_op_answered(wqe->wire_op) &&
-		    !mr_psn_before(wqe->first_psn, req->sb.una))
+		    !mr_psn_before(wqe->first_psn, req->snd.sb.una))
 			return false;
 		*status = wqe->status;
 		return true;
@@ -397,7 +397,7 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 	if (wqe->state == MROCE_WQE_SENT && req &&
 	    (!mroce_op_answered(wqe->wire_op) ||
 	     (wqe->wire_op == MR_OP_READ_REQ && !wqe->length)) &&
-	    mr_psn_before(wqe->last_psn, req->sb.una)) {
+	    mr_psn_before(wqe->last_psn, req->snd.sb.una)) {
 		*status = IB_WC_SUCCESS;
 		return true;
 	}
@@ -405,7 +405,7 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 	 * The scoreboard gave up: a WQE before the one that failed would
 	 * wait forever for its ACK, its response or a re-request.
 	 */
-	if (req && req->sb.failed)
+	if (req && req->snd.sb.failed)
 		return mroce_req_head_failed(qp, wqe, status);
 	return false;
 }
@@ -507,7 +507,7 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	p.dqpn = qp->attr.dest_qpn;
 	p.psn = psn;
 	p.sqpn = qp->ibqp.qp_num;
-	p.ts = mr_txsb_stamp(&req->sb, now);
+	p.ts = mr_txsb_stamp(&req->snd.sb, now);
 	p.dxh.msn = wqe->msn;
 	p.dxh.offset = off;
 	p.dxh.msg_len = wqe->length;
@@ -598,10 +598,9 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 	u16 flags;
 	u8 path, status;
 
-	while (budget > 0 && mr_txsb_can_send(&req->sb, now) &&
-	       mr_cc_can_send(&req->cc, now, mr_txsb_inflight(&req->sb)) &&
-	       mr_txsb_next_retx(&req->sb, now, &psn)) {
-		ent = mr_txsb_get(&req->sb, psn);
+	while (budget > 0 && mr_sender_can_send(&req->snd, now) &&
+	       mr_txsb_next_retx(&req->snd.sb, now, &psn)) {
+		ent = mr_txsb_get(&req->snd.sb, psn);
 		wqe = ent ? mroce_req_find_msn(qp, ent->msn) : NULL;
 		if (!wqe) {
 			/* Every outstanding PSN belongs to a started WQE. */
@@ -609,7 +608,7 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 				  qp->ibqp.qp_num, psn);
 			break;
 		}
-		path = mr_path_pick_other(&req->pt, ent->path);
+		path = mr_path_pick_other(&req->snd.pt, ent->path);
 		off = req->pkt_off[psn & MR_TXSB_WIN_MASK];
 		rlen = 0;
 		flags = MR_F_RETX | MR_F_ACKREQ;
@@ -634,11 +633,10 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 				mroce_req_fail(wqe, status);
 			break;
 		}
-		mr_txsb_on_retx(&req->sb, psn, path, now);
-		mr_cc_on_send(&req->cc, now);
-		mr_path_on_send(&req->pt, path, now);
+		mr_txsb_on_retx(&req->snd.sb, psn, path, now);
+		mr_sender_on_sent(&req->snd, path, now);
 		mroce_count(qp->dev, MROCE_CNT_RETX);
-		mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
+		mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, path), true);
 		budget--;
 	}
 	return budget;
@@ -654,15 +652,15 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
 	u8 path, status;
 	u32 psn;
 
-	if (mr_txsb_window_full(&req->sb))
+	if (mr_txsb_window_full(&req->snd.sb))
 		return false;
-	path = mr_path_pick(&req->pt);
-	skb = mroce_req_build(qp, wqe, off, rlen, req->sb.nxt,
+	path = mr_path_pick(&req->snd.pt);
+	skb = mroce_req_build(qp, wqe, off, rlen, req->snd.sb.nxt,
 			      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ |
 			      (retx ? MR_F_RETX : 0), path, now, &status);
 	if (!skb)
 		return false;
-	if (mr_txsb_on_send(&req->sb, wqe->msn, MR_TXE_FIRST | MR_TXE_LAST,
+	if (mr_txsb_on_send(&req->snd.sb, wqe->msn, MR_TXE_FIRST | MR_TXE_LAST,
 			    path, now, &psn)) {
 		kfree_skb(skb);
 		return false;
@@ -671,11 +669,10 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
 	wqe->progress_ns = now;
 	req->pkt_off[psn & MR_TXSB_WIN_MASK] = off;
 	req->pkt_len[psn & MR_TXSB_WIN_MASK] = rlen;
-	mr_cc_on_send(&req->cc, now);
-	mr_path_on_send(&req->pt, path, now);
+	mr_sender_on_sent(&req->snd, path, now);
 	if (retx)
 		mroce_count(qp->dev, MROCE_CNT_RETX);
-	mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
+	mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, path), true);
 	return true;
 }
 
@@ -707,7 +704,7 @@ static bool mroce_req_atomic_again(struct mroce_qp *qp,
 	struct sk_buff *skb;
 	u8 path, status;
 
-	path = mr_path_pick(&req->pt);
+	path = mr_path_pick(&req->snd.pt);
 	skb = mroce_req_build(qp, wqe, 0, 0, wqe->first_psn,
 			      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | MR_F_RETX,
 			      path, now, &status);
@@ -715,7 +712,7 @@ static bool mroce_req_atomic_again(struct mroce_qp *qp,
 		return false;
 	wqe->progress_ns = now;
 	mroce_count(qp->dev, MROCE_CNT_RETX);
-	mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
+	mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, path), true);
 	return true;
 }
 
@@ -775,7 +772,7 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 {
 	struct mroce_req *req = qp->req;
 	struct mroce_send_wqe *wqe;
-	u64 rto = mr_txsb_rto(&req->sb);
+	u64 rto = mr_txsb_rto(&req->snd.sb);
 	u64 older = 0, ahead;
 	u32 i, off, rlen;
 
@@ -823,13 +820,13 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		 * A trimmed response (MR-REL-16) is known missing: asked
 		 * again at once, without waiting or using the retry budget.
 		 */
-		if (wqe->rd_trimmed && !mr_txsb_get(&req->sb, wqe->first_psn)) {
+		if (wqe->rd_trimmed && !mr_txsb_get(&req->snd.sb, wqe->first_psn)) {
 			wqe->rd_trimmed = false;
 			if (!mroce_req_read_again(qp, q, wqe, now, &budget))
 				break;
 			continue;
 		}
-		if (mr_txsb_get(&req->sb, wqe->first_psn) ||
+		if (mr_txsb_get(&req->snd.sb, wqe->first_psn) ||
 		    now < max(wqe->progress_ns, ahead) + rto)
 			continue;
 		/*
@@ -839,14 +836,14 @@ static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		 * for the scoreboard's RTO: re-requests come once per RTO,
 		 * which a host under load makes far shorter than T_verbs.
 		 */
-		if (!mr_txsb_can_send(&req->sb, now))
+		if (!mr_txsb_can_send(&req->snd.sb, now))
 			break;
-		if (req->sb.p.verbs_timeout_ns != MR_TIME_NEVER &&
-		    now - wqe->retry_ns >= req->sb.p.verbs_timeout_ns) {
+		if (req->snd.sb.p.verbs_timeout_ns != MR_TIME_NEVER &&
+		    now - wqe->retry_ns >= req->snd.sb.p.verbs_timeout_ns) {
 			wqe->retries++;
 			wqe->retry_ns = now;
 		}
-		if (wqe->retries > req->sb.p.retry_cnt) {
+		if (wqe->retries > req->snd.sb.p.retry_cnt) {
 			pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
 					    qp->ibqp.qp_num,
 					    wqe->wire_op == MR_OP_READ_REQ ?
@@ -910,9 +907,8 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (!req->cur_off && (wqe->send_flags & IB_SEND_FENCE) &&
 		    sq->head != req->cur)
 			break;
-		if (mr_txsb_window_full(&req->sb) ||
-		    !mr_txsb_can_send(&req->sb, now) ||
-		    !mr_cc_can_send(&req->cc, now, mr_txsb_inflight(&req->sb)))
+		if (mr_txsb_window_full(&req->snd.sb) ||
+		    !mr_sender_can_send(&req->snd, now))
 			break;
 
 		/*
@@ -932,7 +928,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		first = !req->cur_off;
 		if (first) {
 			wqe->msn = req->msn_next;
-			wqe->first_psn = req->sb.nxt;
+			wqe->first_psn = req->snd.sb.nxt;
 			mr_rdasm_init(&wqe->rd, wqe->length);
 			wqe->rd_trimmed = 0;
 			wqe->rd_asking = 0;
@@ -960,9 +956,9 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			flags |= MR_F_SE;
 		if (first && wqe->wire_op == MR_OP_READ_REQ)
 			mr_rdasm_first(&wqe->rd);
-		path = mr_path_pick(&req->pt);
+		path = mr_path_pick(&req->snd.pt);
 		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rd.req_end,
-				      req->sb.nxt, flags, path, now, &status);
+				      req->snd.sb.nxt, flags, path, now, &status);
 		if (!skb) {
 			if (!status)
 				break;	/* no memory: the timer retries */
@@ -974,7 +970,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			break;
 		}
 		txe = (first ? MR_TXE_FIRST : 0) | (last ? MR_TXE_LAST : 0);
-		if (mr_txsb_on_send(&req->sb, wqe->msn, txe, path, now, &psn)) {
+		if (mr_txsb_on_send(&req->snd.sb, wqe->msn, txe, path, now, &psn)) {
 			kfree_skb(skb);
 			break;
 		}
@@ -991,9 +987,8 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 				req->rd_bytes_out += wqe->rd.req_end;
 			}
 		}
-		mr_cc_on_send(&req->cc, now);
-		mr_path_on_send(&req->pt, path, now);
-		mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, path), true);
+		mr_sender_on_sent(&req->snd, path, now);
+		mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, path), true);
 		budget--;
 
 		req->cur_off += len;
@@ -1022,30 +1017,30 @@ static void mroce_req_paths(struct mroce_qp *qp, struct sk_buff_head *q,
 	u64 dead;
 	int i;
 
-	dead = mr_path_tick(&req->pt, mr_txsb_paths_in_flight(&req->sb),
-			    mr_txsb_rto(&req->sb), now);
+	dead = mr_path_tick(&req->snd.pt, mr_txsb_paths_in_flight(&req->snd.sb),
+			    mr_txsb_rto(&req->snd.sb), now);
 	for (i = 0; dead; dead >>= 1, i++)
 		if (dead & 1)
-			mr_txsb_mark_path_lost(&req->sb, i, &res);
+			mr_txsb_mark_path_lost(&req->snd.sb, i, &res);
 
-	while (mr_path_probe_due(&req->pt, now, &idx)) {
+	while (mr_path_probe_due(&req->snd.pt, now, &idx)) {
 		p.opcode = MR_OP_PROBE;
 		p.path = idx;
 		p.dqpn = qp->attr.dest_qpn;
 		p.sqpn = qp->ibqp.qp_num;
 		p.psn = req->probe_id++ & MR_PSN_MASK;
-		p.ts = mr_txsb_stamp(&req->sb, now);
-		mr_path_on_probe_sent(&req->pt, idx, p.psn, p.ts, now);
+		p.ts = mr_txsb_stamp(&req->snd.sb, now);
+		mr_path_on_probe_sent(&req->snd.pt, idx, p.psn, p.ts, now);
 		skb = mroce_pkt_new(qp, &p, &payload);
 		if (IS_ERR(skb))
 			break;
-		mroce_pkt_queue(q, skb, mr_path_entropy(&req->pt, idx), false);
+		mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, idx), false);
 	}
 
-	if (req->pt.rerolls != req->rerolls_seen) {
+	if (req->snd.pt.rerolls != req->rerolls_seen) {
 		mroce_count_add(qp->dev, MROCE_CNT_PATH_REROLLS,
-				req->pt.rerolls - req->rerolls_seen);
-		req->rerolls_seen = req->pt.rerolls;
+				req->snd.pt.rerolls - req->rerolls_seen);
+		req->rerolls_seen = req->snd.pt.rerolls;
 	}
 }
 
@@ -1053,12 +1048,12 @@ static void mroce_req_paths(struct mroce_qp *qp, struct sk_buff_head *q,
 static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 {
 	struct mroce_req *req = qp->req;
-	u64 when = mr_txsb_next_deadline(&req->sb);
+	u64 when = mr_txsb_next_deadline(&req->snd.sb);
 	u64 pace;
 
 	/* Held by the pacer: new work, or lost packets to resend. */
-	if (req->cur != qp->sq.tail || req->sb.n_lost) {
-		pace = mr_cc_next_send_ns(&req->cc);
+	if (req->cur != qp->sq.tail || req->snd.sb.n_lost) {
+		pace = mr_cc_next_send_ns(&req->snd.cc);
 		if (pace > now && pace < when)
 			when = pace;
 	}
@@ -1067,8 +1062,8 @@ static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 	 * once per RTO.
 	 */
 	if ((qp->sq.head != req->cur ||
-	     mr_path_usable(&req->pt) < req->pt.n) && when == MR_TIME_NEVER)
-		when = now + mr_txsb_rto(&req->sb);
+	     mr_path_usable(&req->snd.pt) < req->snd.pt.n) && when == MR_TIME_NEVER)
+		when = now + mr_txsb_rto(&req->snd.sb);
 	if (req->tx_nomem && now + MROCE_TX_NOMEM_RETRY_NS < when)
 		when = now + MROCE_TX_NOMEM_RETRY_NS;
 	if (when == MR_TIME_NEVER || READ_ONCE(qp->stopping))
@@ -1086,29 +1081,24 @@ static bool mroce_req_timers(struct mroce_qp *qp, u64 now)
 	struct mroce_send_wqe *wqe;
 	int rc;
 
-	if (mr_txsb_next_deadline(&req->sb) > now)
+	if (mr_txsb_next_deadline(&req->snd.sb) > now)
 		return false;
-	rc = mr_txsb_on_timer(&req->sb, now, &res);
-	if (res.rto_fired) {
+	rc = mr_sender_on_timer(&req->snd, now, &res);
+	/* Re-rolls of an expiry are counted in mroce_req_paths(). */
+	if (res.rto_fired)
 		mroce_count(qp->dev, MROCE_CNT_RTO);
-		mr_cc_on_rto(&req->cc, now);
-		/* Re-rolls are counted in mroce_req_paths(). */
-		mr_path_on_rto(&req->pt, res.path_lost_mask, now);
-	} else if (res.newly_lost) {
-		mr_cc_on_loss(&req->cc, now, res.newly_lost);
-	}
 	if (rc == MR_TXSB_RETRY_EXCEEDED) {
 		pr_info_ratelimited("metaroce: qp %u: retry_cnt exhausted at una %u nxt %u (rto %llu us, acked %llu sacked %llu retx %llu rto %llu spurious_rto %llu ignored_nacks %llu stale_acks %llu aged_acks %llu bad_acks %llu)\n",
-				    qp->ibqp.qp_num, req->sb.una, req->sb.nxt,
-				    div_u64(mr_txsb_rto(&req->sb), NSEC_PER_USEC),
-				    req->sb.st.acked, req->sb.st.sacked,
-				    req->sb.st.retx, req->sb.st.rto,
-				    req->sb.st.spurious_rto,
-				    req->sb.st.ignored_nacks,
-				    req->sb.st.stale_acks, req->sb.st.aged_acks,
-				    req->sb.st.bad_acks);
-		const struct mr_txsb_ent *ent = mr_txsb_get(&req->sb,
-							    req->sb.una);
+				    qp->ibqp.qp_num, req->snd.sb.una, req->snd.sb.nxt,
+				    div_u64(mr_txsb_rto(&req->snd.sb), NSEC_PER_USEC),
+				    req->snd.sb.st.acked, req->snd.sb.st.sacked,
+				    req->snd.sb.st.retx, req->snd.sb.st.rto,
+				    req->snd.sb.st.spurious_rto,
+				    req->snd.sb.st.ignored_nacks,
+				    req->snd.sb.st.stale_acks, req->snd.sb.st.aged_acks,
+				    req->snd.sb.st.bad_acks);
+		const struct mr_txsb_ent *ent = mr_txsb_get(&req->snd.sb,
+							    req->snd.sb.una);
 
 		wqe = ent ? mroce_req_find_msn(qp, ent->msn) : NULL;
 		if (!wqe && qp->sq.head != qp->sq.tail)

@@ -42,7 +42,7 @@ static const char *mroce_res_wqe_state(u8 state)
 static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 {
 	struct mroce_req *req = qp->req;
-	const struct mr_txsb *sb = &req->sb;
+	const struct mr_txsb *sb = &req->snd.sb;
 	u64 deadline = mr_txsb_next_deadline(sb);
 	struct mroce_send_wqe *wqe;
 	char name[16], val[96];
@@ -63,12 +63,13 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 	    rdma_nl_put_driver_u64(msg, "rto_fired", sb->st.rto) ||
 	    rdma_nl_put_driver_u64(msg, "rto_spurious", sb->st.spurious_rto) ||
 	    rdma_nl_put_driver_u64(msg, "cuts_loss_rand",
-				   req->cc.st.cuts_loss_rand) ||
+				   req->snd.cc.st.cuts_loss_rand) ||
 	    rdma_nl_put_driver_u64(msg, "rto_us",
 				   div_u64(mr_txsb_rto(sb), 1000)) ||
 	    rdma_nl_put_driver_u64(msg, "srtt_us",
 				   div_u64(sb->srtt_ns, 1000)) ||
-	    rdma_nl_put_driver_u32(msg, "cwnd_pkts", req->cc.cwnd >> MR_CC_SHIFT) ||
+	    rdma_nl_put_driver_u32(msg, "cwnd_pkts",
+				   req->snd.cc.cwnd >> MR_CC_SHIFT) ||
 	    rdma_nl_put_driver_u32(msg, "timer_armed",
 				   hrtimer_active(&qp->req_timer)))
 		return -EMSGSIZE;

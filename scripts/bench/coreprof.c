@@ -53,6 +53,7 @@
 #include "txsb.h"
 #include "cc.h"
 #include "path.h"
+#include "sender.h"
 #include "rxwin.h"
 #include "rxmsg.h"
 #include "crc32c.h"
@@ -89,9 +90,7 @@ static struct {
 	bool fixed, delay;
 	u64 rng;
 	/* requester */
-	struct mr_txsb sb;
-	struct mr_cc cc;
-	struct mr_path_table pt;
+	struct mr_sender snd;	/* scoreboard, window, paths (sender.h) */
 	u64 path_rng;
 	u32 first_psn[MR_RXMSG_RING];	/* by msn % ring */
 	u32 next_msn, next_pkt, done_msn;
@@ -152,7 +151,7 @@ static void link_send(struct queue *q, const u8 *buf, u32 len)
 
 static void cwnd_account(void)
 {
-	u32 w = mr_cc_window(&S.cc) >> MR_CC_SHIFT;
+	u32 w = mr_cc_window(&S.snd.cc) >> MR_CC_SHIFT;
 
 	S.cwnd_area += (u64)w * (S.now - S.last_cwnd_t);
 	S.last_cwnd_t = S.now;
@@ -175,21 +174,21 @@ NOINLINE static u32 stage_tx_data(u8 *buf, u32 msn, u32 k, bool retx)
 	if (retx) {
 		const struct mr_txsb_ent *e;
 
-		if (!mr_txsb_next_retx(&S.sb, S.now, &psn))
+		if (!mr_txsb_next_retx(&S.snd.sb, S.now, &psn))
 			return 0;
-		e = mr_txsb_get(&S.sb, psn);
+		e = mr_txsb_get(&S.snd.sb, psn);
 		msn = e->msn;
 		k = mr_psn_dist(psn, S.first_psn[msn % MR_RXMSG_RING]);
 		off = k * S.mtu;
-		path = mr_path_pick_other(&S.pt, e->path);
-		if (mr_txsb_on_retx(&S.sb, psn, path, S.now))
+		path = mr_path_pick_other(&S.snd.pt, e->path);
+		if (mr_txsb_on_retx(&S.snd.sb, psn, path, S.now))
 			abort();
 	} else {
 		u8 fl = (k == 0 ? MR_TXE_FIRST : 0) |
 			(k + 1 == S.npkts ? MR_TXE_LAST : 0);
 
-		path = mr_path_pick(&S.pt);
-		if (mr_txsb_on_send(&S.sb, msn, fl, path, S.now, &psn))
+		path = mr_path_pick(&S.snd.pt);
+		if (mr_txsb_on_send(&S.snd.sb, msn, fl, path, S.now, &psn))
 			abort();
 		if (k == 0)
 			S.first_psn[msn % MR_RXMSG_RING] = psn;
@@ -201,7 +200,7 @@ NOINLINE static u32 stage_tx_data(u8 *buf, u32 msn, u32 k, bool retx)
 	p.dqpn = RSP_QPN;
 	p.sqpn = REQ_QPN;
 	p.psn = psn;
-	p.ts = mr_txsb_stamp(&S.sb, S.now);
+	p.ts = mr_txsb_stamp(&S.snd.sb, S.now);
 	p.flags = (k == 0 ? MR_F_FIRST : 0) |
 		  (k + 1 == S.npkts ? MR_F_LAST | MR_F_ACKREQ : 0) |
 		  (retx ? MR_F_RETX | MR_F_ACKREQ : 0);
@@ -211,8 +210,7 @@ NOINLINE static u32 stage_tx_data(u8 *buf, u32 msn, u32 k, bool retx)
 	p.rxh.va = VA;
 	p.rxh.rkey = RKEY;
 	p.payload_len = plen;
-	mr_cc_on_send(&S.cc, S.now);
-	mr_path_on_send(&S.pt, path, S.now);
+	mr_sender_on_sent(&S.snd, path, S.now);
 	/* as kernel/pkt.c: headers, payload copied behind them, ICRC */
 	hl = mr_pkt_encode_hdr(&p, buf, PKT_MAX);
 	if (hl < 0)
@@ -273,30 +271,11 @@ NOINLINE static void stage_rx_ack(const u8 *buf, u32 len)
 {
 	struct mr_txsb_result res;
 	struct mr_pkt p;
-	int i;
 
 	if (mr_icrc_check(buf, len) || mr_pkt_decode(buf, len, &p))
 		abort();
-	if (mr_txsb_on_ack(&S.sb, &p.akh, S.now, &res) != MR_TXSB_OK)
+	if (mr_sender_on_feedback(&S.snd, &p, S.now, &res) != MR_TXSB_OK)
 		abort();
-	/* As kernel/comp.c: a spurious RTO gives the window back. */
-	if (res.rto_undone)
-		mr_cc_on_rto_undo(&S.cc, S.now);
-	mr_cc_on_ack(&S.cc, S.now, res.newly_acked + res.newly_sacked,
-		     p.akh.ce_count, p.akh.pkt_count,
-		     res.rtt_valid ? res.rtt_ns : 0,
-		     res.stale ? S.cc.credit : p.akh.credit);
-	mr_path_on_ack(&S.pt, p.path, p.akh.ce_count, p.akh.pkt_count,
-		       res.rtt_valid ? res.rtt_ns : 0, S.now);
-	for (i = 0; i < MR_PATH_MAX; i++) {
-		if (res.path_delivered_mask & (1ULL << i))
-			mr_path_on_delivery(&S.pt, (u8)i,
-					    res.path_delivered[i], S.now);
-		if (res.path_lost_mask & (1ULL << i))
-			mr_path_on_loss(&S.pt, (u8)i, res.path_lost[i], S.now);
-	}
-	if (res.newly_lost)
-		mr_cc_on_loss(&S.cc, S.now, res.newly_lost);
 	if (res.done_valid)
 		S.done_msn = res.done_msn + 1;
 }
@@ -305,15 +284,10 @@ NOINLINE static void stage_timers(void)
 {
 	struct mr_txsb_result res;
 
-	if (mr_txsb_on_timer(&S.sb, S.now, &res) != MR_TXSB_OK)
+	if (mr_sender_on_timer(&S.snd, S.now, &res) != MR_TXSB_OK)
 		abort();
-	if (res.rto_fired) {
+	if (res.rto_fired)
 		S.n_rtos++;
-		mr_cc_on_rto(&S.cc, S.now);
-		mr_path_on_rto(&S.pt, res.path_lost_mask, S.now);
-	}
-	if (res.newly_lost)
-		mr_cc_on_loss(&S.cc, S.now, res.newly_lost);
 	if (res.done_valid)
 		S.done_msn = res.done_msn + 1;
 }
@@ -323,12 +297,11 @@ NOINLINE static int stage_can_send(void)
 {
 	u32 psn;
 
-	if (!mr_txsb_can_send(&S.sb, S.now) ||
-	    !mr_cc_can_send(&S.cc, S.now, mr_txsb_inflight(&S.sb)))
+	if (!mr_sender_can_send(&S.snd, S.now))
 		return 0;
-	if (mr_txsb_next_retx(&S.sb, S.now, &psn))
+	if (mr_txsb_next_retx(&S.snd.sb, S.now, &psn))
 		return 1;
-	if (mr_txsb_window_full(&S.sb) || S.next_msn >= S.n_msgs)
+	if (mr_txsb_window_full(&S.snd.sb) || S.next_msn >= S.n_msgs)
 		return 0;
 	return 2;
 }
@@ -389,7 +362,7 @@ static void pump(void)
 
 static u64 next_event(void)
 {
-	u64 t = mr_txsb_next_deadline(&S.sb), n;
+	u64 t = mr_txsb_next_deadline(&S.snd.sb), n;
 
 	if (S.w.delack_armed && S.w.ack_deadline_ns < t)
 		t = S.w.ack_deadline_ns;
@@ -398,11 +371,11 @@ static u64 next_event(void)
 	if (S.to_req.n && S.to_req.q[S.to_req.head].t < t)
 		t = S.to_req.q[S.to_req.head].t;
 	/* the pacer or the NIC queue hold back a packet that may go */
-	n = mr_cc_next_send_ns(&S.cc);
+	n = mr_cc_next_send_ns(&S.snd.cc);
 	if (S.to_rsp.busy_until > S.now + 4 * S.gap_ns &&
 	    S.to_rsp.busy_until - 4 * S.gap_ns > n)
 		n = S.to_rsp.busy_until - 4 * S.gap_ns;
-	if (n > S.now && n < t && (S.next_msn < S.n_msgs || S.sb.n_lost))
+	if (n > S.now && n < t && (S.next_msn < S.n_msgs || S.snd.sb.n_lost))
 		t = n;
 	return t;
 }
@@ -447,7 +420,7 @@ static void run(void)
 			S.n_rx_ack++;
 			stage_rx_ack(k->buf, k->len);
 		}
-		if (mr_txsb_next_deadline(&S.sb) <= S.now) {
+		if (mr_txsb_next_deadline(&S.snd.sb) <= S.now) {
 			S.n_timers++;
 			stage_timers();
 		}
@@ -518,7 +491,7 @@ int main(int argc, char **argv)
 
 	/* the module's set-up (kernel/req.c) */
 	mr_txsb_default_params(&tp);
-	if (mr_txsb_init(&S.sb, &tp, 0xFFFF00))
+	if (mr_txsb_init(&S.snd.sb, &tp, 0xFFFF00))
 		return 1;
 	mr_cc_default_params(&cp);
 	if (S.fixed) {
@@ -527,11 +500,11 @@ int main(int argc, char **argv)
 		cp.use_delay = false;
 		cp.min_cwnd = MR_CC_ONE;
 	}
-	if (mr_cc_init(&S.cc, &cp))
+	if (mr_cc_init(&S.snd.cc, &cp))
 		return 1;
 	mr_path_default_params(&pp);
 	S.path_rng = 7;
-	if (mr_path_init(&S.pt, &pp, path_rand, &S.path_rng, 0))
+	if (mr_path_init(&S.snd.pt, &pp, path_rand, &S.path_rng, 0))
 		return 1;
 	mr_rxwin_init(&S.w, 0xFFFF00);
 	mr_rxmsg_init(&S.m, 0, 0xFFFF00);
@@ -570,13 +543,13 @@ int main(int argc, char **argv)
 	       "cuts_ecn=%llu cuts_delay=%llu cc_rtos=%llu srtt_us=%.0f "
 	       "rto_us=%.0f rack_lost=%llu rto_lost=%llu spurious=%llu\n",
 	       (double)S.cwnd_area / (double)S.now, S.min_cwnd_seen,
-	       S.max_cwnd_seen, (unsigned long long)S.cc.st.cuts_loss,
-	       (unsigned long long)S.cc.st.cuts_ecn,
-	       (unsigned long long)S.cc.st.cuts_delay,
-	       (unsigned long long)S.cc.st.rtos,
-	       (double)S.sb.srtt_ns / 1e3, (double)mr_txsb_rto(&S.sb) / 1e3,
-	       (unsigned long long)S.sb.st.lost_rack,
-	       (unsigned long long)S.sb.st.lost_rto,
-	       (unsigned long long)S.sb.st.spurious);
+	       S.max_cwnd_seen, (unsigned long long)S.snd.cc.st.cuts_loss,
+	       (unsigned long long)S.snd.cc.st.cuts_ecn,
+	       (unsigned long long)S.snd.cc.st.cuts_delay,
+	       (unsigned long long)S.snd.cc.st.rtos,
+	       (double)S.snd.sb.srtt_ns / 1e3, (double)mr_txsb_rto(&S.snd.sb) / 1e3,
+	       (unsigned long long)S.snd.sb.st.lost_rack,
+	       (unsigned long long)S.snd.sb.st.lost_rto,
+	       (unsigned long long)S.snd.sb.st.spurious);
 	return 0;
 }

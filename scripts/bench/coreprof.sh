@@ -41,7 +41,7 @@ stages() {
 	# From /: below the sources' directory callgrind_annotate splits a
 	# function by the spelling (relative or absolute) of its file name.
 	(cd / && callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null) |
-		awk '/ \[[^]]*\]$/ { for (i = 2; i <= NF; i++) if ($i ~ /:(stage_|icrc_|mr_icrc_|mr_crc32c_update|mr_pkt_|mr_txsb_on_|rack_detect|mr_rxwin_|mr_rxmsg_|mr_cc_on_|mr_path_)/) {
+		awk '/ \[[^]]*\]$/ { for (i = 2; i <= NF; i++) if ($i ~ /:(stage_|icrc_|mr_icrc_|mr_crc32c_update|mr_pkt_|mr_sender_on_|mr_txsb_on_|rack_detect|mr_rxwin_|mr_rxmsg_|mr_cc_on_|mr_path_)/) {
 			n = $i; sub(/.*:/, "", n); sub(/\..*/, "", n); v = $1; gsub(/,/, "", v); print n, v } }'
 }
 

@@ -37,6 +37,7 @@
 #include "txsb.h"
 #include "cc.h"
 #include "path.h"
+#include "sender.h"
 #include "rxwin.h"
 #include "rxmsg.h"
 
@@ -360,9 +361,7 @@ struct smsg {
 };
 
 struct requester {
-	struct mr_txsb sb;
-	struct mr_cc cc;
-	struct mr_path_table pt;
+	struct mr_sender snd;	/* the kernel's requester control (sender.h) */
 	u64 path_rng;
 	struct smsg ring[MODEL_SRING];
 	u32 next_new_msn;	/* next message to start */
@@ -440,7 +439,7 @@ static void rq_emit(struct model *m, const struct smsg *g, u32 k, u32 psn,
 	p.dqpn = RSP_QPN;
 	p.sqpn = REQ_QPN;
 	p.psn = psn;
-	p.ts = mr_txsb_stamp(&m->rq.sb, m->now);
+	p.ts = mr_txsb_stamp(&m->rq.snd.sb, m->now);
 	p.flags = (k == 0 ? MR_F_FIRST : 0) |
 		  (k + 1 == g->npkts ? MR_F_LAST | MR_F_ACKREQ : 0) |
 		  (retx ? MR_F_RETX | MR_F_ACKREQ : 0);
@@ -457,9 +456,8 @@ static void rq_emit(struct model *m, const struct smsg *g, u32 k, u32 psn,
 	msg_bytes(m->cfg.seed, g->msn, off, payload, plen);
 	p.payload = payload;
 	p.payload_len = plen;
-	mr_cc_on_send(&m->rq.cc, m->now);
-	mr_path_on_send(&m->rq.pt, path, m->now);
-	send_pkt(m, &p, mr_path_sport(&m->rq.pt, path), true);
+	mr_sender_on_sent(&m->rq.snd, path, m->now);
+	send_pkt(m, &p, mr_path_sport(&m->rq.snd.pt, path), true);
 }
 
 static struct smsg *rq_msg(struct requester *r, u32 msn)
@@ -503,36 +501,35 @@ static void rq_pump(struct model *m)
 	u32 psn;
 
 	for (;;) {
-		if (!mr_txsb_can_send(&r->sb, m->now) ||
-		    !mr_cc_can_send(&r->cc, m->now, mr_txsb_inflight(&r->sb)))
+		if (!mr_sender_can_send(&r->snd, m->now))
 			return;
-		if (mr_txsb_next_retx(&r->sb, m->now, &psn)) {
-			const struct mr_txsb_ent *e = mr_txsb_get(&r->sb, psn);
+		if (mr_txsb_next_retx(&r->snd.sb, m->now, &psn)) {
+			const struct mr_txsb_ent *e = mr_txsb_get(&r->snd.sb, psn);
 			struct smsg *g;
 			u8 path;
 
 			assert_non_null(e);
 			g = rq_msg(r, e->msn);
 			/* resend elsewhere than where it was lost (MR-MP-5) */
-			path = mr_path_pick_other(&r->pt, e->path);
-			assert_int_equal(mr_txsb_on_retx(&r->sb, psn, path,
+			path = mr_path_pick_other(&r->snd.pt, e->path);
+			assert_int_equal(mr_txsb_on_retx(&r->snd.sb, psn, path,
 							 m->now), 0);
 			rq_emit(m, g, mr_psn_dist(psn, g->first_psn), psn,
 				path, true);
 			r->pkts_retx++;
 			continue;
 		}
-		if (mr_txsb_window_full(&r->sb) || !rq_next_msg(m))
+		if (mr_txsb_window_full(&r->snd.sb) || !rq_next_msg(m))
 			return;
 		{
 			struct smsg *g = rq_msg(r, r->cur_msn);
-			u8 flags = 0, path = mr_path_pick(&r->pt);
+			u8 flags = 0, path = mr_path_pick(&r->snd.pt);
 
 			if (g->sent == 0)
 				flags |= MR_TXE_FIRST;
 			if (g->sent + 1 == g->npkts)
 				flags |= MR_TXE_LAST;
-			assert_int_equal(mr_txsb_on_send(&r->sb, g->msn, flags,
+			assert_int_equal(mr_txsb_on_send(&r->snd.sb, g->msn, flags,
 							 path, m->now, &psn),
 					 0);
 			if (g->sent == 0)
@@ -545,22 +542,11 @@ static void rq_pump(struct model *m)
 	}
 }
 
-/* Feed a scoreboard result to the path table and complete messages. */
+/* Complete the messages a scoreboard result says are done. */
 static void rq_apply(struct model *m, const struct mr_txsb_result *res)
 {
 	struct requester *r = &m->rq;
-	int i;
 
-	for (i = 0; i < MR_PATH_MAX; i++) {
-		if (res->path_delivered_mask & (1ULL << i))
-			mr_path_on_delivery(&r->pt, (u8)i,
-					    res->path_delivered[i], m->now);
-		if (res->path_lost_mask & (1ULL << i))
-			mr_path_on_loss(&r->pt, (u8)i, res->path_lost[i],
-					m->now);
-	}
-	if (res->newly_lost)
-		mr_cc_on_loss(&r->cc, m->now, res->newly_lost);
 	if (!res->done_valid)
 		return;
 	/* requester completions: in msn order, each exactly once */
@@ -591,26 +577,25 @@ static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
 	assert_int_equal(p.dqpn, REQ_QPN);
 	switch (p.opcode) {
 	case MR_OP_PROBE_REPLY: {
-		u32 us = mr_txsb_stamp(&r->sb, m->now) - p.ts;
+		u32 us = mr_txsb_stamp(&r->snd.sb, m->now) - p.ts;
 
 		r->probe_replies++;
-		if (!mr_path_on_probe_reply(&r->pt, p.path, p.psn, p.ts,
+		if (!mr_path_on_probe_reply(&r->snd.pt, p.path, p.psn, p.ts,
 					    (u64)us * US + 1, m->now))
 			r->bad_replies++;
 		return;
 	}
 	case MR_OP_ACK:
 		r->acks++;
-		assert_int_equal(mr_txsb_on_ack(&r->sb, &p.akh, m->now, &res),
-				 MR_TXSB_OK);
+		/* as the kernel runs it: kernel/comp.c -> sender.c */
+		assert_int_equal(mr_sender_on_feedback(&r->snd, &p, m->now,
+						       &res), MR_TXSB_OK);
 		break;
 	case MR_OP_NACK:
-		st = mr_txsb_on_nack(&r->sb, &p.akh, &p.nkh, m->now, &res);
+		st = mr_sender_on_feedback(&r->snd, &p, m->now, &res);
 		assert_true(st >= 0);
 		if (st == MR_TXSB_TRIMMED) {
 			r->nacks_trim++;
-			mr_cc_on_trim(&r->cc, m->now);
-			mr_path_on_trim(&r->pt, res.nack_path, m->now);
 		} else {
 			/* the only NACK this responder sends is TRIMMED */
 			assert_int_equal(st, MR_TXSB_IGNORED);
@@ -621,16 +606,6 @@ static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
 		fail_msg("requester got opcode %#x", p.opcode);
 		return;
 	}
-	/* a spurious RTO: undo before the ACK's own signals (MR-CC-11) */
-	if (res.rto_undone)
-		mr_cc_on_rto_undo(&r->cc, m->now);
-	/* a stale ACK's credit is ignored (MR-REL-20, MR-CC-14) */
-	mr_cc_on_ack(&r->cc, m->now, res.newly_acked + res.newly_sacked,
-		     p.akh.ce_count, p.akh.pkt_count,
-		     res.rtt_valid ? res.rtt_ns : 0,
-		     res.stale ? r->cc.credit : p.akh.credit);
-	mr_path_on_ack(&r->pt, p.path, p.akh.ce_count, p.akh.pkt_count,
-		       res.rtt_valid ? res.rtt_ns : 0, m->now);
 	rq_apply(m, &res);
 }
 
@@ -641,19 +616,15 @@ static void rq_timers(struct model *m)
 	u8 idx;
 	int st;
 
-	if (mr_txsb_next_deadline(&r->sb) <= m->now) {
-		st = mr_txsb_on_timer(&r->sb, m->now, &res);
+	if (mr_txsb_next_deadline(&r->snd.sb) <= m->now) {
+		st = mr_sender_on_timer(&r->snd, m->now, &res);
 		assert_int_equal(st, MR_TXSB_OK);
-		if (res.rto_fired) {
-			mr_cc_on_rto(&r->cc, m->now);
-			mr_path_on_rto(&r->pt, res.path_lost_mask, m->now);
-		}
 		rq_apply(m, &res);
 	}
 	if (m->now >= r->next_tick_ns) {
-		u64 dead = mr_path_tick(&r->pt,
-					mr_txsb_paths_in_flight(&r->sb),
-					mr_txsb_rto(&r->sb), m->now);
+		u64 dead = mr_path_tick(&r->snd.pt,
+					mr_txsb_paths_in_flight(&r->snd.sb),
+					mr_txsb_rto(&r->snd.sb), m->now);
 		int i;
 
 		for (i = 0; dead && i < MR_PATH_MAX; i++) {
@@ -661,11 +632,11 @@ static void rq_timers(struct model *m)
 				continue;
 			memset(&res, 0, sizeof(res));
 			r->dead_failover_pkts +=
-				mr_txsb_mark_path_lost(&r->sb, (u8)i, &res);
+				mr_txsb_mark_path_lost(&r->snd.sb, (u8)i, &res);
 		}
 		r->next_tick_ns = m->now + 20 * US;
 	}
-	while (mr_path_probe_due(&r->pt, m->now, &idx)) {
+	while (mr_path_probe_due(&r->snd.pt, m->now, &idx)) {
 		struct mr_pkt p;
 
 		/* PROBE: MBH only, PSN = probe identifier (MR-MP-9) */
@@ -675,9 +646,9 @@ static void rq_timers(struct model *m)
 		p.dqpn = RSP_QPN;
 		p.sqpn = REQ_QPN;
 		p.psn = (u32)rnd(&r->path_rng) & MR_PSN_MASK;
-		p.ts = mr_txsb_stamp(&r->sb, m->now);
-		mr_path_on_probe_sent(&r->pt, idx, p.psn, p.ts, m->now);
-		send_pkt(m, &p, mr_path_sport(&r->pt, idx), true);
+		p.ts = mr_txsb_stamp(&r->snd.sb, m->now);
+		mr_path_on_probe_sent(&r->snd.pt, idx, p.psn, p.ts, m->now);
+		send_pkt(m, &p, mr_path_sport(&r->snd.pt, idx), true);
 		r->probes++;
 	}
 	rq_pump(m);
@@ -691,21 +662,21 @@ static bool rq_has_new(const struct model *m)
 static u64 rq_wake(const struct model *m)
 {
 	const struct requester *r = &m->rq;
-	u64 t = mr_txsb_next_deadline(&r->sb), n;
+	u64 t = mr_txsb_next_deadline(&r->snd.sb), n;
 
 	/* blocked by the pacer only: wake when it allows the next packet */
-	if ((r->sb.n_lost || (rq_has_new(m) &&
-			      !mr_txsb_window_full(&r->sb))) &&
-	    mr_txsb_can_send(&r->sb, m->now) &&
-	    mr_txsb_inflight(&r->sb) * (u64)MR_CC_ONE <
-	    mr_cc_window(&r->cc)) {
-		n = mr_cc_next_send_ns(&r->cc);
+	if ((r->snd.sb.n_lost || (rq_has_new(m) &&
+			      !mr_txsb_window_full(&r->snd.sb))) &&
+	    mr_txsb_can_send(&r->snd.sb, m->now) &&
+	    mr_txsb_inflight(&r->snd.sb) * (u64)MR_CC_ONE <
+	    mr_cc_window(&r->snd.cc)) {
+		n = mr_cc_next_send_ns(&r->snd.cc);
 		if (n < t)
 			t = n;
 	}
-	if (mr_txsb_outstanding(&r->sb) || mr_path_usable(&r->pt) < r->pt.n)
+	if (mr_txsb_outstanding(&r->snd.sb) || mr_path_usable(&r->snd.pt) < r->snd.pt.n)
 		t = MR_MIN(t, r->next_tick_ns);
-	return MR_MIN(t, mr_path_next_probe_ns(&r->pt));
+	return MR_MIN(t, mr_path_next_probe_ns(&r->snd.pt));
 }
 
 /* --------------------------------------------------------- responder */
@@ -913,19 +884,19 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	mr_txsb_default_params(&tp);
 	if (cfg->kernel_params)
 		tp.verbs_timeout_ns = mr_ib_timeout_ns(14);
-	assert_int_equal(mr_txsb_init(&m->rq.sb, &tp, m->init_psn), 0);
+	assert_int_equal(mr_txsb_init(&m->rq.snd.sb, &tp, m->init_psn), 0);
 	mr_cc_default_params(&cp);
 	cp.mode = cfg->cc_mode;
 	if (cfg->kernel_params) {
 		cp.use_delay = false;
 		cp.min_cwnd = MR_CC_ONE;
 	}
-	assert_int_equal(mr_cc_init(&m->rq.cc, &cp), 0);
+	assert_int_equal(mr_cc_init(&m->rq.snd.cc, &cp), 0);
 	mr_path_default_params(&pp);
 	pp.n_paths = cfg->n_paths;
 	pp.single = cfg->single_path;
 	m->rq.path_rng = splitmix(m->cfg.seed ^ 0xBA7);
-	assert_int_equal(mr_path_init(&m->rq.pt, &pp, path_rand,
+	assert_int_equal(mr_path_init(&m->rq.snd.pt, &pp, path_rand,
 				      &m->rq.path_rng, 0), 0);
 
 	mr_rxwin_init(&m->rp.w, m->init_psn);
@@ -965,19 +936,19 @@ static void model_run(struct model *m)
 		if (m->cfg.stall_until && !m->stalled &&
 		    m->now >= m->cfg.stall_from) {
 			m->stalled = true;
-			m->cwnd_stall = mr_cc_window(&m->rq.cc);
+			m->cwnd_stall = mr_cc_window(&m->rq.snd.cc);
 		}
 		if (m->cfg.stall_until && !m->recovered &&
 		    m->now >= m->cfg.stall_until + 2 * MS) {
 			m->recovered = true;
-			m->cwnd_after = mr_cc_window(&m->rq.cc);
+			m->cwnd_after = mr_cc_window(&m->rq.snd.cc);
 		}
 
 		if (m->cfg.kill_link && m->ch.dead_link < 0 &&
 		    m->now >= m->cfg.dead_from)
 			/* kill the link the busiest path (0) hashes onto */
 			m->ch.dead_link =
-				(int)link_of(mr_path_sport(&m->rq.pt, 0));
+				(int)link_of(mr_path_sport(&m->rq.snd.pt, 0));
 
 		while (m->ch.n_heap && m->ch.pool[m->ch.heap[0]].t <= m->now) {
 			u32 idx = heap_pop(&m->ch);
@@ -1005,11 +976,11 @@ static void model_run(struct model *m)
 	       (unsigned long long)m->rq.pkts_retx,
 	       m->rq.pkts_new ? 100.0 * (double)m->rq.pkts_retx /
 				(double)m->rq.pkts_new : 0.0,
-	       (unsigned long long)m->rq.sb.st.rto,
-	       (unsigned long long)m->rq.sb.st.spurious_rto,
-	       (unsigned long long)m->rq.sb.st.sacked,
-	       (unsigned long long)m->rq.sb.st.lost_rack,
-	       (unsigned long long)m->rq.sb.st.spurious,
+	       (unsigned long long)m->rq.snd.sb.st.rto,
+	       (unsigned long long)m->rq.snd.sb.st.spurious_rto,
+	       (unsigned long long)m->rq.snd.sb.st.sacked,
+	       (unsigned long long)m->rq.snd.sb.st.lost_rack,
+	       (unsigned long long)m->rq.snd.sb.st.spurious,
 	       (double)m->rp.bytes * 8e3 / (double)m->now);
 	printf("model[%s]: chan sent=%llu lost=%llu dup=%llu corrupt=%llu "
 	       "trim=%llu ce=%llu reord=%llu dead_drops=%llu | icrc_drops "
@@ -1030,24 +1001,24 @@ static void model_run(struct model *m)
 	       "probes=%llu failover_pkts=%llu | cc cwnd=%.2f cuts ecn=%llu "
 	       "delay=%llu loss=%llu (random %llu) trim=%llu undo=%llu | "
 	       "virtual=%.3f ms wall=%.2f s steps=%llu\n",
-	       m->cfg.name, (unsigned long long)m->rq.pt.rerolls,
-	       (unsigned long long)m->rq.pt.deaths,
-	       (unsigned long long)m->rq.pt.revivals,
+	       m->cfg.name, (unsigned long long)m->rq.snd.pt.rerolls,
+	       (unsigned long long)m->rq.snd.pt.deaths,
+	       (unsigned long long)m->rq.snd.pt.revivals,
 	       (unsigned long long)m->rq.probes,
 	       (unsigned long long)m->rq.dead_failover_pkts,
-	       (double)m->rq.cc.cwnd / MR_CC_ONE,
-	       (unsigned long long)m->rq.cc.st.cuts_ecn,
-	       (unsigned long long)m->rq.cc.st.cuts_delay,
-	       (unsigned long long)m->rq.cc.st.cuts_loss,
-	       (unsigned long long)m->rq.cc.st.cuts_loss_rand,
-	       (unsigned long long)m->rq.cc.st.cuts_trim,
-	       (unsigned long long)m->rq.cc.st.rto_undos,
+	       (double)m->rq.snd.cc.cwnd / MR_CC_ONE,
+	       (unsigned long long)m->rq.snd.cc.st.cuts_ecn,
+	       (unsigned long long)m->rq.snd.cc.st.cuts_delay,
+	       (unsigned long long)m->rq.snd.cc.st.cuts_loss,
+	       (unsigned long long)m->rq.snd.cc.st.cuts_loss_rand,
+	       (unsigned long long)m->rq.snd.cc.st.cuts_trim,
+	       (unsigned long long)m->rq.snd.cc.st.rto_undos,
 	       (double)m->now / 1e6, wall, (unsigned long long)steps);
 
 	/* both sides saw every message exactly once, in order */
 	assert_int_equal(m->rp.next_msn, m->cfg.n_msgs);
 	assert_int_equal(m->rq.done_msn, m->cfg.n_msgs);
-	assert_int_equal(mr_txsb_outstanding(&m->rq.sb), 0);
+	assert_int_equal(mr_txsb_outstanding(&m->rq.snd.sb), 0);
 	/* every corrupted copy that reached an endpoint was dropped */
 	assert_true(m->rp.icrc_drops + m->rq.icrc_drops + m->rp.trim_junk <=
 		    m->ch.corrupted);
@@ -1096,7 +1067,7 @@ static void test_model_lossy(void **state)
 	assert_true(g_model->ch.dups > 1000);
 	assert_true(g_model->rp.trims_nacked > 100);
 	assert_true(g_model->rq.pkts_retx > 10000);
-	assert_true(g_model->rq.sb.st.sacked > 10000);
+	assert_true(g_model->rq.snd.sb.st.sacked > 10000);
 }
 
 static void test_model_clean(void **state)
@@ -1117,9 +1088,9 @@ static void test_model_clean(void **state)
 	run_cfg(&c);
 	/* no loss and reordering within reo_wnd: nothing retransmitted */
 	assert_int_equal(g_model->rq.pkts_retx, 0);
-	assert_int_equal(g_model->rq.sb.st.rto, 0);
-	assert_int_equal(g_model->rq.sb.st.lost_rack, 0);
-	assert_true(g_model->rq.sb.st.sacked > 1000);	/* it did reorder */
+	assert_int_equal(g_model->rq.snd.sb.st.rto, 0);
+	assert_int_equal(g_model->rq.snd.sb.st.lost_rack, 0);
+	assert_true(g_model->rq.snd.sb.st.sacked > 1000);	/* it did reorder */
 }
 
 static void test_model_path_dies(void **state)
@@ -1139,12 +1110,12 @@ static void test_model_path_dies(void **state)
 	run_cfg(&c);
 	assert_true(g_model->ch.dead_drops > 0);
 	/* declared dead, its packets moved to other paths (MR-MP-8) */
-	assert_true(g_model->rq.pt.deaths >= 1);
+	assert_true(g_model->rq.snd.pt.deaths >= 1);
 	assert_true(g_model->rq.dead_failover_pkts >= 1);
 	/* probed while dead, revived once the route healed (MR-MP-9/11) */
 	assert_true(g_model->rq.probes >= 2);
-	assert_true(g_model->rq.pt.revivals >= 1);
-	assert_int_not_equal(g_model->rq.pt.path[0].state, MR_PATH_DEAD);
+	assert_true(g_model->rq.snd.pt.revivals >= 1);
+	assert_int_not_equal(g_model->rq.snd.pt.path[0].state, MR_PATH_DEAD);
 	assert_true(g_model->now > c.dead_until);
 }
 
@@ -1160,7 +1131,7 @@ static void test_model_path_dies_plb(void **state)
 	c.dead_from = 10 * MS;
 	run_cfg(&c);
 	assert_true(g_model->ch.dead_drops > 0);
-	assert_true(g_model->rq.pt.rerolls + g_model->rq.pt.deaths >= 1);
+	assert_true(g_model->rq.snd.pt.rerolls + g_model->rq.snd.pt.deaths >= 1);
 }
 
 static void test_model_single_path(void **state)
@@ -1173,7 +1144,7 @@ static void test_model_single_path(void **state)
 	c.n_msgs = 10000;
 	c.single_path = true;
 	run_cfg(&c);
-	assert_int_equal(g_model->rq.pt.rerolls, 0);
+	assert_int_equal(g_model->rq.snd.pt.rerolls, 0);
 	assert_true(g_model->rq.pkts_retx > 0);
 }
 
@@ -1233,14 +1204,14 @@ static void test_model_slow_probes(void **state)
 	       (unsigned long long)g_model->rq.probe_replies,
 	       (unsigned long long)g_model->rq.bad_replies,
 	       (unsigned long long)g_model->rp.probes_limited,
-	       mr_path_usable(&g_model->rq.pt));
+	       mr_path_usable(&g_model->rq.snd.pt));
 	assert_true(g_model->now > c.dead_until);
 	/* 7 with the default seed: all black-holed paths */
-	assert_true(g_model->rq.pt.deaths >= 1);
+	assert_true(g_model->rq.snd.pt.deaths >= 1);
 	/* every dead path came back once the route healed */
-	assert_int_equal(g_model->rq.pt.revivals, g_model->rq.pt.deaths);
-	for (i = 0; i < g_model->rq.pt.n; i++)
-		assert_int_not_equal(g_model->rq.pt.path[i].state,
+	assert_int_equal(g_model->rq.snd.pt.revivals, g_model->rq.snd.pt.deaths);
+	for (i = 0; i < g_model->rq.snd.pt.n; i++)
+		assert_int_not_equal(g_model->rq.snd.pt.path[i].state,
 				     MR_PATH_DEAD);
 }
 
@@ -1287,7 +1258,7 @@ static void test_model_random_loss_goodput(void **state)
 	g1 = run_goodput(10000, "lossy-link-1%");
 	assert_true(g_model->ch.lost > 200);
 	/* the losses were taken for random: gentle cuts */
-	assert_true(g_model->rq.cc.st.cuts_loss_rand > 50);
+	assert_true(g_model->rq.snd.cc.st.cuts_loss_rand > 50);
 	g5 = run_goodput(50000, "lossy-link-5%");
 	printf("model[lossy-link]: goodput %.2f, %.2f (%.0f%%), %.2f (%.0f%%) "
 	       "Mbit/s at 0%%, 1%%, 5%% loss\n", g0, g1, 100 * g1 / g0, g5,
@@ -1321,12 +1292,12 @@ static void test_model_stall_undo(void **state)
 	       g_model->cwnd_stall >> MR_CC_SHIFT,
 	       g_model->cwnd_after >> MR_CC_SHIFT);
 	assert_true(g_model->now > c.stall_until);
-	assert_true(g_model->rq.sb.st.rto >= 1);
-	assert_int_equal(g_model->rq.sb.st.spurious_rto, 1);
-	assert_int_equal(g_model->rq.cc.st.rto_undos, 1);
+	assert_true(g_model->rq.snd.sb.st.rto >= 1);
+	assert_int_equal(g_model->rq.snd.sb.st.spurious_rto, 1);
+	assert_int_equal(g_model->rq.snd.cc.st.rto_undos, 1);
 	/* one copy per expiry went out, nothing else */
-	assert_int_equal(g_model->rq.pkts_retx, g_model->rq.sb.st.rto);
-	assert_int_equal(g_model->rp.dup_drops, g_model->rq.sb.st.rto);
+	assert_int_equal(g_model->rq.pkts_retx, g_model->rq.snd.sb.st.rto);
+	assert_int_equal(g_model->rp.dup_drops, g_model->rq.snd.sb.st.rto);
 	assert_true(g_model->cwnd_stall > 8 * MR_CC_ONE);
 	assert_true(g_model->cwnd_after >= g_model->cwnd_stall);
 }
