@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MetaRoCE queue pair and its datapath: send WQEs, the requester's and
+ * responder's protocol state, the send queue, struct mroce_qp (qp.c),
+ * packet building (pkt.c), requester (req.c), completer (comp.c),
+ * responder (resp.c, resp_rd.c; internals in resp.h) and UD (ud.c).
+ * The protocol decisions are the core's (proto/); this is the glue.
+ */
+#ifndef MROCE_QP_H
+#define MROCE_QP_H
+
+#include <linux/hrtimer.h>
+
+#include "proto/wire.h"
+#include "proto/txsb.h"
+#include "proto/cc.h"
+#include "proto/path.h"
+#include "proto/sender.h"
+#include "proto/rxwin.h"
+#include "proto/rxmsg.h"
+#include "proto/rdresp.h"
+#include "proto/rdasm.h"
+#include "verbs.h"
+
+/* Requester progress of one send WQE (sq.lock). */
+enum mroce_wqe_state {
+	MROCE_WQE_QUEUED,	/* not (fully) packetized yet */
+	MROCE_WQE_SENT,		/* every packet sent; awaiting ACK/response */
+	MROCE_WQE_DONE,		/* may complete once it reaches the head */
+};
+
+struct mroce_send_wqe {
+	u64 wr_id;
+	enum ib_wr_opcode opcode;
+	int send_flags;
+	u32 num_sge;
+	u32 length;		/* total payload bytes */
+
+	/* Requester state, written under sq.lock. */
+	u8 state;		/* enum mroce_wqe_state */
+	u8 status;		/* enum ib_wc_status once DONE */
+	u8 wire_op;		/* enum mr_opcode of its packets, 0: local */
+	u8 rd_atomic;		/* counted in req->rd_atomic_out */
+	u8 rd_trimmed;		/* READ: a response was trimmed, ask again */
+	u8 rd_asking;		/* READ: asking again from rd_ask_from on */
+	u32 msn;		/* request message sequence number */
+	u32 ssn;		/* receive WQE it consumes at the peer */
+	u32 first_psn;		/* PSN of its first packet */
+	u32 last_psn;		/* PSN of its last packet (once SENT) */
+	u32 retries;		/* READ/ATOMIC re-requests counted */
+	u64 retry_ns;		/* last one counted, or progress */
+	u64 progress_ns;	/* READ/ATOMIC: last response progress */
+	/* READ: what arrived and what was requested (proto/rdasm.h). */
+	struct mr_rdasm rd;
+	/*
+	 * READ: the missing runs of rd at or after this offset are still
+	 * to be asked for again in the current round (MR-REL-24).
+	 */
+	u32 rd_ask_from;
+	u64 atomic_orig;
+	union {
+		__be32 imm_data;
+		u32 invalidate_rkey;
+	} ex;
+	union {
+		struct {
+			u64 remote_addr;
+			u32 rkey;
+		} rdma;
+		struct {
+			u64 remote_addr;
+			u64 compare_add;
+			u64 swap;
+			u32 rkey;
+		} atomic;
+		struct {
+			struct mroce_mr *mr;
+			u32 key;
+			int access;
+		} reg;
+		struct {
+			/* A copy: a user AH may be destroyed meanwhile. */
+			struct mroce_av av;
+			u32 remote_qpn;
+			u32 remote_qkey;
+		} ud;
+	} wr;
+	/* Either num_sge SGEs or, with IB_SEND_INLINE, length bytes. */
+	union {
+		DECLARE_FLEX_ARRAY(struct ib_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_data);
+	};
+};
+
+/*
+ * Requester protocol state of an RC QP (sq.lock): the core's sender
+ * scoreboard, congestion control and path table.
+ */
+struct mroce_req {
+	struct mr_sender snd;	/* scoreboard, congestion control, paths */
+	u32 msn_next;		/* msn of the next request message */
+	u32 ssn_next;		/* ssn of the next receive-consuming message */
+	u32 cur;		/* SQ index of the WQE being packetized */
+	u32 cur_off;		/* its bytes already packetized */
+	u32 mtu;		/* payload bytes per packet */
+	u32 probe_id;		/* MBH.psn of the next PROBE */
+	u64 rerolls_seen;	/* snd.pt.rerolls already counted */
+	/*
+	 * SQ index of the WQE of each started request message, by
+	 * msn & (sq.size - 1): the started, unretired WQEs have consecutive
+	 * msns and are at most sq.size, so a response finds its WQE in O(1).
+	 */
+	u32 *msn_idx;
+	/* READ/ATOMIC WRs started and not retired (MR-VERBS-15). */
+	u32 rd_atomic_out;
+	/* READ response bytes requested and not yet received. */
+	u64 rd_bytes_out;
+	/* When the scoreboard failed: earlier READs get one RTO more. */
+	u64 failed_ns;
+	bool inited;
+	/* A WQE failed before it was sent: send nothing after it. */
+	bool halted;
+	/* A packet could not be allocated: the timer retries shortly. */
+	bool tx_nomem;
+	/*
+	 * Byte offset in its message of each outstanding data packet, by
+	 * PSN: a message's PSNs need not be consecutive (READ ranges may
+	 * be requested in between), so retransmissions look it up here.
+	 */
+	u32 pkt_off[MR_TXSB_WIN];
+	/* READ_REQ PSNs: length of the range asked (resent identically). */
+	u32 pkt_len[MR_TXSB_WIN];
+};
+
+/*
+ * Responder protocol state of an RC QP (resp_lock): receive window,
+ * message tracker, READ/ATOMIC records and READ response jobs, receive
+ * WQE binding, the error point and the rate limits of unauthenticated
+ * responses.
+ */
+struct mroce_resp {
+	struct mr_rxwin w;
+	struct mr_rxmsg m;
+	struct mr_rdresp rd;
+	u32 ssn_base;		/* ssn of the oldest uncompleted recv WQE */
+	u32 ssn_fetched;	/* SRQ: WQEs copied into slots up to here */
+	void *slots;		/* SRQ: MR_WINDOW copied receive WQEs */
+	u32 slot_size;
+	/* SRQ: slot ssn % MR_WINDOW had bytes placed into it (MR-VERBS-20) */
+	u64 slot_placed[MR_SACK_WORDS];
+	/*
+	 * The receive WQE a message failed to scatter into (MR-VERBS-21:
+	 * LOC_LEN_ERR, LOC_PROT_ERR): the flush completes it with this
+	 * status instead of WR_FLUSH_ERR. rwqe_err_idx is its RQ index, or
+	 * rwqe_err_ssn its SSN on an SRQ. rwqe_err 0: none.
+	 */
+	u8 rwqe_err;
+	u32 rwqe_err_ssn;
+	u32 rwqe_err_idx;
+	bool ack_pending;	/* delayed ACK owed */
+	u8 ack_path;		/* path of the packet that triggered it */
+	bool last_wqe;		/* SRQ: LAST_WQE_REACHED raised */
+	/*
+	 * Error point (MR-VERBS-24): the lowest PSN found with a fatal
+	 * condition; nothing at or after it is placed or executed, and its
+	 * NACK goes out once cum_psn reaches it (err_due: after the READ
+	 * responses still queued for earlier READs). err_sent_ns: when
+	 * that NACK left, for its repeats (MR-REL-28).
+	 */
+	bool err_valid;
+	bool err_due;
+	bool err_sent;
+	u8 err_reason;
+	u32 err_psn;
+	u64 err_sent_ns;
+	/* Rate limits (MR-REL-10, MR-REL-28, MR-SEC-8). */
+	u64 seq_err_ns;		/* last NACK SEQ_ERR or repeated fatal NACK */
+	u32 dup_tokens;		/* responses to duplicates still allowed */
+	u64 dup_refill_ns;
+	/* READ response pacing (MR-CC-19). */
+	u64 rd_next_ns;
+	bool rd_wait;		/* rd_timer armed: pacing or no memory */
+};
+
+struct mroce_sq {
+	/* Protects the ring and the requester's per-QP state. */
+	spinlock_t lock;
+	void *buf;
+	u32 size;		/* entries, power of two */
+	u32 max_sge;
+	u32 max_inline;
+	u32 wqe_size;
+	u32 head;		/* oldest uncompleted WQE */
+	u32 tail;		/* producer index */
+	bool running;		/* a thread is processing (req.c) */
+	bool kick;		/* more work arrived while running */
+};
+
+static inline struct mroce_send_wqe *mroce_sq_wqe(struct mroce_sq *sq,
+						  u32 idx)
+{
+	return sq->buf + (size_t)(idx & (sq->size - 1)) * sq->wqe_size;
+}
+
+struct mroce_qp_attrs {
+	u32 dest_qpn;
+	u32 sq_psn;
+	u32 rq_psn;
+	u32 qkey;
+	enum ib_mtu path_mtu;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	int access_flags;
+	u16 pkey_index;
+	u8 port_num;
+	bool sq_draining;
+	struct rdma_ah_attr ah_attr;	/* as given, for query_qp */
+	struct mroce_av av;		/* resolved for transmit */
+};
+
+struct mroce_qp {
+	struct ib_qp ibqp;
+	struct mroce_dev *dev;
+
+	/*
+	 * Receive-path lookup references (xarray under RCU); the creator's
+	 * reference is dropped by destroy_qp, which then waits on done.
+	 */
+	refcount_t ref;
+	struct completion done;
+
+	/* Serialises modify_qp, query_qp and destroy_qp (may sleep). */
+	struct mutex modify_lock;
+
+	/*
+	 * Written with both sq.lock and rq.lock held (mroce_qp_set_state),
+	 * so a path holding either lock reads a stable value; lockless
+	 * readers use READ_ONCE and re-check under the lock.
+	 */
+	enum ib_qp_state state;
+
+	/* Written under modify_lock, read by the datapath. */
+	struct mroce_qp_attrs attr;
+
+	struct mroce_sq sq;
+	struct mroce_rq rq;	/* unused when srq != NULL */
+	struct mroce_srq *srq;
+	struct mroce_cq *scq;
+	struct mroce_cq *rcq;
+	enum ib_sig_type sq_sig_type;
+
+	/* Route cache of the transmit path (per-CPU, lockless). */
+	struct dst_cache dst_cache;
+
+	/* RC protocol state (allocated with the QP). */
+	struct mroce_req *req;		/* under sq.lock */
+	/*
+	 * Protects resp: the responder's receive window, message tracker,
+	 * receive WQE binding and atomic cache. Taken in softirq by the
+	 * receive path; never held across a CQ post or a consumer call.
+	 */
+	spinlock_t resp_lock;
+	struct mroce_resp *resp;
+
+	/* Requester timers (RTO, RACK, RNR, pacing): softirq hrtimer. */
+	struct hrtimer req_timer;
+	/* Responder delayed-ACK timer: softirq hrtimer. */
+	struct hrtimer ack_timer;
+	/* READ responses: paced restart of resp_work (softirq hrtimer). */
+	struct hrtimer rd_timer;
+	/*
+	 * Set by destroy/reset under sq.lock, then resp_lock is taken once
+	 * (mroce_qp_stop_timers()): timers and works must not be armed or
+	 * queued once it is seen under either lock.
+	 */
+	bool stopping;
+	/* Requester run deferred from interrupts-off posters. */
+	struct work_struct req_work;
+	/* READ responses beyond one softirq pass's budget (resp_rd.c). */
+	struct work_struct resp_work;
+	/* Random offset of this QP's MBH timestamps (MR-SEC-6). */
+	u32 ts_offset;
+	/* Last PROBE_REPLY sent (rate limit, MR-MP-10); receive path. */
+	u64 probe_reply_ns;
+	/* SQD with notification: raise SQ_DRAINED when drained (sq.lock). */
+	bool sqd_notify;
+
+	/*
+	 * User QP: the SQ ring (WQEs pulled into sq.buf at the same index
+	 * on a doorbell, sq.head published as its cons), the context that
+	 * owns it (AH lookup) and the RQ ring (in rq.ur).
+	 */
+	struct mroce_uring usq;
+	struct mroce_ucontext *uctx;
+};
+
+static inline struct mroce_qp *to_mqp(struct ib_qp *qp)
+{
+	return container_of(qp, struct mroce_qp, ibqp);
+}
+
+struct mroce_qp *mroce_qp_get(struct mroce_dev *dev, u32 qpn);
+void mroce_qp_put(struct mroce_qp *qp);
+void mroce_qp_error(struct mroce_qp *qp);
+void mroce_qp_kick(struct mroce_qp *qp);
+void mroce_qp_flush(struct mroce_qp *qp);
+void mroce_qp_async_event(struct mroce_qp *qp, enum ib_event_type type);
+void mroce_qp_fatal(struct mroce_qp *qp);
+
+/* restrack.c: driver attributes of `rdma res show qp -dd` */
+int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+
+int mroce_usq_pull(struct mroce_qp *qp);
+void mroce_srq_slots_release(struct mroce_qp *qp, bool err);
+
+/* Protocol state set-up (req.c / resp.c) */
+int mroce_proto_alloc(struct mroce_qp *qp);
+void mroce_proto_free(struct mroce_qp *qp);
+void mroce_req_start(struct mroce_qp *qp);
+void mroce_resp_start(struct mroce_qp *qp);
+void mroce_qp_stop_timers(struct mroce_qp *qp);
+
+/*
+ * Packet building (pkt.c): mroce_pkt_new*() return the skb, or
+ * ERR_PTR(-ENOMEM), or ERR_PTR(-EINVAL) for a packet the core's encoder
+ * refuses.
+ */
+struct sk_buff *mroce_pkt_new(struct mroce_qp *qp, struct mr_pkt *p,
+			      u8 **payload);
+struct sk_buff *mroce_pkt_new_av(struct mroce_dev *dev,
+				 const struct mroce_av *av, struct mr_pkt *p,
+				 u8 **payload);
+void mroce_pkt_finish(struct sk_buff *skb, u16 entropy, bool ect);
+void mroce_pkt_send(struct mroce_qp *qp, struct sk_buff *skb, u8 path,
+		    bool ect);
+void mroce_pkt_queue(struct sk_buff_head *q, struct sk_buff *skb,
+		     u16 entropy, bool ect);
+void mroce_pkt_flush(struct mroce_qp *qp, struct sk_buff_head *q);
+u64 mroce_now(void);
+
+/* MBH.ts of a packet this QP sends at @now_ns: its own clock (MR-SEC-6). */
+static inline u32 mroce_qp_ts(const struct mroce_qp *qp, u64 now_ns)
+{
+	return mr_txsb_ts(now_ns) + qp->ts_offset;
+}
+
+/* Receive dispatch (recv.c -> resp.c / comp.c) */
+void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
+void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
+/* UD and GSI datapath (ud.c) */
+u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe);
+void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb);
+/* The responder's delayed-ACK timer (resp.c). */
+enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t);
+int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
+		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
+
+/* Requester (req.c) */
+void mroce_req_run(struct mroce_qp *qp);
+struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn);
+u8 mroce_wire_opcode(enum ib_wr_opcode op);
+u8 mroce_req_validate(const struct mroce_send_wqe *wqe);
+int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
+		      u32 off, u8 *dst, u32 len);
+void mroce_send_complete(struct mroce_qp *qp,
+			 const struct mroce_send_wqe *wqe,
+			 enum ib_wc_status status);
+
+#endif /* MROCE_QP_H */
