@@ -19,7 +19,9 @@
 # finish within the timeout (it is killed), or when a guest's kernel log has
 # a BUG, WARNING, Oops, KASAN, UBSAN, lockdep, hung-task or kmemleak report.
 # --deadline bounds the whole run on the host (default: timeout + 180 s for
-# boot and teardown); a guest still running then is killed as hung.
+# boot and teardown); a guest still running then is killed as hung. In a
+# pair, once one guest's scenario has failed the other gets MR_PEER_GRACE
+# seconds (default 60) before it is stopped.
 # Logs go to DIR/<role>.console.log and DIR/<role>.dmesg.log.
 set -eu
 
@@ -145,14 +147,34 @@ done
 limit=$deadline
 deadline=$(($(date +%s) + deadline))
 timed_out=0
-for p in $pids; do
-	while kill -0 "$p" 2>/dev/null; do
-		if [ "$(date +%s)" -ge "$deadline" ]; then
-			timed_out=1
-			break 2
-		fi
-		sleep 1
+# A guest whose scenario failed decides the run: its peer would wait in
+# its next barrier until the scenario's timeout. The peer gets
+# MR_PEER_GRACE seconds (default 60) to finish its own report, then it
+# is stopped.
+peer_grace=${MR_PEER_GRACE:-60}
+peer_failed=""
+while :; do
+	alive=0
+	for p in $pids; do
+		kill -0 "$p" 2>/dev/null && alive=1
 	done
+	[ $alive -eq 1 ] || break
+	now=$(date +%s)
+	if [ -z "$peer_failed" ] && [ "$topology" = pair ]; then
+		for r in $roles; do
+			if grep -qs '^MR-SCENARIO-END rc=[1-9]' "$results/$r.console.log"; then
+				peer_failed=$r
+				[ $((now + peer_grace)) -ge "$deadline" ] ||
+					deadline=$((now + peer_grace))
+				break
+			fi
+		done
+	fi
+	if [ "$now" -ge "$deadline" ]; then
+		timed_out=1
+		break
+	fi
+	sleep 1
 done
 
 if [ $timed_out -eq 1 ]; then
@@ -176,7 +198,9 @@ for r in $roles; do
 	fi
 	rc=$(sed -n 's/^MR-RESULT rc=\([0-9]*\).*/\1/p' "$log" | tail -1)
 	if [ -z "$rc" ]; then
-		if [ $timed_out -eq 1 ]; then
+		if [ $timed_out -eq 1 ] && [ -n "$peer_failed" ]; then
+			echo "FAIL [$r]: stopped ${peer_grace}s after the $peer_failed guest's scenario failed"
+		elif [ $timed_out -eq 1 ]; then
 			echo "FAIL [$r]: guest hung: no result within ${limit}s, killed"
 		else
 			echo "FAIL [$r]: guest ended without a result (panic or crash?)"

@@ -89,5 +89,47 @@ else
 	fail=$((fail + 1))
 fi
 
+# run.sh with a pair whose server scenario fails at once and whose client
+# would wait until the scenario timeout (a QEMU stand-in writes the
+# console logs): the client must be stopped MR_PEER_GRACE seconds later,
+# not at the 300 s timeout, and the run must fail naming why.
+mkdir -p "$tmp/bin" "$tmp/pair"
+cat >"$tmp/bin/qemu-system-x86_64" <<'FAKE'
+#!/bin/sh
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-serial) log=${2#file:}; shift 2 ;;
+	*) shift ;;
+	esac
+done
+case "$log" in
+*/server.console.log)
+	printf 'MR-BEGIN role=server\n[server] FAIL: x\nMR-SCENARIO-END rc=1\nMR-RESULT rc=1\n' >"$log"
+	exit 0 ;;
+*)
+	printf 'MR-BEGIN role=client\n' >"$log"
+	exec sleep 300 ;;
+esac
+FAKE
+chmod +x "$tmp/bin/qemu-system-x86_64"
+: >"$tmp/pair/kernel"
+: >"$tmp/pair/initrd"
+echo true >"$tmp/pair/scenario.sh"
+t0=$(date +%s)
+out=$(PATH="$tmp/bin:$PATH" MR_ACCEL=tcg MR_PEER_GRACE=2 sh "$here/../run.sh" \
+	--kernel "$tmp/pair/kernel" --initrd "$tmp/pair/initrd" \
+	--scenario "$tmp/pair/scenario.sh" --results "$tmp/pair/res" \
+	--timeout 300 2>&1) && rc=0 || rc=$?
+secs=$(($(date +%s) - t0))
+if [ "$rc" -ne 0 ] && [ "$secs" -lt 60 ] &&
+	echo "$out" | grep -q "FAIL \[client\]: stopped 2s after the server guest's scenario failed" &&
+	echo "$out" | grep -q "FAIL \[server\]: scenario exited with status 1"; then
+	pass=$((pass + 1))
+else
+	echo "not ok - vm-judge: a failed guest stops its peer (rc $rc, ${secs}s)"
+	echo "$out" | sed 's/^/    /' | tail -8
+	fail=$((fail + 1))
+fi
+
 echo "vm-judge: $pass passed, $fail failed"
 [ $fail -eq 0 ]
