@@ -16,7 +16,12 @@
 #                          they count as in use until the cache is shrunk
 #                          (mm/kasan/quarantine.c), so a debug guest's count
 #                          would otherwise grow with every packet ever freed
-#   hs_sampler_start FILE  hs_mem every second, with a timestamp, into FILE
+#   hs_sampler_start FILE  hs_mem every second, with a timestamp, into FILE;
+#                          not on a KASAN kernel, where each shrink scans the
+#                          whole quarantine with interrupts off (0.45 s per
+#                          count on average, up to seconds, measured in the
+#                          e2e-debug tier): sampling would freeze the guest
+#                          the responsiveness check then measures
 #   hs_sampler_stop
 #   hs_classes_at EPOCH FILE...   the attack classes the tools' outputs say
 #                          were running at EPOCH (their HOSTILE-CLASS lines)
@@ -59,6 +64,7 @@ hs_mem() {
 
 hs_sampler_start() {
 	: >"$1"
+	[ "$hs_kasan" = no ] || return 0
 	(
 		while :; do
 			echo "$(date +%s) $(hs_mem)" >>"$1"
