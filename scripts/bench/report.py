@@ -247,7 +247,7 @@ def env_rows(meta, env, times):
             meta.get("host_load_end", "?").split(" ")[0])),
         ("QEMU", "%s, %s" % (meta.get("qemu", "?").replace(
             "QEMU emulator version ", ""), meta.get("accel", "?"))),
-        ("Guests", "2 × %s vCPU, %s MiB, virtio-net over -netdev dgram, "
+        ("Guests", "2 × %s vCPU, %s MiB, virtio-net (no event index) over -netdev dgram, "
                    "MTU %s" % (g.get("vcpus", "?"),
                                int(g["mem_kib"]) // 1024
                                if g.get("mem_kib", "").isdigit() else "?",
