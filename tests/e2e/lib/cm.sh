@@ -14,32 +14,40 @@
 # argument, so they do not fit vt_pair; cm_run gives each side its own
 # command line.
 
-# cm_run NAME LISTENER SERVER_CMD CLIENT_CMD [KIND]: the VM whose role is
-# LISTENER runs SERVER_CMD, the other CLIENT_CMD; both under a timeout.
-# With KIND the client starts only once the server listens: "cm" waits for
-# an rdma_cm ID in LISTEN state (rdma res show cm_id), "tcp" for a socket
+# cm_run NAME LISTENER SERVER_CMD CLIENT_CMD KIND: the VM whose role is
+# LISTENER runs SERVER_CMD, the other CLIENT_CMD; both under a timeout. The
+# client starts only once the server listens: KIND "cm" waits for an
+# rdma_cm ID in LISTEN state (rdma res show cm_id), "tcp" for a socket
 # listening on port 18515 (perftest's and the pingpongs' exchange), each at
-# most 30 s; then a barrier lets the client go. Without it the client
-# starts a second after the first barrier. perftest 4.5's rdma_cm client
-# can crash in its error path (a general protection fault in
-# rdma_get_cm_event, seen under TCG) when it connects before the server
-# listens, so no -R run starts early. The client still retries while the
-# server is not listening (connection refused or rejected, address or
-# route not resolved), never after a run that got going. Each side must
-# exit 0; the output is in /tmp/NAME.out.
+# most 30 s; then a barrier lets the client go. Each side must exit 0; the
+# output is in /tmp/NAME.out.
+#
+# An attempt whose client fails while setting up its connection (refused,
+# rejected, not resolved) is run again by both sides, at most CM_ATTEMPTS
+# times, and the log says so. The servers serve one connection, so the
+# client alone cannot try again: it tells the server the attempt's verdict
+# (mr_exchange); on "retry" the server is killed and both start again, on
+# "failed" it is killed and both sides fail. perftest 4.5 needs it: with
+# -R, ib_*_bw and ib_*_lat connect a second time right after their first
+# handshake, and a client that gets there before the server listens again
+# is rejected; the tool's own retry then uses the rdma_cm ID it just
+# destroyed (a general protection fault in librdmacm, seen under TCG) and
+# its server waits for good.
+CM_ATTEMPTS=3
 cm_seq=0
 cm_run() {
 	cr_name=$1
 	cr_l=$2
 	cr_s=$3
 	cr_c=$4
-	cr_kind=${5:-}
+	cr_kind=$5
 	cm_seq=$((cm_seq + 1))
-	mr_barrier "cm-$cm_seq"
-	cr_rc=0
 	cr_out=/tmp/$cr_name.out
-	if [ "$MR_ROLE" = "$cr_l" ]; then
-		if [ -n "$cr_kind" ]; then
+	cr_try=1
+	while :; do
+		mr_barrier "cm-$cm_seq-$cr_try"
+		cr_rc=0
+		if [ "$MR_ROLE" = "$cr_l" ]; then
 			rm -f "/tmp/$cr_name.rc"
 			(
 				cs_rc=0
@@ -48,30 +56,41 @@ cm_run() {
 			) &
 			cr_pid=$!
 			cm_wait_listen "$cr_kind" "/tmp/$cr_name.rc"
-			mr_barrier "cm-$cm_seq-up"
+			mr_barrier "cm-$cm_seq-$cr_try-up"
+			mr_exchange "cm-$cm_seq-$cr_try-end" -
+			case "$MR_PEER_SAYS" in
+			retry|failed)
+				killall -q "${cr_s%% *}" || true
+				wait $cr_pid || true
+				vt_show "$cr_out"
+				[ "$MR_PEER_SAYS" = retry ] ||
+					mr_fail "$cr_name: the client failed (the server was stopped)"
+				mr_log "$cr_name: attempt $cr_try: the client could not connect; both sides again"
+				cr_try=$((cr_try + 1))
+				continue ;;
+			esac
 			wait $cr_pid || true
 			cr_rc=$(cat "/tmp/$cr_name.rc" 2>/dev/null || echo 1)
 		else
-			timeout 120 sh -c "$cr_s" >"$cr_out" 2>&1 || cr_rc=$?
-		fi
-	else
-		if [ -n "$cr_kind" ]; then
-			mr_barrier "cm-$cm_seq-up"
-		else
-			sleep 1
-		fi
-		cr_n=0
-		while :; do
-			cr_rc=0
+			mr_barrier "cm-$cm_seq-$cr_try-up"
 			timeout 120 sh -c "$cr_c" >"$cr_out" 2>&1 || cr_rc=$?
-			[ $cr_rc -eq 0 ] && break
-			grep -Eqi "refused|rejected|REJECTED|unreachable|couldn't connect|failed to establish|error 111" "$cr_out" ||
-				break
-			cr_n=$((cr_n + 1))
-			[ $cr_n -ge 20 ] && break
-			sleep 1
-		done
-	fi
+			cr_verdict=done
+			if [ "$cr_rc" -ne 0 ]; then
+				cr_verdict=failed
+				[ "$cr_rc" -ne 143 ] && [ $cr_try -lt $CM_ATTEMPTS ] &&
+					grep -Eqi "refused|rejected|unreachable|couldn't connect|failed to establish|error 111" "$cr_out" &&
+					cr_verdict=retry
+			fi
+			mr_exchange "cm-$cm_seq-$cr_try-end" $cr_verdict
+			if [ $cr_verdict = retry ]; then
+				vt_show "$cr_out"
+				mr_log "$cr_name: attempt $cr_try: could not connect (exit status $cr_rc); both sides again"
+				cr_try=$((cr_try + 1))
+				continue
+			fi
+		fi
+		break
+	done
 	vt_show "$cr_out"
 	[ "$cr_rc" -ne 143 ] || mr_fail "$cr_name: timed out"
 	[ "$cr_rc" -eq 0 ] || mr_fail "$cr_name ($(vt_role_of "$cr_l")): exit status $cr_rc"

@@ -80,24 +80,34 @@ mr_wait_peer() {
 		mr_fail "peer $MR_PEER_IP unreachable"
 }
 
-# mr_barrier NAME: both VMs of a pair return only once the other arrived.
-# The server listens, the client connects and exchanges the name. (Scenarios
+# mr_exchange NAME WORD: both VMs of a pair return only once the other
+# arrived, each with the other's WORD (one word, no spaces) in MR_PEER_SAYS.
+# The server listens, the client connects; each sends "NAME WORD". (Scenarios
 # run under "sh -e": a failed attempt must not end the scenario.)
-mr_barrier() {
+mr_exchange() {
 	port=7700
 	if [ "$MR_ROLE" = server ]; then
-		got=$(echo "$1" | timeout 300 nc -l -p $port || true)
+		got=$(echo "$1 $2" | timeout 300 nc -l -p $port || true)
 	else
 		got=""
 		n=0
-		while [ "$got" != "$1" ]; do
-			got=$(echo "$1" | timeout 5 nc "$MR_PEER_IP" $port 2>/dev/null || true)
+		while :; do
+			got=$(echo "$1 $2" | timeout 5 nc "$MR_PEER_IP" $port 2>/dev/null || true)
+			case "$got" in "$1 "*) break ;; esac
 			n=$((n + 1))
 			[ $n -gt 300 ] && break
-			[ "$got" = "$1" ] || sleep 0.2
+			sleep 0.2
 		done
 	fi
-	[ "$got" = "$1" ] || mr_fail "barrier $1: got '$got'"
+	case "$got" in
+	"$1 "*) MR_PEER_SAYS=${got#"$1 "} ;;
+	*) mr_fail "barrier $1: got '$got'" ;;
+	esac
+}
+
+# mr_barrier NAME: both VMs of a pair return only once the other arrived.
+mr_barrier() {
+	mr_exchange "$1" here
 }
 
 # mr_pair LISTENER CMD...: run a client/server tool (perftest, pingpong)
