@@ -197,6 +197,7 @@ int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited)
 	mroce_cq_notify(cq, note);
 	return READ_ONCE(cq->overflow) ? -ENOSPC : 0;
 }
+MR_KUNIT_EXPORT(mroce_cq_post);
 
 int mroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {

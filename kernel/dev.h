@@ -177,7 +177,6 @@ extern unsigned short mroce_udp_port;
 
 int mroce_dev_add(const char *ibdev_name, struct net_device *ndev);
 int mroce_devs_add(struct mroce_dev *dev);
-int mroce_global_init(void);
 void mroce_devs_del(struct mroce_dev *dev);
 void mroce_dev_init_unreg_work(struct mroce_dev *dev);
 void mroce_dev_queue_unregister(struct mroce_dev *dev);

@@ -371,3 +371,4 @@ err_dealloc:
 	ib_dealloc_device(ibdev);
 	return err;
 }
+MR_KUNIT_EXPORT(mroce_dev_add);

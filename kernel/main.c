@@ -16,6 +16,7 @@
 #include "metaroce.h"
 
 unsigned short mroce_udp_port = MROCE_UDP_PORT_DEFAULT;
+MR_KUNIT_EXPORT(mroce_udp_port);
 module_param_named(udp_port, mroce_udp_port, ushort, 0444);
 MODULE_PARM_DESC(udp_port, "UDP destination port of MetaRoCE packets (default 4793)");
 
@@ -72,6 +73,7 @@ struct mroce_dev *mroce_dev_find_ndev(struct net_device *ndev)
 	mutex_unlock(&mroce_devs_lock);
 	return found;
 }
+MR_KUNIT_EXPORT(mroce_dev_find_ndev);
 
 static void mroce_unreg_work(struct work_struct *work)
 {
@@ -110,6 +112,7 @@ void mroce_flush_unregister(void)
 {
 	flush_workqueue(mroce_wq);
 }
+MR_KUNIT_EXPORT(mroce_flush_unregister);
 
 static int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
@@ -187,19 +190,9 @@ static void mroce_unregister_all(void)
 	}
 }
 
-/*
- * Global setup, idempotent: KUnit runs a module's suites when the module
- * is COMING, before module_init, so the suites call this first too.
- * Both run in the insmod task, one after the other.
- */
-static bool mroce_ready;
-
-int mroce_global_init(void)
+static int __init mroce_init(void)
 {
 	int err;
-
-	if (mroce_ready)
-		return 0;
 
 	mroce_wq = alloc_workqueue("metaroce", WQ_UNBOUND, 0);
 	if (!mroce_wq)
@@ -214,7 +207,7 @@ int mroce_global_init(void)
 		goto err_net;
 
 	rdma_link_register(&mroce_link_ops);
-	mroce_ready = true;
+	pr_info("loaded (udp port %u)\n", mroce_udp_port);
 	return 0;
 
 err_net:
@@ -224,19 +217,8 @@ err_wq:
 	return err;
 }
 
-static int __init mroce_init(void)
-{
-	int err = mroce_global_init();
-
-	if (!err)
-		pr_info("loaded (udp port %u)\n", mroce_udp_port);
-	return err;
-}
-
 static void __exit mroce_exit(void)
 {
-	if (!mroce_ready)
-		return;
 	rdma_link_unregister(&mroce_link_ops);
 	unregister_netdevice_notifier(&mroce_netdev_nb);
 	flush_workqueue(mroce_wq);

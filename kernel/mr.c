@@ -161,12 +161,14 @@ struct mroce_mr *mroce_mr_get(struct mroce_dev *dev, u32 key)
 	rcu_read_unlock();
 	return mr;
 }
+MR_KUNIT_EXPORT(mroce_mr_get);
 
 void mroce_mr_put(struct mroce_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref))
 		complete(&mr->done);
 }
+MR_KUNIT_EXPORT(mroce_mr_put);
 
 /*
  * Check an access to [iova, iova + len) of @mr through @key from @pd
@@ -189,6 +191,7 @@ int mroce_mr_check(struct mroce_mr *mr, struct ib_pd *pd, u32 key, u64 iova,
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return err;
 }
+MR_KUNIT_EXPORT(mroce_mr_check);
 
 /*
  * Copy @len bytes between @buf and @mr at @iova (to_mr: into the MR).
@@ -233,6 +236,7 @@ int mroce_mr_copy(struct mroce_mr *mr, u64 iova, void *buf, u64 len,
 	}
 	return 0;
 }
+MR_KUNIT_EXPORT(mroce_mr_copy);
 
 /* IB_WR_REG_MR: make a fast-reg MR valid with @key and @access. */
 int mroce_mr_reg(struct mroce_mr *mr, u32 key, int access)

@@ -28,6 +28,7 @@ u64 mroce_now(void)
 {
 	return ktime_get_ns();
 }
+MR_KUNIT_EXPORT(mroce_now);
 
 /*
  * Allocate the skb of @p (opcode, header fields and payload_len set by

@@ -167,3 +167,4 @@ put:
 drop:
 	kfree_skb(skb);
 }
+MR_KUNIT_EXPORT(mroce_rcv);

@@ -38,6 +38,7 @@ static const u8 mroce_nack_tx_cnt[] = {
 };
 
 unsigned int mroce_seq_err_us = 100;
+MR_KUNIT_EXPORT(mroce_seq_err_us);
 module_param_named(seq_err_interval_us, mroce_seq_err_us, uint, 0644);
 MODULE_PARM_DESC(seq_err_interval_us, "Per-QP interval of NACK SEQ_ERR and of answers to duplicates beyond a burst, us (default 100)");
 

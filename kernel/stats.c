@@ -69,6 +69,7 @@ u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c)
 		sum += per_cpu_ptr(dev->stats, cpu)->cnt[c];
 	return sum;
 }
+MR_KUNIT_EXPORT(mroce_counter_read);
 
 struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num)
@@ -79,6 +80,7 @@ struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
 					  MROCE_NUM_COUNTERS,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
+MR_KUNIT_EXPORT(mroce_alloc_hw_port_stats);
 
 int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index)
@@ -93,3 +95,4 @@ int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		stats->value[i] = mroce_counter_read(dev, i);
 	return MROCE_NUM_COUNTERS;
 }
+MR_KUNIT_EXPORT(mroce_get_hw_stats);

@@ -593,6 +593,7 @@ u64 mr_cc_next_send_ns(const struct mr_cc *cc)
 {
 	return mr_cc_pacing_gap(cc) ? cc->next_send_ns : 0;
 }
+MR_KUNIT_EXPORT(mr_cc_next_send_ns);
 
 bool mr_cc_can_send(const struct mr_cc *cc, u64 now_ns, u32 inflight)
 {

@@ -109,6 +109,19 @@ static inline unsigned int mr_ctz64(u64 x)
 }
 #endif
 
+/*
+ * MR_KUNIT_EXPORT(sym), right after a definition the kernel's KUnit suites
+ * (kernel/tests/) call: exported only in the KUnit tier's build of the
+ * module (MROCE_KUNIT_EXPORTS, kernel/Kbuild); nothing anywhere else.
+ */
+#if defined(__KERNEL__) && defined(MROCE_KUNIT_EXPORTS)
+#include <linux/export.h>
+#define MR_KUNIT_EXPORT(sym) EXPORT_SYMBOL_GPL(sym)
+#else
+/* Something that takes the caller's ';' (a bare one is pedantic C). */
+#define MR_KUNIT_EXPORT(sym) MR_STATIC_ASSERT(1, #sym)
+#endif
+
 #define MR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Side-effect-free arguments only (evaluated twice). */

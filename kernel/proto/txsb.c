@@ -34,6 +34,7 @@ u32 mr_txsb_ts(u64 now_ns)
 	/* MBH timestamp: sender clock in microseconds, wraps (MR-HDR-9) */
 	return (u32)mr_div64_u64(now_ns, MR_NS_PER_US);
 }
+MR_KUNIT_EXPORT(mr_txsb_ts);
 
 void mr_txsb_default_params(struct mr_txsb_params *p)
 {
@@ -154,6 +155,7 @@ u64 mr_txsb_rto(const struct mr_txsb *sb)
 	}
 	return rto;
 }
+MR_KUNIT_EXPORT(mr_txsb_rto);
 
 u64 mr_txsb_reo_wnd(const struct mr_txsb *sb)
 {

@@ -108,6 +108,7 @@ u32 mr_pkt_hdr_len(u8 opcode)
 
 	return d ? d->hdr_len : 0;
 }
+MR_KUNIT_EXPORT(mr_pkt_hdr_len);
 
 static const char * const mr_err_names[MR_ERR_NUM] = {
 	[0] = "ok",
@@ -405,6 +406,7 @@ int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out)
 	memcpy(out, &p, sizeof(p));
 	return 0;
 }
+MR_KUNIT_EXPORT(mr_pkt_decode);
 
 /* ---- Encode ---- */
 
@@ -557,6 +559,7 @@ int mr_pkt_encode(const struct mr_pkt *p, u8 *buf, u32 buflen)
 	mr_icrc_put(buf, hlen + p->payload_len);
 	return (int)total;
 }
+MR_KUNIT_EXPORT(mr_pkt_encode);
 
 /* ---- ICRC (MR-ICRC-1) ---- */
 
@@ -575,6 +578,7 @@ void mr_icrc_put(u8 *buf, u32 len)
 	buf[len + 2] = (crc >> 16) & 0xff;
 	buf[len + 3] = crc >> 24;
 }
+MR_KUNIT_EXPORT(mr_icrc_put);
 
 int mr_icrc_check(const u8 *buf, u32 len)
 {

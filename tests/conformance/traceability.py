@@ -66,7 +66,7 @@ def read_spec():
 
 def test_sources():
     """Files that hold tests: tests/ (not conformance's own data) and the
-    module's KUnit suites."""
+    module's KUnit suites (kernel/tests/)."""
     roots = [os.path.join(TOP, "tests")]
     for root in roots:
         for dirpath, dirnames, files in os.walk(root):
@@ -74,10 +74,10 @@ def test_sources():
             for name in files:
                 if name.endswith(TEST_EXT):
                     yield os.path.join(dirpath, name)
-    kdir = os.path.join(TOP, "kernel")
+    kdir = os.path.join(TOP, "kernel", "tests")
     for dirpath, _, files in os.walk(kdir):
         for name in files:
-            if "kunit" in name and name.endswith(".c"):
+            if name.endswith(".c"):
                 yield os.path.join(dirpath, name)
 
 

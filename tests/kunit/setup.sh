@@ -1,7 +1,7 @@
 #!/bin/sh
 # Guest setup for the MetaRoCE KUnit suites (run by the VM harness before
 # the modules in modules.list are loaded). Builds the fabric the suites in
-# kernel/*_kunit.c expect, entirely inside the guest:
+# kernel/tests/*_kunit.c expect, entirely inside the guest:
 #
 #   netns mra                         netns mrb
 #   mrk0 192.0.2.1  2001:db8:77::1 <-> mrk1 192.0.2.2  2001:db8:77::2

@@ -32,7 +32,10 @@ mkdir -p "$bd"
 rsync -a --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	--exclude='*.mod*' "$top/Kbuild" "$top/kernel" "$bd/"
 rsync -a "$here/selftest/kmod/" "$bd/selftest/"
-if ! make -C "$kdir" M="$bd" -j2 modules >"$out/build.log" 2>&1 ||
+# CONFIG_METAROCE_KUNIT=m adds the suites' module kernel/tests/
+# metaroce_kunit.ko and the exports it needs (kernel/Kbuild).
+if ! make -C "$kdir" M="$bd" CONFIG_METAROCE_KUNIT=m -j2 modules \
+	>"$out/build.log" 2>&1 ||
 	! make -C "$kdir" M="$bd/selftest" modules >>"$out/build.log" 2>&1; then
 	tail -30 "$out/build.log"
 	echo "kunit: module build against the test kernel failed ($out/build.log)"
@@ -117,7 +120,8 @@ scen="$out/suites.sh"
 		b=$(basename "$m" .ko)
 		echo "modprobe $b || mr_fail 'modprobe $b'"
 	done
-	for m in $mods; do
+	# Unloaded in reverse: the suites' module holds metaroce.
+	for m in $(echo "$mods" | tac); do
 		b=$(basename "$m" .ko)
 		echo "modprobe -r $b || mr_fail 'modprobe -r $b'"
 	done

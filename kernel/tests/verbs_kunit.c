@@ -19,9 +19,6 @@ static int mrt_verbs_suite_init(struct kunit_suite *suite)
 	struct net_device *ndev;
 	int err;
 
-	err = mroce_global_init();
-	if (err)
-		return err;
 	ndev = mrt_ndev_get("mrk0");
 	if (!ndev)
 		return -ENODEV;

@@ -51,9 +51,7 @@ static struct ib_client mrt_client = {
 
 static int mrt_td_suite_init(struct kunit_suite *suite)
 {
-	int err = mroce_global_init();
-
-	return err ?: ib_register_client(&mrt_client);
+	return ib_register_client(&mrt_client);
 }
 
 static void mrt_td_suite_exit(struct kunit_suite *suite)

@@ -21,11 +21,6 @@ static int mrt_port_state(struct mroce_dev *dev, enum ib_mtu *mtu)
 	return pa.state;
 }
 
-static int mrt_suite_init(struct kunit_suite *suite)
-{
-	return mroce_global_init();
-}
-
 static void mrt_dev_add_query(struct kunit *test)
 {
 	struct mroce_dev *dev = mrt_dev_add(test, "mrk0", "mrt_q");
@@ -134,7 +129,6 @@ static struct kunit_case mrt_device_cases[] = {
 
 static struct kunit_suite mrt_device_suite = {
 	.name = "metaroce_device",
-	.suite_init = mrt_suite_init,
 	.test_cases = mrt_device_cases,
 };
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared fixture of the MetaRoCE KUnit suites (the <area>_kunit.c files
- * beside this one), built into metaroce.ko when the target kernel has
- * CONFIG_KUNIT; the suites run when the module is loaded in the test VM.
+ * beside this one), built as metaroce_kunit.ko (Kbuild in this directory)
+ * for the test kernel only; the suites run when that module is loaded in
+ * the test VM, after metaroce.ko, which exports what they call
+ * (../kunit_exports.c).
  *
  * The guest fabric comes from tests/kunit/setup.sh: namespaces mra and
  * mrb joined by veth pairs mrk0 (mra, 192.0.2.1, 2001:db8:77::1) <->

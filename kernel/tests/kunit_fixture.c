@@ -9,6 +9,7 @@
 #include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/ip.h>
+#include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
@@ -225,9 +226,6 @@ int mrt_pair_add(const char *nda, const char *iba, struct mroce_dev **da,
 	struct net_device *na, *nb;
 	int err;
 
-	err = mroce_global_init();
-	if (err)
-		return err;
 	na = mrt_ndev_get(nda);
 	nb = mrt_ndev_get(ndb);
 	err = -ENODEV;
@@ -534,3 +532,6 @@ void mrt_tap_stop(struct mrt_tap *tap)
 	/* Waits until no CPU is inside mrt_tap_rcv() (synchronize_net). */
 	dev_remove_pack(&tap->pt);
 }
+
+MODULE_DESCRIPTION("KUnit suites of the MetaRoCE software RDMA device");
+MODULE_LICENSE("GPL");
