@@ -357,7 +357,7 @@ vt_perftest_all() {
 }
 
 # ------------------------------------------------------------------------
-# mr-verify (userspace/tools/mr-verify.c)
+# mr-verify (userspace/tools/mr-verify*.c)
 
 # vt_verify LISTENER ARGS...: mr-verify on both VMs; LISTENER listens, the
 # other connects to $vt_verify_peer (the tool retries the connection itself,
