@@ -178,9 +178,15 @@ static void mroce_comp_trimmed(struct mroce_qp *qp, struct mr_pkt *p)
 
 static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 {
-	struct mroce_send_wqe *wqe = mroce_req_find_msn(qp, p->dxh.msn);
+	struct mroce_send_wqe *wqe;
 	bool ok = false;
 
+	/* MR-MAL-4: larger than the path MTU, never placed. */
+	if (p->payload_len > ib_mtu_enum_to_int(qp->attr.path_mtu)) {
+		mroce_count(qp->dev, MROCE_CNT_MALFORMED_DROPS);
+		return;
+	}
+	wqe = mroce_req_find_msn(qp, p->dxh.msn);
 	if (wqe && wqe->state == MROCE_WQE_SENT) {
 		if (p->opcode == MR_OP_READ_RESP &&
 		    wqe->wire_op == MR_OP_READ_REQ)

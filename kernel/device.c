@@ -128,8 +128,9 @@ static void mroce_port_event(struct mroce_dev *dev, enum ib_event_type type)
 
 /*
  * Netdev notifier hook (rtnl held): the port follows its netdev. The
- * active MTU is recomputed on every event, so an MTU change applies to
- * new QPs; the transmit path also clamps to the current netdev MTU.
+ * active MTU is recomputed on every event: requests of QPs that reach RTS
+ * afterwards and every READ response from now on (resp_rd.c) are cut to
+ * it; a live QP's requests keep the size set at its RTS.
  */
 void mroce_dev_port_event(struct mroce_dev *dev, unsigned long event)
 {

@@ -217,10 +217,10 @@ static bool mroce_resp_rd_pass(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 {
 	struct mroce_resp *resp = qp->resp;
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	u32 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
 	struct mr_rdresp_chunk ch;
 	struct sk_buff *skb;
 	u64 now;
+	u32 mtu;
 
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	    state != IB_QPS_SQD) {
@@ -229,6 +229,14 @@ static bool mroce_resp_rd_pass(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	}
 	if (resp->rd_wait)
 		return false;
+	/*
+	 * Pieces no larger than the path MTU (MR-HDR-21) nor than what the
+	 * netdev carries now: with IP_DF set a larger one is dropped before
+	 * it leaves, for good, if the netdev MTU went below the QP's path
+	 * MTU. The requester places pieces of any size on 256-byte units.
+	 */
+	mtu = ib_mtu_enum_to_int(min(qp->attr.path_mtu,
+				     READ_ONCE(qp->dev->active_mtu)));
 	while (budget > 0 && mr_rdresp_peek(&resp->rd, mtu, &ch)) {
 		now = mroce_now();
 		if (gap && resp->rd_next_ns > now + slack) {

@@ -105,6 +105,21 @@ static void mrt_h_ack(struct mr_pkt *p, struct ib_qp *qp, u32 cum_psn,
 	p->akh.ts_echo = ts_echo;
 }
 
+/* The virtual peer's READ_RESP to @qp's READ of @msg_len (msn 0), whole. */
+static void mrt_h_read_resp(struct mr_pkt *p, struct ib_qp *qp, u32 psn,
+			    u32 msg_len, const u8 *data)
+{
+	memset(p, 0, sizeof(*p));
+	p->opcode = MR_OP_READ_RESP;
+	p->flags = MR_F_FIRST | MR_F_LAST;
+	p->dqpn = qp->qp_num;
+	p->sqpn = MRT_VPEER;
+	p->psn = psn;
+	p->dxh.msg_len = msg_len;
+	p->payload = data;
+	p->payload_len = msg_len;
+}
+
 static u64 mrt_h_cnt(struct mroce_dev *dev, enum mroce_counter c)
 {
 	return mroce_counter_read(dev, c);
@@ -385,15 +400,7 @@ static void mrt_h_trimmed(struct kunit *test)
 
 	trims = mrt_h_cnt(mrt_da, MROCE_CNT_TRIM_DROPS);
 	tx = mrt_h_cnt(mrt_da, MROCE_CNT_TX_PKTS);
-	memset(&p, 0, sizeof(p));
-	p.opcode = MR_OP_READ_RESP;
-	p.flags = MR_F_FIRST | MR_F_LAST;
-	p.dqpn = a.qp->qp_num;
-	p.sqpn = MRT_VPEER;
-	p.psn = MRT_PSN;
-	p.dxh.msg_len = MRT_MTU;
-	p.payload = junk;
-	p.payload_len = MRT_MTU;
+	mrt_h_read_resp(&p, a.qp, MRT_PSN, MRT_MTU, junk);
 	mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, mrt_h_trim,
 		   PACKET_HOST);
 	KUNIT_EXPECT_NULL(test, memchr_inv(dst, 0, MRT_MTU));
@@ -410,6 +417,50 @@ static void mrt_h_trimmed(struct kunit *test)
 	mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL, PACKET_HOST);
 	mrt_h_expect_wc(test, &a, 1, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, memcmp(dst, data, MRT_MTU), 0);
+	mrt_ep_free(&a);
+}
+
+/*
+ * MR-MAL-4: a READ_RESP larger than the path MTU is dropped and counted,
+ * even when every byte of it lies in the READ's range; pieces of the
+ * path MTU then complete the READ. Before, it was placed whole.
+ */
+static void mrt_h_read_resp_oversize(struct kunit *test)
+{
+	const u32 len = 2 * MRT_MTU;
+	struct mrt_ep a = {};
+	u8 *dst, *data;
+	struct mr_pkt p;
+	u64 bad;
+	u32 k;
+
+	dst = kunit_kzalloc(test, len, GFP_KERNEL);
+	data = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, dst && data);
+	mrt_fill(data, len, 17);
+	mrt_h_vpeer(test, &a, mrt_da, mrt_ga, MRT_IP_B);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_RDMA_READ, dst, len,
+					    0x1000, 0x1234, 1), 0);
+	msleep(20);
+
+	bad = mrt_h_cnt(mrt_da, MROCE_CNT_MALFORMED_DROPS);
+	mrt_h_read_resp(&p, a.qp, MRT_PSN, len, data);
+	mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL, PACKET_HOST);
+	KUNIT_EXPECT_EQ(test, mrt_h_cnt(mrt_da, MROCE_CNT_MALFORMED_DROPS),
+			bad + 1);
+	KUNIT_EXPECT_NULL(test, memchr_inv(dst, 0, len));
+	mrt_h_expect_none(test, &a, 20);
+
+	p.payload_len = MRT_MTU;
+	for (k = 0; k < 2; k++) {
+		p.flags = k ? MR_F_LAST : MR_F_FIRST;
+		p.dxh.offset = k * MRT_MTU;
+		p.payload = data + k * MRT_MTU;
+		mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL,
+			   PACKET_HOST);
+	}
+	mrt_h_expect_wc(test, &a, 1, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, data, len), 0);
 	mrt_ep_free(&a);
 }
 
@@ -1000,6 +1051,7 @@ static struct kunit_case mrt_hostile_cases[] = {
 	KUNIT_CASE(mrt_h_timestamps),
 	KUNIT_CASE(mrt_h_fatal_ahead),
 	KUNIT_CASE(mrt_h_trimmed),
+	KUNIT_CASE(mrt_h_read_resp_oversize),
 	KUNIT_CASE(mrt_h_read_gaps),
 	KUNIT_CASE(mrt_h_send_inv),
 	KUNIT_CASE(mrt_h_srq),

@@ -128,9 +128,15 @@ int mrt_to_init(struct ib_qp *qp)
 int mrt_to_rtr(struct ib_qp *qp, u32 dqpn, int gid, const char *dip,
 	       int mask_drop)
 {
+	return mrt_to_rtr_mtu(qp, dqpn, gid, dip, mask_drop, IB_MTU_1024);
+}
+
+int mrt_to_rtr_mtu(struct ib_qp *qp, u32 dqpn, int gid, const char *dip,
+		   int mask_drop, enum ib_mtu mtu)
+{
 	struct ib_qp_attr a = {
 		.qp_state = IB_QPS_RTR,
-		.path_mtu = IB_MTU_1024,
+		.path_mtu = mtu,
 		.dest_qp_num = dqpn,
 		.rq_psn = MRT_PSN,
 		.max_dest_rd_atomic = 4,
@@ -321,10 +327,19 @@ void mrt_ep_free(struct mrt_ep *ep)
 void mrt_connect_qps(struct kunit *test, struct ib_qp *qa, struct ib_qp *qb,
 		     int ga, int gb, const char *ipa, const char *ipb)
 {
+	mrt_connect_qps_mtu(test, qa, qb, ga, gb, ipa, ipb, IB_MTU_1024);
+}
+
+void mrt_connect_qps_mtu(struct kunit *test, struct ib_qp *qa,
+			 struct ib_qp *qb, int ga, int gb, const char *ipa,
+			 const char *ipb, enum ib_mtu mtu)
+{
 	KUNIT_ASSERT_EQ(test, mrt_to_init(qa), 0);
 	KUNIT_ASSERT_EQ(test, mrt_to_init(qb), 0);
-	KUNIT_ASSERT_EQ(test, mrt_to_rtr(qa, qb->qp_num, ga, ipb, 0), 0);
-	KUNIT_ASSERT_EQ(test, mrt_to_rtr(qb, qa->qp_num, gb, ipa, 0), 0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr_mtu(qa, qb->qp_num, ga, ipb, 0, mtu),
+			0);
+	KUNIT_ASSERT_EQ(test, mrt_to_rtr_mtu(qb, qa->qp_num, gb, ipa, 0, mtu),
+			0);
 	KUNIT_ASSERT_EQ(test, mrt_to_rts(qa), 0);
 	KUNIT_ASSERT_EQ(test, mrt_to_rts(qb), 0);
 }

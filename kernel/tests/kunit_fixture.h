@@ -40,6 +40,8 @@ int mrt_gid6_index(struct mroce_dev *dev, const char *ip);
 int mrt_to_init(struct ib_qp *qp);
 int mrt_to_rtr(struct ib_qp *qp, u32 dqpn, int gid, const char *dip,
 	       int mask_drop);
+int mrt_to_rtr_mtu(struct ib_qp *qp, u32 dqpn, int gid, const char *dip,
+		   int mask_drop, enum ib_mtu mtu);
 int mrt_to_rts(struct ib_qp *qp);
 int mrt_to(struct ib_qp *qp, enum ib_qp_state state);
 enum ib_qp_state mrt_qp_state(struct ib_qp *qp);
@@ -70,6 +72,10 @@ void mrt_ep_init(struct kunit *test, struct mrt_ep *ep,
 void mrt_ep_free(struct mrt_ep *ep);
 void mrt_connect_qps(struct kunit *test, struct ib_qp *qa, struct ib_qp *qb,
 		     int ga, int gb, const char *ipa, const char *ipb);
+/* The same with path MTU @mtu (1024 above). */
+void mrt_connect_qps_mtu(struct kunit *test, struct ib_qp *qa,
+			 struct ib_qp *qb, int ga, int gb, const char *ipa,
+			 const char *ipb, enum ib_mtu mtu);
 void mrt_connect2(struct kunit *test, struct mrt_ep *a, struct mrt_ep *b,
 		  struct mroce_dev *da, struct mroce_dev *db, int ga, int gb,
 		  const char *ipa, const char *ipb);

@@ -183,6 +183,58 @@ static void mrt_rc_write_read_large(struct kunit *test)
 	mrt_rc_write_read(test, 1 << 20);
 }
 
+/*
+ * MR-HDR-21, MR-ENC-7: a path MTU of 2048 over netdevs of MTU 1500 (an
+ * active MTU of 1024). READ responses come in pieces the netdev carries,
+ * and the READ completes with every byte; on the wire, pieces start on
+ * multiples of 1024 that are not all multiples of 2048. Before, the
+ * responder cut at the path MTU, IP refused every piece (DF) and the
+ * READ never completed. The same holds when a netdev MTU is lowered
+ * under a live QP: the cut follows the active MTU.
+ */
+static void mrt_rc_read_path_mtu_above_link(struct kunit *test)
+{
+	const u32 len = 16384;
+	struct mrt_ep a = {}, b = {};
+	struct mrt_tap *tap;
+	u8 *remote, *back;
+	bool odd = false;
+	struct ib_wc wc;
+	int n, err;
+	u32 i;
+
+	tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
+	remote = kunit_kzalloc(test, len, GFP_KERNEL);
+	back = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, tap && remote && back);
+	mrt_fill(remote, len, 23);
+	mrt_ep_init(test, &a, mrt_da);
+	mrt_ep_init(test, &b, mrt_db);
+	KUNIT_ASSERT_EQ(test, mrt_db->active_mtu, IB_MTU_1024);
+	mrt_connect_qps_mtu(test, a.qp, b.qp, mrt_ga, mrt_gb, MRT_IP_A,
+			    MRT_IP_B, IB_MTU_2048);
+	mrt_tap_start(tap, mrt_db);
+	err = mrt_post_rdma(&a, IB_WR_RDMA_READ, back, len,
+			    (uintptr_t)remote, b.pd->unsafe_global_rkey, 1);
+	n = err ? 0 : mrt_poll(&a, &wc);
+	mrt_tap_stop(tap);
+
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(back, remote, len), 0);
+	for (i = 0; i < tap->n; i++) {
+		if (tap->pkt[i].opcode != MR_OP_READ_RESP)
+			continue;
+		KUNIT_EXPECT_EQ(test, tap->pkt[i].offset % 1024, 0U);
+		if (tap->pkt[i].offset % 2048)
+			odd = true;
+	}
+	KUNIT_EXPECT_TRUE(test, odd);
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+}
+
 static int mrt_post_atomic(struct mrt_ep *ep, enum ib_wr_opcode op, u64 *res,
 			   u64 raddr, u32 rkey, u64 cmp_add, u64 swap,
 			   u64 wr_id)
@@ -1008,6 +1060,7 @@ static struct kunit_case mrt_rc_cases[] = {
 	KUNIT_CASE(mrt_rc_send),
 	KUNIT_CASE(mrt_rc_write_read_small),
 	KUNIT_CASE(mrt_rc_write_read_large),
+	KUNIT_CASE(mrt_rc_read_path_mtu_above_link),
 	KUNIT_CASE(mrt_rc_atomic),
 	KUNIT_CASE(mrt_rc_rnr),
 	KUNIT_CASE(mrt_rc_fail_behind_read),
