@@ -181,8 +181,7 @@ static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 	struct mroce_send_wqe *wqe;
 	bool ok = false;
 
-	/* MR-MAL-4: larger than the path MTU, never placed. */
-	if (p->payload_len > ib_mtu_enum_to_int(qp->attr.path_mtu)) {
+	if (mroce_payload_over_pmtu(qp, p)) {
 		mroce_count(qp->dev, MROCE_CNT_MALFORMED_DROPS);
 		return;
 	}

@@ -764,8 +764,7 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 			mroce_resp_err_repeat(qp, &c, p, now);
 		goto out;
 	}
-	if (p->payload_len > ib_mtu_enum_to_int(qp->attr.path_mtu)) {
-		/* MR-MAL-4 */
+	if (mroce_payload_over_pmtu(qp, p)) {
 		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
 		goto out;
 	}

@@ -180,6 +180,18 @@ static void mrt_rx_crafted(struct kunit *test)
 	mrt_rx_expect(test, &rx, MROCE_CNT_MALFORMED_DROPS, -1);
 	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
 
+	/* MR-MAL-4: a payload over the 1024-byte path MTU, never placed. */
+	{
+		u8 *big = kunit_kzalloc(test, 2048, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, big);
+		memset(big, 0xa5, 2048);
+		mrt_rx_write(&rx, &p, psn + 1, 3, 2048, big);
+		mrt_rx_feed(test, &p, NULL, MRT_IP_A);
+		mrt_rx_expect(test, &rx, MROCE_CNT_MALFORMED_DROPS, -1);
+		KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
+	}
+
 	/* Unknown QPN, wrong source QPN, wrong source address. */
 	p.dqpn = 0xfffff0;
 	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
