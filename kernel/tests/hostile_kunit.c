@@ -933,12 +933,15 @@ static void mrt_h_forged_ack(struct kunit *test)
 					    0x1000, 0x1234, 1), 0);
 	msleep(20);
 
-	/* An echo 2 s old, and one from the future. */
+	/*
+	 * An echo 2 s old, and one 1 s in the future (far enough that it is
+	 * still ahead when the packet is handled on a slow guest).
+	 */
 	mrt_h_ack(&p, a.qp, MRT_PSN + 1, mrt_h_ts(a.qp) - 2000000);
 	p.akh.msn = 1;
 	aged = mrt_h_cnt(mrt_da, MROCE_CNT_ACK_AGE_DROPS);
 	mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL, PACKET_HOST);
-	p.akh.ts_echo = mrt_h_ts(a.qp) + 1000;
+	p.akh.ts_echo = mrt_h_ts(a.qp) + 1000000;
 	mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL, PACKET_HOST);
 	KUNIT_EXPECT_EQ(test, mrt_h_cnt(mrt_da, MROCE_CNT_ACK_AGE_DROPS),
 			aged + 2);
