@@ -444,12 +444,12 @@ void mroce_srq_slots_release(struct mroce_qp *qp, bool err)
 	if (!resp)
 		return;
 	spin_lock_bh(&qp->resp_lock);
-	while (resp->ssn_base != resp->ssn_fetched) {
-		k = resp->ssn_base % MR_WINDOW;
+	while (resp->rcv.ssn_base != resp->ssn_fetched) {
+		k = resp->rcv.ssn_base % MR_WINDOW;
 		w = resp->slots + k * resp->slot_size;
 		wc.wr_id = w->wr_id;
 		wc.status = resp->rwqe_err &&
-			    resp->ssn_base == resp->rwqe_err_ssn ?
+			    resp->rcv.ssn_base == resp->rwqe_err_ssn ?
 			    resp->rwqe_err : IB_WC_WR_FLUSH_ERR;
 		spin_lock(&srq->lock);
 		back = !(err && (test_bit(k, (unsigned long *)resp->slot_placed) ||
@@ -458,7 +458,7 @@ void mroce_srq_slots_release(struct mroce_qp *qp, bool err)
 		spin_unlock(&srq->lock);
 		if (!back)
 			note |= mroce_cq_add(qp->rcq, &wc, false);
-		resp->ssn_base++;
+		resp->rcv.ssn_base++;
 	}
 	memset(resp->slot_placed, 0, sizeof(resp->slot_placed));
 	if (err && !resp->last_wqe && READ_ONCE(qp->state) == IB_QPS_ERR) {
@@ -560,7 +560,7 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	if (qp->resp) {
 		spin_lock_bh(&qp->resp_lock);
 		qp->resp->rwqe_err = 0;
-		mr_rdresp_clear_jobs(&qp->resp->rd);
+		mr_rdresp_clear_jobs(&qp->resp->rcv.rd);
 		spin_unlock_bh(&qp->resp_lock);
 	}
 	dst_cache_reset(&qp->dst_cache);

@@ -16,9 +16,7 @@
 #include "proto/cc.h"
 #include "proto/path.h"
 #include "proto/sender.h"
-#include "proto/rxwin.h"
-#include "proto/rxmsg.h"
-#include "proto/rdresp.h"
+#include "proto/receiver.h"
 #include "proto/rdasm.h"
 #include "verbs.h"
 
@@ -133,16 +131,13 @@ struct mroce_req {
 };
 
 /*
- * Responder protocol state of an RC QP (resp_lock): receive window,
- * message tracker, READ/ATOMIC records and READ response jobs, receive
- * WQE binding, the error point and the rate limits of unauthenticated
- * responses.
+ * Responder state of an RC QP (resp_lock): the core's responder engine
+ * (receive window, message tracker, READ/ATOMIC records, error point,
+ * rate limits: proto/receiver.h) and what binds it to this QP's receive
+ * queue and READ response pacing.
  */
 struct mroce_resp {
-	struct mr_rxwin w;
-	struct mr_rxmsg m;
-	struct mr_rdresp rd;
-	u32 ssn_base;		/* ssn of the oldest uncompleted recv WQE */
+	struct mr_receiver rcv;
 	u32 ssn_fetched;	/* SRQ: WQEs copied into slots up to here */
 	void *slots;		/* SRQ: MR_WINDOW copied receive WQEs */
 	u32 slot_size;
@@ -157,26 +152,7 @@ struct mroce_resp {
 	u8 rwqe_err;
 	u32 rwqe_err_ssn;
 	u32 rwqe_err_idx;
-	bool ack_pending;	/* delayed ACK owed */
-	u8 ack_path;		/* path of the packet that triggered it */
 	bool last_wqe;		/* SRQ: LAST_WQE_REACHED raised */
-	/*
-	 * Error point (MR-VERBS-24): the lowest PSN found with a fatal
-	 * condition; nothing at or after it is placed or executed, and its
-	 * NACK goes out once cum_psn reaches it (err_due: after the READ
-	 * responses still queued for earlier READs). err_sent_ns: when
-	 * that NACK left, for its repeats (MR-REL-28).
-	 */
-	bool err_valid;
-	bool err_due;
-	bool err_sent;
-	u8 err_reason;
-	u32 err_psn;
-	u64 err_sent_ns;
-	/* Rate limits (MR-REL-10, MR-REL-28, MR-SEC-8). */
-	u64 seq_err_ns;		/* last NACK SEQ_ERR or repeated fatal NACK */
-	u32 dup_tokens;		/* responses to duplicates still allowed */
-	u64 dup_refill_ns;
 	/* READ response pacing (MR-CC-19). */
 	u64 rd_next_ns;
 	bool rd_wait;		/* rd_timer armed: pacing or no memory */

@@ -1,22 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MetaRoCE responder: request packets of an RC QP, on the core's
- * receive window (rxwin: classification, SACK, ACK policy, timestamp
- * window) and message tracker (rxmsg: in-order completion).
- *
- * Selective repeat (MR-REL-1): every in-window packet is checked and
- * placed at once (self-describing: DXH offset, RXH va), recorded, and
- * acknowledged per the ACK policy; messages complete strictly in msn
- * order (MR-PLACE-2): receive WQEs are consumed, READs served and
- * atomics executed only then (resp_rd.c). Duplicates are never placed
- * twice.
- *
- * Hostile input: a packet is only acted on after its checks; a fatal
- * condition becomes the QP's error point (MR-VERBS-24), NACKed once
- * cum_psn gets there; packets the peer's transport cannot have sent
- * (stale timestamps, duplicates older than any retransmission) get no
- * answer; answers to unauthenticated packets are rate-limited
- * (MR-REL-10, MR-SEC-8).
+ * MetaRoCE responder glue: request packets of an RC QP go to the core's
+ * responder engine (proto/receiver.h), which decides what is checked,
+ * placed, acknowledged, NACKed and completed; this file does what it
+ * asks against the QP's memory regions and receive queue (or SRQ), and
+ * builds its packets. READ and ATOMIC execution is resp_rd.c's.
  *
  * Runs in softirq under qp->resp_lock. Packets are built under the lock
  * and sent after it is dropped; completions enter the CQ under the
@@ -37,6 +25,20 @@ static const u8 mroce_nack_tx_cnt[] = {
 	[MR_NACK_REMOTE_OP] = MROCE_CNT_NACK_TX_REM_OP,
 };
 
+static const u8 mroce_rcv_ev_cnt[] = {
+	[MR_RCV_EV_CE] = MROCE_CNT_ECN_CE_SEEN,
+	[MR_RCV_EV_STALE] = MROCE_CNT_STALE_DROPS,
+	[MR_RCV_EV_FUTURE] = MROCE_CNT_FUTURE_DROPS,
+	[MR_RCV_EV_BEYOND] = MROCE_CNT_WINDOW_DROPS,
+	[MR_RCV_EV_RATE_LIMITED] = MROCE_CNT_RATE_LIMITED,
+	[MR_RCV_EV_TRIM_DUP] = MROCE_CNT_TRIM_DROPS,
+	[MR_RCV_EV_DUP] = MROCE_CNT_DUP_DROPS,
+	[MR_RCV_EV_OLD_DUP] = MROCE_CNT_OLD_DUP_DROPS,
+	[MR_RCV_EV_ERR_POINT] = MROCE_CNT_ERR_POINT_DROPS,
+	[MR_RCV_EV_MALFORMED] = MROCE_CNT_MALFORMED_DROPS,
+	[MR_RCV_EV_RKEY] = MROCE_CNT_RKEY_VIOLATIONS,
+};
+
 unsigned int mroce_seq_err_us = 100;
 MR_KUNIT_EXPORT(mroce_seq_err_us);
 module_param_named(seq_err_interval_us, mroce_seq_err_us, uint, 0644);
@@ -47,8 +49,7 @@ static u64 mroce_seq_err_ns(void)
 	return (u64)READ_ONCE(mroce_seq_err_us) * NSEC_PER_USEC;
 }
 
-/* A check refused the packet as inconsistent: drop it, no NACK. */
-#define MROCE_RESP_DROP		0xff
+static const struct mr_receiver_ops mroce_rcv_ops;
 
 u16 mroce_resp_entropy(struct mroce_qp *qp, u8 path)
 {
@@ -63,167 +64,78 @@ void mroce_resp_start(struct mroce_qp *qp)
 	if (!resp)
 		return;
 	spin_lock_bh(&qp->resp_lock);
-	mr_rxwin_init(&resp->w, qp->attr.rq_psn);
-	mr_rxmsg_init(&resp->m, 0, qp->attr.rq_psn);
-	mr_rdresp_init(&resp->rd);
-	resp->ssn_base = 0;
+	mr_receiver_init(&resp->rcv, qp->attr.rq_psn, mroce_now());
+	resp->rcv.ops = &mroce_rcv_ops;
 	resp->ssn_fetched = 0;
 	memset(resp->slot_placed, 0, sizeof(resp->slot_placed));
 	resp->rwqe_err = 0;
 	resp->last_wqe = false;
-	resp->err_valid = false;
-	resp->err_due = false;
-	resp->err_sent = false;
-	resp->seq_err_ns = 0;
-	resp->dup_tokens = MROCE_DUP_BURST;
-	resp->dup_refill_ns = mroce_now();
 	resp->rd_next_ns = 0;
 	resp->rd_wait = false;
 	WRITE_ONCE(qp->stopping, false);
 	spin_unlock_bh(&qp->resp_lock);
 }
 
-/* ---- rate limits -------------------------------------------------------- */
-
-/* One NACK SEQ_ERR or fatal NACK repeat per interval (MR-REL-10). */
-static bool mroce_resp_seq_err_ok(struct mroce_resp *resp, u64 now)
+/* The engine's configuration from the QP and the module. resp_lock held. */
+static void mroce_resp_conf(struct mroce_qp *qp)
 {
-	if (resp->seq_err_ns && now - resp->seq_err_ns < mroce_seq_err_ns())
-		return false;
-	resp->seq_err_ns = now;
-	return true;
+	struct mr_receiver *r = &qp->resp->rcv;
+
+	r->seq_err_interval_ns = mroce_seq_err_ns();
+	r->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
+	r->rnr_timer = qp->attr.min_rnr_timer;
 }
 
-/*
- * May a duplicate be answered (ACK, READ or ATOMIC replay)? A token
- * bucket per QP (MR-SEC-8): duplicates are not authenticated beyond
- * MR-SEC-4, so what they cost the responder is bounded. resp_lock held.
- */
-bool mroce_resp_dup_token(struct mroce_qp *qp, u64 now)
+/* ---- the engine's packets and counters ----------------------------------- */
+
+/* ops->emit: build ACK or NACK @a and queue it for after the lock. */
+static void mroce_rcv_emit(void *ctx, struct mr_pkt *a)
 {
-	struct mroce_resp *resp = qp->resp;
-	u64 refill = mroce_seq_err_ns() ?: 1, n;
-
-	if (now > resp->dup_refill_ns) {
-		n = div64_u64(now - resp->dup_refill_ns, refill);
-		if (n >= MROCE_DUP_BURST - resp->dup_tokens) {
-			resp->dup_tokens = MROCE_DUP_BURST;
-			resp->dup_refill_ns = now;
-		} else if (n) {
-			resp->dup_tokens += n;
-			resp->dup_refill_ns += n * refill;
-		}
-	}
-	if (!resp->dup_tokens) {
-		mroce_count(qp->dev, MROCE_CNT_RATE_LIMITED);
-		return false;
-	}
-	resp->dup_tokens--;
-	return true;
-}
-
-/* ---- ACK / NACK -------------------------------------------------------- */
-
-/*
- * Queue an ACK (reason 0) or NACK for @psn. A NACK echoes the timestamp
- * of the packet that caused it (MR-REL-11). resp_lock held.
- */
-static void mroce_resp_ack(struct mroce_qp *qp, struct mroce_rx_ctx *c,
-			   u8 reason, u32 psn)
-{
-	struct mroce_resp *resp = qp->resp;
+	struct mroce_rx_ctx *c = ctx;
+	struct mroce_qp *qp = c->qp;
 	struct mroce_dev *dev = qp->dev;
-	struct mr_pkt a = {};
 	struct sk_buff *skb;
 	u8 *payload;
 	int i;
 
-	a.opcode = reason ? MR_OP_NACK : MR_OP_ACK;
-	a.path = c->path;
-	a.dqpn = qp->attr.dest_qpn;
-	a.sqpn = qp->ibqp.qp_num;
-	a.ts = mroce_qp_ts(qp, mroce_now());
-	a.flags = mr_rxwin_ack_fill(&resp->w, &a.akh);
-	a.akh.msn = mr_rxmsg_completed_msn(&resp->m);
-	a.akh.credit = MR_CREDIT_UNLIMITED;
-	if (reason) {
-		a.akh.ts_echo = c->ts;
-		a.nkh.reason = reason;
-		a.nkh.nack_psn = psn;
-		if (reason == MR_NACK_RNR)
-			a.nkh.rnr_timer = qp->attr.min_rnr_timer;
-	}
-	skb = mroce_pkt_new(qp, &a, &payload);
+	a->dqpn = qp->attr.dest_qpn;
+	a->sqpn = qp->ibqp.qp_num;
+	a->ts = mroce_qp_ts(qp, mroce_now());
+	skb = mroce_pkt_new(qp, a, &payload);
 	if (IS_ERR(skb))
 		return;
 
-	if (reason)
-		mroce_count(dev, mroce_nack_tx_cnt[reason]);
+	if (a->opcode == MR_OP_NACK)
+		mroce_count(dev, mroce_nack_tx_cnt[a->nkh.reason]);
 	else
 		mroce_count(dev, MROCE_CNT_ACK_TX);
 	for (i = 0; i < MR_SACK_WORDS; i++) {
-		if (a.akh.sack[i]) {
+		if (a->akh.sack[i]) {
 			mroce_count(dev, MROCE_CNT_SACK_TX);
 			break;
 		}
 	}
-	if (a.flags & MR_F_ECE)
+	if (a->flags & MR_F_ECE)
 		mroce_count(dev, MROCE_CNT_ECN_ECHOED);
-	resp->ack_pending = false;
-	mroce_pkt_queue(&c->txq, skb, mroce_resp_entropy(qp, c->path), false);
+	mroce_pkt_queue(&c->txq, skb, mroce_resp_entropy(qp, a->path), false);
 }
 
-/* ---- the error point (MR-VERBS-24, MR-REL-18) --------------------------- */
-
-/*
- * A fatal condition @reason on the request with PSN @psn: keep the
- * lowest such PSN as the error point. Nothing at or after it is placed,
- * executed or completed from now on. resp_lock held.
- */
-void mroce_resp_error_point(struct mroce_qp *qp, u8 reason, u32 psn)
+static void mroce_rcv_count(void *ctx, enum mr_rcv_event ev,
+			    const struct mr_pkt *p)
 {
-	struct mroce_resp *resp = qp->resp;
+	struct mroce_rx_ctx *c = ctx;
+	struct mroce_qp *qp = c->qp;
+	const struct mr_rxwin *w = &qp->resp->rcv.w;
 
-	if (reason == MR_NACK_REMOTE_ACCESS)
-		mroce_count(qp->dev, MROCE_CNT_RKEY_VIOLATIONS);
-	mr_rxmsg_stop_at(&resp->m, psn);
-	if (resp->err_valid && !mr_psn_before(psn, resp->err_psn))
-		return;
-	resp->err_valid = true;
-	resp->err_reason = reason;
-	resp->err_psn = psn;
-}
-
-/* Send the error point's NACK and enter the Error state. resp_lock held. */
-void mroce_resp_err_nack(struct mroce_qp *qp, struct mroce_rx_ctx *c)
-{
-	struct mroce_resp *resp = qp->resp;
-
-	mroce_resp_ack(qp, c, resp->err_reason, resp->err_psn);
-	resp->err_due = false;
-	resp->err_sent = true;
-	resp->err_sent_ns = mroce_now();
-	c->error = true;
-}
-
-/*
- * Once cum_psn reaches the error point, every earlier message has
- * completed: NACK it now, or after the READ responses still queued for
- * earlier READs (resp_rd.c sends it when they are out). resp_lock held.
- */
-static void mroce_resp_error_check(struct mroce_qp *qp, struct mroce_rx_ctx *c)
-{
-	struct mroce_resp *resp = qp->resp;
-
-	if (!resp->err_valid || resp->err_sent || resp->err_due ||
-	    resp->w.cum_psn != resp->err_psn)
-		return;
-	if (mr_rdresp_busy(&resp->rd)) {
-		resp->err_due = true;
-		c->rd_kick = true;
-		return;
-	}
-	mroce_resp_err_nack(qp, c);
+	mroce_count(qp->dev, mroce_rcv_ev_cnt[ev]);
+	if (ev == MR_RCV_EV_STALE)
+		pr_info_ratelimited("metaroce: qp %u: psn %u ts %u dropped as stale (newest accepted %u)\n",
+				    qp->ibqp.qp_num, p->psn, p->ts, w->ts_ref);
+	else if (ev == MR_RCV_EV_FUTURE)
+		pr_info_ratelimited("metaroce: qp %u: psn %u ts %u dropped as from the future (newest accepted %u, %llu us ago)\n",
+				    qp->ibqp.qp_num, p->psn, p->ts, w->ts_ref,
+				    div_u64(mroce_now() - w->ts_ref_ns,
+					    NSEC_PER_USEC));
 }
 
 /* ---- receive WQEs ------------------------------------------------------ */
@@ -240,7 +152,7 @@ static struct mroce_recv_wqe *mroce_resp_recv_wqe(struct mroce_qp *qp,
 	struct mroce_resp *resp = qp->resp;
 	struct mroce_recv_wqe *wqe = NULL, *src;
 	struct mroce_rq *rq;
-	u32 idx = ssn - resp->ssn_base;
+	u32 idx = ssn - resp->rcv.ssn_base;
 
 	if (idx >= MR_WINDOW)
 		return NULL;
@@ -301,7 +213,7 @@ static void mroce_resp_rwqe_error(struct mroce_qp *qp, u32 ssn, u8 status)
 	resp->rwqe_err_ssn = ssn;
 	if (!qp->srq) {
 		spin_lock(&qp->rq.lock);
-		resp->rwqe_err_idx = qp->rq.head + (ssn - resp->ssn_base);
+		resp->rwqe_err_idx = qp->rq.head + (ssn - resp->rcv.ssn_base);
 		spin_unlock(&qp->rq.lock);
 	}
 	WRITE_ONCE(resp->rwqe_err, status);
@@ -349,24 +261,15 @@ static u8 mroce_resp_rkey_check(struct mroce_qp *qp, u32 rkey, u64 va,
 
 /*
  * Checks without side effects of a new receive-consuming packet (SEND*,
- * WRITE_IMM): SSN, receive WQE, length, SEND_INV key. resp_lock held.
+ * WRITE_IMM): receive WQE, length, SEND_INV key. resp_lock held.
  */
 static u8 mroce_resp_check_recv(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 				const struct mr_pkt *p)
 {
-	struct mroce_resp *resp = qp->resp;
 	struct mroce_recv_wqe *rwqe;
 	struct mroce_mr *mr;
 	bool ok;
 
-	/*
-	 * Every message before this one with an SSN still bound has a PSN
-	 * in [cum_psn, psn): an SSN further ahead is no message of the
-	 * peer's, and would bind receive WQEs it can never use
-	 * (MR-VERBS-20).
-	 */
-	if (p->dxh.ssn - resp->ssn_base > mr_psn_dist(p->psn, resp->w.cum_psn))
-		return MR_NACK_INVALID_REQ;
 	rwqe = mroce_resp_recv_wqe(qp, c, p->dxh.ssn);
 	if (!rwqe)
 		return c->fatal ? MR_NACK_REMOTE_OP : MR_NACK_RNR;
@@ -392,26 +295,15 @@ static u8 mroce_resp_check_recv(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 }
 
 /*
- * Checks of a new request packet before anything is recorded: RNR,
- * access, limits. Returns 0, MR_NACK_RNR (nothing recorded, the peer
- * retries), a fatal NACK reason, or MROCE_RESP_DROP. resp_lock held.
+ * ops->check: a new request packet against this QP's receive queue and
+ * memory regions: 0, MR_NACK_RNR (nothing recorded, the peer retries), a
+ * fatal NACK reason, or MR_RCV_DROP. resp_lock held.
  */
-static u8 mroce_resp_check(struct mroce_qp *qp, struct mroce_rx_ctx *c,
-			   const struct mr_pkt *p)
+static u8 mroce_rcv_check(void *ctx, const struct mr_pkt *p)
 {
-	struct mroce_resp *resp = qp->resp;
-	s32 dm;
-	int rc;
-
-	/*
-	 * MR-REL-25: every message between the next to complete and this
-	 * one is incomplete, so it has its last PSN in [cum_psn, psn): an
-	 * msn further ahead than that is no message of the peer's (the
-	 * ones it skipped could never complete).
-	 */
-	dm = mr_seq32_diff(p->dxh.msn, mr_rxmsg_completed_msn(&resp->m));
-	if (dm > 0 && (u32)dm > mr_psn_dist(p->psn, resp->w.cum_psn))
-		return MR_NACK_INVALID_REQ;
+	struct mroce_rx_ctx *c = ctx;
+	struct mroce_qp *qp = c->qp;
+	u8 rc;
 
 	switch (p->opcode) {
 	case MR_OP_SEND:
@@ -430,34 +322,28 @@ static u8 mroce_resp_check(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 					     p->payload_len,
 					     IB_ACCESS_REMOTE_WRITE);
 	case MR_OP_READ_REQ:
+		return mroce_resp_rkey_check(qp, p->rxh.rkey,
+					     p->rxh.va + p->dxh.offset,
+					     p->dxh.msg_len,
+					     IB_ACCESS_REMOTE_READ);
 	case MR_OP_ATOMIC_CS:
 	case MR_OP_ATOMIC_FA:
-		rc = mr_rdresp_check_new(&resp->rd, &resp->m, p,
-					 qp->attr.max_dest_rd_atomic);
-		if (rc == MR_ERR_MSG_MISMATCH)
-			return MROCE_RESP_DROP;
-		if (rc)
-			return rc;
-		if (p->opcode == MR_OP_READ_REQ)
-			return mroce_resp_rkey_check(qp, p->rxh.rkey,
-						     p->rxh.va + p->dxh.offset,
-						     p->dxh.msg_len,
-						     IB_ACCESS_REMOTE_READ);
 		return mroce_resp_rkey_check(qp, p->axh.rkey, p->axh.va,
 					     MR_ATOMIC_LEN,
 					     IB_ACCESS_REMOTE_ATOMIC);
 	default:
-		return MROCE_RESP_DROP;
+		return MR_RCV_DROP;
 	}
 }
 
 /*
- * Place the payload of a checked and recorded packet. Returns 0 or a
- * fatal NACK reason (the memory failed under us). resp_lock held.
+ * ops->place: the payload of a checked and recorded packet. Returns 0 or
+ * a fatal NACK reason (the memory failed under us). resp_lock held.
  */
-static u8 mroce_resp_place(struct mroce_qp *qp, struct mroce_rx_ctx *c,
-			   const struct mr_pkt *p)
+static u8 mroce_rcv_place(void *ctx, const struct mr_pkt *p)
 {
+	struct mroce_rx_ctx *c = ctx;
+	struct mroce_qp *qp = c->qp;
 	struct mroce_resp *resp = qp->resp;
 	struct mroce_recv_wqe *rwqe;
 	struct mroce_mr *mr;
@@ -508,13 +394,15 @@ static u8 mroce_resp_place(struct mroce_qp *qp, struct mroce_rx_ctx *c,
  * Complete receive-consuming message @m: its CQE enters the CQ under the
  * lock that orders its WQE (rq.lock, or resp_lock for SRQ slots), so
  * receive completions leave in WQE order whatever CPU runs this
- * (MR-PLACE-2). resp_lock held.
+ * (MR-PLACE-2). Returns 0, or the reason it fails with after its CQE.
+ * resp_lock held.
  */
-static void mroce_resp_complete_recv(struct mroce_qp *qp,
-				     struct mroce_rx_ctx *c,
-				     const struct mr_rxmsg_info *m)
+static u8 mroce_resp_complete_recv(struct mroce_qp *qp,
+				   struct mroce_rx_ctx *c,
+				   const struct mr_rxmsg_info *m)
 {
 	struct mroce_resp *resp = qp->resp;
+	u8 reason = 0;
 	struct mroce_recv_wqe *rwqe;
 	struct mroce_mr *mr;
 	struct ib_wc wc = {};
@@ -542,9 +430,7 @@ static void mroce_resp_complete_recv(struct mroce_qp *qp,
 			wc.ex.invalidate_rkey = m->imm;
 		} else {
 			wc.status = IB_WC_REM_INV_REQ_ERR;
-			mroce_resp_error_point(qp, MR_NACK_INVALID_REQ,
-					       m->last_psn);
-			mroce_resp_err_nack(qp, c);
+			reason = MR_NACK_INVALID_REQ;
 		}
 		if (mr)
 			mroce_mr_put(mr);
@@ -565,49 +451,46 @@ static void mroce_resp_complete_recv(struct mroce_qp *qp,
 		__clear_bit(m->ssn % MR_WINDOW,
 			    (unsigned long *)resp->slot_placed);
 	}
-	resp->ssn_base++;
+	return reason;
 }
 
 /*
- * Complete (or execute) every message that became due, in msn order.
- * resp_lock held.
+ * ops->deliver: message @m is due, in msn order. resp_lock held.
  */
-static void mroce_resp_complete(struct mroce_qp *qp, struct mroce_rx_ctx *c)
+static u8 mroce_rcv_deliver(void *ctx, const struct mr_rxmsg_info *m)
 {
-	struct mroce_resp *resp = qp->resp;
-	struct mr_rxmsg_info m;
-	u8 reason;
+	struct mroce_rx_ctx *c = ctx;
 
-	while (!c->error && mr_rxmsg_pop_completed(&resp->m, &m)) {
-		switch (m.opcode) {
-		case MR_OP_READ_REQ:
-		case MR_OP_ATOMIC_CS:
-		case MR_OP_ATOMIC_FA:
-			reason = mroce_resp_rd_exec(qp, c, &m);
-			if (reason) {
-				/*
-				 * The memory went away after the arrival
-				 * checks: fail here.
-				 */
-				mroce_resp_error_point(qp, reason, m.first_psn);
-				mroce_resp_err_nack(qp, c);
-			}
-			break;
-		case MR_OP_WRITE:
-			break;
-		default:
-			/* SEND*, WRITE_IMM: receive WQEs in ssn order. */
-			if (m.ssn != resp->ssn_base) {
-				mroce_resp_error_point(qp, MR_NACK_INVALID_REQ,
-						       m.first_psn);
-				mroce_resp_err_nack(qp, c);
-				break;
-			}
-			mroce_resp_complete_recv(qp, c, &m);
-			break;
-		}
+	switch (m->opcode) {
+	case MR_OP_READ_REQ:
+	case MR_OP_ATOMIC_CS:
+	case MR_OP_ATOMIC_FA:
+		/* The memory may have gone since the arrival checks. */
+		return mroce_resp_rd_exec(c->qp, c, m);
+	case MR_OP_WRITE:
+		return 0;
+	default:
+		/* SEND*, WRITE_IMM: the engine keeps them in ssn order. */
+		return mroce_resp_complete_recv(c->qp, c, m);
 	}
 }
+
+/* ops->replay: a duplicate READ_REQ or atomic of an executed message. */
+static void mroce_rcv_replay(void *ctx, const struct mr_pkt *p)
+{
+	struct mroce_rx_ctx *c = ctx;
+
+	mroce_resp_rd_replay(c->qp, c, p);
+}
+
+static const struct mr_receiver_ops mroce_rcv_ops = {
+	.check = mroce_rcv_check,
+	.place = mroce_rcv_place,
+	.deliver = mroce_rcv_deliver,
+	.replay = mroce_rcv_replay,
+	.emit = mroce_rcv_emit,
+	.count = mroce_rcv_count,
+};
 
 /* ---- entry ------------------------------------------------------------- */
 
@@ -627,217 +510,41 @@ void mroce_resp_finish(struct mroce_qp *qp, struct mroce_rx_ctx *c)
 		mroce_resp_rd_run(qp);
 }
 
-/*
- * A request for a QP in the Error state after its fatal NACK: repeat the
- * NACK to requests at or after the error point, rate-limited, for
- * max_rto, so that its loss does not turn a remote error into
- * RETRY_EXC_ERR at the requester (MR-REL-28). resp_lock held.
- */
-static void mroce_resp_err_repeat(struct mroce_qp *qp, struct mroce_rx_ctx *c,
-				  const struct mr_pkt *p, u64 now)
-{
-	struct mroce_resp *resp = qp->resp;
-
-	if (!resp->err_sent || mr_psn_before(p->psn, resp->err_psn) ||
-	    now - resp->err_sent_ns > MROCE_ERR_REPEAT_NS ||
-	    !mroce_resp_seq_err_ok(resp, now))
-		return;
-	mroce_resp_ack(qp, c, resp->err_reason, resp->err_psn);
-}
-
-/* A duplicate request (MR-REL-7..9). Returns true if an ACK is due. */
-static bool mroce_resp_dup(struct mroce_qp *qp, struct mroce_rx_ctx *c,
-			   const struct mr_pkt *p, bool ce, u64 now)
-{
-	struct mroce_resp *resp = qp->resp;
-	bool executed = mr_seq32_diff(p->dxh.msn,
-				      mr_rxmsg_completed_msn(&resp->m)) < 0;
-	bool rd_at = mr_op_has(p->opcode, MR_OPA_ANSWERED);
-	bool ack;
-
-	if (!mr_rxwin_dup_recent(&resp->w, p->psn)) {
-		/*
-		 * Older than any retransmission (MR-REL-1): no answer,
-		 * except an atomic re-sent under its own PSN, answered from
-		 * the cache (MR-REL-27).
-		 */
-		if (rd_at && p->opcode != MR_OP_READ_REQ && executed) {
-			if (mroce_resp_dup_token(qp, now))
-				mroce_resp_rd_replay(qp, c, p);
-		} else {
-			mroce_count(qp->dev, MROCE_CNT_OLD_DUP_DROPS);
-		}
-		return false;
-	}
-	mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);
-	if (!mroce_resp_dup_token(qp, now)) {
-		/* Counted for the next ACK only. */
-		mr_rxwin_note(&resp->w, MR_RX_DUP, p->flags, ce, p->ts, now);
-		return false;
-	}
-	/* A READ or ATOMIC still waiting to execute is only acknowledged. */
-	if (rd_at && executed)
-		mroce_resp_rd_replay(qp, c, p);
-	ack = mr_rxwin_note(&resp->w, MR_RX_DUP, p->flags, ce, p->ts, now);
-	return ack;
-}
-
-/*
- * A new request packet (MR-REL-6): checks, record, place, mark. Returns
- * true if it was accepted (an ACK may be due: *@ack).
- */
-static bool mroce_resp_new(struct mroce_qp *qp, struct mroce_rx_ctx *c,
-			   const struct mr_pkt *p, enum mr_rx_class cls,
-			   bool ce, u64 now, bool *ack)
-{
-	struct mroce_resp *resp = qp->resp;
-	struct mroce_dev *dev = qp->dev;
-	u8 reason;
-	int rc;
-
-	/* Past an error point nothing is placed or marked (MR-VERBS-24). */
-	if (resp->err_valid && !mr_psn_before(p->psn, resp->err_psn)) {
-		mroce_count(dev, MROCE_CNT_ERR_POINT_DROPS);
-		return false;
-	}
-	reason = mroce_resp_check(qp, c, p);
-	if (reason == MR_NACK_RNR) {
-		mroce_resp_ack(qp, c, MR_NACK_RNR, p->psn);
-		return false;
-	}
-	if (reason == MROCE_RESP_DROP) {
-		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
-		return false;
-	}
-	if (reason) {
-		mroce_resp_error_point(qp, reason, p->psn);
-		return false;
-	}
-
-	rc = mr_rxmsg_add(&resp->m, p);
-	if (rc == MR_ERR_MSN_OLD) {
-		/* An executed msn under a new PSN (MR-REL-25). */
-		mroce_resp_error_point(qp, MR_NACK_INVALID_REQ, p->psn);
-		return false;
-	}
-	if (rc < 0 || rc == MR_RXMSG_DUP) {
-		/* Inconsistent with its message (MR-PLACE-14): no state. */
-		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
-		return false;
-	}
-	if (rc == 0) {
-		reason = mroce_resp_place(qp, c, p);
-		if (reason) {
-			/* Counted by the tracker: its stop covers it. */
-			mroce_resp_error_point(qp, reason, p->psn);
-			return false;
-		}
-	}
-	mr_rxwin_mark(&resp->w, p->psn);
-	mr_rxwin_ts_accept(&resp->w, p->ts, now);
-	*ack = mr_rxwin_note(&resp->w, cls, p->flags, ce, p->ts, now);
-	return true;
-}
-
 void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 {
 	struct mroce_resp *resp = qp->resp;
 	struct mroce_dev *dev = qp->dev;
 	struct mroce_rx_ctx c;
-	enum mr_rx_class cls;
 	enum ib_qp_state state;
-	bool ack = false;
-	u64 now;
+	u64 now, deadline;
 
 	if (!resp)
 		return;
-	mroce_rx_ctx_init(&c, p->path, p->ts);
+	mroce_rx_ctx_init(&c, qp, p->path);
 	now = mroce_now();
 
 	spin_lock_bh(&qp->resp_lock);
+	mroce_resp_conf(qp);
 	state = READ_ONCE(qp->state);
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	    state != IB_QPS_SQD) {
 		/* MR-MAL-5; after a fatal NACK, its repeats (MR-REL-28). */
 		mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		if (state == IB_QPS_ERR)
-			mroce_resp_err_repeat(qp, &c, p, now);
+			mr_receiver_on_pkt_in_error(&resp->rcv, p, now, &c);
 		goto out;
 	}
 	if (mroce_payload_over_pmtu(qp, p)) {
 		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
 		goto out;
 	}
-	/* A timestamp the peer's clock cannot have made (MR-WIN-6). */
-	switch (mr_rxwin_ts_check(&resp->w, p->ts, now)) {
-	case MR_TS_OLD:
-		mroce_count(dev, MROCE_CNT_STALE_DROPS);
-		pr_info_ratelimited("metaroce: qp %u: psn %u ts %u dropped as stale (newest accepted %u)\n",
-				    qp->ibqp.qp_num, p->psn, p->ts,
-				    resp->w.ts_ref);
-		goto out;
-	case MR_TS_FUTURE:
-		mroce_count(dev, MROCE_CNT_FUTURE_DROPS);
-		pr_info_ratelimited("metaroce: qp %u: psn %u ts %u dropped as from the future (newest accepted %u, %llu us ago)\n",
-				    qp->ibqp.qp_num, p->psn, p->ts,
-				    resp->w.ts_ref,
-				    div_u64(now - resp->w.ts_ref_ns, NSEC_PER_USEC));
-		goto out;
-	default:
-		break;
-	}
-	resp->ack_path = p->path;
-	if (ce)
-		mroce_count(dev, MROCE_CNT_ECN_CE_SEEN);
-
-	cls = mr_rxwin_classify(&resp->w, p->psn);
-	if (p->flags & MR_F_TRIM) {
-		/*
-		 * A switch cut the payload: ask for it again (MR-REL-16),
-		 * unless it is past an error point.
-		 */
-		if (cls == MR_RX_NEW || cls == MR_RX_NEW_OOO) {
-			if (resp->err_valid &&
-			    !mr_psn_before(p->psn, resp->err_psn))
-				mroce_count(dev, MROCE_CNT_ERR_POINT_DROPS);
-			else
-				mroce_resp_ack(qp, &c, MR_NACK_TRIMMED, p->psn);
-		} else {
-			mroce_count(dev, MROCE_CNT_TRIM_DROPS);
-		}
-		goto out;
-	}
-
-	switch (cls) {
-	case MR_RX_BEYOND:
-		/* Unauthenticated: NACKed at a bounded rate (MR-REL-10). */
-		mroce_count(dev, MROCE_CNT_WINDOW_DROPS);
-		mr_rxwin_note(&resp->w, cls, p->flags, ce, p->ts, now);
-		if (mroce_resp_seq_err_ok(resp, now))
-			mroce_resp_ack(qp, &c, MR_NACK_SEQ_ERR, p->psn);
-		else
-			mroce_count(dev, MROCE_CNT_RATE_LIMITED);
-		goto out;
-	case MR_RX_DUP:
-		ack = mroce_resp_dup(qp, &c, p, ce, now);
-		break;
-	default:
-		mroce_resp_new(qp, &c, p, cls, ce, now, &ack);
-		mroce_resp_complete(qp, &c);
-		break;
-	}
-
-	mroce_resp_error_check(qp, &c);
-	if (!c.error) {
-		if (ack)
-			mroce_resp_ack(qp, &c, 0, 0);
-		else if (resp->w.delack_armed && !READ_ONCE(qp->stopping))
-			hrtimer_start(&qp->ack_timer,
-				      ns_to_ktime(resp->w.ack_deadline_ns),
-				      HRTIMER_MODE_ABS_SOFT);
-	}
+	c.error = mr_receiver_on_pkt(&resp->rcv, p, ce, now, &c);
+	deadline = mr_receiver_ack_deadline(&resp->rcv);
+	if (!c.error && deadline != MR_TIME_NEVER && !READ_ONCE(qp->stopping))
+		hrtimer_start(&qp->ack_timer, ns_to_ktime(deadline),
+			      HRTIMER_MODE_ABS_SOFT);
 out:
-	if (mr_rdresp_busy(&resp->rd))
+	if (mr_rdresp_busy(&resp->rcv.rd))
 		c.rd_kick = true;
 	spin_unlock_bh(&qp->resp_lock);
 	mroce_resp_finish(qp, &c);
@@ -852,9 +559,8 @@ enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t)
 	if (!qp->resp)
 		return HRTIMER_NORESTART;
 	spin_lock_bh(&qp->resp_lock);
-	mroce_rx_ctx_init(&c, qp->resp->ack_path, 0);
-	if (mr_rxwin_ack_due(&qp->resp->w, mroce_now()))
-		mroce_resp_ack(qp, &c, 0, 0);
+	mroce_rx_ctx_init(&c, qp, qp->resp->rcv.ack_path);
+	mr_receiver_on_timer(&qp->resp->rcv, mroce_now(), &c);
 	spin_unlock_bh(&qp->resp_lock);
 	mroce_pkt_flush(qp, &c.txq);
 	return HRTIMER_NORESTART;

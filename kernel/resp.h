@@ -12,21 +12,20 @@
 
 /*
  * seq_err_interval (MR-REL-10, module parameter, default 100 us): one
- * NACK SEQ_ERR or repeated fatal NACK per QP per interval; responses to
- * duplicates (ACKs, READ and ATOMIC replays) a burst of MROCE_DUP_BURST,
+ * NACK SEQ_ERR or repeated fatal NACK per QP per interval; answers to
+ * duplicates (ACKs, READ and ATOMIC replays) a burst of MR_RCV_DUP_BURST,
  * then one per interval (MR-SEC-8).
  */
 extern unsigned int mroce_seq_err_us;
-#define MROCE_DUP_BURST			16
-/* Fatal NACK repeats after the error (MR-REL-28): max_rto. */
-#define MROCE_ERR_REPEAT_NS		NSEC_PER_SEC
 
 /*
  * Per-packet (or per-pass) context of the responder, filled under
  * resp_lock and acted on after it is dropped: packets to send,
- * completion notifications, state changes.
+ * completion notifications, state changes. The engine's ops get it as
+ * their ctx.
  */
 struct mroce_rx_ctx {
+	struct mroce_qp *qp;
 	struct sk_buff_head txq;
 	unsigned int cq_note;	/* mroce_cq_add() results for qp->rcq */
 	bool error;		/* move the QP to error after unlocking */
@@ -34,24 +33,21 @@ struct mroce_rx_ctx {
 	bool fatal;		/* a user RQ/SRQ ring is corrupt */
 	bool rd_kick;		/* READ responses are queued */
 	u8 path;		/* path of the packet, echoed */
-	u32 ts;			/* its MBH.ts, echoed by a NACK it causes */
 };
 
-static inline void mroce_rx_ctx_init(struct mroce_rx_ctx *c, u8 path, u32 ts)
+static inline void mroce_rx_ctx_init(struct mroce_rx_ctx *c,
+				     struct mroce_qp *qp, u8 path)
 {
 	memset(c, 0, sizeof(*c));
 	__skb_queue_head_init(&c->txq);
+	c->qp = qp;
 	c->path = path;
-	c->ts = ts;
 }
 
 /* resp.c */
 u16 mroce_resp_entropy(struct mroce_qp *qp, u8 path);
 u8 mroce_resp_rkey(struct mroce_qp *qp, u32 rkey, u64 va, u64 len,
 		   int access, struct mroce_mr **mrp);
-bool mroce_resp_dup_token(struct mroce_qp *qp, u64 now);
-void mroce_resp_error_point(struct mroce_qp *qp, u8 reason, u32 psn);
-void mroce_resp_err_nack(struct mroce_qp *qp, struct mroce_rx_ctx *c);
 void mroce_resp_finish(struct mroce_qp *qp, struct mroce_rx_ctx *c);
 
 /* resp_rd.c */

@@ -84,7 +84,7 @@ static u8 mroce_resp_atomic(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	if (err)
 		return MR_NACK_REMOTE_ACCESS;
 
-	mr_rdresp_atomic_done(&qp->resp->rd, m, orig);
+	mr_rdresp_atomic_done(&qp->resp->rcv.rd, m, orig);
 	mroce_resp_atomic_reply(qp, c, m->msn, m->first_psn, orig, false);
 	return 0;
 }
@@ -111,7 +111,7 @@ u8 mroce_resp_rd_exec(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		return reason;
 	if (mr)
 		mroce_mr_put(mr);
-	if (mr_rdresp_read(&resp->rd, m, c->path))
+	if (mr_rdresp_read(&resp->rcv.rd, m, c->path))
 		mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
 	c->rd_kick = true;
 	return 0;
@@ -128,8 +128,9 @@ void mroce_resp_rd_replay(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	struct mroce_resp *resp = qp->resp;
 	u64 orig = 0;
 
-	switch (mr_rdresp_replay(&resp->rd, p,
-				 mr_rxmsg_completed_msn(&resp->m), &orig)) {
+	switch (mr_rdresp_replay(&resp->rcv.rd, p,
+				 mr_rxmsg_completed_msn(&resp->rcv.m),
+				 &orig)) {
 	case MR_REPLAY_READ:
 		c->rd_kick = true;
 		break;
@@ -224,7 +225,7 @@ static bool mroce_resp_rd_pass(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	    state != IB_QPS_SQD) {
-		mr_rdresp_clear_jobs(&resp->rd);
+		mr_rdresp_clear_jobs(&resp->rcv.rd);
 		return false;
 	}
 	if (resp->rd_wait)
@@ -237,7 +238,7 @@ static bool mroce_resp_rd_pass(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	 */
 	mtu = ib_mtu_enum_to_int(min(qp->attr.path_mtu,
 				     READ_ONCE(qp->dev->active_mtu)));
-	while (budget > 0 && mr_rdresp_peek(&resp->rd, mtu, &ch)) {
+	while (budget > 0 && mr_rdresp_peek(&resp->rcv.rd, mtu, &ch)) {
 		now = mroce_now();
 		if (gap && resp->rd_next_ns > now + slack) {
 			mroce_resp_rd_arm(qp, resp->rd_next_ns);
@@ -251,10 +252,10 @@ static bool mroce_resp_rd_pass(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		}
 		if (IS_ERR(skb)) {
 			mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
-			mr_rdresp_abort(&resp->rd);
+			mr_rdresp_abort(&resp->rcv.rd);
 			continue;
 		}
-		mr_rdresp_commit(&resp->rd, &ch);
+		mr_rdresp_commit(&resp->rcv.rd, &ch);
 		mroce_pkt_queue(&c->txq, skb, mroce_resp_entropy(qp, ch.path),
 				true);
 		if (gap)
@@ -263,9 +264,9 @@ static bool mroce_resp_rd_pass(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		budget--;
 	}
 	/* The error point waited for these responses (MR-VERBS-24). */
-	if (!mr_rdresp_busy(&resp->rd) && resp->err_due)
-		mroce_resp_err_nack(qp, c);
-	return mr_rdresp_busy(&resp->rd);
+	if (mr_receiver_rd_drained(&resp->rcv, mroce_now(), c))
+		c->error = true;
+	return mr_rdresp_busy(&resp->rcv.rd);
 }
 
 /*
@@ -281,7 +282,7 @@ void mroce_resp_rd_run(struct mroce_qp *qp)
 	if (!qp->resp)
 		return;
 	gap = mroce_resp_rd_gap(qp, &slack);
-	mroce_rx_ctx_init(&c, 0, 0);
+	mroce_rx_ctx_init(&c, qp, 0);
 	spin_lock_bh(&qp->resp_lock);
 	more = mroce_resp_rd_pass(qp, &c, MROCE_RD_SOFTIRQ_BUDGET, gap, slack);
 	if (more && !READ_ONCE(qp->stopping))
@@ -299,7 +300,7 @@ static void mroce_resp_work(struct work_struct *work)
 
 	do {
 		gap = mroce_resp_rd_gap(qp, &slack);
-		mroce_rx_ctx_init(&c, 0, 0);
+		mroce_rx_ctx_init(&c, qp, 0);
 		spin_lock_bh(&qp->resp_lock);
 		more = !READ_ONCE(qp->stopping) &&
 		       mroce_resp_rd_pass(qp, &c, MROCE_RD_WORK_BUDGET, gap,

@@ -117,8 +117,8 @@ static int mroce_res_qp(struct sk_buff *msg, struct mroce_qp *qp)
 		return err;
 
 	spin_lock_bh(&qp->resp_lock);
-	cum_psn = qp->resp->w.cum_psn;
-	msn = mr_rxmsg_completed_msn(&qp->resp->m);
+	cum_psn = qp->resp->rcv.w.cum_psn;
+	msn = mr_rxmsg_completed_msn(&qp->resp->rcv.m);
 	spin_unlock_bh(&qp->resp_lock);
 	if (rdma_nl_put_driver_u32(msg, "rx_cum_psn", cum_psn) ||
 	    rdma_nl_put_driver_u32(msg, "rx_completed_msn", msn))

@@ -5,8 +5,8 @@
  * instructions per packet).
  *
  * One RC requester (txsb + cc + path, as kernel/req.c drives them) streams
- * WRITE messages to one responder (rxwin + rxmsg, as kernel/recv.c and
- * kernel/resp.c do) over a simulated link on a virtual clock: a
+ * WRITE messages to one responder (the receiver engine kernel/resp.c
+ * runs: rxwin + rxmsg + error point + rate limits) over a simulated link on a virtual clock: a
  * serialisation gap per packet, a one-way delay, and random loss on both
  * directions (data and ACKs). Every packet is really encoded (headers,
  * payload copy, ICRC) and really checked and decoded on the other side.
@@ -17,9 +17,10 @@
  * of calls the program prints is its cost per call:
  *   stage_tx_data    requester: scoreboard + path + cc bookkeeping of one
  *                    data packet (new or retransmitted), encode, ICRC
- *   stage_rx_data    responder: ICRC check, decode, window, message
- *                    tracker, placement (memcpy), completion, ACK policy
- *   stage_tx_ack     responder: build one ACK (ack_fill, encode, ICRC)
+ *   stage_rx_data    responder: ICRC check, decode, the receiver engine
+ *                    (window, message tracker, placement (memcpy),
+ *                    completion, ACK policy and filling the ACK)
+ *   stage_tx_ack     responder: encode one ACK (headers, ICRC)
  *   stage_rx_ack     requester: ICRC check, decode, scoreboard (SACK,
  *                    RACK, RTT), cc and path feedback
  *   stage_timers     requester: RACK/RTO timer work when a deadline passed
@@ -54,8 +55,7 @@
 #include "cc.h"
 #include "path.h"
 #include "sender.h"
-#include "rxwin.h"
-#include "rxmsg.h"
+#include "receiver.h"
 #include "crc32c.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -96,11 +96,11 @@ static struct {
 	u32 next_msn, next_pkt, done_msn;
 	u8 payload[MAX_MTU];
 	/* responder */
-	struct mr_rxwin w;
-	struct mr_rxmsg m;
+	struct mr_receiver rcv;	/* the kernel's responder engine */
+	struct mr_pkt ack;	/* the ACK the engine asked for */
+	bool ack_owed;
 	u8 mem[MEM_SLOTS][65536 * 16];
 	u32 rsp_done;
-	u8 last_path;
 	/* link */
 	struct queue to_rsp, to_req;
 	u64 now;
@@ -220,51 +220,91 @@ NOINLINE static u32 stage_tx_data(u8 *buf, u32 msn, u32 k, bool retx)
 	return (u32)hl + plen + MR_ICRC_LEN;
 }
 
+/* Encode the ACK the engine filled (rcv_emit). */
 NOINLINE static u32 stage_tx_ack(u8 *buf)
 {
-	struct mr_pkt a;
 	int len;
 
-	memset(&a, 0, sizeof(a));
-	a.flags = mr_rxwin_ack_fill(&S.w, &a.akh);
-	a.opcode = MR_OP_ACK;
-	a.path = S.last_path;
-	a.dqpn = REQ_QPN;
-	a.sqpn = RSP_QPN;
-	a.ts = (u32)(S.now / US);
-	a.akh.msn = mr_rxmsg_completed_msn(&S.m);
-	a.akh.credit = MR_CREDIT_UNLIMITED;
-	len = mr_pkt_encode(&a, buf, PKT_MAX);
+	S.ack_owed = false;
+	S.ack.dqpn = REQ_QPN;
+	S.ack.sqpn = RSP_QPN;
+	S.ack.ts = (u32)(S.now / US);
+	len = mr_pkt_encode(&S.ack, buf, PKT_MAX);
 	if (len < 0)
 		abort();
 	return (u32)len;
 }
 
+/* The engine's callbacks: a receiver with room for everything. */
+static u8 rcv_check(void *ctx, const struct mr_pkt *p)
+{
+	(void)ctx;
+	(void)p;
+	return 0;
+}
+
+static u8 rcv_place(void *ctx, const struct mr_pkt *p)
+{
+	(void)ctx;
+	/* placement at RXH.va + offset (one of a few buffers) */
+	memcpy(S.mem[p->dxh.msn % MEM_SLOTS] + p->dxh.offset, p->payload,
+	       p->payload_len);
+	return 0;
+}
+
+static u8 rcv_deliver(void *ctx, const struct mr_rxmsg_info *m)
+{
+	(void)ctx;
+	(void)m;
+	S.rsp_done++;
+	return 0;
+}
+
+static void rcv_replay(void *ctx, const struct mr_pkt *p)
+{
+	(void)ctx;
+	(void)p;
+	abort();
+}
+
+static void rcv_emit(void *ctx, struct mr_pkt *a)
+{
+	(void)ctx;
+	if (a->opcode != MR_OP_ACK)
+		abort();
+	S.ack = *a;
+	S.ack_owed = true;
+}
+
+static void rcv_count(void *ctx, enum mr_rcv_event ev, const struct mr_pkt *p)
+{
+	(void)ctx;
+	(void)p;
+	if (ev == MR_RCV_EV_DUP || ev == MR_RCV_EV_OLD_DUP)
+		S.n_dup++;
+	else if (ev != MR_RCV_EV_RATE_LIMITED)
+		abort();
+}
+
+static const struct mr_receiver_ops rcv_ops = {
+	.check = rcv_check,
+	.place = rcv_place,
+	.deliver = rcv_deliver,
+	.replay = rcv_replay,
+	.emit = rcv_emit,
+	.count = rcv_count,
+};
+
 /* Returns true when an ACK is to be sent. */
 NOINLINE static bool stage_rx_data(const u8 *buf, u32 len)
 {
-	struct mr_rxmsg_info info;
-	enum mr_rx_class cls;
 	struct mr_pkt p;
 
 	if (mr_icrc_check(buf, len) || mr_pkt_decode(buf, len, &p))
 		abort();
-	cls = mr_rxwin_classify(&S.w, p.psn);
-	if (cls == MR_RX_NEW || cls == MR_RX_NEW_OOO) {
-		if (mr_rxmsg_add(&S.m, &p) < 0)
-			abort();
-		/* placement at RXH.va + offset (one of a few buffers) */
-		memcpy(S.mem[p.dxh.msn % MEM_SLOTS] + p.dxh.offset, p.payload,
-		       p.payload_len);
-		if (mr_rxwin_mark(&S.w, p.psn) < 0)
-			abort();
-		while (mr_rxmsg_pop_completed(&S.m, &info))
-			S.rsp_done++;
-	} else {
-		S.n_dup++;
-	}
-	S.last_path = p.path;
-	return mr_rxwin_note(&S.w, cls, p.flags, false, p.ts, S.now);
+	if (mr_receiver_on_pkt(&S.rcv, &p, false, S.now, NULL))
+		abort();
+	return S.ack_owed;
 }
 
 NOINLINE static void stage_rx_ack(const u8 *buf, u32 len)
@@ -364,8 +404,9 @@ static u64 next_event(void)
 {
 	u64 t = mr_txsb_next_deadline(&S.snd.sb), n;
 
-	if (S.w.delack_armed && S.w.ack_deadline_ns < t)
-		t = S.w.ack_deadline_ns;
+	n = mr_receiver_ack_deadline(&S.rcv);
+	if (n < t)
+		t = n;
 	if (S.to_rsp.n && S.to_rsp.q[S.to_rsp.head].t < t)
 		t = S.to_rsp.q[S.to_rsp.head].t;
 	if (S.to_req.n && S.to_req.q[S.to_req.head].t < t)
@@ -408,7 +449,8 @@ static void run(void)
 				link_send(&S.to_req, buf, stage_tx_ack(buf));
 			}
 		}
-		if (mr_rxwin_ack_due(&S.w, S.now)) {
+		mr_receiver_on_timer(&S.rcv, S.now, NULL);
+		if (S.ack_owed) {
 			S.n_tx_ack++;
 			link_send(&S.to_req, buf, stage_tx_ack(buf));
 		}
@@ -506,8 +548,9 @@ int main(int argc, char **argv)
 	S.path_rng = 7;
 	if (mr_path_init(&S.snd.pt, &pp, path_rand, &S.path_rng, 0))
 		return 1;
-	mr_rxwin_init(&S.w, 0xFFFF00);
-	mr_rxmsg_init(&S.m, 0, 0xFFFF00);
+	mr_receiver_init(&S.rcv, 0xFFFF00, 0);
+	S.rcv.ops = &rcv_ops;
+	S.rcv.seq_err_interval_ns = 100 * US;	/* the kernel's default */
 	S.min_cwnd_seen = ~0U;
 
 	run();

@@ -1,40 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libFuzzer: a responder receive path (rxwin + rxmsg) driven by a
- * sequence of packets taken from the input (MR-REL-1, MR-PLACE-2).
+ * libFuzzer: the responder engine (receiver.h, the code kernel/resp.c
+ * runs) driven by a sequence of packets taken from the input (MR-REL-1,
+ * MR-PLACE-2, MR-VERBS-24).
  *
- * Input: 3 bytes initial PSN (big-endian, 24 bit), 4 bytes initial msn,
- * then records [u16 big-endian length][packet bytes MBH..ICRC]. Each
- * record is decoded (the ICRC is not checked so the fuzzer can reach
- * deep states) and, if it is a request, handled the way the kernel glue
- * does: classify; new -> rxmsg_add -> mark; pop completions.
+ * Input: 3 bytes initial PSN (big-endian, 24 bit), 4 bytes initial msn
+ * (the engine starts as if that many messages, and as many receive WQEs,
+ * had completed: so wraps are reached), then records [u16 big-endian length][packet bytes MBH..ICRC]. Each record is
+ * decoded (the ICRC is not checked so the fuzzer can reach deep states)
+ * and, if it is a request, handed to mr_receiver_on_pkt() - or, once the
+ * engine put the QP in error, to mr_receiver_on_pkt_in_error(), as the
+ * kernel does. The local checks answer from the packet (some PSNs are
+ * RNR, a remote access error or inconsistent; some messages fail at
+ * delivery), so the error point and RNR paths are reached too.
  *
  * Invariants, enforced with abort():
- *  - cum_psn only moves forward, by at most 256 per packet, and only on
- *    a packet that was accepted; SACK bit 0 is always clear;
- *  - a PSN classified duplicate stays duplicate; a new one becomes
- *    received once accepted;
- *  - completions come out in msn order, each msn exactly once, and a
- *    data message only with all of its bytes;
- *  - refused packets change neither rxwin nor rxmsg.
+ *  - cum_psn only moves forward, by at most 256 per packet, and agrees
+ *    with the message tracker's; SACK bit 0 is always clear, in the
+ *    window and in every ACK or NACK emitted;
+ *  - a PSN once received stays received;
+ *  - completions come out in msn order, each msn exactly once, a data
+ *    message only with all of its bytes, and only once cum_psn passed it;
+ *  - nothing is placed or delivered at or past the error point;
+ *  - a packet dropped as malformed changes neither window nor tracker.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "wire.h"
-#include "rxwin.h"
-#include "rxmsg.h"
+#include "receiver.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct rx_state {
-	struct mr_rxwin w;
-	struct mr_rxmsg m;
+	struct mr_receiver r;
 	struct mr_rxmsg snap_m;
-	struct mr_rxwin snap_w;
+	u64 snap_map[MR_SACK_WORDS];
 	u32 next_msn;
 	u64 now;
+	bool malformed;		/* the current packet was dropped as such */
+	bool in_error;
 };
 
 static void check_win(const struct mr_rxwin *w, u32 old_cum)
@@ -47,92 +53,154 @@ static void check_win(const struct mr_rxwin *w, u32 old_cum)
 		abort();
 }
 
+/* Nothing at or past the error point is acted on (MR-VERBS-24). */
+static void check_err_point(const struct mr_receiver *r, u32 psn)
+{
+	if (r->err_valid && !mr_psn_before(psn, r->err_psn))
+		abort();
+}
+
+static u8 fz_check(void *ctx, const struct mr_pkt *p)
+{
+	(void)ctx;
+	switch (p->psn % 61) {
+	case 7:
+		return MR_NACK_RNR;
+	case 13:
+		return MR_NACK_REMOTE_ACCESS;
+	case 29:
+		return MR_RCV_DROP;
+	default:
+		return 0;
+	}
+}
+
+static u8 fz_place(void *ctx, const struct mr_pkt *p)
+{
+	struct rx_state *s = ctx;
+
+	check_err_point(&s->r, p->psn);
+	if (!p->payload_len || !mr_op_has(p->opcode, MR_OPA_PAYLOAD))
+		abort();
+	return p->psn % 53 == 11 ? MR_NACK_REMOTE_OP : 0;
+}
+
+static u8 fz_deliver(void *ctx, const struct mr_rxmsg_info *c)
+{
+	struct rx_state *s = ctx;
+
+	/* Only due once cum_psn has passed it (MR-PLACE-16). */
+	if (!mr_psn_before(c->last_psn, s->r.w.cum_psn))
+		abort();
+	check_err_point(&s->r, c->last_psn);
+	if (c->extra) {
+		/* Extra READ range: never of a future message. */
+		if (c->opcode != MR_OP_READ_REQ ||
+		    mr_seq32_diff(c->msn, s->next_msn) >= MR_RXMSG_RING)
+			abort();
+		return 0;
+	}
+	if (c->msn != s->next_msn)
+		abort();
+	if (!mr_op_has(c->opcode, MR_OPA_ANSWERED) && c->bytes != c->msg_len)
+		abort();
+	s->next_msn++;
+	if (mr_rxmsg_completed_msn(&s->r.m) != s->next_msn)
+		abort();
+	return c->msn % 97 == 5 ? MR_NACK_REMOTE_OP : 0;
+}
+
+static void fz_replay(void *ctx, const struct mr_pkt *p)
+{
+	(void)ctx;
+	if (!mr_op_has(p->opcode, MR_OPA_ANSWERED))
+		abort();
+}
+
+static void fz_emit(void *ctx, struct mr_pkt *a)
+{
+	struct rx_state *s = ctx;
+
+	if (a->akh.cum_psn != s->r.w.cum_psn && a->opcode == MR_OP_ACK)
+		abort();
+	if (a->akh.sack[0] & 1)
+		abort();
+}
+
+static void fz_count(void *ctx, enum mr_rcv_event ev, const struct mr_pkt *p)
+{
+	struct rx_state *s = ctx;
+
+	(void)p;
+	if (ev == MR_RCV_EV_MALFORMED)
+		s->malformed = true;
+}
+
+static const struct mr_receiver_ops fz_ops = {
+	.check = fz_check,
+	.place = fz_place,
+	.deliver = fz_deliver,
+	.replay = fz_replay,
+	.emit = fz_emit,
+	.count = fz_count,
+};
+
 static void handle(struct rx_state *s, const struct mr_pkt *p)
 {
 	const struct mr_op_desc *d = mr_op_desc(p->opcode);
-	struct mr_rxmsg_info c;
-	enum mr_rx_class cls;
-	u32 old_cum = s->w.cum_psn;
-	int rc, adv;
+	u32 old_cum = s->r.w.cum_psn;
+	bool was_received;
 
-	if (!(d->attrs & MR_OPA_REQ) || (p->flags & MR_F_TRIM))
+	if (!(d->attrs & MR_OPA_REQ))
 		return;
 	s->now += 1000;
-	cls = mr_rxwin_classify(&s->w, p->psn);
-	if (cls == MR_RX_NEW || cls == MR_RX_NEW_OOO) {
-		memcpy(&s->snap_m, &s->m, sizeof(s->m));
-		rc = mr_rxmsg_add(&s->m, p);
-		if (rc < 0) {
-			/* Refused: no state change at all; not marked. */
-			if (memcmp(&s->snap_m, &s->m, sizeof(s->m)))
-				abort();
-			goto note;
-		}
-		/* New in the window is never an rxmsg duplicate. */
-		if (rc == MR_RXMSG_DUP)
+	if (s->in_error) {
+		mr_receiver_on_pkt_in_error(&s->r, p, s->now, s);
+		if (s->r.w.cum_psn != old_cum)
 			abort();
-		adv = mr_rxwin_mark(&s->w, p->psn);
-		if (adv < 0 || (cls == MR_RX_NEW) != (adv > 0))
-			abort();
-		if (mr_rxwin_classify(&s->w, p->psn) != MR_RX_DUP)
-			abort();
-	} else {
-		/* Refused by the window: mark must refuse and change nothing. */
-		memcpy(&s->snap_w, &s->w, sizeof(s->w));
-		if (mr_rxwin_mark(&s->w, p->psn) != MR_ERR_PSN)
-			abort();
-		if (memcmp(&s->snap_w, &s->w, sizeof(s->w)))
-			abort();
+		return;
 	}
-note:
-	check_win(&s->w, old_cum);
-	if (mr_rxwin_note(&s->w, cls, p->flags, p->ts & 1, p->ts, s->now) ||
-	    mr_rxwin_ack_due(&s->w, s->now)) {
-		struct mr_akh akh;
+	was_received = mr_rxwin_classify(&s->r.w, p->psn) == MR_RX_DUP;
+	memcpy(&s->snap_m, &s->r.m, sizeof(s->r.m));
+	memcpy(s->snap_map, s->r.w.map, sizeof(s->snap_map));
+	s->malformed = false;
 
-		mr_rxwin_ack_fill(&s->w, &akh);
-		if (akh.cum_psn != s->w.cum_psn || (akh.sack[0] & 1))
-			abort();
-	}
-	/* Every PSN the window marked was counted by rxmsg first. */
-	if (mr_rxmsg_cum_psn(&s->m) != s->w.cum_psn)
+	s->in_error = mr_receiver_on_pkt(&s->r, p, p->ts & 1, s->now, s);
+
+	check_win(&s->r.w, old_cum);
+	if (s->malformed &&
+	    (memcmp(&s->snap_m, &s->r.m, sizeof(s->r.m)) ||
+	     memcmp(s->snap_map, s->r.w.map, sizeof(s->snap_map)) ||
+	     s->r.w.cum_psn != old_cum))
 		abort();
-	while (mr_rxmsg_pop_completed(&s->m, &c)) {
-		/* Only due once cum_psn has passed it (MR-PLACE-16). */
-		if (!mr_psn_before(c.last_psn, s->w.cum_psn))
-			abort();
-		if (c.extra) {
-			/* Extra READ range: never of a future message. */
-			if (c.opcode != MR_OP_READ_REQ ||
-			    mr_seq32_diff(c.msn, s->next_msn) >= MR_RXMSG_RING)
-				abort();
-			continue;
-		}
-		if (c.msn != s->next_msn)
-			abort();
-		if (c.opcode != MR_OP_READ_REQ && c.opcode != MR_OP_ATOMIC_CS &&
-		    c.opcode != MR_OP_ATOMIC_FA && c.bytes != c.msg_len)
-			abort();
-		s->next_msn++;
-		if (mr_rxmsg_completed_msn(&s->m) != s->next_msn)
-			abort();
-	}
+	if (was_received && mr_rxwin_classify(&s->r.w, p->psn) != MR_RX_DUP)
+		abort();
+	/* Every PSN the window marked was counted by rxmsg first. */
+	if (mr_rxmsg_cum_psn(&s->r.m) != s->r.w.cum_psn)
+		abort();
+	mr_receiver_on_timer(&s->r, s->now, s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rx_state *s;
 	size_t off = 7;
+	u32 psn;
 
 	if (size < 7)
 		return 0;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return 0;
-	mr_rxwin_init(&s->w, (u32)data[0] << 16 | (u32)data[1] << 8 | data[2]);
+	psn = (u32)data[0] << 16 | (u32)data[1] << 8 | data[2];
 	s->next_msn = (u32)data[3] << 24 | (u32)data[4] << 16 |
 		      (u32)data[5] << 8 | data[6];
-	mr_rxmsg_init(&s->m, s->next_msn, s->w.cum_psn);
+	mr_receiver_init(&s->r, psn, 0);
+	mr_rxmsg_init(&s->r.m, s->next_msn, psn);
+	s->r.ssn_base = s->next_msn;
+	s->r.ops = &fz_ops;
+	s->r.seq_err_interval_ns = 100000;
+	s->r.max_dest_rd_atomic = 16;
 
 	while (off + 2 <= size) {
 		size_t len = (size_t)data[off] << 8 | data[off + 1];

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Model test of the protocol core: a requester built from txsb + cc + path
- * and a responder built from rxwin + rxmsg exchange REAL encoded packets
+ * Model test of the protocol core: a requester on the sender (txsb + cc +
+ * path) and a responder on the receiver engine (receiver.h: rxwin + rxmsg,
+ * the same code kernel/resp.c runs) exchange REAL encoded packets
  * (wire.c encode -> channel -> ICRC check + decode) through a simulated
  * multipath channel on a virtual clock.  The channel loses, reorders,
  * duplicates, corrupts (bit flips: the ICRC must catch every one), trims
@@ -38,8 +39,7 @@
 #include "cc.h"
 #include "path.h"
 #include "sender.h"
-#include "rxwin.h"
-#include "rxmsg.h"
+#include "receiver.h"
 
 #define US		1000ULL
 #define MS		1000000ULL
@@ -378,12 +378,10 @@ struct requester {
 /* ---------------------------------------------------------- responder */
 
 struct responder {
-	struct mr_rxwin w;
-	struct mr_rxmsg m;
+	struct mr_receiver rcv;	/* the kernel's responder engine */
 	u8 wr_mem[MODEL_RRING][MODEL_MAX_MSG];	/* WRITE target region */
 	u8 rq_mem[MODEL_RRING][MODEL_MAX_MSG];	/* receive WQE buffers */
 	u32 next_msn;		/* next completion expected */
-	u8 last_path;
 	u64 probe_reply_ns;	/* last PROBE_REPLY sent */
 	bool probe_replied;
 	/* counters */
@@ -391,6 +389,7 @@ struct responder {
 	u64 bytes;		/* payload of completed messages */
 	u64 trim_junk;		/* corrupted trimmed packets dropped */
 	u64 probes_limited;	/* PROBEs not answered (rate limit) */
+	u64 rate_limited;	/* answers to duplicates withheld */
 };
 
 struct model {
@@ -681,64 +680,23 @@ static u64 rq_wake(const struct model *m)
 
 /* --------------------------------------------------------- responder */
 
-static void rp_send_ack(struct model *m, const struct mr_pkt *trim)
-{
-	struct responder *rp = &m->rp;
-	struct mr_pkt a;
-	u16 f;
+/*
+ * The responder engine's callbacks (struct mr_receiver_ops). ctx is the
+ * model; rp_cur the channel packet being handled (NULL from a timer).
+ */
+static const struct spkt *rp_cur;
 
-	memset(&a, 0, sizeof(a));
-	f = mr_rxwin_ack_fill(&rp->w, &a.akh);
-	a.opcode = trim ? MR_OP_NACK : MR_OP_ACK;
-	a.flags = f;
-	/* echo the path of the packet that triggered it (MR-HDR-6) */
-	a.path = trim ? trim->path : rp->last_path;
-	a.dqpn = REQ_QPN;
-	a.sqpn = RSP_QPN;
-	a.ts = (u32)(m->now / US);
-	a.akh.msn = mr_rxmsg_completed_msn(&rp->m);
-	a.akh.credit = MR_CREDIT_UNLIMITED;
-	if (trim) {
-		a.akh.ts_echo = trim->ts;
-		a.nkh.reason = MR_NACK_TRIMMED;
-		a.nkh.nack_psn = trim->psn;
-		rp->trims_nacked++;
-	}
-	rp->acks++;
-	/* the responder's own, fixed entropy */
-	send_pkt(m, &a, MR_ENTROPY_BASE | 0x155, false);
+/* The model's receive queue and WRITE region always have room. */
+static u8 rp_check(void *ctx, const struct mr_pkt *p)
+{
+	(void)ctx;
+	assert_true(p->opcode == MR_OP_SEND || p->opcode == MR_OP_WRITE);
+	return 0;
 }
 
-static void rp_complete(struct model *m)
+static u8 rp_place(void *ctx, const struct mr_pkt *p)
 {
-	struct responder *rp = &m->rp;
-	struct mr_rxmsg_info info;
-	u8 want[MODEL_MAX_MSG];
-
-	while (mr_rxmsg_pop_completed(&rp->m, &info)) {
-		u8 *mem;
-
-		/* completions in msn order, each exactly once (MR-PLACE-2) */
-		assert_int_equal(info.msn, rp->next_msn);
-		assert_int_equal(info.msg_len, msg_len_of(m->cfg.seed,
-							  info.msn));
-		assert_int_equal(info.opcode, msg_op_of(m->cfg.seed,
-							info.msn));
-		assert_int_equal(info.bytes, info.msg_len);
-		mem = info.opcode == MR_OP_SEND ?
-		      rp->rq_mem[info.ssn % MODEL_RRING] :
-		      rp->wr_mem[info.msn % MODEL_RRING];
-		msg_bytes(m->cfg.seed, info.msn, 0, want, info.msg_len);
-		assert_memory_equal(mem, want, info.msg_len);
-		/* poison: a later message must place every byte itself */
-		memset(mem, 0xA5, MODEL_MAX_MSG);
-		rp->bytes += info.msg_len;
-		rp->next_msn++;
-	}
-}
-
-static void rp_place(struct model *m, const struct mr_pkt *p)
-{
+	struct model *m = ctx;
 	struct responder *rp = &m->rp;
 	u8 want[MODEL_MTU];
 	u8 *dst;
@@ -762,12 +720,101 @@ static void rp_place(struct model *m, const struct mr_pkt *p)
 	assert_true(p->dxh.offset + p->payload_len <= MODEL_MAX_MSG);
 	memcpy(dst + p->dxh.offset, p->payload, p->payload_len);
 	rp->placed++;
+	return 0;
 }
+
+static u8 rp_deliver(void *ctx, const struct mr_rxmsg_info *info)
+{
+	struct model *m = ctx;
+	struct responder *rp = &m->rp;
+	u8 want[MODEL_MAX_MSG];
+	u8 *mem;
+
+	/* completions in msn order, each exactly once (MR-PLACE-2) */
+	assert_int_equal(info->msn, rp->next_msn);
+	assert_int_equal(info->msg_len, msg_len_of(m->cfg.seed, info->msn));
+	assert_int_equal(info->opcode, msg_op_of(m->cfg.seed, info->msn));
+	assert_int_equal(info->bytes, info->msg_len);
+	mem = info->opcode == MR_OP_SEND ? rp->rq_mem[info->ssn % MODEL_RRING] :
+					   rp->wr_mem[info->msn % MODEL_RRING];
+	msg_bytes(m->cfg.seed, info->msn, 0, want, info->msg_len);
+	assert_memory_equal(mem, want, info->msg_len);
+	/* poison: a later message must place every byte itself */
+	memset(mem, 0xA5, MODEL_MAX_MSG);
+	rp->bytes += info->msg_len;
+	rp->next_msn++;
+	return 0;
+}
+
+static void rp_replay(void *ctx, const struct mr_pkt *p)
+{
+	(void)ctx;
+	(void)p;
+	fail_msg("replay of a READ or ATOMIC the model never sends");
+}
+
+static void rp_emit(void *ctx, struct mr_pkt *a)
+{
+	struct model *m = ctx;
+
+	if (a->opcode == MR_OP_NACK) {
+		/* the requester never runs ahead of the window (MR-WIN-3) */
+		assert_int_equal(a->nkh.reason, MR_NACK_TRIMMED);
+		m->rp.trims_nacked++;
+	}
+	a->dqpn = REQ_QPN;
+	a->sqpn = RSP_QPN;
+	a->ts = (u32)(m->now / US);
+	m->rp.acks++;
+	/* the responder's own, fixed entropy */
+	send_pkt(m, a, MR_ENTROPY_BASE | 0x155, false);
+}
+
+static void rp_count(void *ctx, enum mr_rcv_event ev, const struct mr_pkt *p)
+{
+	struct model *m = ctx;
+	struct responder *rp = &m->rp;
+
+	switch (ev) {
+	case MR_RCV_EV_CE:
+		break;
+	case MR_RCV_EV_DUP:
+	case MR_RCV_EV_OLD_DUP:
+		rp->dup_drops++;
+		break;
+	case MR_RCV_EV_TRIM_DUP:
+		/* a trimmed PSN beyond the window was garbled on the way */
+		if (mr_rxwin_classify(&rp->rcv.w, p->psn) == MR_RX_BEYOND)
+			assert_true(rp_cur && rp_cur->corrupted);
+		rp->trim_dups++;
+		break;
+	case MR_RCV_EV_RATE_LIMITED:
+		rp->rate_limited++;
+		break;
+	case MR_RCV_EV_STALE:
+	case MR_RCV_EV_FUTURE:
+		/* only a trimmed packet (no ICRC) can carry a garbled ts */
+		assert_true(rp_cur && rp_cur->corrupted);
+		rp->trim_junk++;
+		break;
+	default:
+		/* stale, beyond the window, malformed, error point: none */
+		fail_msg("responder event %d on psn %u", (int)ev, p ? p->psn : 0);
+	}
+}
+
+static const struct mr_receiver_ops rp_ops = {
+	.check = rp_check,
+	.place = rp_place,
+	.deliver = rp_deliver,
+	.replay = rp_replay,
+	.emit = rp_emit,
+	.count = rp_count,
+};
 
 static void rp_on_pkt(struct model *m, const struct spkt *k)
 {
 	struct responder *rp = &m->rp;
-	enum mr_rx_class cls;
 	bool trimmed;
 	struct mr_pkt p;
 	int rc;
@@ -820,42 +867,20 @@ static void rp_on_pkt(struct model *m, const struct spkt *k)
 		return;
 	}
 	assert_true(p.opcode == MR_OP_SEND || p.opcode == MR_OP_WRITE);
-	cls = mr_rxwin_classify(&rp->w, p.psn);
-	if (trimmed) {
-		/* new: NACK TRIMMED at once; duplicate: count (MR-REL-16) */
-		if (cls == MR_RX_NEW || cls == MR_RX_NEW_OOO)
-			rp_send_ack(m, &p);
-		else if (cls == MR_RX_DUP)
-			rp->trim_dups++;
-		else
-			assert_true(k->corrupted);	/* garbled PSN */
-		return;
-	}
-	/* the requester never runs ahead of the window (MR-WIN-3) */
-	assert_int_not_equal(cls, MR_RX_BEYOND);
-	if (cls == MR_RX_NEW || cls == MR_RX_NEW_OOO) {
-		rc = mr_rxmsg_add(&rp->m, &p);
-		assert_int_equal(rc, 0);
-		rp_place(m, &p);
-		assert_true(mr_rxwin_mark(&rp->w, p.psn) >= 0);
-		rp_complete(m);
-	} else {
-		rp->dup_drops++;
-	}
-	rp->last_path = p.path;
-	if (mr_rxwin_note(&rp->w, cls, p.flags, k->ce, p.ts, m->now))
-		rp_send_ack(m, NULL);
+	rp_cur = k;
+	/* the model's responder never fails: no fatal NACK, no error state */
+	assert_false(mr_receiver_on_pkt(&rp->rcv, &p, k->ce, m->now, m));
+	rp_cur = NULL;
 }
 
 static void rp_timers(struct model *m)
 {
-	if (mr_rxwin_ack_due(&m->rp.w, m->now))
-		rp_send_ack(m, NULL);
+	mr_receiver_on_timer(&m->rp.rcv, m->now, m);
 }
 
 static u64 rp_wake(const struct model *m)
 {
-	return m->rp.w.delack_armed ? m->rp.w.ack_deadline_ns : MR_TIME_NEVER;
+	return mr_receiver_ack_deadline(&m->rp.rcv);
 }
 
 /* --------------------------------------------------------------- run */
@@ -899,8 +924,9 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	assert_int_equal(mr_path_init(&m->rq.snd.pt, &pp, path_rand,
 				      &m->rq.path_rng, 0), 0);
 
-	mr_rxwin_init(&m->rp.w, m->init_psn);
-	mr_rxmsg_init(&m->rp.m, 0, m->init_psn);
+	mr_receiver_init(&m->rp.rcv, m->init_psn, m->now);
+	m->rp.rcv.ops = &rp_ops;
+	m->rp.rcv.seq_err_interval_ns = 100 * US;	/* the kernel's default */
 	memset(m->rp.wr_mem, 0xA5, sizeof(m->rp.wr_mem));
 	memset(m->rp.rq_mem, 0xA5, sizeof(m->rp.rq_mem));
 }

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MetaRoCE responder engine (receiver.h).
+ *
+ * Selective repeat (MR-REL-1): every in-window packet is checked and
+ * placed at once (self-describing: DXH offset, RXH va), recorded, and
+ * acknowledged per the ACK policy; messages complete strictly in msn
+ * order (MR-PLACE-2). Duplicates are never placed twice.
+ *
+ * Hostile input: a packet is only acted on after its checks; a fatal
+ * condition becomes the error point (MR-VERBS-24), NACKed once cum_psn
+ * gets there; packets the peer's transport cannot have sent (stale
+ * timestamps, duplicates older than any retransmission) get no answer;
+ * answers to unauthenticated packets are rate-limited (MR-REL-10,
+ * MR-SEC-8).
+ */
+#include "receiver.h"
+
+/* One call into the engine: the caller's context and what to echo. */
+struct rcv_call {
+	void *ctx;
+	u64 now;
+	u32 ts;			/* MBH.ts echoed by a NACK (MR-REL-11) */
+	u8 path;		/* path echoed (MR-HDR-6) */
+	bool error;		/* a fatal NACK went out */
+};
+
+void mr_receiver_init(struct mr_receiver *r, u32 init_psn, u64 now_ns)
+{
+	mr_rxwin_init(&r->w, init_psn);
+	mr_rxmsg_init(&r->m, 0, init_psn);
+	mr_rdresp_init(&r->rd);
+	r->ssn_base = 0;
+	r->ack_path = 0;
+	r->err_valid = false;
+	r->err_due = false;
+	r->err_sent = false;
+	r->err_reason = 0;
+	r->err_psn = 0;
+	r->err_sent_ns = 0;
+	r->seq_err_ns = 0;
+	r->dup_tokens = MR_RCV_DUP_BURST;
+	r->dup_refill_ns = now_ns;
+}
+
+static void count(struct mr_receiver *r, struct rcv_call *c,
+		  enum mr_rcv_event ev, const struct mr_pkt *p)
+{
+	r->ops->count(c->ctx, ev, p);
+}
+
+/* ---- rate limits -------------------------------------------------------- */
+
+/* One NACK SEQ_ERR or fatal NACK repeat per interval (MR-REL-10). */
+static bool seq_err_ok(struct mr_receiver *r, u64 now)
+{
+	if (r->seq_err_ns && now - r->seq_err_ns < r->seq_err_interval_ns)
+		return false;
+	r->seq_err_ns = now;
+	return true;
+}
+
+/*
+ * May a duplicate be answered (ACK, READ or ATOMIC replay)? A token
+ * bucket: MR_RCV_DUP_BURST, then one per seq_err interval (MR-SEC-8).
+ */
+static bool dup_token(struct mr_receiver *r, struct rcv_call *c,
+		      const struct mr_pkt *p)
+{
+	u64 refill = r->seq_err_interval_ns ? r->seq_err_interval_ns : 1;
+	u64 n;
+
+	if (c->now > r->dup_refill_ns) {
+		n = mr_div64_u64(c->now - r->dup_refill_ns, refill);
+		if (n >= MR_RCV_DUP_BURST - r->dup_tokens) {
+			r->dup_tokens = MR_RCV_DUP_BURST;
+			r->dup_refill_ns = c->now;
+		} else if (n) {
+			r->dup_tokens += (u32)n;
+			r->dup_refill_ns += n * refill;
+		}
+	}
+	if (!r->dup_tokens) {
+		count(r, c, MR_RCV_EV_RATE_LIMITED, p);
+		return false;
+	}
+	r->dup_tokens--;
+	return true;
+}
+
+/* ---- ACK / NACK -------------------------------------------------------- */
+
+/*
+ * An ACK (@reason 0) or NACK for @psn. Either carries the window's
+ * cumulative and selective state and resets its ACK policy; a NACK
+ * echoes the timestamp of the packet that caused it (MR-REL-11).
+ */
+static void send_ack(struct mr_receiver *r, struct rcv_call *c, u8 reason,
+		     u32 psn)
+{
+	struct mr_pkt a;
+
+	memset(&a, 0, sizeof(a));
+	a.opcode = reason ? MR_OP_NACK : MR_OP_ACK;
+	a.path = c->path;
+	a.flags = mr_rxwin_ack_fill(&r->w, &a.akh);
+	a.akh.msn = mr_rxmsg_completed_msn(&r->m);
+	a.akh.credit = MR_CREDIT_UNLIMITED;
+	if (reason) {
+		a.akh.ts_echo = c->ts;
+		a.nkh.reason = reason;
+		a.nkh.nack_psn = psn;
+		if (reason == MR_NACK_RNR)
+			a.nkh.rnr_timer = r->rnr_timer;
+	}
+	r->ops->emit(c->ctx, &a);
+}
+
+/* ---- the error point (MR-VERBS-24, MR-REL-18) --------------------------- */
+
+/*
+ * A fatal condition @reason on the request with PSN @psn: keep the
+ * lowest such PSN as the error point. Nothing at or after it is placed,
+ * executed or completed from now on.
+ */
+static void error_point(struct mr_receiver *r, struct rcv_call *c,
+			u8 reason, u32 psn)
+{
+	if (reason == MR_NACK_REMOTE_ACCESS)
+		count(r, c, MR_RCV_EV_RKEY, NULL);
+	mr_rxmsg_stop_at(&r->m, psn);
+	if (r->err_valid && !mr_psn_before(psn, r->err_psn))
+		return;
+	r->err_valid = true;
+	r->err_reason = reason;
+	r->err_psn = psn;
+}
+
+/* Send the error point's NACK: the QP enters the Error state. */
+static void err_nack(struct mr_receiver *r, struct rcv_call *c)
+{
+	send_ack(r, c, r->err_reason, r->err_psn);
+	r->err_due = false;
+	r->err_sent = true;
+	r->err_sent_ns = c->now;
+	c->error = true;
+}
+
+/* A message fails at its completion point: NACK it at once. */
+static void fail(struct mr_receiver *r, struct rcv_call *c, u8 reason,
+		 u32 psn)
+{
+	error_point(r, c, reason, psn);
+	err_nack(r, c);
+}
+
+/*
+ * Once cum_psn reaches the error point, every earlier message has
+ * completed: NACK it now, or after the READ responses still queued for
+ * earlier READs (mr_receiver_rd_drained()).
+ */
+static void error_check(struct mr_receiver *r, struct rcv_call *c)
+{
+	if (!r->err_valid || r->err_sent || r->err_due ||
+	    r->w.cum_psn != r->err_psn)
+		return;
+	if (mr_rdresp_busy(&r->rd)) {
+		r->err_due = true;
+		return;
+	}
+	err_nack(r, c);
+}
+
+/* ---- new requests ------------------------------------------------------ */
+
+/*
+ * Checks of a new request before anything is recorded. Returns 0,
+ * MR_NACK_RNR (nothing recorded, the peer retries), a fatal NACK reason,
+ * or MR_RCV_DROP.
+ */
+static u8 check(struct mr_receiver *r, struct rcv_call *c,
+		const struct mr_pkt *p)
+{
+	u32 ahead = mr_psn_dist(p->psn, r->w.cum_psn);
+	s32 dm;
+	int rc;
+
+	/*
+	 * MR-REL-25: every message between the next to complete and this
+	 * one is incomplete, so it has its last PSN in [cum_psn, psn): an
+	 * msn further ahead than that is no message of the peer's (the
+	 * ones it skipped could never complete).
+	 */
+	dm = mr_seq32_diff(p->dxh.msn, mr_rxmsg_completed_msn(&r->m));
+	if (dm > 0 && (u32)dm > ahead)
+		return MR_NACK_INVALID_REQ;
+	/*
+	 * The same for SSNs: an SSN further ahead would bind receive WQEs
+	 * the peer can never use (MR-VERBS-20).
+	 */
+	if (mr_op_has(p->opcode, MR_OPA_SSN) && p->dxh.ssn - r->ssn_base > ahead)
+		return MR_NACK_INVALID_REQ;
+	if (mr_op_has(p->opcode, MR_OPA_ANSWERED)) {
+		rc = mr_rdresp_check_new(&r->rd, &r->m, p,
+					 r->max_dest_rd_atomic);
+		if (rc == MR_ERR_MSG_MISMATCH)
+			return MR_RCV_DROP;
+		if (rc)
+			return (u8)rc;
+	}
+	return r->ops->check(c->ctx, p);
+}
+
+/*
+ * A new request packet (MR-REL-6): checks, record, place, mark. Returns
+ * true if it was accepted and an ACK is due at once.
+ */
+static bool on_new(struct mr_receiver *r, struct rcv_call *c,
+		   const struct mr_pkt *p, enum mr_rx_class cls, bool ce)
+{
+	u8 reason;
+	int rc;
+
+	/* Past an error point nothing is placed or marked (MR-VERBS-24). */
+	if (r->err_valid && !mr_psn_before(p->psn, r->err_psn)) {
+		count(r, c, MR_RCV_EV_ERR_POINT, p);
+		return false;
+	}
+	reason = check(r, c, p);
+	if (reason == MR_NACK_RNR) {
+		send_ack(r, c, MR_NACK_RNR, p->psn);
+		return false;
+	}
+	if (reason == MR_RCV_DROP) {
+		count(r, c, MR_RCV_EV_MALFORMED, p);
+		return false;
+	}
+	if (reason) {
+		error_point(r, c, reason, p->psn);
+		return false;
+	}
+
+	rc = mr_rxmsg_add(&r->m, p);
+	if (rc == MR_ERR_MSN_OLD) {
+		/* An executed msn under a new PSN (MR-REL-25). */
+		error_point(r, c, MR_NACK_INVALID_REQ, p->psn);
+		return false;
+	}
+	if (rc < 0 || rc == MR_RXMSG_DUP) {
+		/* Inconsistent with its message (MR-PLACE-14): no state. */
+		count(r, c, MR_RCV_EV_MALFORMED, p);
+		return false;
+	}
+	if (rc == 0 && p->payload_len) {
+		reason = r->ops->place(c->ctx, p);
+		if (reason) {
+			/* Counted by the tracker: its stop covers it. */
+			error_point(r, c, reason, p->psn);
+			return false;
+		}
+	}
+	mr_rxwin_mark(&r->w, p->psn);
+	mr_rxwin_ts_accept(&r->w, p->ts, c->now);
+	return mr_rxwin_note(&r->w, cls, p->flags, ce, p->ts, c->now);
+}
+
+/*
+ * Complete (or execute) every message that became due, in msn order.
+ * A receive-consuming message takes the next receive WQE in ssn order;
+ * one that fails there fails at its last PSN (all of it was placed), a
+ * READ or ATOMIC at its first.
+ */
+static void complete(struct mr_receiver *r, struct rcv_call *c)
+{
+	struct mr_rxmsg_info m;
+	u8 reason;
+
+	while (!c->error && mr_rxmsg_pop_completed(&r->m, &m)) {
+		if (!mr_op_has(m.opcode, MR_OPA_SSN)) {
+			reason = r->ops->deliver(c->ctx, &m);
+			if (reason)
+				fail(r, c, reason, m.first_psn);
+			continue;
+		}
+		if (m.ssn != r->ssn_base) {
+			fail(r, c, MR_NACK_INVALID_REQ, m.first_psn);
+			continue;
+		}
+		reason = r->ops->deliver(c->ctx, &m);
+		r->ssn_base++;
+		if (reason)
+			fail(r, c, reason, m.last_psn);
+	}
+}
+
+/* ---- duplicates -------------------------------------------------------- */
+
+/* A duplicate request (MR-REL-7..9). Returns true if an ACK is due. */
+static bool on_dup(struct mr_receiver *r, struct rcv_call *c,
+		   const struct mr_pkt *p, bool ce)
+{
+	bool executed = mr_seq32_diff(p->dxh.msn,
+				      mr_rxmsg_completed_msn(&r->m)) < 0;
+	bool rd_at = mr_op_has(p->opcode, MR_OPA_ANSWERED);
+
+	if (!mr_rxwin_dup_recent(&r->w, p->psn)) {
+		/*
+		 * Older than any retransmission (MR-REL-1): no answer,
+		 * except an atomic re-sent under its own PSN, answered from
+		 * the cache (MR-REL-27).
+		 */
+		if (rd_at && p->opcode != MR_OP_READ_REQ && executed) {
+			if (dup_token(r, c, p))
+				r->ops->replay(c->ctx, p);
+		} else {
+			count(r, c, MR_RCV_EV_OLD_DUP, p);
+		}
+		return false;
+	}
+	count(r, c, MR_RCV_EV_DUP, p);
+	if (!dup_token(r, c, p)) {
+		/* Counted for the next ACK only. */
+		mr_rxwin_note(&r->w, MR_RX_DUP, p->flags, ce, p->ts, c->now);
+		return false;
+	}
+	/* A READ or ATOMIC still waiting to execute is only acknowledged. */
+	if (rd_at && executed)
+		r->ops->replay(c->ctx, p);
+	return mr_rxwin_note(&r->w, MR_RX_DUP, p->flags, ce, p->ts, c->now);
+}
+
+/* ---- entry points ------------------------------------------------------ */
+
+bool mr_receiver_on_pkt(struct mr_receiver *r, const struct mr_pkt *p,
+			bool ce, u64 now_ns, void *ctx)
+{
+	struct rcv_call c = {
+		.ctx = ctx, .now = now_ns, .ts = p->ts, .path = p->path,
+	};
+	enum mr_rx_class cls;
+	bool ack;
+
+	/* A timestamp the peer's clock cannot have made (MR-WIN-6). */
+	switch (mr_rxwin_ts_check(&r->w, p->ts, now_ns)) {
+	case MR_TS_OLD:
+		count(r, &c, MR_RCV_EV_STALE, p);
+		return false;
+	case MR_TS_FUTURE:
+		count(r, &c, MR_RCV_EV_FUTURE, p);
+		return false;
+	default:
+		break;
+	}
+	r->ack_path = p->path;
+	if (ce)
+		count(r, &c, MR_RCV_EV_CE, p);
+
+	cls = mr_rxwin_classify(&r->w, p->psn);
+	if (p->flags & MR_F_TRIM) {
+		/*
+		 * A switch cut the payload: ask for it again (MR-REL-16),
+		 * unless it is past an error point.
+		 */
+		if (cls != MR_RX_NEW && cls != MR_RX_NEW_OOO)
+			count(r, &c, MR_RCV_EV_TRIM_DUP, p);
+		else if (r->err_valid && !mr_psn_before(p->psn, r->err_psn))
+			count(r, &c, MR_RCV_EV_ERR_POINT, p);
+		else
+			send_ack(r, &c, MR_NACK_TRIMMED, p->psn);
+		return false;
+	}
+
+	switch (cls) {
+	case MR_RX_BEYOND:
+		/* Unauthenticated: NACKed at a bounded rate (MR-REL-10). */
+		count(r, &c, MR_RCV_EV_BEYOND, p);
+		mr_rxwin_note(&r->w, cls, p->flags, ce, p->ts, now_ns);
+		if (seq_err_ok(r, now_ns))
+			send_ack(r, &c, MR_NACK_SEQ_ERR, p->psn);
+		else
+			count(r, &c, MR_RCV_EV_RATE_LIMITED, p);
+		return false;
+	case MR_RX_DUP:
+		ack = on_dup(r, &c, p, ce);
+		break;
+	default:
+		ack = on_new(r, &c, p, cls, ce);
+		complete(r, &c);
+		break;
+	}
+
+	error_check(r, &c);
+	if (!c.error && ack)
+		send_ack(r, &c, 0, 0);
+	return c.error;
+}
+
+void mr_receiver_on_pkt_in_error(struct mr_receiver *r,
+				 const struct mr_pkt *p, u64 now_ns,
+				 void *ctx)
+{
+	struct rcv_call c = {
+		.ctx = ctx, .now = now_ns, .ts = p->ts, .path = p->path,
+	};
+
+	if (!r->err_sent || mr_psn_before(p->psn, r->err_psn) ||
+	    now_ns - r->err_sent_ns > MR_RCV_ERR_REPEAT_NS ||
+	    !seq_err_ok(r, now_ns))
+		return;
+	send_ack(r, &c, r->err_reason, r->err_psn);
+}
+
+u64 mr_receiver_ack_deadline(const struct mr_receiver *r)
+{
+	return r->w.delack_armed ? r->w.ack_deadline_ns : MR_TIME_NEVER;
+}
+
+void mr_receiver_on_timer(struct mr_receiver *r, u64 now_ns, void *ctx)
+{
+	struct rcv_call c = { .ctx = ctx, .now = now_ns, .path = r->ack_path };
+
+	if (mr_rxwin_ack_due(&r->w, now_ns))
+		send_ack(r, &c, 0, 0);
+}
+
+bool mr_receiver_rd_drained(struct mr_receiver *r, u64 now_ns, void *ctx)
+{
+	struct rcv_call c = { .ctx = ctx, .now = now_ns, .path = r->ack_path };
+
+	if (mr_rdresp_busy(&r->rd) || !r->err_due)
+		return false;
+	err_nack(r, &c);
+	return true;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * MetaRoCE responder engine: what one RC QP does with the request
+ * packets it receives, decided once for every caller.
+ *
+ * It owns the receive window (rxwin: classification, SACK, ACK policy,
+ * timestamp window), the message tracker (rxmsg: in-order completion),
+ * the READ/ATOMIC records (rdresp), the error point (MR-VERBS-24) and
+ * the answer rate limits (MR-REL-10, MR-REL-28, MR-SEC-8). It decides
+ * which packet is checked, placed, counted, acknowledged or NACKed and
+ * which message completes, in which order; the caller does the I/O
+ * through struct mr_receiver_ops: the checks against its memory and
+ * receive queue, the copies, the completions, the packets.
+ *
+ * The kernel (kernel/resp.c), the model test and the fuzzer run this same
+ * code. No locking: the caller serialises every call on one receiver.
+ */
+#ifndef MR_PROTO_RECEIVER_H
+#define MR_PROTO_RECEIVER_H
+
+#include "compat.h"
+#include "rdresp.h"
+#include "rxmsg.h"
+#include "rxwin.h"
+#include "txsb.h"
+#include "wire.h"
+
+/* ops->check: refuse the packet as inconsistent, no NACK (counted). */
+#define MR_RCV_DROP		0xff
+
+/* Answers to duplicates before the rate limit applies (MR-SEC-8). */
+#define MR_RCV_DUP_BURST	16
+/* How long a fatal NACK is repeated after the error (MR-REL-28). */
+#define MR_RCV_ERR_REPEAT_NS	(1000ULL * 1000 * 1000)
+
+/* What ops->count is told about (one counter each in the kernel). */
+enum mr_rcv_event {
+	MR_RCV_EV_CE,		/* the packet was CE-marked */
+	MR_RCV_EV_STALE,	/* timestamp older than the window (MR-WIN-6) */
+	MR_RCV_EV_FUTURE,	/* timestamp from the future (MR-WIN-6) */
+	MR_RCV_EV_BEYOND,	/* PSN beyond the window (MR-REL-10) */
+	MR_RCV_EV_RATE_LIMITED,	/* an answer withheld by a rate limit */
+	MR_RCV_EV_TRIM_DUP,	/* trimmed duplicate: nothing to ask for */
+	MR_RCV_EV_DUP,		/* duplicate of a recent PSN (MR-REL-7) */
+	MR_RCV_EV_OLD_DUP,	/* older than any retransmission (MR-REL-1) */
+	MR_RCV_EV_ERR_POINT,	/* at or past the error point (MR-VERBS-24) */
+	MR_RCV_EV_MALFORMED,	/* inconsistent with its QP or message */
+	MR_RCV_EV_RKEY,		/* a remote access error became fatal */
+};
+
+struct mr_receiver;
+
+/*
+ * The caller's side. @ctx is what it passed to the call that led here.
+ * check, place and deliver return 0 or an MR_NACK_* reason, which the
+ * engine turns into the error point (check may also return MR_NACK_RNR,
+ * or MR_RCV_DROP).
+ */
+struct mr_receiver_ops {
+	/*
+	 * A new request passed the protocol checks; check it against the
+	 * local resources (receive WQE and its length, R_Keys), without
+	 * recording anything.
+	 */
+	u8 (*check)(void *ctx, const struct mr_pkt *p);
+	/* Place the payload (non-empty) of a checked, recorded packet. */
+	u8 (*place)(void *ctx, const struct mr_pkt *p);
+	/*
+	 * Message @m is due, in msn order (MR-PLACE-2): complete its receive
+	 * WQE, execute its READ or ATOMIC (an extra READ range too), or
+	 * nothing for a WRITE.
+	 */
+	u8 (*deliver)(void *ctx, const struct mr_rxmsg_info *m);
+	/* A duplicate READ_REQ or atomic of an executed message: answer it. */
+	void (*replay)(void *ctx, const struct mr_pkt *p);
+	/*
+	 * Send ACK or NACK @a: opcode, flags, path, AKH and NKH are filled,
+	 * the caller adds the QPNs and its own timestamp.
+	 */
+	void (*emit)(void *ctx, struct mr_pkt *a);
+	/* Count @ev; @p is the packet concerned (NULL for none). */
+	void (*count)(void *ctx, enum mr_rcv_event ev, const struct mr_pkt *p);
+};
+
+struct mr_receiver {
+	struct mr_rxwin w;
+	struct mr_rxmsg m;
+	struct mr_rdresp rd;
+	const struct mr_receiver_ops *ops;
+
+	/* Configuration (the caller may change it between calls). */
+	u64 seq_err_interval_ns;	/* MR-REL-10 interval, 0: none */
+	u32 max_dest_rd_atomic;		/* MR-VERBS-15 */
+	u8 rnr_timer;			/* NACK RNR's timer code */
+
+	u32 ssn_base;		/* ssn of the next receive WQE to complete */
+	u8 ack_path;		/* path of the latest packet, echoed */
+
+	/*
+	 * Error point (MR-VERBS-24): the lowest PSN found with a fatal
+	 * condition; nothing at or after it is placed or executed, and its
+	 * NACK goes out once cum_psn reaches it (err_due: after the READ
+	 * responses still queued for earlier READs). err_sent_ns: when
+	 * that NACK left, for its repeats (MR-REL-28).
+	 */
+	bool err_valid;
+	bool err_due;
+	bool err_sent;
+	u8 err_reason;
+	u32 err_psn;
+	u64 err_sent_ns;
+
+	/* Rate limits (MR-REL-10, MR-REL-28, MR-SEC-8). */
+	u64 seq_err_ns;		/* last NACK SEQ_ERR or repeated fatal NACK */
+	u32 dup_tokens;		/* answers to duplicates still allowed */
+	u64 dup_refill_ns;
+};
+
+/*
+ * (Re)start at @init_psn, message 0, receive WQE 0. Configuration is
+ * kept; ops must be set before the first packet.
+ */
+void mr_receiver_init(struct mr_receiver *r, u32 init_psn, u64 now_ns);
+
+/*
+ * A request packet (decoded, for this QP, in a state that receives) with
+ * CE mark @ce. Classifies it and does what it calls for: a new packet is
+ * checked, recorded, placed and marked, then every message that became
+ * due is delivered; a duplicate is answered within the rate limit; a
+ * trimmed one NACKed (MR-REL-16); one beyond the window NACKed SEQ_ERR at
+ * a bounded rate. The fatal NACK goes out when cum_psn reaches the error
+ * point. Returns true if the QP must enter the Error state.
+ */
+bool mr_receiver_on_pkt(struct mr_receiver *r, const struct mr_pkt *p,
+			bool ce, u64 now_ns, void *ctx);
+
+/*
+ * A request for a QP already in the Error state after its fatal NACK:
+ * repeat that NACK (rate-limited, for MR_RCV_ERR_REPEAT_NS) to requests
+ * at or after the error point, so that its loss does not turn a remote
+ * error into RETRY_EXC_ERR at the requester (MR-REL-28).
+ */
+void mr_receiver_on_pkt_in_error(struct mr_receiver *r,
+				 const struct mr_pkt *p, u64 now_ns,
+				 void *ctx);
+
+/* When the delayed ACK is due; MR_TIME_NEVER if none is owed. */
+u64 mr_receiver_ack_deadline(const struct mr_receiver *r);
+
+/* Time passed: send the delayed ACK if it is due. */
+void mr_receiver_on_timer(struct mr_receiver *r, u64 now_ns, void *ctx);
+
+/*
+ * The READ responses that had to go before the error point's NACK are
+ * out (mr_rdresp_busy() false): send it if it is due. Returns true if the
+ * QP must enter the Error state.
+ */
+bool mr_receiver_rd_drained(struct mr_receiver *r, u64 now_ns, void *ctx);
+
+#endif /* MR_PROTO_RECEIVER_H */

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host tests of the responder engine (receiver.h), through its entry
+ * points and what it asks of its caller: the ACKs and NACKs it emits,
+ * what it places and delivers, what it counts. The rules: the error
+ * point (MR-VERBS-24) and its NACK once cum_psn reaches it, after the
+ * READ responses before it; fatal NACK repeats (MR-REL-28); rate limits
+ * of NACK SEQ_ERR (MR-REL-10) and of answers to duplicates (MR-SEC-8);
+ * trimmed packets (MR-REL-16); RNR; the msn and SSN bounds (MR-REL-25,
+ * MR-VERBS-20); receive WQEs in SSN order.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "receiver.h"
+
+#define PSN0	0x1000
+#define US	1000ULL
+#define MTU	256
+#define VA	0x7f0000000000ULL
+
+/* What the engine asked for, in order. */
+struct rec {
+	struct mr_pkt out[64];		/* ACKs and NACKs emitted */
+	u32 n_out;
+	u32 placed[64];			/* PSNs placed */
+	u32 n_placed;
+	struct mr_rxmsg_info done[64];	/* messages delivered */
+	u32 n_done;
+	u32 replays;
+	u32 ev[MR_RCV_EV_RKEY + 1];
+	/* scripted answers */
+	u8 check_psn_reason;		/* returned by check for check_psn */
+	u32 check_psn;
+	u8 deliver_reason;		/* returned by deliver for deliver_msn */
+	u32 deliver_msn;
+	bool reads_queue;		/* deliver queues READ responses */
+};
+
+static struct mr_receiver r;
+static struct rec t;
+static u64 now;
+
+static u8 t_check(void *ctx, const struct mr_pkt *p)
+{
+	(void)ctx;
+	return t.check_psn_reason && p->psn == t.check_psn ?
+	       t.check_psn_reason : 0;
+}
+
+static u8 t_place(void *ctx, const struct mr_pkt *p)
+{
+	(void)ctx;
+	assert_true(t.n_placed < 64);
+	t.placed[t.n_placed++] = p->psn;
+	return 0;
+}
+
+static u8 t_deliver(void *ctx, const struct mr_rxmsg_info *m)
+{
+	(void)ctx;
+	assert_true(t.n_done < 64);
+	t.done[t.n_done++] = *m;
+	if (m->opcode == MR_OP_READ_REQ && t.reads_queue)
+		assert_int_equal(mr_rdresp_read(&r.rd, m, 0), 0);
+	return t.deliver_reason && m->msn == t.deliver_msn ?
+	       t.deliver_reason : 0;
+}
+
+static void t_replay(void *ctx, const struct mr_pkt *p)
+{
+	(void)ctx;
+	(void)p;
+	t.replays++;
+}
+
+static void t_emit(void *ctx, struct mr_pkt *a)
+{
+	(void)ctx;
+	assert_true(t.n_out < 64);
+	t.out[t.n_out++] = *a;
+}
+
+static void t_count(void *ctx, enum mr_rcv_event ev, const struct mr_pkt *p)
+{
+	(void)ctx;
+	(void)p;
+	t.ev[ev]++;
+}
+
+static const struct mr_receiver_ops t_ops = {
+	.check = t_check,
+	.place = t_place,
+	.deliver = t_deliver,
+	.replay = t_replay,
+	.emit = t_emit,
+	.count = t_count,
+};
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	now = 1000 * US;
+	mr_receiver_init(&r, PSN0, now);
+	r.ops = &t_ops;
+	r.seq_err_interval_ns = 100 * US;
+	r.max_dest_rd_atomic = 4;
+	r.rnr_timer = 7;
+	return 0;
+}
+
+/* Packet @k of a @n-packet message @msn starting at PSN @first. */
+static struct mr_pkt pkt(u8 op, u32 first, u32 k, u32 n, u32 msn, u32 ssn)
+{
+	struct mr_pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.opcode = op;
+	p.psn = (first + k) & MR_PSN_MASK;
+	p.path = 5;
+	p.ts = (u32)(now / US);
+	p.flags = (k == 0 ? MR_F_FIRST : 0) | (k + 1 == n ? MR_F_LAST : 0);
+	p.dxh.msn = msn;
+	p.dxh.msg_len = n * MTU;
+	p.dxh.offset = k * MTU;
+	p.payload_len = MTU;
+	if (mr_op_has(op, MR_OPA_SSN))
+		p.dxh.ssn = ssn;
+	if (op == MR_OP_WRITE) {
+		p.rxh.va = VA;
+		p.rxh.rkey = 0x42;
+	}
+	return p;
+}
+
+static struct mr_pkt read_req(u32 psn, u32 msn, u32 len)
+{
+	struct mr_pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_READ_REQ;
+	p.flags = MR_F_FIRST | MR_F_LAST;
+	p.psn = psn;
+	p.ts = (u32)(now / US);
+	p.dxh.msn = msn;
+	p.dxh.msg_len = len;
+	p.rxh.va = VA;
+	p.rxh.rkey = 0x42;
+	return p;
+}
+
+static bool rx(const struct mr_pkt *p)
+{
+	now += US;
+	return mr_receiver_on_pkt(&r, p, false, now, NULL);
+}
+
+static const struct mr_pkt *last_out(void)
+{
+	assert_true(t.n_out > 0);
+	return &t.out[t.n_out - 1];
+}
+
+/*
+ * A fatal condition found ahead of a gap is only NACKed once cum_psn
+ * reaches it; nothing at or after it is placed or delivered, and the
+ * NACK names its PSN (MR-VERBS-24, MR-REL-18).
+ */
+static void test_error_point_waits_for_gap(void **state)
+{
+	struct mr_pkt p;
+
+	(void)state;
+	t.check_psn_reason = MR_NACK_REMOTE_ACCESS;
+	t.check_psn = PSN0 + 1;
+	p = pkt(MR_OP_WRITE, PSN0 + 1, 0, 1, 1, 0);
+	assert_false(rx(&p));
+	assert_int_equal(t.ev[MR_RCV_EV_RKEY], 1);
+	for (u32 i = 0; i < t.n_out; i++)
+		assert_int_equal(t.out[i].opcode, MR_OP_ACK);
+	/* a later packet is past the error point: dropped, not placed */
+	p = pkt(MR_OP_WRITE, PSN0 + 2, 0, 1, 2, 0);
+	assert_false(rx(&p));
+	assert_int_equal(t.ev[MR_RCV_EV_ERR_POINT], 1);
+	assert_int_equal(t.n_placed, 0);
+	/* the gap fills: message 0 completes, then the NACK, then Error */
+	p = pkt(MR_OP_WRITE, PSN0, 0, 1, 0, 0);
+	assert_true(rx(&p));
+	assert_int_equal(t.n_placed, 1);
+	assert_int_equal(t.n_done, 1);
+	assert_int_equal(t.done[0].msn, 0);
+	assert_int_equal(last_out()->opcode, MR_OP_NACK);
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_REMOTE_ACCESS);
+	assert_int_equal(last_out()->nkh.nack_psn, PSN0 + 1);
+	assert_int_equal(last_out()->akh.cum_psn, PSN0 + 1);
+	assert_int_equal(last_out()->akh.msn, 1);
+	/* MR-REL-11: the NACK echoes the timestamp of its packet */
+	assert_int_equal(last_out()->akh.ts_echo, p.ts);
+}
+
+/*
+ * The error point's NACK is repeated to requests at or after it, at the
+ * SEQ_ERR rate, for MR_RCV_ERR_REPEAT_NS, never to earlier ones
+ * (MR-REL-28).
+ */
+static void test_error_nack_repeats(void **state)
+{
+	struct mr_pkt p;
+	u32 n;
+
+	(void)state;
+	t.check_psn_reason = MR_NACK_INVALID_REQ;
+	t.check_psn = PSN0;
+	p = pkt(MR_OP_SEND, PSN0, 0, 1, 0, 0);
+	assert_true(rx(&p));
+	n = t.n_out;
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_INVALID_REQ);
+
+	now += 200 * US;
+	mr_receiver_on_pkt_in_error(&r, &p, now, NULL);
+	assert_int_equal(t.n_out, n + 1);
+	assert_int_equal(last_out()->nkh.nack_psn, PSN0);
+	/* within the interval: withheld */
+	now += 10 * US;
+	mr_receiver_on_pkt_in_error(&r, &p, now, NULL);
+	assert_int_equal(t.n_out, n + 1);
+	/* an earlier PSN gets nothing */
+	now += 200 * US;
+	p.psn = PSN0 - 1;
+	mr_receiver_on_pkt_in_error(&r, &p, now, NULL);
+	assert_int_equal(t.n_out, n + 1);
+	/* after MR_RCV_ERR_REPEAT_NS: nothing more */
+	p.psn = PSN0 + 3;
+	now += MR_RCV_ERR_REPEAT_NS;
+	mr_receiver_on_pkt_in_error(&r, &p, now, NULL);
+	assert_int_equal(t.n_out, n + 1);
+}
+
+/* Beyond the window: one NACK SEQ_ERR per interval (MR-REL-10). */
+static void test_seq_err_rate(void **state)
+{
+	struct mr_pkt p = pkt(MR_OP_WRITE, PSN0 + MR_WINDOW + 10, 0, 1, 0, 0);
+
+	(void)state;
+	assert_false(rx(&p));
+	assert_int_equal(t.n_out, 1);
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_SEQ_ERR);
+	assert_int_equal(last_out()->nkh.nack_psn, p.psn);
+	assert_false(rx(&p));
+	assert_int_equal(t.n_out, 1);
+	assert_int_equal(t.ev[MR_RCV_EV_RATE_LIMITED], 1);
+	assert_int_equal(t.ev[MR_RCV_EV_BEYOND], 2);
+	now += 100 * US;
+	assert_false(rx(&p));
+	assert_int_equal(t.n_out, 2);
+	assert_int_equal(t.n_placed, 0);
+}
+
+/*
+ * Answers to duplicates: MR_RCV_DUP_BURST, then one per interval
+ * (MR-SEC-8); a duplicate is never placed twice.
+ */
+static void test_dup_answers_bounded(void **state)
+{
+	struct mr_pkt p = pkt(MR_OP_WRITE, PSN0, 0, 1, 0, 0);
+	u32 i, acks;
+
+	(void)state;
+	p.flags |= MR_F_ACKREQ;
+	assert_false(rx(&p));
+	acks = t.n_out;
+	assert_int_equal(acks, 1);
+	for (i = 0; i < 40; i++)
+		assert_false(mr_receiver_on_pkt(&r, &p, false, now, NULL));
+	assert_int_equal(t.n_out - acks, MR_RCV_DUP_BURST);
+	assert_int_equal(t.ev[MR_RCV_EV_DUP], 40);
+	assert_int_equal(t.ev[MR_RCV_EV_RATE_LIMITED], 40 - MR_RCV_DUP_BURST);
+	assert_int_equal(t.n_placed, 1);
+	/* one interval later, one more */
+	now += 100 * US;
+	acks = t.n_out;
+	assert_false(mr_receiver_on_pkt(&r, &p, false, now, NULL));
+	assert_false(mr_receiver_on_pkt(&r, &p, false, now, NULL));
+	assert_int_equal(t.n_out - acks, 1);
+}
+
+/* A trimmed new packet is NACKed TRIMMED; a trimmed duplicate is not. */
+static void test_trimmed(void **state)
+{
+	struct mr_pkt p = pkt(MR_OP_SEND, PSN0, 0, 2, 0, 0);
+
+	(void)state;
+	p.flags |= MR_F_TRIM;
+	p.payload_len = 0;
+	assert_false(rx(&p));
+	assert_int_equal(t.n_out, 1);
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_TRIMMED);
+	assert_int_equal(last_out()->nkh.nack_psn, PSN0);
+	assert_int_equal(last_out()->akh.ts_echo, p.ts);
+	assert_int_equal(last_out()->path, 5);
+	assert_int_equal(t.n_placed, 0);
+	/* the full packet arrives, then a late trimmed copy */
+	p = pkt(MR_OP_SEND, PSN0, 0, 2, 0, 0);
+	assert_false(rx(&p));
+	p.flags |= MR_F_TRIM;
+	assert_false(rx(&p));
+	assert_int_equal(t.ev[MR_RCV_EV_TRIM_DUP], 1);
+	assert_int_equal(last_out()->opcode, MR_OP_NACK);
+	assert_int_equal(t.n_out, 1);
+}
+
+/* RNR: NACKed with the timer, nothing recorded; the retry is new. */
+static void test_rnr(void **state)
+{
+	struct mr_pkt p = pkt(MR_OP_SEND, PSN0, 0, 1, 0, 0);
+
+	(void)state;
+	t.check_psn_reason = MR_NACK_RNR;
+	t.check_psn = PSN0;
+	assert_false(rx(&p));
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_RNR);
+	assert_int_equal(last_out()->nkh.rnr_timer, 7);
+	assert_int_equal(mr_rxwin_classify(&r.w, PSN0), MR_RX_NEW);
+	t.check_psn_reason = 0;
+	assert_false(rx(&p));
+	assert_int_equal(t.n_done, 1);
+	assert_int_equal(r.ssn_base, 1);
+}
+
+/*
+ * An msn or SSN further ahead than the PSN gap allows is no message of
+ * the peer's: a fatal INVALID_REQ (MR-REL-25, MR-VERBS-20).
+ */
+static void test_msn_ssn_bounds(void **state)
+{
+	struct mr_pkt p;
+
+	(void)state;
+	p = pkt(MR_OP_SEND, PSN0 + 2, 0, 1, 2, 3);	/* ssn 3 > gap 2 */
+	assert_false(rx(&p));
+	assert_true(r.err_valid);
+	assert_int_equal(r.err_reason, MR_NACK_INVALID_REQ);
+	assert_int_equal(r.err_psn, PSN0 + 2);
+
+	setup(NULL);
+	p = pkt(MR_OP_WRITE, PSN0 + 2, 0, 1, 3, 0);	/* msn 3 > gap 2 */
+	assert_false(rx(&p));
+	assert_int_equal(r.err_psn, PSN0 + 2);
+
+	setup(NULL);
+	p = pkt(MR_OP_SEND, PSN0 + 2, 0, 1, 2, 2);	/* within: fine */
+	assert_false(rx(&p));
+	assert_false(r.err_valid);
+	assert_int_equal(t.n_placed, 1);
+}
+
+/*
+ * Receive-consuming messages take receive WQEs in SSN order; a failure
+ * at delivery fails at the message's last PSN, after its WQE was used.
+ */
+static void test_deliver_failure(void **state)
+{
+	struct mr_pkt p;
+
+	(void)state;
+	t.deliver_reason = MR_NACK_INVALID_REQ;
+	t.deliver_msn = 1;
+	p = pkt(MR_OP_SEND, PSN0, 0, 1, 0, 0);
+	assert_false(rx(&p));
+	p = pkt(MR_OP_SEND, PSN0 + 1, 1, 2, 1, 1);
+	assert_false(rx(&p));
+	p = pkt(MR_OP_SEND, PSN0 + 1, 0, 2, 1, 1);
+	assert_true(rx(&p));
+	assert_int_equal(t.n_done, 2);
+	assert_int_equal(r.ssn_base, 2);
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_INVALID_REQ);
+	assert_int_equal(last_out()->nkh.nack_psn, PSN0 + 2);
+}
+
+/*
+ * The error point's NACK waits for the READ responses of earlier READs
+ * (they were executed and must reach the requester first).
+ */
+static void test_error_after_read_responses(void **state)
+{
+	struct mr_pkt p;
+	struct mr_rdresp_chunk ch;
+
+	(void)state;
+	t.reads_queue = true;
+	t.check_psn_reason = MR_NACK_REMOTE_ACCESS;
+	t.check_psn = PSN0 + 1;
+	p = read_req(PSN0, 0, 4 * MTU);
+	assert_false(rx(&p));
+	assert_true(mr_rdresp_busy(&r.rd));
+	p = pkt(MR_OP_WRITE, PSN0 + 1, 0, 1, 1, 0);
+	assert_false(rx(&p));
+	assert_true(r.err_due);
+	assert_false(mr_receiver_rd_drained(&r, now, NULL));
+	while (mr_rdresp_peek(&r.rd, MTU, &ch))
+		mr_rdresp_commit(&r.rd, &ch);
+	assert_true(mr_receiver_rd_drained(&r, now, NULL));
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_REMOTE_ACCESS);
+	assert_int_equal(last_out()->nkh.nack_psn, PSN0 + 1);
+	assert_false(mr_receiver_rd_drained(&r, now, NULL));
+}
+
+/* Delayed ACK: a deadline, then the ACK from the timer on the path. */
+static void test_delayed_ack(void **state)
+{
+	struct mr_pkt p = pkt(MR_OP_WRITE, PSN0, 0, 2, 0, 0);
+	u64 due;
+
+	(void)state;
+	assert_int_equal(mr_receiver_ack_deadline(&r), MR_TIME_NEVER);
+	assert_false(rx(&p));
+	assert_int_equal(t.n_out, 0);
+	due = mr_receiver_ack_deadline(&r);
+	assert_true(due != MR_TIME_NEVER && due > now);
+	mr_receiver_on_timer(&r, due - 1, NULL);
+	assert_int_equal(t.n_out, 0);
+	mr_receiver_on_timer(&r, due, NULL);
+	assert_int_equal(t.n_out, 1);
+	assert_int_equal(last_out()->opcode, MR_OP_ACK);
+	assert_int_equal(last_out()->akh.cum_psn, PSN0 + 1);
+	assert_int_equal(last_out()->path, 5);
+	assert_int_equal(mr_receiver_ack_deadline(&r), MR_TIME_NEVER);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_error_point_waits_for_gap, setup),
+		cmocka_unit_test_setup(test_error_nack_repeats, setup),
+		cmocka_unit_test_setup(test_seq_err_rate, setup),
+		cmocka_unit_test_setup(test_dup_answers_bounded, setup),
+		cmocka_unit_test_setup(test_trimmed, setup),
+		cmocka_unit_test_setup(test_rnr, setup),
+		cmocka_unit_test_setup(test_msn_ssn_bounds, setup),
+		cmocka_unit_test_setup(test_deliver_failure, setup),
+		cmocka_unit_test_setup(test_error_after_read_responses, setup),
+		cmocka_unit_test_setup(test_delayed_ack, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
