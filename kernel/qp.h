@@ -17,6 +17,7 @@
 #include "proto/path.h"
 #include "proto/sender.h"
 #include "proto/receiver.h"
+#include "proto/segment.h"
 #include "proto/rdasm.h"
 #include "verbs.h"
 

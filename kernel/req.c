@@ -484,43 +484,23 @@ int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
 			      false);
 }
 
-/*
- * Build the request packet at byte @off of @wqe with @psn / @flags on
- * @path; a READ_REQ asks for bytes [off, off + rlen). NULL on failure with
- * *@status set (local protection/length error) or 0 (no memory).
- */
-static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
-				       struct mroce_send_wqe *wqe, u32 off,
-				       u32 rlen, u32 psn, u16 flags, u8 path,
-				       u64 now, u8 *status)
+/* The message @wqe sends, as the core's segmentation sees it. */
+static void mroce_req_msg(const struct mroce_send_wqe *wqe,
+			  struct mr_req_msg *m)
 {
-	struct mroce_req *req = qp->req;
-	struct mr_pkt p = {};
-	struct sk_buff *skb;
-	u8 *payload;
-	int err;
-
-	*status = 0;
-	p.opcode = wqe->wire_op;
-	p.path = path;
-	p.flags = flags;
-	p.dqpn = qp->attr.dest_qpn;
-	p.psn = psn;
-	p.sqpn = qp->ibqp.qp_num;
-	p.ts = mr_txsb_stamp(&req->snd.sb, now);
-	p.dxh.msn = wqe->msn;
-	p.dxh.offset = off;
-	p.dxh.msg_len = wqe->length;
-	if (mroce_op_uses_ssn(wqe->wire_op))
-		p.dxh.ssn = wqe->ssn;
-
+	memset(m, 0, sizeof(*m));
+	m->opcode = wqe->wire_op;
+	m->solicited = !!(wqe->send_flags & IB_SEND_SOLICITED);
+	m->msn = wqe->msn;
+	m->ssn = wqe->ssn;
+	m->length = wqe->length;
 	switch (wqe->wire_op) {
 	case MR_OP_SEND_IMM:
 	case MR_OP_WRITE_IMM:
-		p.imm = be32_to_cpu(wqe->ex.imm_data);
+		m->imm = be32_to_cpu(wqe->ex.imm_data);
 		break;
 	case MR_OP_SEND_INV:
-		p.inv_rkey = wqe->ex.invalidate_rkey;
+		m->imm = wqe->ex.invalidate_rkey;
 		break;
 	default:
 		break;
@@ -529,30 +509,51 @@ static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
 	case MR_OP_READ_REQ:
-		p.rxh.va = wqe->wr.rdma.remote_addr;
-		p.rxh.rkey = wqe->wr.rdma.rkey;
+		m->va = wqe->wr.rdma.remote_addr;
+		m->rkey = wqe->wr.rdma.rkey;
 		break;
 	case MR_OP_ATOMIC_CS:
 	case MR_OP_ATOMIC_FA:
-		p.axh.va = wqe->wr.atomic.remote_addr;
-		p.axh.rkey = wqe->wr.atomic.rkey;
+		m->va = wqe->wr.atomic.remote_addr;
+		m->rkey = wqe->wr.atomic.rkey;
 		if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
-			p.axh.swap_add = wqe->wr.atomic.swap;
-			p.axh.compare = wqe->wr.atomic.compare_add;
+			m->swap_add = wqe->wr.atomic.swap;
+			m->compare = wqe->wr.atomic.compare_add;
 		} else {
-			/* FA: the add value; compare is zero (MR-HDR-14). */
-			p.axh.swap_add = wqe->wr.atomic.compare_add;
+			m->swap_add = wqe->wr.atomic.compare_add;
 		}
-		p.dxh.msg_len = MR_ATOMIC_LEN;
 		break;
 	default:
 		break;
 	}
+}
 
-	if (wqe->wire_op == MR_OP_READ_REQ)
-		p.dxh.msg_len = rlen;
-	else if (!mroce_op_answered(wqe->wire_op))
-		p.payload_len = min(req->mtu, wqe->length - off);
+/*
+ * Build the request packet at byte @off of @wqe (segment.h) with @psn on
+ * @path; a READ_REQ asks for bytes [off, off + rlen). *@last: it ends
+ * the message. NULL on failure with *@status set (local protection or
+ * length error) or 0 (no memory).
+ */
+static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
+				       struct mroce_send_wqe *wqe, u32 off,
+				       u32 rlen, u32 psn, bool retx, u8 path,
+				       u64 now, bool *last, u8 *status)
+{
+	struct mroce_req *req = qp->req;
+	struct mr_req_msg m;
+	struct mr_pkt p;
+	struct sk_buff *skb;
+	u8 *payload;
+	int err;
+
+	*status = 0;
+	mroce_req_msg(wqe, &m);
+	*last = mr_req_segment(&m, off, req->mtu, rlen, retx, &p);
+	p.path = path;
+	p.dqpn = qp->attr.dest_qpn;
+	p.psn = psn;
+	p.sqpn = qp->ibqp.qp_num;
+	p.ts = mr_txsb_stamp(&req->snd.sb, now);
 
 	skb = mroce_pkt_new(qp, &p, &payload);
 	if (skb == ERR_PTR(-ENOMEM)) {
@@ -595,8 +596,8 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 	struct mroce_send_wqe *wqe;
 	struct sk_buff *skb;
 	u32 psn, off, rlen;
-	u16 flags;
 	u8 path, status;
+	bool last;
 
 	while (budget > 0 && mr_sender_can_send(&req->snd, now) &&
 	       mr_txsb_next_retx(&req->snd.sb, now, &psn)) {
@@ -610,23 +611,14 @@ static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
 		}
 		path = mr_path_pick_other(&req->snd.pt, ent->path);
 		off = req->pkt_off[psn & MR_TXSB_WIN_MASK];
-		rlen = 0;
-		flags = MR_F_RETX | MR_F_ACKREQ;
-		if (ent->flags & MR_TXE_FIRST)
-			flags |= MR_F_FIRST;
-		if (ent->flags & MR_TXE_LAST)
-			flags |= MR_F_LAST;
-		if (mroce_op_answered(wqe->wire_op)) {
-			/*
-			 * A lost READ_REQ/atomic goes out again exactly as
-			 * sent: the responder checks that every packet of a
-			 * message agrees (MR-PLACE-14).
-			 */
-			flags |= MR_F_FIRST | MR_F_LAST;
-			rlen = req->pkt_len[psn & MR_TXSB_WIN_MASK];
-		}
-		skb = mroce_req_build(qp, wqe, off, rlen, psn, flags, path, now,
-				      &status);
+		/*
+		 * A lost READ_REQ/atomic goes out again exactly as sent: the
+		 * responder checks that every packet of a message agrees
+		 * (MR-PLACE-14).
+		 */
+		rlen = req->pkt_len[psn & MR_TXSB_WIN_MASK];
+		skb = mroce_req_build(qp, wqe, off, rlen, psn, true, path, now,
+				      &last, &status);
 		if (!skb) {
 			/* The source buffer went bad under us: fail the WR. */
 			if (status)
@@ -650,14 +642,14 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
 	struct mroce_req *req = qp->req;
 	struct sk_buff *skb;
 	u8 path, status;
+	bool last;
 	u32 psn;
 
 	if (mr_txsb_window_full(&req->snd.sb))
 		return false;
 	path = mr_path_pick(&req->snd.pt);
-	skb = mroce_req_build(qp, wqe, off, rlen, req->snd.sb.nxt,
-			      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ |
-			      (retx ? MR_F_RETX : 0), path, now, &status);
+	skb = mroce_req_build(qp, wqe, off, rlen, req->snd.sb.nxt, retx, path,
+			      now, &last, &status);
 	if (!skb)
 		return false;
 	if (mr_txsb_on_send(&req->snd.sb, wqe->msn, MR_TXE_FIRST | MR_TXE_LAST,
@@ -703,11 +695,11 @@ static bool mroce_req_atomic_again(struct mroce_qp *qp,
 	struct mroce_req *req = qp->req;
 	struct sk_buff *skb;
 	u8 path, status;
+	bool last;
 
 	path = mr_path_pick(&req->snd.pt);
-	skb = mroce_req_build(qp, wqe, 0, 0, wqe->first_psn,
-			      MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | MR_F_RETX,
-			      path, now, &status);
+	skb = mroce_req_build(qp, wqe, 0, 0, wqe->first_psn, true, path, now,
+			      &last, &status);
 	if (!skb)
 		return false;
 	wqe->progress_ns = now;
@@ -880,9 +872,8 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 	struct mroce_send_wqe *wqe;
 	struct sk_buff *skb;
 	bool first, last;
-	u32 psn, len;
-	u16 flags;
 	u8 path, status, txe;
+	u32 psn;
 
 	while (budget > 0 && req->cur != sq->tail && !req->halted) {
 		wqe = mroce_sq_wqe(sq, req->cur);
@@ -939,26 +930,12 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			if (mroce_op_uses_ssn(wqe->wire_op))
 				wqe->ssn = req->ssn_next;
 		}
-		if (mroce_op_answered(wqe->wire_op))
-			len = 0;
-		else
-			len = min(req->mtu, wqe->length - req->cur_off);
-		last = mroce_op_answered(wqe->wire_op) ||
-		       req->cur_off + len == wqe->length;
-
-		flags = (first ? MR_F_FIRST : 0) | (last ? MR_F_LAST : 0);
-		if (last)
-			flags |= MR_F_ACKREQ;
-		if (last && (wqe->send_flags & IB_SEND_SOLICITED) &&
-		    (wqe->wire_op == MR_OP_SEND || wqe->wire_op == MR_OP_SEND_IMM ||
-		     wqe->wire_op == MR_OP_SEND_INV ||
-		     wqe->wire_op == MR_OP_WRITE_IMM))
-			flags |= MR_F_SE;
 		if (first && wqe->wire_op == MR_OP_READ_REQ)
 			mr_rdasm_first(&wqe->rd);
 		path = mr_path_pick(&req->snd.pt);
 		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rd.req_end,
-				      req->snd.sb.nxt, flags, path, now, &status);
+				      req->snd.sb.nxt, false, path, now, &last,
+				      &status);
 		if (!skb) {
 			if (!status)
 				break;	/* no memory: the timer retries */
@@ -991,12 +968,14 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, path), true);
 		budget--;
 
-		req->cur_off += len;
 		if (last) {
 			wqe->last_psn = psn;
 			wqe->state = MROCE_WQE_SENT;
 			req->cur++;
 			req->cur_off = 0;
+		} else {
+			/* Every packet but the last is full (segment.h). */
+			req->cur_off += req->mtu;
 		}
 	}
 }

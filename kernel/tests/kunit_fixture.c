@@ -285,6 +285,14 @@ void mrt_ep_event(struct ib_event *ev, void *ctx)
 	ep->events++;
 }
 
+/* Completion notification of @cq (ib_req_notify_cq), counted. */
+static void mrt_ep_comp(struct ib_cq *cq, void *ctx)
+{
+	struct mrt_ep *ep = ctx;
+
+	WRITE_ONCE(ep->comps, READ_ONCE(ep->comps) + 1);
+}
+
 void mrt_ep_init(struct kunit *test, struct mrt_ep *ep,
 		 struct mroce_dev *dev)
 {
@@ -305,7 +313,8 @@ void mrt_ep_init(struct kunit *test, struct mrt_ep *ep,
 	init.qp_context = ep;
 	ep->pd = ib_alloc_pd(&dev->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->pd));
-	ep->cq = ib_create_cq(&dev->ibdev, NULL, mrt_ep_event, ep, &cattr);
+	ep->cq = ib_create_cq(&dev->ibdev, mrt_ep_comp, mrt_ep_event, ep,
+			      &cattr);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->cq));
 	init.send_cq = ep->cq;
 	init.recv_cq = ep->cq;

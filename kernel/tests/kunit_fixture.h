@@ -64,6 +64,7 @@ struct mrt_ep {
 	struct ib_cq *cq;	/* send and receive */
 	struct ib_qp *qp;
 	int events;
+	int comps;		/* completion notifications of cq */
 };
 
 void mrt_ep_event(struct ib_event *ev, void *ctx);

@@ -321,7 +321,13 @@ static void mrt_rc_atomic(struct kunit *test)
 	mrt_ep_free(&b);
 }
 
-static void mrt_rc_rnr(struct kunit *test)
+/*
+ * A SEND met by RNR (no receive posted yet) goes out again once one is
+ * posted, and arrives. @solicited: it asks for the solicited event, and
+ * the retransmission still does (MR-VERBS-18): the receiver's CQ, armed
+ * for solicited completions, is notified.
+ */
+static void mrt_rc_rnr_send(struct kunit *test, bool solicited)
 {
 	struct mrt_ep a = {}, b = {};
 	u64 rnr_tx = mroce_counter_read(mrt_db, MROCE_CNT_NACK_TX_RNR);
@@ -330,15 +336,17 @@ static void mrt_rc_rnr(struct kunit *test)
 	struct ib_sge sge;
 	struct ib_send_wr wr = {};
 	const struct ib_send_wr *bad;
+	int i;
 
 	mrt_connect(test, &a, &b);
 	dst = kunit_kzalloc(test, 32, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	mrt_fill(src, sizeof(src), 3);
+	KUNIT_ASSERT_EQ(test, ib_req_notify_cq(b.cq, IB_CQ_SOLICITED), 0);
 	sge = (struct ib_sge){ (uintptr_t)src, 32, a.pd->local_dma_lkey };
 	wr.wr_id = 1;
 	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
+	wr.send_flags = IB_SEND_SIGNALED | (solicited ? IB_SEND_SOLICITED : 0);
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	/* No receive posted yet: the responder answers RNR. */
@@ -350,11 +358,25 @@ static void mrt_rc_rnr(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, memcmp(dst, src, 32), 0);
+	/* The notification runs just after the CQE is in. */
+	for (i = 0; i < 50 && !READ_ONCE(b.comps); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(b.comps), solicited ? 1 : 0);
 	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 
 	mrt_ep_free(&a);
 	mrt_ep_free(&b);
+}
+
+static void mrt_rc_rnr(struct kunit *test)
+{
+	mrt_rc_rnr_send(test, false);
+}
+
+static void mrt_rc_solicited_after_rnr(struct kunit *test)
+{
+	mrt_rc_rnr_send(test, true);
 }
 
 /*
@@ -1063,6 +1085,7 @@ static struct kunit_case mrt_rc_cases[] = {
 	KUNIT_CASE(mrt_rc_read_path_mtu_above_link),
 	KUNIT_CASE(mrt_rc_atomic),
 	KUNIT_CASE(mrt_rc_rnr),
+	KUNIT_CASE(mrt_rc_solicited_after_rnr),
 	KUNIT_CASE(mrt_rc_fail_behind_read),
 	KUNIT_CASE(mrt_rc_remote_access_error),
 	KUNIT_CASE(mrt_rc_send_inv),

@@ -16,7 +16,8 @@
  * "stages"); callgrind's inclusive count of a stage divided by the number
  * of calls the program prints is its cost per call:
  *   stage_tx_data    requester: scoreboard + path + cc bookkeeping of one
- *                    data packet (new or retransmitted), encode, ICRC
+ *                    data packet (new or retransmitted), segmentation,
+ *                    encode, ICRC
  *   stage_rx_data    responder: ICRC check, decode, the receiver engine
  *                    (window, message tracker, placement (memcpy),
  *                    completion, ACK policy and filling the ACK)
@@ -56,6 +57,7 @@
 #include "path.h"
 #include "sender.h"
 #include "receiver.h"
+#include "segment.h"
 #include "crc32c.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -166,6 +168,7 @@ static void cwnd_account(void)
 /* One data packet of message @msn, packet @k, at @psn on @path. */
 NOINLINE static u32 stage_tx_data(u8 *buf, u32 msn, u32 k, bool retx)
 {
+	struct mr_req_msg m = {};
 	struct mr_pkt p;
 	u32 psn, off = k * S.mtu, plen;
 	u8 path;
@@ -193,23 +196,18 @@ NOINLINE static u32 stage_tx_data(u8 *buf, u32 msn, u32 k, bool retx)
 		if (k == 0)
 			S.first_psn[msn % MR_RXMSG_RING] = psn;
 	}
-	plen = S.msg_len - off < S.mtu ? S.msg_len - off : S.mtu;
-	memset(&p, 0, sizeof(p));
-	p.opcode = MR_OP_WRITE;
+	m.opcode = MR_OP_WRITE;
+	m.msn = msn;
+	m.length = S.msg_len;
+	m.va = VA;
+	m.rkey = RKEY;
+	mr_req_segment(&m, off, S.mtu, 0, retx, &p);
+	plen = p.payload_len;
 	p.path = path;
 	p.dqpn = RSP_QPN;
 	p.sqpn = REQ_QPN;
 	p.psn = psn;
 	p.ts = mr_txsb_stamp(&S.snd.sb, S.now);
-	p.flags = (k == 0 ? MR_F_FIRST : 0) |
-		  (k + 1 == S.npkts ? MR_F_LAST | MR_F_ACKREQ : 0) |
-		  (retx ? MR_F_RETX | MR_F_ACKREQ : 0);
-	p.dxh.msn = msn;
-	p.dxh.offset = off;
-	p.dxh.msg_len = S.msg_len;
-	p.rxh.va = VA;
-	p.rxh.rkey = RKEY;
-	p.payload_len = plen;
 	mr_sender_on_sent(&S.snd, path, S.now);
 	/* as kernel/pkt.c: headers, payload copied behind them, ICRC */
 	hl = mr_pkt_encode_hdr(&p, buf, PKT_MAX);

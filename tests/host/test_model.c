@@ -40,6 +40,7 @@
 #include "path.h"
 #include "sender.h"
 #include "receiver.h"
+#include "segment.h"
 
 #define US		1000ULL
 #define MS		1000000ULL
@@ -426,35 +427,29 @@ static void rq_emit(struct model *m, const struct smsg *g, u32 k, u32 psn,
 		    u8 path, bool retx)
 {
 	u8 payload[MODEL_MTU];
+	struct mr_req_msg rm;
 	struct mr_pkt p;
-	u32 off = k * MODEL_MTU;
-	u32 plen = g->len - off < MODEL_MTU ? g->len - off : MODEL_MTU;
+	bool last;
 
-	if (!g->len)
-		plen = 0;
-	memset(&p, 0, sizeof(p));
-	p.opcode = g->op;
+	memset(&rm, 0, sizeof(rm));
+	rm.opcode = g->op;
+	rm.msn = g->msn;
+	rm.ssn = g->ssn;
+	rm.length = g->len;
+	if (g->op == MR_OP_WRITE) {
+		rm.va = WRITE_VA + (u64)(g->msn % MODEL_RRING) * MODEL_MAX_MSG;
+		rm.rkey = WRITE_RKEY;
+	}
+	/* the kernel's segmentation (segment.h) */
+	last = mr_req_segment(&rm, k * MODEL_MTU, MODEL_MTU, 0, retx, &p);
+	assert_int_equal(last, k + 1 == g->npkts);
 	p.path = path;
 	p.dqpn = RSP_QPN;
 	p.sqpn = REQ_QPN;
 	p.psn = psn;
 	p.ts = mr_txsb_stamp(&m->rq.snd.sb, m->now);
-	p.flags = (k == 0 ? MR_F_FIRST : 0) |
-		  (k + 1 == g->npkts ? MR_F_LAST | MR_F_ACKREQ : 0) |
-		  (retx ? MR_F_RETX | MR_F_ACKREQ : 0);
-	p.dxh.msn = g->msn;
-	p.dxh.offset = off;
-	p.dxh.msg_len = g->len;
-	if (g->op == MR_OP_SEND) {
-		p.dxh.ssn = g->ssn;
-	} else {
-		p.rxh.va = WRITE_VA + (u64)(g->msn % MODEL_RRING) *
-				      MODEL_MAX_MSG;
-		p.rxh.rkey = WRITE_RKEY;
-	}
-	msg_bytes(m->cfg.seed, g->msn, off, payload, plen);
+	msg_bytes(m->cfg.seed, g->msn, p.dxh.offset, payload, p.payload_len);
 	p.payload = payload;
-	p.payload_len = plen;
 	mr_sender_on_sent(&m->rq.snd, path, m->now);
 	send_pkt(m, &p, mr_path_sport(&m->rq.snd.pt, path), true);
 }
