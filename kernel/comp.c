@@ -105,7 +105,7 @@ static bool mroce_comp_read_resp(struct mroce_qp *qp,
 	u32 off = p->dxh.offset, len = p->payload_len;
 	int err;
 
-	if (mr_rdasm_check(&wqe->rd, off, len) != MR_RDASM_PLACE)
+	if (!mr_rdreq_resp_new(&wqe->rdq, off, len))
 		return false;
 	err = mroce_sge_copy(qp, wqe->sge, wqe->num_sge, off,
 			     (void *)p->payload, len, true);
@@ -115,13 +115,13 @@ static bool mroce_comp_read_resp(struct mroce_qp *qp,
 						 IB_WC_LOC_PROT_ERR;
 		return true;
 	}
-	/* What arrived in order is no longer outstanding. */
-	qp->req->rd_bytes_out -= mr_rdasm_mark(&wqe->rd, off, len);
-	/* New bytes: a progress event (MR-RETRY-2). */
-	wqe->progress_ns = mroce_now();
-	wqe->retries = 0;
-	wqe->retry_ns = wqe->progress_ns;
-	if (mr_rdasm_complete(&wqe->rd)) {
+	/*
+	 * New bytes: progress (MR-RETRY-2); what arrived in order is no
+	 * longer outstanding.
+	 */
+	qp->req->rd_bytes_out -= mr_rdreq_placed(&wqe->rdq, off, len,
+						 mroce_now());
+	if (mr_rdasm_complete(&wqe->rdq.rd)) {
 		wqe->state = MROCE_WQE_DONE;
 		wqe->status = IB_WC_SUCCESS;
 	}
@@ -172,7 +172,7 @@ static void mroce_comp_trimmed(struct mroce_qp *qp, struct mr_pkt *p)
 	if (p->opcode != MR_OP_READ_RESP || !wqe ||
 	    wqe->wire_op != MR_OP_READ_REQ || wqe->state != MROCE_WQE_SENT)
 		return;
-	wqe->rd_trimmed = true;
+	wqe->rdq.trimmed = true;
 	mr_sender_on_trim(&qp->req->snd, p->path, now);
 }
 
@@ -201,7 +201,7 @@ static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 		 * New response data is progress (MR-RETRY-2) even while the
 		 * request PSNs wait for their ACK behind queued responses:
 		 * it resets the retry budget and restarts the RTO. The WQE's
-		 * own progress_ns tells the stall check of the READs queued
+		 * own rdq.progress_ns tells the stall check of the READs queued
 		 * behind it that the responder is serving them in order.
 		 */
 		mr_txsb_on_progress(&qp->req->snd.sb, now);

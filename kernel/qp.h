@@ -19,6 +19,7 @@
 #include "proto/receiver.h"
 #include "proto/segment.h"
 #include "proto/rdasm.h"
+#include "proto/rdreq.h"
 #include "verbs.h"
 
 /* Requester progress of one send WQE (sq.lock). */
@@ -40,22 +41,15 @@ struct mroce_send_wqe {
 	u8 status;		/* enum ib_wc_status once DONE */
 	u8 wire_op;		/* enum mr_opcode of its packets, 0: local */
 	u8 rd_atomic;		/* counted in req->rd_atomic_out */
-	u8 rd_trimmed;		/* READ: a response was trimmed, ask again */
-	u8 rd_asking;		/* READ: asking again from rd_ask_from on */
 	u32 msn;		/* request message sequence number */
 	u32 ssn;		/* receive WQE it consumes at the peer */
 	u32 first_psn;		/* PSN of its first packet */
 	u32 last_psn;		/* PSN of its last packet (once SENT) */
-	u32 retries;		/* READ/ATOMIC re-requests counted */
-	u64 retry_ns;		/* last one counted, or progress */
-	u64 progress_ns;	/* READ/ATOMIC: last response progress */
-	/* READ: what arrived and what was requested (proto/rdasm.h). */
-	struct mr_rdasm rd;
 	/*
-	 * READ: the missing runs of rd at or after this offset are still
-	 * to be asked for again in the current round (MR-REL-24).
+	 * READ/ATOMIC: responses, progress, retries, what to ask for next
+	 * (proto/rdreq.h); first_psn is its latest request's PSN.
 	 */
-	u32 rd_ask_from;
+	struct mr_rdreq rdq;
 	u64 atomic_orig;
 	union {
 		__be32 imm_data;

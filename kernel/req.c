@@ -658,7 +658,7 @@ static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
 		return false;
 	}
 	wqe->first_psn = psn;
-	wqe->progress_ns = now;
+	wqe->rdq.progress_ns = now;
 	req->pkt_off[psn & MR_TXSB_WIN_MASK] = off;
 	req->pkt_len[psn & MR_TXSB_WIN_MASK] = rlen;
 	mr_sender_on_sent(&req->snd, path, now);
@@ -702,163 +702,82 @@ static bool mroce_req_atomic_again(struct mroce_qp *qp,
 			      &last, &status);
 	if (!skb)
 		return false;
-	wqe->progress_ns = now;
+	wqe->rdq.progress_ns = now;
 	mroce_count(qp->dev, MROCE_CNT_RETX);
 	mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, path), true);
 	return true;
 }
 
 /*
- * READ and ATOMIC follow-ups. sq.lock held.
- *
- * A READ is requested in ranges of at most MR_RDASM_WINDOW bytes past
- * what arrived in order (MR-REL-24 allows splitting from the start): the
- * next range goes out once half of the previous one arrived, which is
- * after the responder executed the READ, so it is served at once as an
- * additional range (MR-REL-25). This bounds response bursts and fits
- * the tracking bitmap (proto/rdasm.h).
- *
- * A READ whose request was delivered but whose responses stall for one
- * RTO (MR-LOSS-14), or one of whose responses was trimmed, asks again
- * for exactly the missing pieces: one READ_REQ per maximal run of them,
- * each under a new PSN with the READ's msn (MR-REL-24). An ATOMIC is
- * re-sent under its original PSN (MR-REL-27). Re-requests without
- * progress count against retry_cnt.
+ * READ and ATOMIC follow-ups (proto/rdreq.h decides what): the next
+ * range of a READ, asking again for what a stalled or trimmed READ
+ * misses, an atomic re-sent, or the WR failed once its retries are spent.
+ * Returns the packet budget left. sq.lock held.
  */
-/*
- * Ask again for the missing runs of @wqe's READ from wqe->rd_ask_from on,
- * while the budget and the window allow; the round goes on at the next
- * run if they do not. Returns false if nothing more can be sent now.
- * sq.lock held.
- */
-static bool mroce_req_read_gaps(struct mroce_qp *qp, struct sk_buff_head *q,
-				struct mroce_send_wqe *wqe, u64 now,
-				int *budget)
-{
-	u32 off, rlen;
-
-	while (*budget > 0 &&
-	       mr_rdasm_gap(&wqe->rd, wqe->rd_ask_from, &off, &rlen)) {
-		if (!mroce_req_more(qp, q, wqe, off, rlen, true, now))
-			return false;
-		wqe->rd_ask_from = off + rlen;
-		(*budget)--;
-	}
-	wqe->rd_asking = *budget <= 0 &&
-			 mr_rdasm_gap(&wqe->rd, wqe->rd_ask_from, &off, &rlen);
-	return true;
-}
-
-/* Start a round of asking again for what @wqe's READ misses. */
-static bool mroce_req_read_again(struct mroce_qp *qp, struct sk_buff_head *q,
-				 struct mroce_send_wqe *wqe, u64 now,
-				 int *budget)
-{
-	wqe->rd_ask_from = wqe->rd.done;
-	wqe->rd_asking = true;
-	return mroce_req_read_gaps(qp, q, wqe, now, budget);
-}
-
 static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
 			       u64 now, int budget)
 {
 	struct mroce_req *req = qp->req;
+	struct mr_rdreq_env env = {
+		.now = now,
+		.rto_ns = mr_txsb_rto(&req->snd.sb),
+		.verbs_timeout_ns = req->snd.sb.p.verbs_timeout_ns,
+		.retry_cnt = req->snd.sb.p.retry_cnt,
+		.rd_bytes_max = MROCE_RD_QP_BUDGET,
+	};
 	struct mroce_send_wqe *wqe;
-	u64 rto = mr_txsb_rto(&req->snd.sb);
-	u64 older = 0, ahead;
-	u32 i, off, rlen;
+	enum mr_rdreq_act act;
+	u64 older = 0;
+	u32 i, off, len;
+	bool read;
 
 	for (i = qp->sq.head; i != req->cur && budget > 0; i++) {
 		wqe = mroce_sq_wqe(&qp->sq, i);
 		if (!mroce_op_answered(wqe->wire_op))
 			continue;
 		/* Latest response data of the READs/ATOMICs before this one. */
-		ahead = older;
-		older = max(older, wqe->progress_ns);
+		env.ahead_ns = older;
+		older = max(older, wqe->rdq.progress_ns);
 		if (wqe->state != MROCE_WQE_SENT)
 			continue;
-
-		/* A round of asking again that the budget cut short. */
-		if (wqe->wire_op == MR_OP_READ_REQ && wqe->rd_asking) {
-			if (!mroce_req_read_gaps(qp, q, wqe, now, &budget))
+		read = wqe->wire_op == MR_OP_READ_REQ;
+		env.req_in_flight = !!mr_txsb_get(&req->snd.sb, wqe->first_psn);
+		env.can_send = mr_txsb_can_send(&req->snd.sb, now);
+		env.rd_bytes_out = req->rd_bytes_out;
+		do {
+			act = mr_rdreq_next(&wqe->rdq, read, &env, &off, &len);
+			switch (act) {
+			case MR_RDREQ_MORE:
+			case MR_RDREQ_AGAIN:
+				if (!mroce_req_more(qp, q, wqe, off, len,
+						    act == MR_RDREQ_AGAIN, now))
+					return budget;
+				mr_rdreq_sent(&wqe->rdq, act, off, len);
+				if (act == MR_RDREQ_MORE)
+					req->rd_bytes_out += len;
+				budget--;
 				break;
-			continue;
-		}
-
-		if (wqe->wire_op == MR_OP_READ_REQ &&
-		    mr_rdasm_next(&wqe->rd, &off, &rlen)) {
-			if (req->rd_bytes_out + rlen > MROCE_RD_QP_BUDGET)
-				continue;
-			if (!mroce_req_more(qp, q, wqe, off, rlen, false, now))
+			case MR_RDREQ_ATOMIC_AGAIN:
+				if (!mroce_req_atomic_again(qp, q, wqe, now))
+					return budget;
+				budget--;
 				break;
-			req->rd_bytes_out += rlen;
-			mr_rdasm_requested(&wqe->rd, off + rlen);
-			budget--;
-			continue;
-		}
-
-		/*
-		 * Stalled: the last request was delivered, and neither this
-		 * WR nor one before it got response data for an RTO. The
-		 * responder serves READs in order, so one queued behind
-		 * others sees nothing while they stream, and asking again
-		 * would only make the responder serve it twice. Data for the
-		 * WRs after it does not count: it shows that the responder
-		 * has served this one, so what is missing here was lost (and
-		 * with many READs queued, waiting for all of them to finish
-		 * first left the oldest incomplete for seconds).
-		 */
-		/*
-		 * A trimmed response (MR-REL-16) is known missing: asked
-		 * again at once, without waiting or using the retry budget.
-		 */
-		if (wqe->rd_trimmed && !mr_txsb_get(&req->snd.sb, wqe->first_psn)) {
-			wqe->rd_trimmed = false;
-			if (!mroce_req_read_again(qp, q, wqe, now, &budget))
+			case MR_RDREQ_FAIL:
+				pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
+						    qp->ibqp.qp_num,
+						    read ? "READ" : "ATOMIC",
+						    wqe->msn, wqe->rdq.rd.done,
+						    wqe->rdq.rd.req_end,
+						    wqe->length);
+				mroce_req_fail(wqe, IB_WC_RETRY_EXC_ERR);
 				break;
-			continue;
-		}
-		if (mr_txsb_get(&req->snd.sb, wqe->first_psn) ||
-		    now < max(wqe->progress_ns, ahead) + rto)
-			continue;
-		/*
-		 * Nothing is asked and no retry counted while the peer said
-		 * RNR (MR-RETRY-8). A retry counts at most once per T_verbs
-		 * without progress, never with timeout 0 (MR-RETRY-1), as
-		 * for the scoreboard's RTO: re-requests come once per RTO,
-		 * which a host under load makes far shorter than T_verbs.
-		 */
-		if (!mr_txsb_can_send(&req->snd.sb, now))
-			break;
-		if (req->snd.sb.p.verbs_timeout_ns != MR_TIME_NEVER &&
-		    now - wqe->retry_ns >= req->snd.sb.p.verbs_timeout_ns) {
-			wqe->retries++;
-			wqe->retry_ns = now;
-		}
-		if (wqe->retries > req->snd.sb.p.retry_cnt) {
-			pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
-					    qp->ibqp.qp_num,
-					    wqe->wire_op == MR_OP_READ_REQ ?
-					    "READ" : "ATOMIC", wqe->msn,
-					    wqe->rd.done, wqe->rd.req_end,
-					    wqe->length);
-			mroce_req_fail(wqe, IB_WC_RETRY_EXC_ERR);
-			continue;
-		}
-		/*
-		 * With no response yet the READ may not have executed, and
-		 * the responder accepts only the request's original range
-		 * until it has (MR-PLACE-14): then nothing above the first
-		 * range was requested, and the one missing run is that range.
-		 */
-		if (wqe->wire_op == MR_OP_READ_REQ) {
-			if (!mroce_req_read_again(qp, q, wqe, now, &budget))
+			case MR_RDREQ_STOP:
+				return budget;
+			default:
 				break;
-			continue;
-		}
-		if (!mroce_req_atomic_again(qp, q, wqe, now))
-			break;
-		budget--;
+			}
+			/* A round of asking again goes on while it can. */
+		} while (act == MR_RDREQ_AGAIN && budget > 0);
 	}
 	return budget;
 }
@@ -920,20 +839,15 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 		if (first) {
 			wqe->msn = req->msn_next;
 			wqe->first_psn = req->snd.sb.nxt;
-			mr_rdasm_init(&wqe->rd, wqe->length);
-			wqe->rd_trimmed = 0;
-			wqe->rd_asking = 0;
+			mr_rdreq_start(&wqe->rdq, wqe->length, now);
 			wqe->rd_atomic = 0;
-			wqe->retries = 0;
-			wqe->retry_ns = now;
-			wqe->progress_ns = now;
 			if (mroce_op_uses_ssn(wqe->wire_op))
 				wqe->ssn = req->ssn_next;
 		}
 		if (first && wqe->wire_op == MR_OP_READ_REQ)
-			mr_rdasm_first(&wqe->rd);
+			mr_rdasm_first(&wqe->rdq.rd);
 		path = mr_path_pick(&req->snd.pt);
-		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rd.req_end,
+		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rdq.rd.req_end,
 				      req->snd.sb.nxt, false, path, now, &last,
 				      &status);
 		if (!skb) {
@@ -952,7 +866,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			break;
 		}
 		req->pkt_off[psn & MR_TXSB_WIN_MASK] = req->cur_off;
-		req->pkt_len[psn & MR_TXSB_WIN_MASK] = wqe->rd.req_end;
+		req->pkt_len[psn & MR_TXSB_WIN_MASK] = wqe->rdq.rd.req_end;
 		if (first) {
 			req->msn_idx[wqe->msn & (sq->size - 1)] = req->cur;
 			req->msn_next++;
@@ -961,7 +875,7 @@ static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
 			if (mroce_op_answered(wqe->wire_op)) {
 				wqe->rd_atomic = 1;
 				req->rd_atomic_out++;
-				req->rd_bytes_out += wqe->rd.req_end;
+				req->rd_bytes_out += wqe->rdq.rd.req_end;
 			}
 		}
 		mr_sender_on_sent(&req->snd, path, now);
@@ -1119,7 +1033,7 @@ void mroce_req_run(struct mroce_qp *qp)
 			if (done.rd_atomic) {
 				req->rd_atomic_out--;
 				req->rd_bytes_out -=
-					mr_rdasm_outstanding(&done.rd);
+					mr_rdasm_outstanding(&done.rdq.rd);
 			}
 			/* A user SQ slot is free again once retired. */
 			if (qp->usq.hdr)

@@ -91,8 +91,8 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 			 wqe->opcode, wqe->wire_op,
 			 mroce_res_wqe_state(wqe->state), wqe->status,
 			 wqe->msn, wqe->first_psn, wqe->last_psn,
-			 wqe->rd.done, wqe->rd.req_end, wqe->length,
-			 wqe->retries);
+			 wqe->rdq.rd.done, wqe->rdq.rd.req_end, wqe->length,
+			 wqe->rdq.retries);
 		if (rdma_nl_put_driver_string(msg, name, val))
 			return -EMSGSIZE;
 	}

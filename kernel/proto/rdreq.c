@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MetaRoCE requester side of READ and ATOMIC messages in flight
+ * (rdreq.h).
+ *
+ * A READ is requested in ranges of at most MR_RDASM_WINDOW bytes past
+ * what arrived in order (MR-REL-24 allows splitting from the start): the
+ * next range goes out once half of the previous one arrived, which is
+ * after the responder executed the READ, so it is served at once as an
+ * additional range (MR-REL-25). This bounds response bursts and fits the
+ * tracking bitmap (rdasm.h).
+ *
+ * A READ whose request was delivered but whose responses stall for one
+ * RTO (MR-LOSS-14), or one of whose responses was trimmed, asks again for
+ * exactly the missing pieces: one READ_REQ per maximal run of them, each
+ * under a new PSN with the READ's msn (MR-REL-24). An ATOMIC is re-sent
+ * under its original PSN (MR-REL-27). Re-requests without progress count
+ * against retry_cnt.
+ */
+#include "rdreq.h"
+
+void mr_rdreq_start(struct mr_rdreq *q, u32 len, u64 now)
+{
+	mr_rdasm_init(&q->rd, len);
+	q->ask_from = 0;
+	q->asking = false;
+	q->trimmed = false;
+	q->retries = 0;
+	q->retry_ns = now;
+	q->progress_ns = now;
+}
+
+/* The next missing run of the current round, or the round is over. */
+static enum mr_rdreq_act round_next(struct mr_rdreq *q, u32 *off, u32 *len)
+{
+	if (mr_rdasm_gap(&q->rd, q->ask_from, off, len))
+		return MR_RDREQ_AGAIN;
+	q->asking = false;
+	return MR_RDREQ_NONE;
+}
+
+/* Start a round of asking again for everything missing. */
+static enum mr_rdreq_act round_start(struct mr_rdreq *q, u32 *off, u32 *len)
+{
+	q->ask_from = q->rd.done;
+	q->asking = true;
+	return round_next(q, off, len);
+}
+
+enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
+				const struct mr_rdreq_env *env, u32 *off,
+				u32 *len)
+{
+	u64 since;
+
+	/* A round of asking again that a packet budget cut short. */
+	if (read && q->asking)
+		return round_next(q, off, len);
+	if (read && mr_rdasm_next(&q->rd, off, len))
+		return env->rd_bytes_out + *len > env->rd_bytes_max ?
+		       MR_RDREQ_NONE : MR_RDREQ_MORE;
+	/*
+	 * A trimmed response (MR-REL-16) is known missing: asked again at
+	 * once, without waiting or using the retry budget.
+	 */
+	if (read && q->trimmed && !env->req_in_flight) {
+		q->trimmed = false;
+		return round_start(q, off, len);
+	}
+	/*
+	 * Stalled: the last request was delivered, and neither this
+	 * message nor one before it got response data for an RTO. The
+	 * responder serves READs in order, so one queued behind others sees
+	 * nothing while they stream, and asking again would only make the
+	 * responder serve it twice. Data for the messages after it does not
+	 * count: it shows that the responder has served this one, so what
+	 * is missing here was lost.
+	 */
+	since = q->progress_ns > env->ahead_ns ? q->progress_ns : env->ahead_ns;
+	if (env->req_in_flight || env->now < since + env->rto_ns)
+		return MR_RDREQ_NONE;
+	/*
+	 * Nothing is asked and no retry counted while the peer said RNR
+	 * (MR-RETRY-8). A retry counts at most once per T_verbs without
+	 * progress, never with timeout 0 (MR-RETRY-1): re-requests come
+	 * once per RTO, which a host under load makes far shorter.
+	 */
+	if (!env->can_send)
+		return MR_RDREQ_STOP;
+	if (env->verbs_timeout_ns != MR_TIME_NEVER &&
+	    env->now - q->retry_ns >= env->verbs_timeout_ns) {
+		q->retries++;
+		q->retry_ns = env->now;
+	}
+	if (q->retries > env->retry_cnt)
+		return MR_RDREQ_FAIL;
+	/*
+	 * With no response yet the READ may not have executed, and the
+	 * responder accepts only the request's original range until it has
+	 * (MR-PLACE-14): then nothing above the first range was requested,
+	 * and the one missing run is that range.
+	 */
+	if (read)
+		return round_start(q, off, len);
+	return MR_RDREQ_ATOMIC_AGAIN;
+}
+
+void mr_rdreq_sent(struct mr_rdreq *q, enum mr_rdreq_act act, u32 off,
+		   u32 len)
+{
+	if (act == MR_RDREQ_MORE)
+		mr_rdasm_requested(&q->rd, off + len);
+	else if (act == MR_RDREQ_AGAIN)
+		q->ask_from = off + len;
+}
+
+u32 mr_rdreq_placed(struct mr_rdreq *q, u32 off, u32 len, u64 now)
+{
+	q->progress_ns = now;
+	q->retries = 0;
+	q->retry_ns = now;
+	return mr_rdasm_mark(&q->rd, off, len);
+}

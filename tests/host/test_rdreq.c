@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host tests of the requester's READ/ATOMIC follow-ups (rdreq.h): the
+ * next range once half of the last arrived, within the QP's byte budget
+ * (MR-REL-24, MR-REL-31); asking again for exactly the missing runs after
+ * a stall of one RTO (MR-LOSS-14) or at once after a trim (MR-REL-16);
+ * not while the request is in flight or earlier READs still stream; an
+ * atomic re-sent (MR-REL-27); retries counted once per T_verbs without
+ * progress and never during RNR (MR-RETRY-1, MR-RETRY-2, MR-RETRY-8).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "rdreq.h"
+
+#define US	1000ULL
+#define MS	(1000 * US)
+#define RTO	(5 * MS)
+
+static struct mr_rdreq q;
+static struct mr_rdreq_env env;
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&env, 0, sizeof(env));
+	env.now = 100 * MS;
+	env.rto_ns = RTO;
+	env.verbs_timeout_ns = 20 * MS;
+	env.retry_cnt = 2;
+	env.can_send = true;
+	env.rd_bytes_max = 2 * MR_RDASM_WINDOW;
+	return 0;
+}
+
+static enum mr_rdreq_act next(bool read, u32 *off, u32 *len)
+{
+	return mr_rdreq_next(&q, read, &env, off, len);
+}
+
+/* A READ of @len bytes whose first range went out. */
+static void start_read(u32 len)
+{
+	mr_rdreq_start(&q, len, env.now);
+	mr_rdasm_first(&q.rd);
+	env.rd_bytes_out = q.rd.req_end;
+}
+
+static void arrive(u32 off, u32 len)
+{
+	assert_true(mr_rdreq_resp_new(&q, off, len));
+	env.rd_bytes_out -= mr_rdreq_placed(&q, off, len, env.now);
+	/* the same bytes again are not placed twice (MR-PLACE-6) */
+	assert_false(mr_rdreq_resp_new(&q, off, len));
+}
+
+static void test_next_range(void **state)
+{
+	u32 off, len, w = MR_RDASM_WINDOW;
+
+	(void)state;
+	start_read(4 * w);
+	assert_int_equal(q.rd.req_end, w);
+	env.req_in_flight = true;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	arrive(0, w / 2);
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_MORE);
+	assert_int_equal(off, w);
+	assert_int_equal(off + len, w / 2 + w);
+	/* over the QP's READ byte budget: later */
+	env.rd_bytes_out = env.rd_bytes_max - len + 1;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	env.rd_bytes_out = 0;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_MORE);
+	mr_rdreq_sent(&q, MR_RDREQ_MORE, off, len);
+	assert_int_equal(q.rd.req_end, off + len);
+	/* beyond the unit bitmap nothing is placed */
+	assert_false(mr_rdreq_resp_new(&q, off + len, MR_RDASM_UNIT));
+}
+
+/* A stall of one RTO asks again for each missing run, in order. */
+static void test_stall_asks_for_gaps(void **state)
+{
+	u32 off, len, u = MR_RDASM_UNIT;
+
+	(void)state;
+	start_read(8 * u);
+	arrive(0, u);
+	arrive(2 * u, u);
+	arrive(5 * u, u);
+	env.req_in_flight = false;
+	env.now += RTO - 1;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	/* an earlier READ still streaming: not this one's stall */
+	env.now += 1;
+	env.ahead_ns = env.now - 1;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	env.ahead_ns = 0;
+	/* in flight: wait for its answer */
+	env.req_in_flight = true;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	env.req_in_flight = false;
+
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, u);
+	assert_int_equal(len, u);
+	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	/* the round goes on even though the new request is in flight */
+	env.req_in_flight = true;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, 3 * u);
+	assert_int_equal(len, 2 * u);
+	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, 6 * u);
+	assert_int_equal(len, 2 * u);
+	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	assert_false(q.asking);
+}
+
+/* A trimmed response: asked again at once, no retry counted. */
+static void test_trim_asks_at_once(void **state)
+{
+	u32 off, len, u = MR_RDASM_UNIT;
+
+	(void)state;
+	start_read(4 * u);
+	arrive(0, u);
+	q.trimmed = true;
+	env.req_in_flight = true;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	env.req_in_flight = false;
+	env.now += 20 * MS;	/* a T_verbs: would count, were it a stall */
+	env.ahead_ns = env.now;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, u);
+	assert_int_equal(len, 3 * u);
+	assert_false(q.trimmed);
+	assert_int_equal(q.retries, 0);
+}
+
+/*
+ * Retries: at most one per T_verbs without progress; over retry_cnt the
+ * WR fails; progress resets them; RNR stops the walk and counts nothing.
+ */
+static void test_retries(void **state)
+{
+	u32 off, len, i;
+
+	(void)state;
+	mr_rdreq_start(&q, 0, env.now);
+	env.can_send = false;
+	env.now += 100 * MS;
+	assert_int_equal(next(false, &off, &len), MR_RDREQ_STOP);
+	assert_int_equal(q.retries, 0);
+	env.can_send = true;
+	for (i = 1; i <= env.retry_cnt; i++) {
+		assert_int_equal(next(false, &off, &len),
+				 MR_RDREQ_ATOMIC_AGAIN);
+		assert_int_equal(q.retries, i);
+		/* another RTO, within the same T_verbs: not counted */
+		env.now += RTO;
+		assert_int_equal(next(false, &off, &len),
+				 MR_RDREQ_ATOMIC_AGAIN);
+		assert_int_equal(q.retries, i);
+		env.now += 20 * MS;
+	}
+	assert_int_equal(next(false, &off, &len), MR_RDREQ_FAIL);
+
+	/* a READ that makes progress starts its budget afresh */
+	start_read(4 * MR_RDASM_UNIT);
+	env.now += 100 * MS;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(q.retries, 1);
+	arrive(0, MR_RDASM_UNIT);
+	assert_int_equal(q.retries, 0);
+	assert_int_equal(q.progress_ns, env.now);
+
+	/* verbs timeout 0 (infinite): never counted (MR-RETRY-1) */
+	start_read(4 * MR_RDASM_UNIT);
+	env.verbs_timeout_ns = MR_TIME_NEVER;
+	env.now += 100 * MS;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(q.retries, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_next_range, setup),
+		cmocka_unit_test_setup(test_stall_asks_for_gaps, setup),
+		cmocka_unit_test_setup(test_trim_asks_at_once, setup),
+		cmocka_unit_test_setup(test_retries, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
