@@ -20,6 +20,7 @@
 #include "proto/segment.h"
 #include "proto/rdasm.h"
 #include "proto/rdreq.h"
+#include "proto/reqdone.h"
 #include "verbs.h"
 
 /* Requester progress of one send WQE (sq.lock). */

@@ -333,42 +333,19 @@ static struct mroce_send_wqe *mroce_req_failed_wqe(struct mroce_qp *qp)
 }
 
 /*
- * The scoreboard gave up (retry or RNR budget, fatal NACK) and sends
- * nothing more. The head WQE, not done: if the failure was charged to a
- * later WQE, the head precedes it (MR-VERBS-22): a READ or ATOMIC still
- * missing response data gets one RTO to receive it, then completes with
- * WR_FLUSH_ERR, as does anything else that cannot finish now; the
- * failed WQE then reports its own status. sq.lock held.
- */
-static bool mroce_req_head_failed(struct mroce_qp *qp,
-				  struct mroce_send_wqe *head, u8 *status)
-{
-	struct mroce_req *req = qp->req;
-	struct mroce_send_wqe *fw = mroce_req_failed_wqe(qp);
-	u64 now = mroce_now();
-
-	if (!req->failed_ns)
-		req->failed_ns = now;
-	if (!fw) {
-		*status = IB_WC_RETRY_EXC_ERR;
-		return true;
-	}
-	if (mroce_op_answered(head->wire_op) &&
-	    now < req->failed_ns + mr_txsb_rto(&req->snd.sb))
-		return false;
-	*status = IB_WC_WR_FLUSH_ERR;
-	return true;
-}
-
-/*
- * Can the WQE at the SQ head complete? Fills *@status. sq.lock held.
- * Completion is strictly in SQ order.
+ * Can the WQE at the SQ head complete? Fills *@status. Completion is
+ * strictly in SQ order; the rule is the core's (proto/reqdone.h), the
+ * Error state and UD/GSI (no requester state) are the glue's. sq.lock
+ * held.
  */
 static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 {
 	struct mroce_sq *sq = &qp->sq;
 	struct mroce_req *req = qp->req;
 	struct mroce_send_wqe *wqe;
+	struct mr_done_head h;
+	bool later_failed;
+	u64 now = 0;
 
 	if (sq->head == sq->tail)
 		return false;
@@ -380,34 +357,38 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 			  wqe->status : IB_WC_WR_FLUSH_ERR;
 		return true;
 	}
-	if (wqe->state == MROCE_WQE_DONE) {
-		/*
-		 * A READ/ATOMIC keeps its WQE until its last request PSN is
-		 * cumulatively acknowledged: a lost request PSN can only be
-		 * resent (and so acknowledged) from its WQE.
-		 */
-		if (wqe->status == IB_WC_SUCCESS && req &&
-		    mroce_op_answered(wqe->wire_op) &&
-		    !mr_psn_before(wqe->first_psn, req->snd.sb.una))
-			return false;
+	if (!req) {
+		*status = wqe->status;
+		return wqe->state == MROCE_WQE_DONE;
+	}
+	h.opcode = wqe->wire_op;
+	h.length = wqe->length;
+	h.first_psn = wqe->first_psn;
+	h.last_psn = wqe->last_psn;
+	h.sent = wqe->state == MROCE_WQE_SENT;
+	h.finished = wqe->state == MROCE_WQE_DONE;
+	h.ok = wqe->status == IB_WC_SUCCESS;
+	/* Only once the scoreboard failed: a walk of the started WQEs. */
+	later_failed = req->snd.sb.failed && mroce_req_failed_wqe(qp);
+	if (req->snd.sb.failed)
+		now = mroce_now();
+	switch (mr_req_head_done(&h, &req->snd.sb, later_failed,
+				 &req->failed_ns, now)) {
+	case MR_DONE_OWN:
 		*status = wqe->status;
 		return true;
-	}
-	/* SEND/WRITE: done once every packet is cumulatively acked. */
-	if (wqe->state == MROCE_WQE_SENT && req &&
-	    (!mroce_op_answered(wqe->wire_op) ||
-	     (wqe->wire_op == MR_OP_READ_REQ && !wqe->length)) &&
-	    mr_psn_before(wqe->last_psn, req->snd.sb.una)) {
+	case MR_DONE_SUCCESS:
 		*status = IB_WC_SUCCESS;
 		return true;
+	case MR_DONE_FLUSH:
+		*status = IB_WC_WR_FLUSH_ERR;
+		return true;
+	case MR_DONE_RETRY_EXC:
+		*status = IB_WC_RETRY_EXC_ERR;
+		return true;
+	default:
+		return false;
 	}
-	/*
-	 * The scoreboard gave up: a WQE before the one that failed would
-	 * wait forever for its ACK, its response or a re-request.
-	 */
-	if (req && req->snd.sb.failed)
-		return mroce_req_head_failed(qp, wqe, status);
-	return false;
 }
 
 /*
