@@ -344,7 +344,7 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 	struct mroce_req *req = qp->req;
 	struct mroce_send_wqe *wqe;
 	struct mr_done_head h;
-	bool later_failed;
+	bool later_failed = false;
 	u64 now = 0;
 
 	if (sq->head == sq->tail)
@@ -369,9 +369,10 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 	h.finished = wqe->state == MROCE_WQE_DONE;
 	h.ok = wqe->status == IB_WC_SUCCESS;
 	/* Only once the scoreboard failed: a walk of the started WQEs. */
-	later_failed = req->snd.sb.failed && mroce_req_failed_wqe(qp);
-	if (req->snd.sb.failed)
+	if (req->snd.sb.failed) {
+		later_failed = !!mroce_req_failed_wqe(qp);
 		now = mroce_now();
+	}
 	switch (mr_req_head_done(&h, &req->snd.sb, later_failed,
 				 &req->failed_ns, now)) {
 	case MR_DONE_OWN:

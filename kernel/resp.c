@@ -96,7 +96,6 @@ static void mroce_rcv_emit(void *ctx, struct mr_pkt *a)
 	struct mroce_dev *dev = qp->dev;
 	struct sk_buff *skb;
 	u8 *payload;
-	int i;
 
 	a->dqpn = qp->attr.dest_qpn;
 	a->sqpn = qp->ibqp.qp_num;
@@ -109,12 +108,8 @@ static void mroce_rcv_emit(void *ctx, struct mr_pkt *a)
 		mroce_count(dev, mroce_nack_tx_cnt[a->nkh.reason]);
 	else
 		mroce_count(dev, MROCE_CNT_ACK_TX);
-	for (i = 0; i < MR_SACK_WORDS; i++) {
-		if (a->akh.sack[i]) {
-			mroce_count(dev, MROCE_CNT_SACK_TX);
-			break;
-		}
-	}
+	if (!mr_map_empty(a->akh.sack))
+		mroce_count(dev, MROCE_CNT_SACK_TX);
 	if (a->flags & MR_F_ECE)
 		mroce_count(dev, MROCE_CNT_ECN_ECHOED);
 	mroce_pkt_queue(&c->txq, skb, mroce_resp_entropy(qp, a->path), false);
