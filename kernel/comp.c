@@ -25,9 +25,9 @@ static void mroce_comp_fail_msn(struct mroce_qp *qp, u32 msn, u8 status)
 
 	if (!wqe && qp->sq.head != qp->sq.tail)
 		wqe = mroce_sq_wqe(&qp->sq, qp->sq.head);
-	if (wqe && wqe->state != MROCE_WQE_DONE) {
-		wqe->state = MROCE_WQE_DONE;
-		wqe->status = status;
+	if (wqe && wqe->tx.state != MR_SWQE_DONE) {
+		wqe->tx.state = MR_SWQE_DONE;
+		wqe->tx.status = status;
 	}
 }
 
@@ -40,7 +40,7 @@ static void mroce_comp_ack(struct mroce_qp *qp, struct mr_pkt *p)
 	int rc;
 
 	/* The core moves scoreboard, window and paths (sender.h). */
-	rc = mr_sender_on_feedback(&req->snd, p, now, &res);
+	rc = mr_sender_on_feedback(&req->rq.snd, p, now, &res);
 	if (rc == MR_ERR_ACK_AGE) {
 		/* Echoes no recent timestamp of ours (MR-SEC-6). */
 		mroce_count(dev, MROCE_CNT_ACK_AGE_DROPS);
@@ -105,13 +105,13 @@ static bool mroce_comp_read_resp(struct mroce_qp *qp,
 	u32 off = p->dxh.offset, len = p->payload_len;
 	int err;
 
-	if (!mr_rdreq_resp_new(&wqe->rdq, off, len))
+	if (!mr_rdreq_resp_new(&wqe->tx.rdq, off, len))
 		return false;
 	err = mroce_sge_copy(qp, wqe->sge, wqe->num_sge, off,
 			     (void *)p->payload, len, true);
 	if (err) {
-		wqe->state = MROCE_WQE_DONE;
-		wqe->status = err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+		wqe->tx.state = MR_SWQE_DONE;
+		wqe->tx.status = err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
 						 IB_WC_LOC_PROT_ERR;
 		return true;
 	}
@@ -119,11 +119,11 @@ static bool mroce_comp_read_resp(struct mroce_qp *qp,
 	 * New bytes: progress (MR-RETRY-2); what arrived in order is no
 	 * longer outstanding.
 	 */
-	qp->req->rd_bytes_out -= mr_rdreq_placed(&wqe->rdq, off, len,
+	qp->req->rq.rd_bytes_out -= mr_rdreq_placed(&wqe->tx.rdq, off, len,
 						 mroce_now());
-	if (mr_rdasm_complete(&wqe->rdq.rd)) {
-		wqe->state = MROCE_WQE_DONE;
-		wqe->status = IB_WC_SUCCESS;
+	if (mr_rdasm_complete(&wqe->tx.rdq.rd)) {
+		wqe->tx.state = MR_SWQE_DONE;
+		wqe->tx.status = IB_WC_SUCCESS;
 	}
 	return true;
 }
@@ -137,8 +137,8 @@ static bool mroce_comp_atomic_resp(struct mroce_qp *qp,
 
 	err = mroce_sge_copy(qp, wqe->sge, wqe->num_sge, 0, &orig,
 			     sizeof(orig), true);
-	wqe->state = MROCE_WQE_DONE;
-	wqe->status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	wqe->tx.state = MR_SWQE_DONE;
+	wqe->tx.status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 	return true;
 }
 
@@ -152,7 +152,7 @@ static void mroce_comp_implicit_ack(struct mroce_qp *qp, u32 psn)
 {
 	struct mr_txsb_result res = {};
 
-	if (mr_sender_on_implicit_ack(&qp->req->snd, psn, mroce_now(), &res) &&
+	if (mr_sender_on_implicit_ack(&qp->req->rq.snd, psn, mroce_now(), &res) &&
 	    res.rto_undone)
 		mroce_count(qp->dev, MROCE_CNT_SPURIOUS_RTO);
 }
@@ -170,10 +170,10 @@ static void mroce_comp_trimmed(struct mroce_qp *qp, struct mr_pkt *p)
 
 	mroce_count(qp->dev, MROCE_CNT_TRIM_DROPS);
 	if (p->opcode != MR_OP_READ_RESP || !wqe ||
-	    wqe->wire_op != MR_OP_READ_REQ || wqe->state != MROCE_WQE_SENT)
+	    wqe->tx.op != MR_OP_READ_REQ || wqe->tx.state != MR_SWQE_SENT)
 		return;
-	wqe->rdq.trimmed = true;
-	mr_sender_on_trim(&qp->req->snd, p->path, now);
+	wqe->tx.rdq.trimmed = true;
+	mr_sender_on_trim(&qp->req->rq.snd, p->path, now);
 }
 
 static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
@@ -186,12 +186,12 @@ static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 		return;
 	}
 	wqe = mroce_req_find_msn(qp, p->dxh.msn);
-	if (wqe && wqe->state == MROCE_WQE_SENT) {
+	if (wqe && wqe->tx.state == MR_SWQE_SENT) {
 		if (p->opcode == MR_OP_READ_RESP &&
-		    wqe->wire_op == MR_OP_READ_REQ)
+		    wqe->tx.op == MR_OP_READ_REQ)
 			ok = mroce_comp_read_resp(qp, wqe, p);
 		else if (p->opcode == MR_OP_ATOMIC_RESP &&
-			 mr_op_has(wqe->wire_op, MR_OPA_ATOMIC))
+			 mr_op_has(wqe->tx.op, MR_OPA_ATOMIC))
 			ok = mroce_comp_atomic_resp(qp, wqe, p);
 	}
 	if (ok) {
@@ -204,7 +204,7 @@ static void mroce_comp_response(struct mroce_qp *qp, struct mr_pkt *p)
 		 * own rdq.progress_ns tells the stall check of the READs queued
 		 * behind it that the responder is serving them in order.
 		 */
-		mr_txsb_on_progress(&qp->req->snd.sb, now);
+		mr_txsb_on_progress(&qp->req->rq.snd.sb, now);
 		mroce_comp_implicit_ack(qp, p->psn);
 	} else {
 		mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);
@@ -244,8 +244,8 @@ void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 		u64 now = mroce_now();
 		u64 rtt = (u64)(u32)(mroce_qp_ts(qp, now) - p->ts) * 1000;
 
-		if (p->path >= qp->req->snd.pt.n ||
-		    !mr_path_on_probe_reply(&qp->req->snd.pt, p->path, p->psn,
+		if (p->path >= qp->req->rq.snd.pt.n ||
+		    !mr_path_on_probe_reply(&qp->req->rq.snd.pt, p->path, p->psn,
 					    p->ts, rtt, now))
 			mroce_count(qp->dev, MROCE_CNT_DUP_DROPS);
 		break;

@@ -801,9 +801,10 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
-	wqe->length = min_t(u64, len, U32_MAX);
-	wqe->wire_op = mroce_wire_opcode(wr->opcode);
-	wqe->state = MROCE_WQE_QUEUED;
+	wqe->tx.length = min_t(u64, len, U32_MAX);
+	wqe->tx.op = mroce_wire_opcode(wr->opcode);
+	wqe->tx.fence = !!(wr->send_flags & IB_SEND_FENCE);
+	wqe->tx.state = MR_SWQE_QUEUED;
 
 	switch (wr->opcode) {
 	case IB_WR_SEND_WITH_IMM:
@@ -871,9 +872,9 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 	status = len > MR_MAX_MSG_LEN ? IB_WC_LOC_LEN_ERR :
 					mroce_req_validate(wqe);
 	if (status != IB_WC_SUCCESS) {
-		wqe->wire_op = 0;
-		wqe->state = MROCE_WQE_DONE;
-		wqe->status = status;
+		wqe->tx.op = 0;
+		wqe->tx.state = MR_SWQE_DONE;
+		wqe->tx.status = status;
 	}
 	sq->tail++;
 	return 0;

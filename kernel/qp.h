@@ -21,36 +21,20 @@
 #include "proto/rdasm.h"
 #include "proto/rdreq.h"
 #include "proto/reqdone.h"
+#include "proto/requester.h"
 #include "verbs.h"
-
-/* Requester progress of one send WQE (sq.lock). */
-enum mroce_wqe_state {
-	MROCE_WQE_QUEUED,	/* not (fully) packetized yet */
-	MROCE_WQE_SENT,		/* every packet sent; awaiting ACK/response */
-	MROCE_WQE_DONE,		/* may complete once it reaches the head */
-};
 
 struct mroce_send_wqe {
 	u64 wr_id;
 	enum ib_wr_opcode opcode;
 	int send_flags;
 	u32 num_sge;
-	u32 length;		/* total payload bytes */
-
-	/* Requester state, written under sq.lock. */
-	u8 state;		/* enum mroce_wqe_state */
-	u8 status;		/* enum ib_wc_status once DONE */
-	u8 wire_op;		/* enum mr_opcode of its packets, 0: local */
-	u8 rd_atomic;		/* counted in req->rd_atomic_out */
-	u32 msn;		/* request message sequence number */
-	u32 ssn;		/* receive WQE it consumes at the peer */
-	u32 first_psn;		/* PSN of its first packet */
-	u32 last_psn;		/* PSN of its last packet (once SENT) */
 	/*
-	 * READ/ATOMIC: responses, progress, retries, what to ask for next
-	 * (proto/rdreq.h); first_psn is its latest request's PSN.
+	 * The requester engine's part (proto/requester.h), under sq.lock:
+	 * wire opcode (0: local), state, status once done (enum
+	 * ib_wc_status), payload length, msn/ssn/PSNs, READ/ATOMIC progress.
 	 */
-	struct mr_rdreq rdq;
+	struct mr_swqe tx;
 	u64 atomic_orig;
 	union {
 		__be32 imm_data;
@@ -87,43 +71,13 @@ struct mroce_send_wqe {
 };
 
 /*
- * Requester protocol state of an RC QP (sq.lock): the core's sender
- * scoreboard, congestion control and path table.
+ * Requester protocol state of an RC QP (sq.lock): the core's requester
+ * engine (scoreboard, congestion control, path table, the send queue
+ * walks) over this QP's send queue.
  */
 struct mroce_req {
-	struct mr_sender snd;	/* scoreboard, congestion control, paths */
-	u32 msn_next;		/* msn of the next request message */
-	u32 ssn_next;		/* ssn of the next receive-consuming message */
-	u32 cur;		/* SQ index of the WQE being packetized */
-	u32 cur_off;		/* its bytes already packetized */
-	u32 mtu;		/* payload bytes per packet */
-	u32 probe_id;		/* MBH.psn of the next PROBE */
-	u64 rerolls_seen;	/* snd.pt.rerolls already counted */
-	/*
-	 * SQ index of the WQE of each started request message, by
-	 * msn & (sq.size - 1): the started, unretired WQEs have consecutive
-	 * msns and are at most sq.size, so a response finds its WQE in O(1).
-	 */
-	u32 *msn_idx;
-	/* READ/ATOMIC WRs started and not retired (MR-VERBS-15). */
-	u32 rd_atomic_out;
-	/* READ response bytes requested and not yet received. */
-	u64 rd_bytes_out;
-	/* When the scoreboard failed: earlier READs get one RTO more. */
-	u64 failed_ns;
-	bool inited;
-	/* A WQE failed before it was sent: send nothing after it. */
-	bool halted;
-	/* A packet could not be allocated: the timer retries shortly. */
-	bool tx_nomem;
-	/*
-	 * Byte offset in its message of each outstanding data packet, by
-	 * PSN: a message's PSNs need not be consecutive (READ ranges may
-	 * be requested in between), so retransmissions look it up here.
-	 */
-	u32 pkt_off[MR_TXSB_WIN];
-	/* READ_REQ PSNs: length of the range asked (resent identically). */
-	u32 pkt_len[MR_TXSB_WIN];
+	struct mr_requester rq;	/* the core's requester engine */
+	bool inited;		/* started at RTS: packets may be handled */
 };
 
 /*

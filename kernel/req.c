@@ -20,8 +20,6 @@
 #include "resp.h"
 
 #define MROCE_TX_BATCH	16	/* packets built per lock hold */
-/* Retry after a failed packet allocation: nothing else may wake us. */
-#define MROCE_TX_NOMEM_RETRY_NS	(1000 * 1000)
 
 /*
  * Congestion control knobs over the core's defaults (MR-CC-*). The
@@ -96,18 +94,6 @@ u8 mroce_wire_opcode(enum ib_wr_opcode op)
 	}
 }
 
-/* READ or ATOMIC: answered by responses (the opcode table, wire.c). */
-static bool mroce_op_answered(u8 wire_op)
-{
-	return mr_op_has(wire_op, MR_OPA_ANSWERED);
-}
-
-/* Consumes a receive WQE at the peer: carries an SSN (MR-VERBS-20). */
-static bool mroce_op_uses_ssn(u8 wire_op)
-{
-	return mr_op_has(wire_op, MR_OPA_SSN);
-}
-
 /*
  * Report the completion of @wqe: always on error, on success only when
  * signaled (per WR or IB_SIGNAL_ALL_WR). No QP lock may be held.
@@ -127,7 +113,7 @@ void mroce_send_complete(struct mroce_qp *qp,
 	    qp->sq_sig_type != IB_SIGNAL_ALL_WR)
 		return;
 	if (status == IB_WC_SUCCESS)
-		wc.byte_len = wqe->length;
+		wc.byte_len = wqe->tx.length;
 	mroce_cq_post(qp->scq, &wc, false);
 }
 
@@ -164,9 +150,9 @@ int mroce_proto_alloc(struct mroce_qp *qp)
 	qp->resp = kvzalloc(sizeof(*qp->resp), GFP_KERNEL_ACCOUNT);
 	if (!qp->req || !qp->resp)
 		goto err;
-	qp->req->msn_idx = kvcalloc(qp->sq.size, sizeof(u32),
+	qp->req->rq.msn_idx = kvcalloc(qp->sq.size, sizeof(u32),
 				    GFP_KERNEL_ACCOUNT);
-	if (!qp->req->msn_idx)
+	if (!qp->req->rq.msn_idx)
 		goto err;
 	if (qp->srq) {
 		qp->resp->slot_size = qp->srq->rq.wqe_size;
@@ -186,7 +172,7 @@ void mroce_proto_free(struct mroce_qp *qp)
 	if (qp->resp)
 		kvfree(qp->resp->slots);
 	if (qp->req)
-		kvfree(qp->req->msn_idx);
+		kvfree(qp->req->rq.msn_idx);
 	kvfree(qp->resp);
 	kvfree(qp->req);
 	qp->resp = NULL;
@@ -220,179 +206,6 @@ void mroce_qp_stop_timers(struct mroce_qp *qp)
 }
 
 /*
- * Entering RTS: (re)initialise the requester on the core with the
- * verbs attributes (modify_lock held, SQ idle: RTR has no send work).
- */
-void mroce_req_start(struct mroce_qp *qp)
-{
-	struct mroce_req *req = qp->req;
-	struct mroce_qp_attrs *a = &qp->attr;
-	struct mr_txsb_params tp;
-	struct mr_path_params pp;
-	struct mr_cc_params cp;
-	enum ib_mtu mtu;
-	u64 cap;
-
-	if (!req)
-		return;
-	mr_txsb_default_params(&tp);
-	tp.retry_cnt = a->retry_cnt;
-	tp.rnr_retry = a->rnr_retry;
-	/*
-	 * T_verbs from the verbs timeout (0: infinite): it caps the RTO and
-	 * is the counting period of the retry budget (MR-RETRY-1/3); the
-	 * core applies both.
-	 */
-	cap = mr_ib_timeout_ns(a->timeout);
-	tp.verbs_timeout_ns = cap ? cap : MR_TIME_NEVER;
-	tp.ts_offset = qp->ts_offset;
-	mr_cc_default_params(&cp);
-	if (mroce_cc_fixed) {
-		cp.mode = MR_CC_FIXED;
-	} else if (!mroce_cc_delay) {
-		cp.use_delay = false;
-		/* Sub-packet windows only make sense with delay pacing. */
-		cp.min_cwnd = MR_CC_ONE;
-	}
-	mr_path_default_params(&pp);
-	if (mroce_paths <= 1)
-		pp.single = true;
-	else
-		pp.n_paths = min_t(u8, mroce_paths, MR_PATH_MAX);
-	mtu = min(a->path_mtu, READ_ONCE(qp->dev->active_mtu));
-
-	spin_lock_bh(&qp->sq.lock);
-	WARN_ON(mr_txsb_init(&req->snd.sb, &tp, a->sq_psn));
-	WARN_ON(mr_cc_init(&req->snd.cc, &cp));
-	WARN_ON(mr_path_init(&req->snd.pt, &pp, mroce_rand32, NULL,
-			     mroce_now()));
-	req->msn_next = 0;
-	req->ssn_next = 0;
-	req->cur = qp->sq.head;
-	req->cur_off = 0;
-	req->rerolls_seen = req->snd.pt.rerolls;
-	req->mtu = ib_mtu_enum_to_int(mtu);
-	/* Probe identifiers an off-path forger cannot predict (MR-SEC-3). */
-	req->probe_id = get_random_u32();
-	req->rd_atomic_out = 0;
-	req->rd_bytes_out = 0;
-	req->failed_ns = 0;
-	req->inited = true;
-	req->halted = false;
-	req->tx_nomem = false;
-	WRITE_ONCE(qp->stopping, false);
-	spin_unlock_bh(&qp->sq.lock);
-}
-
-/* ---- send queue walking ----------------------------------------------- */
-
-/* SQ index past the WQEs the requester has started (cur if partly sent). */
-static u32 mroce_req_started_end(const struct mroce_req *req)
-{
-	return req->cur + (req->cur_off ? 1 : 0);
-}
-
-/*
- * The WQE carrying request message @msn among those the requester has
- * started (head .. cur, cur included once partly sent), or NULL; O(1)
- * through req->msn_idx, as a response or NACK may name any msn.
- * sq.lock held.
- */
-struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn)
-{
-	struct mroce_req *req = qp->req;
-	struct mroce_sq *sq = &qp->sq;
-	struct mroce_send_wqe *wqe;
-	u32 idx = req->msn_idx[msn & (sq->size - 1)];
-
-	/* Only a started, unretired WQE with that msn is an answer. */
-	if (idx - sq->head >= mroce_req_started_end(req) - sq->head)
-		return NULL;
-	wqe = mroce_sq_wqe(sq, idx);
-	return wqe->wire_op && wqe->msn == msn ? wqe : NULL;
-}
-
-/*
- * The WQE the scoreboard's failure was charged to (the first started
- * WQE done with an error), or NULL. Only run once the QP failed.
- * sq.lock held.
- */
-static struct mroce_send_wqe *mroce_req_failed_wqe(struct mroce_qp *qp)
-{
-	struct mroce_req *req = qp->req;
-	struct mroce_send_wqe *wqe;
-	u32 i, end = mroce_req_started_end(req);
-
-	for (i = qp->sq.head; i != end; i++) {
-		wqe = mroce_sq_wqe(&qp->sq, i);
-		if (wqe->state == MROCE_WQE_DONE &&
-		    wqe->status != IB_WC_SUCCESS)
-			return wqe;
-	}
-	return NULL;
-}
-
-/*
- * Can the WQE at the SQ head complete? Fills *@status. Completion is
- * strictly in SQ order; the rule is the core's (proto/reqdone.h), the
- * Error state and UD/GSI (no requester state) are the glue's. sq.lock
- * held.
- */
-static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
-{
-	struct mroce_sq *sq = &qp->sq;
-	struct mroce_req *req = qp->req;
-	struct mroce_send_wqe *wqe;
-	struct mr_done_head h;
-	bool later_failed = false;
-	u64 now = 0;
-
-	if (sq->head == sq->tail)
-		return false;
-	wqe = mroce_sq_wqe(sq, sq->head);
-
-	if (qp->state == IB_QPS_ERR) {
-		*status = wqe->state == MROCE_WQE_DONE &&
-			  wqe->status != IB_WC_SUCCESS ?
-			  wqe->status : IB_WC_WR_FLUSH_ERR;
-		return true;
-	}
-	if (!req) {
-		*status = wqe->status;
-		return wqe->state == MROCE_WQE_DONE;
-	}
-	h.opcode = wqe->wire_op;
-	h.length = wqe->length;
-	h.first_psn = wqe->first_psn;
-	h.last_psn = wqe->last_psn;
-	h.sent = wqe->state == MROCE_WQE_SENT;
-	h.finished = wqe->state == MROCE_WQE_DONE;
-	h.ok = wqe->status == IB_WC_SUCCESS;
-	/* Only once the scoreboard failed: a walk of the started WQEs. */
-	if (req->snd.sb.failed) {
-		later_failed = !!mroce_req_failed_wqe(qp);
-		now = mroce_now();
-	}
-	switch (mr_req_head_done(&h, &req->snd.sb, later_failed,
-				 &req->failed_ns, now)) {
-	case MR_DONE_OWN:
-		*status = wqe->status;
-		return true;
-	case MR_DONE_SUCCESS:
-		*status = IB_WC_SUCCESS;
-		return true;
-	case MR_DONE_FLUSH:
-		*status = IB_WC_WR_FLUSH_ERR;
-		return true;
-	case MR_DONE_RETRY_EXC:
-		*status = IB_WC_RETRY_EXC_ERR;
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
  * A send WQE no responder would accept, found when it is posted
  * (MR-VERBS-23): an atomic at a remote address that is not 8-byte
  * aligned (the responder's answer would be NACK INVALID_REQ) or a READ
@@ -416,7 +229,7 @@ u8 mroce_req_validate(const struct mroce_send_wqe *wqe)
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
 		addr = wqe->wr.rdma.remote_addr;
-		if (wqe->length && addr > U64_MAX - (wqe->length - 1))
+		if (wqe->tx.length && addr > U64_MAX - (wqe->tx.length - 1))
 			return IB_WC_REM_ACCESS_ERR;
 		return IB_WC_SUCCESS;
 	default:
@@ -466,17 +279,46 @@ int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
 			      false);
 }
 
-/* The message @wqe sends, as the core's segmentation sees it. */
-static void mroce_req_msg(const struct mroce_send_wqe *wqe,
-			  struct mr_req_msg *m)
+/*
+ * READ response bytes a QP may have requested and not yet received. The
+ * responder sends a READ's whole range at once and serves READs in order,
+ * so without a bound a QP with many READs posted (perftest: up to
+ * max_rd_atomic) makes the responder queue megabytes at once: its netdev
+ * queue overflows, the QPs behind starve past their retry budget and
+ * every re-request is served again. Bounded, responses stream in at the
+ * rate the requester takes them, like data under its congestion window.
+ */
+#define MROCE_RD_QP_BUDGET	(2 * MR_RDASM_WINDOW)
+
+/* ---- the requester engine's side of this QP (mr_requester_ops) -------- */
+
+/* What the engine's callbacks work with: the QP and the packet queue. */
+struct mroce_req_io {
+	struct mroce_qp *qp;
+	struct sk_buff_head *q;	/* NULL outside mroce_req_run() */
+};
+
+static struct mroce_send_wqe *mroce_swqe(struct mr_swqe *w)
 {
-	memset(m, 0, sizeof(*m));
-	m->opcode = wqe->wire_op;
+	return container_of(w, struct mroce_send_wqe, tx);
+}
+
+static struct mr_swqe *mroce_req_wqe_at(void *ctx, u32 idx)
+{
+	struct mroce_req_io *io = ctx;
+
+	return &mroce_sq_wqe(&io->qp->sq, idx)->tx;
+}
+
+/* The message @w sends, beyond what the engine fills (segment.h). */
+static void mroce_req_msg(void *ctx, const struct mr_swqe *w,
+			 struct mr_req_msg *m)
+{
+	const struct mroce_send_wqe *wqe =
+		container_of(w, struct mroce_send_wqe, tx);
+
 	m->solicited = !!(wqe->send_flags & IB_SEND_SOLICITED);
-	m->msn = wqe->msn;
-	m->ssn = wqe->ssn;
-	m->length = wqe->length;
-	switch (wqe->wire_op) {
+	switch (w->op) {
 	case MR_OP_SEND_IMM:
 	case MR_OP_WRITE_IMM:
 		m->imm = be32_to_cpu(wqe->ex.imm_data);
@@ -487,7 +329,7 @@ static void mroce_req_msg(const struct mroce_send_wqe *wqe,
 	default:
 		break;
 	}
-	switch (wqe->wire_op) {
+	switch (w->op) {
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
 	case MR_OP_READ_REQ:
@@ -510,437 +352,235 @@ static void mroce_req_msg(const struct mroce_send_wqe *wqe,
 	}
 }
 
-/*
- * Build the request packet at byte @off of @wqe (segment.h) with @psn on
- * @path; a READ_REQ asks for bytes [off, off + rlen). *@last: it ends
- * the message. NULL on failure with *@status set (local protection or
- * length error) or 0 (no memory).
- */
-static struct sk_buff *mroce_req_build(struct mroce_qp *qp,
-				       struct mroce_send_wqe *wqe, u32 off,
-				       u32 rlen, u32 psn, bool retx, u8 path,
-				       u64 now, bool *last, u8 *status)
+/* Build request packet @p of @w with its payload and queue it. */
+static int mroce_req_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
 {
-	struct mroce_req *req = qp->req;
-	struct mr_req_msg m;
-	struct mr_pkt p;
+	struct mroce_req_io *io = ctx;
+	struct mroce_qp *qp = io->qp;
 	struct sk_buff *skb;
 	u8 *payload;
 	int err;
 
-	*status = 0;
-	mroce_req_msg(wqe, &m);
-	*last = mr_req_segment(&m, off, req->mtu, rlen, retx, &p);
-	p.path = path;
-	p.dqpn = qp->attr.dest_qpn;
-	p.psn = psn;
-	p.sqpn = qp->ibqp.qp_num;
-	p.ts = mr_txsb_stamp(&req->snd.sb, now);
-
-	skb = mroce_pkt_new(qp, &p, &payload);
-	if (skb == ERR_PTR(-ENOMEM)) {
-		req->tx_nomem = true;	/* the timer retries (req_arm) */
-		return NULL;
-	}
-	if (IS_ERR(skb)) {
-		/* Refused by the encoder: never retried, the WR fails. */
-		*status = IB_WC_LOC_QP_OP_ERR;
-		return NULL;
-	}
-	err = mroce_req_payload(qp, wqe, off, payload, p.payload_len);
+	p->dqpn = qp->attr.dest_qpn;
+	p->sqpn = qp->ibqp.qp_num;
+	skb = mroce_pkt_new(qp, p, &payload);
+	if (skb == ERR_PTR(-ENOMEM))
+		return MR_REQ_TX_AGAIN;
+	/* Refused by the encoder: never retried, the WR fails. */
+	if (IS_ERR(skb))
+		return IB_WC_LOC_QP_OP_ERR;
+	err = mroce_req_payload(qp, mroce_swqe(w), p->dxh.offset, payload,
+				p->payload_len);
 	if (err) {
 		kfree_skb(skb);
-		*status = err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
-					     IB_WC_LOC_PROT_ERR;
-		return NULL;
+		return err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+					  IB_WC_LOC_PROT_ERR;
 	}
-	return skb;
+	mroce_pkt_queue(io->q, skb,
+			mr_path_entropy(&qp->req->rq.snd.pt, p->path), true);
+	return 0;
 }
 
-static void mroce_req_fail(struct mroce_send_wqe *wqe, u8 status)
+static u8 mroce_req_local_op(void *ctx, struct mr_swqe *w)
 {
-	wqe->state = MROCE_WQE_DONE;
-	wqe->status = status;
+	struct mroce_req_io *io = ctx;
+
+	return mroce_req_local(io->qp, mroce_swqe(w));
 }
 
-/*
- * Retransmit what the scoreboard declared lost, within the congestion
- * window like every request packet (MR-CC-3). After an RTO the window
- * is one packet: the first retransmission's ACK tells a spurious RTO
- * (MR-LOSS-15), which puts the rest back in flight unsent, from a real
- * one, after which slow start sends them. sq.lock held.
- */
-static int mroce_req_retransmit(struct mroce_qp *qp, struct sk_buff_head *q,
-				u64 now, int budget)
+static void mroce_req_probe(void *ctx, struct mr_pkt *p)
 {
-	struct mroce_req *req = qp->req;
-	const struct mr_txsb_ent *ent;
-	struct mroce_send_wqe *wqe;
+	struct mroce_req_io *io = ctx;
+	struct mroce_qp *qp = io->qp;
 	struct sk_buff *skb;
-	u32 psn, off, rlen;
-	u8 path, status;
-	bool last;
+	u8 *payload;
 
-	while (budget > 0 && mr_sender_can_send(&req->snd, now) &&
-	       mr_txsb_next_retx(&req->snd.sb, now, &psn)) {
-		ent = mr_txsb_get(&req->snd.sb, psn);
-		wqe = ent ? mroce_req_find_msn(qp, ent->msn) : NULL;
-		if (!wqe) {
-			/* Every outstanding PSN belongs to a started WQE. */
-			WARN_ONCE(1, "metaroce: qp %u: lost psn %u has no WQE\n",
-				  qp->ibqp.qp_num, psn);
-			break;
-		}
-		path = mr_path_pick_other(&req->snd.pt, ent->path);
-		off = req->pkt_off[psn & MR_TXSB_WIN_MASK];
-		/*
-		 * A lost READ_REQ/atomic goes out again exactly as sent: the
-		 * responder checks that every packet of a message agrees
-		 * (MR-PLACE-14).
-		 */
-		rlen = req->pkt_len[psn & MR_TXSB_WIN_MASK];
-		skb = mroce_req_build(qp, wqe, off, rlen, psn, true, path, now,
-				      &last, &status);
-		if (!skb) {
-			/* The source buffer went bad under us: fail the WR. */
-			if (status)
-				mroce_req_fail(wqe, status);
-			break;
-		}
-		mr_txsb_on_retx(&req->snd.sb, psn, path, now);
-		mr_sender_on_sent(&req->snd, path, now);
-		mroce_count(qp->dev, MROCE_CNT_RETX);
-		mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, path), true);
-		budget--;
-	}
-	return budget;
+	p->dqpn = qp->attr.dest_qpn;
+	p->sqpn = qp->ibqp.qp_num;
+	skb = mroce_pkt_new(qp, p, &payload);
+	if (IS_ERR(skb))
+		return;	/* a probe lost like any other */
+	mroce_pkt_queue(io->q, skb,
+			mr_path_entropy(&qp->req->rq.snd.pt, p->path), false);
 }
 
-/* Send one more READ_REQ/ATOMIC request of @wqe for [off, off + rlen). */
-static bool mroce_req_more(struct mroce_qp *qp, struct sk_buff_head *q,
-			   struct mroce_send_wqe *wqe, u32 off, u32 rlen,
-			   bool retx, u64 now)
+static void mroce_req_event(void *ctx, enum mr_req_event ev, u64 n,
+			   const struct mr_swqe *w)
+{
+	struct mroce_req_io *io = ctx;
+	struct mroce_qp *qp = io->qp;
+	const struct mr_txsb *sb = &qp->req->rq.snd.sb;
+
+	switch (ev) {
+	case MR_REQ_EV_RETX:
+		mroce_count_add(qp->dev, MROCE_CNT_RETX, n);
+		break;
+	case MR_REQ_EV_RTO:
+		mroce_count_add(qp->dev, MROCE_CNT_RTO, n);
+		break;
+	case MR_REQ_EV_REROLLS:
+		mroce_count_add(qp->dev, MROCE_CNT_PATH_REROLLS, n);
+		break;
+	case MR_REQ_EV_FAILOVER:
+		break;	/* counted as retransmissions when they go */
+	case MR_REQ_EV_RETRY_EXC:
+		pr_info_ratelimited("metaroce: qp %u: retry_cnt exhausted at una %u nxt %u (rto %llu us, acked %llu sacked %llu retx %llu rto %llu spurious_rto %llu ignored_nacks %llu stale_acks %llu aged_acks %llu bad_acks %llu)\n",
+				    qp->ibqp.qp_num, sb->una, sb->nxt,
+				    div_u64(mr_txsb_rto(sb), NSEC_PER_USEC),
+				    sb->st.acked, sb->st.sacked, sb->st.retx,
+				    sb->st.rto, sb->st.spurious_rto,
+				    sb->st.ignored_nacks, sb->st.stale_acks,
+				    sb->st.aged_acks, sb->st.bad_acks);
+		break;
+	case MR_REQ_EV_RD_STALLED:
+		pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
+				    qp->ibqp.qp_num,
+				    w->op == MR_OP_READ_REQ ? "READ" : "ATOMIC",
+				    w->msn, w->rdq.rd.done, w->rdq.rd.req_end,
+				    w->length);
+		break;
+	}
+}
+
+static const struct mr_requester_ops mroce_req_ops = {
+	.wqe = mroce_req_wqe_at,
+	.msg = mroce_req_msg,
+	.emit = mroce_req_emit,
+	.local = mroce_req_local_op,
+	.probe = mroce_req_probe,
+	.event = mroce_req_event,
+};
+
+/*
+ * Entering RTS: (re)initialise the requester on the core with the
+ * verbs attributes (modify_lock held, SQ idle: RTR has no send work).
+ */
+void mroce_req_start(struct mroce_qp *qp)
 {
 	struct mroce_req *req = qp->req;
-	struct sk_buff *skb;
-	u8 path, status;
-	bool last;
-	u32 psn;
+	struct mroce_qp_attrs *a = &qp->attr;
+	struct mr_requester_params rp = {};
+	struct mr_txsb_params tp;
+	struct mr_path_params pp;
+	struct mr_cc_params cp;
+	enum ib_mtu mtu;
+	u64 cap;
 
-	if (mr_txsb_window_full(&req->snd.sb))
-		return false;
-	path = mr_path_pick(&req->snd.pt);
-	skb = mroce_req_build(qp, wqe, off, rlen, req->snd.sb.nxt, retx, path,
-			      now, &last, &status);
-	if (!skb)
-		return false;
-	if (mr_txsb_on_send(&req->snd.sb, wqe->msn, MR_TXE_FIRST | MR_TXE_LAST,
-			    path, now, &psn)) {
-		kfree_skb(skb);
-		return false;
+	if (!req)
+		return;
+	mr_txsb_default_params(&tp);
+	tp.retry_cnt = a->retry_cnt;
+	tp.rnr_retry = a->rnr_retry;
+	/*
+	 * T_verbs from the verbs timeout (0: infinite): it caps the RTO and
+	 * is the counting period of the retry budget (MR-RETRY-1/3); the
+	 * core applies both.
+	 */
+	cap = mr_ib_timeout_ns(a->timeout);
+	tp.verbs_timeout_ns = cap ? cap : MR_TIME_NEVER;
+	tp.ts_offset = qp->ts_offset;
+	mr_cc_default_params(&cp);
+	if (mroce_cc_fixed) {
+		cp.mode = MR_CC_FIXED;
+	} else if (!mroce_cc_delay) {
+		cp.use_delay = false;
+		/* Sub-packet windows only make sense with delay pacing. */
+		cp.min_cwnd = MR_CC_ONE;
 	}
-	wqe->first_psn = psn;
-	wqe->rdq.progress_ns = now;
-	req->pkt_off[psn & MR_TXSB_WIN_MASK] = off;
-	req->pkt_len[psn & MR_TXSB_WIN_MASK] = rlen;
-	mr_sender_on_sent(&req->snd, path, now);
-	if (retx)
-		mroce_count(qp->dev, MROCE_CNT_RETX);
-	mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, path), true);
-	return true;
+	mr_path_default_params(&pp);
+	if (mroce_paths <= 1)
+		pp.single = true;
+	else
+		pp.n_paths = min_t(u8, mroce_paths, MR_PATH_MAX);
+	mtu = min(a->path_mtu, READ_ONCE(qp->dev->active_mtu));
+	rp.mtu = ib_mtu_enum_to_int(mtu);
+	rp.max_rd_atomic = a->max_rd_atomic;
+	rp.rd_bytes_max = MROCE_RD_QP_BUDGET;
+	rp.sq_size = qp->sq.size;
+	/* Probe identifiers an off-path forger cannot predict (MR-SEC-3). */
+	rp.probe_id = get_random_u32();
+	rp.path_health = mroce_path_health;
+	rp.status_retry_exc = IB_WC_RETRY_EXC_ERR;
+
+	spin_lock_bh(&qp->sq.lock);
+	WARN_ON(mr_txsb_init(&req->rq.snd.sb, &tp, a->sq_psn));
+	WARN_ON(mr_cc_init(&req->rq.snd.cc, &cp));
+	WARN_ON(mr_path_init(&req->rq.snd.pt, &pp, mroce_rand32, NULL,
+			     mroce_now()));
+	req->rq.ops = &mroce_req_ops;
+	mr_requester_start(&req->rq, &rp, qp->sq.head);
+	req->inited = true;
+	WRITE_ONCE(qp->stopping, false);
+	spin_unlock_bh(&qp->sq.lock);
 }
 
 /*
- * READ response bytes a QP may have requested and not yet received. The
- * responder sends a READ's whole range at once and serves READs in order,
- * so without a bound a QP with many READs posted (perftest: up to
- * max_rd_atomic) makes the responder queue megabytes at once: its netdev
- * queue overflows, the QPs behind starve past their retry budget and
- * every re-request is served again. Bounded, responses stream in at the
- * rate the requester takes them, like data under its congestion window.
+ * The WQE carrying started request message @msn, or NULL (the engine's
+ * O(1) lookup: a response or NACK may name any msn). sq.lock held.
  */
-#define MROCE_RD_QP_BUDGET	(2 * MR_RDASM_WINDOW)
-
-/*
- * Re-send a stalled atomic under its original PSN and MSN (MR-REL-27).
- * That PSN was delivered, so the copy takes no window slot and is not
- * tracked: a responder that executed the atomic answers it from its
- * cache (MR-REL-9); one still waiting to execute it in MSN order drops
- * the copy as a duplicate and answers when it executes. A new PSN would
- * be refused as inconsistent with the atomic's message (MR-PLACE-14)
- * and, never acknowledged, use up the retry budget. sq.lock held.
- */
-static bool mroce_req_atomic_again(struct mroce_qp *qp,
-				   struct sk_buff_head *q,
-				   struct mroce_send_wqe *wqe, u64 now)
+struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn)
 {
-	struct mroce_req *req = qp->req;
-	struct sk_buff *skb;
-	u8 path, status;
-	bool last;
+	struct mroce_req_io io = { .qp = qp };
+	struct mr_swqe *w;
 
-	path = mr_path_pick(&req->snd.pt);
-	skb = mroce_req_build(qp, wqe, 0, 0, wqe->first_psn, true, path, now,
-			      &last, &status);
-	if (!skb)
-		return false;
-	wqe->rdq.progress_ns = now;
-	mroce_count(qp->dev, MROCE_CNT_RETX);
-	mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, path), true);
-	return true;
+	w = mr_requester_find(&qp->req->rq, qp->sq.head, msn, &io);
+	return w ? mroce_swqe(w) : NULL;
 }
 
 /*
- * READ and ATOMIC follow-ups (proto/rdreq.h decides what): the next
- * range of a READ, asking again for what a stalled or trimmed READ
- * misses, an atomic re-sent, or the WR failed once its retries are spent.
- * Returns the packet budget left. sq.lock held.
+ * Can the WQE at the SQ head complete? Fills *@status. Completion is
+ * strictly in SQ order; the rule is the core's (proto/reqdone.h), the
+ * Error state and UD/GSI (no requester state) are the glue's. sq.lock
+ * held.
  */
-static int mroce_req_read_more(struct mroce_qp *qp, struct sk_buff_head *q,
-			       u64 now, int budget)
-{
-	struct mroce_req *req = qp->req;
-	struct mr_rdreq_env env = {
-		.now = now,
-		.rto_ns = mr_txsb_rto(&req->snd.sb),
-		.verbs_timeout_ns = req->snd.sb.p.verbs_timeout_ns,
-		.retry_cnt = req->snd.sb.p.retry_cnt,
-		.rd_bytes_max = MROCE_RD_QP_BUDGET,
-	};
-	struct mroce_send_wqe *wqe;
-	enum mr_rdreq_act act;
-	u64 older = 0;
-	u32 i, off, len;
-	bool read;
-
-	for (i = qp->sq.head; i != req->cur && budget > 0; i++) {
-		wqe = mroce_sq_wqe(&qp->sq, i);
-		if (!mroce_op_answered(wqe->wire_op))
-			continue;
-		/* Latest response data of the READs/ATOMICs before this one. */
-		env.ahead_ns = older;
-		older = max(older, wqe->rdq.progress_ns);
-		if (wqe->state != MROCE_WQE_SENT)
-			continue;
-		read = wqe->wire_op == MR_OP_READ_REQ;
-		env.req_in_flight = !!mr_txsb_get(&req->snd.sb, wqe->first_psn);
-		env.can_send = mr_txsb_can_send(&req->snd.sb, now);
-		env.rd_bytes_out = req->rd_bytes_out;
-		do {
-			act = mr_rdreq_next(&wqe->rdq, read, &env, &off, &len);
-			switch (act) {
-			case MR_RDREQ_MORE:
-			case MR_RDREQ_AGAIN:
-				if (!mroce_req_more(qp, q, wqe, off, len,
-						    act == MR_RDREQ_AGAIN, now))
-					return budget;
-				mr_rdreq_sent(&wqe->rdq, act, off, len);
-				if (act == MR_RDREQ_MORE)
-					req->rd_bytes_out += len;
-				budget--;
-				break;
-			case MR_RDREQ_ATOMIC_AGAIN:
-				if (!mroce_req_atomic_again(qp, q, wqe, now))
-					return budget;
-				budget--;
-				break;
-			case MR_RDREQ_FAIL:
-				pr_info_ratelimited("metaroce: qp %u: %s msn %u stalled at %u/%u of %u: retries exhausted\n",
-						    qp->ibqp.qp_num,
-						    read ? "READ" : "ATOMIC",
-						    wqe->msn, wqe->rdq.rd.done,
-						    wqe->rdq.rd.req_end,
-						    wqe->length);
-				mroce_req_fail(wqe, IB_WC_RETRY_EXC_ERR);
-				break;
-			case MR_RDREQ_STOP:
-				return budget;
-			default:
-				break;
-			}
-			/* A round of asking again goes on while it can. */
-		} while (act == MR_RDREQ_AGAIN && budget > 0);
-	}
-	return budget;
-}
-
-/* Packetize new work from req->cur. sq.lock held. */
-static void mroce_req_send_new(struct mroce_qp *qp, struct sk_buff_head *q,
-			       u64 now, int budget)
+static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 {
 	struct mroce_sq *sq = &qp->sq;
 	struct mroce_req *req = qp->req;
+	struct mroce_req_io io = { .qp = qp };
 	struct mroce_send_wqe *wqe;
-	struct sk_buff *skb;
-	bool first, last;
-	u8 path, status, txe;
-	u32 psn;
+	u64 now;
 
-	while (budget > 0 && req->cur != sq->tail && !req->halted) {
-		wqe = mroce_sq_wqe(sq, req->cur);
+	if (sq->head == sq->tail)
+		return false;
+	wqe = mroce_sq_wqe(sq, sq->head);
 
-		/*
-		 * A user WQE that failed validation (uring.c): it completes
-		 * with its error in SQ order; nothing after it is sent.
-		 */
-		if (!req->cur_off && wqe->state == MROCE_WQE_DONE) {
-			req->cur++;
-			req->halted = true;
-			break;
-		}
-		if (!req->cur_off && !wqe->wire_op &&
-		    wqe->state == MROCE_WQE_QUEUED) {
-			/* Local operation, in SQ order. */
-			mroce_req_fail(wqe, mroce_req_local(qp, wqe));
-			req->cur++;
-			continue;
-		}
-		/* Fence: wait for earlier READ/ATOMIC results. */
-		if (!req->cur_off && (wqe->send_flags & IB_SEND_FENCE) &&
-		    sq->head != req->cur)
-			break;
-		if (mr_txsb_window_full(&req->snd.sb) ||
-		    !mr_sender_can_send(&req->snd, now))
-			break;
-
-		/*
-		 * At most max_rd_atomic READ/ATOMIC WRs outstanding
-		 * (MR-VERBS-15): the peer's responder refuses more than its
-		 * max_dest_rd_atomic, which the connection matched to it.
-		 */
-		if (!req->cur_off && mroce_op_answered(wqe->wire_op) &&
-		    req->rd_atomic_out >= qp->attr.max_rd_atomic)
-			break;
-		/* A new READ waits while earlier ones fill the budget. */
-		if (!req->cur_off && wqe->wire_op == MR_OP_READ_REQ &&
-		    req->rd_bytes_out + min_t(u32, wqe->length, MR_RDASM_WINDOW) >
-		    MROCE_RD_QP_BUDGET)
-			break;
-
-		first = !req->cur_off;
-		if (first) {
-			wqe->msn = req->msn_next;
-			wqe->first_psn = req->snd.sb.nxt;
-			mr_rdreq_start(&wqe->rdq, wqe->length, now);
-			wqe->rd_atomic = 0;
-			if (mroce_op_uses_ssn(wqe->wire_op))
-				wqe->ssn = req->ssn_next;
-		}
-		if (first && wqe->wire_op == MR_OP_READ_REQ)
-			mr_rdasm_first(&wqe->rdq.rd);
-		path = mr_path_pick(&req->snd.pt);
-		skb = mroce_req_build(qp, wqe, req->cur_off, wqe->rdq.rd.req_end,
-				      req->snd.sb.nxt, false, path, now, &last,
-				      &status);
-		if (!skb) {
-			if (!status)
-				break;	/* no memory: the timer retries */
-			/* Nothing after a failed WR executes (MR-VERBS-25). */
-			mroce_req_fail(wqe, status);
-			req->cur++;
-			req->cur_off = 0;
-			req->halted = true;
-			break;
-		}
-		txe = (first ? MR_TXE_FIRST : 0) | (last ? MR_TXE_LAST : 0);
-		if (mr_txsb_on_send(&req->snd.sb, wqe->msn, txe, path, now, &psn)) {
-			kfree_skb(skb);
-			break;
-		}
-		req->pkt_off[psn & MR_TXSB_WIN_MASK] = req->cur_off;
-		req->pkt_len[psn & MR_TXSB_WIN_MASK] = wqe->rdq.rd.req_end;
-		if (first) {
-			req->msn_idx[wqe->msn & (sq->size - 1)] = req->cur;
-			req->msn_next++;
-			if (mroce_op_uses_ssn(wqe->wire_op))
-				req->ssn_next++;
-			if (mroce_op_answered(wqe->wire_op)) {
-				wqe->rd_atomic = 1;
-				req->rd_atomic_out++;
-				req->rd_bytes_out += wqe->rdq.rd.req_end;
-			}
-		}
-		mr_sender_on_sent(&req->snd, path, now);
-		mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, path), true);
-		budget--;
-
-		if (last) {
-			wqe->last_psn = psn;
-			wqe->state = MROCE_WQE_SENT;
-			req->cur++;
-			req->cur_off = 0;
-		} else {
-			/* Every packet but the last is full (segment.h). */
-			req->cur_off += req->mtu;
-		}
+	if (qp->state == IB_QPS_ERR) {
+		*status = wqe->tx.state == MR_SWQE_DONE &&
+			  wqe->tx.status != IB_WC_SUCCESS ?
+			  wqe->tx.status : IB_WC_WR_FLUSH_ERR;
+		return true;
+	}
+	if (!req) {
+		*status = wqe->tx.status;
+		return wqe->tx.state == MR_SWQE_DONE;
+	}
+	/* The clock is read only once the scoreboard failed. */
+	now = req->rq.snd.sb.failed ? mroce_now() : 0;
+	switch (mr_requester_head(&req->rq, sq->head, now, &io)) {
+	case MR_DONE_OWN:
+		*status = wqe->tx.status;
+		return true;
+	case MR_DONE_SUCCESS:
+		*status = IB_WC_SUCCESS;
+		return true;
+	case MR_DONE_FLUSH:
+		*status = IB_WC_WR_FLUSH_ERR;
+		return true;
+	case MR_DONE_RETRY_EXC:
+		*status = IB_WC_RETRY_EXC_ERR;
+		return true;
+	default:
+		return false;
 	}
 }
 
-/*
- * Path health (MR-MP-8..12): close rounds, declare paths dead (their
- * packets go out again on other paths), probe dead paths, and account
- * every entropy re-roll the table made. sq.lock held.
- */
-static void mroce_req_paths(struct mroce_qp *qp, struct sk_buff_head *q,
-			    u64 now)
-{
-	struct mroce_req *req = qp->req;
-	struct mr_txsb_result res = {};
-	struct mr_pkt p = {};
-	struct sk_buff *skb;
-	u8 idx, *payload;
-	u64 dead;
-	int i;
-
-	dead = mr_path_tick(&req->snd.pt, mr_txsb_paths_in_flight(&req->snd.sb),
-			    mr_txsb_rto(&req->snd.sb), now);
-	for (i = 0; dead; dead >>= 1, i++)
-		if (dead & 1)
-			mr_txsb_mark_path_lost(&req->snd.sb, i, &res);
-
-	while (mr_path_probe_due(&req->snd.pt, now, &idx)) {
-		p.opcode = MR_OP_PROBE;
-		p.path = idx;
-		p.dqpn = qp->attr.dest_qpn;
-		p.sqpn = qp->ibqp.qp_num;
-		p.psn = req->probe_id++ & MR_PSN_MASK;
-		p.ts = mr_txsb_stamp(&req->snd.sb, now);
-		mr_path_on_probe_sent(&req->snd.pt, idx, p.psn, p.ts, now);
-		skb = mroce_pkt_new(qp, &p, &payload);
-		if (IS_ERR(skb))
-			break;
-		mroce_pkt_queue(q, skb, mr_path_entropy(&req->snd.pt, idx), false);
-	}
-
-	if (req->snd.pt.rerolls != req->rerolls_seen) {
-		mroce_count_add(qp->dev, MROCE_CNT_PATH_REROLLS,
-				req->snd.pt.rerolls - req->rerolls_seen);
-		req->rerolls_seen = req->snd.pt.rerolls;
-	}
-}
-
-/* Arm the requester timer at the core's next deadline. sq.lock held. */
+/* Arm the requester timer at the engine's next deadline. sq.lock held. */
 static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 {
-	struct mroce_req *req = qp->req;
-	u64 when = mr_txsb_next_deadline(&req->snd.sb);
-	u64 pace;
+	u64 when = mr_requester_deadline(&qp->req->rq, qp->sq.head,
+					 qp->sq.tail, now);
 
-	/* Held by the pacer: new work, or lost packets to resend. */
-	if (req->cur != qp->sq.tail || req->snd.sb.n_lost) {
-		pace = mr_cc_next_send_ns(&req->snd.cc);
-		if (pace > now && pace < when)
-			when = pace;
-	}
-	/*
-	 * Stalled READ/ATOMIC responses and dead-path probes are checked
-	 * once per RTO.
-	 */
-	if ((qp->sq.head != req->cur ||
-	     mr_path_usable(&req->snd.pt) < req->snd.pt.n) && when == MR_TIME_NEVER)
-		when = now + mr_txsb_rto(&req->snd.sb);
-	if (req->tx_nomem && now + MROCE_TX_NOMEM_RETRY_NS < when)
-		when = now + MROCE_TX_NOMEM_RETRY_NS;
 	if (when == MR_TIME_NEVER || READ_ONCE(qp->stopping))
 		return;
 	if (when <= now)
@@ -948,51 +588,14 @@ static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 	hrtimer_start(&qp->req_timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
 }
 
-/* Run the core's timers (RTO, RACK, RNR). sq.lock held. */
-static bool mroce_req_timers(struct mroce_qp *qp, u64 now)
-{
-	struct mroce_req *req = qp->req;
-	struct mr_txsb_result res = {};
-	struct mroce_send_wqe *wqe;
-	int rc;
-
-	if (mr_txsb_next_deadline(&req->snd.sb) > now)
-		return false;
-	rc = mr_sender_on_timer(&req->snd, now, &res);
-	/* Re-rolls of an expiry are counted in mroce_req_paths(). */
-	if (res.rto_fired)
-		mroce_count(qp->dev, MROCE_CNT_RTO);
-	if (rc == MR_TXSB_RETRY_EXCEEDED) {
-		pr_info_ratelimited("metaroce: qp %u: retry_cnt exhausted at una %u nxt %u (rto %llu us, acked %llu sacked %llu retx %llu rto %llu spurious_rto %llu ignored_nacks %llu stale_acks %llu aged_acks %llu bad_acks %llu)\n",
-				    qp->ibqp.qp_num, req->snd.sb.una, req->snd.sb.nxt,
-				    div_u64(mr_txsb_rto(&req->snd.sb), NSEC_PER_USEC),
-				    req->snd.sb.st.acked, req->snd.sb.st.sacked,
-				    req->snd.sb.st.retx, req->snd.sb.st.rto,
-				    req->snd.sb.st.spurious_rto,
-				    req->snd.sb.st.ignored_nacks,
-				    req->snd.sb.st.stale_acks, req->snd.sb.st.aged_acks,
-				    req->snd.sb.st.bad_acks);
-		const struct mr_txsb_ent *ent = mr_txsb_get(&req->snd.sb,
-							    req->snd.sb.una);
-
-		wqe = ent ? mroce_req_find_msn(qp, ent->msn) : NULL;
-		if (!wqe && qp->sq.head != qp->sq.tail)
-			wqe = mroce_sq_wqe(&qp->sq, qp->sq.head);
-		if (wqe)
-			mroce_req_fail(wqe, IB_WC_RETRY_EXC_ERR);
-		return true;
-	}
-	return false;
-}
-
 void mroce_req_run(struct mroce_qp *qp)
 {
 	struct mroce_sq *sq = &qp->sq;
 	struct mroce_req *req = qp->req;
-	struct mroce_send_wqe done;
 	struct sk_buff_head q;
+	struct mroce_req_io io = { .qp = qp, .q = &q };
+	struct mroce_send_wqe done;
 	bool active;
-	int budget;
 	u8 status;
 	u64 now;
 
@@ -1011,24 +614,13 @@ void mroce_req_run(struct mroce_qp *qp)
 		/* 1. Complete what is done, in order, lock dropped. */
 		while (mroce_req_head_ready(qp, &status)) {
 			done = *mroce_sq_wqe(sq, sq->head);
+			if (req)
+				mr_requester_retired(&req->rq, &done.tx,
+						     sq->head);
 			sq->head++;
-			if (done.rd_atomic) {
-				req->rd_atomic_out--;
-				req->rd_bytes_out -=
-					mr_rdasm_outstanding(&done.rdq.rd);
-			}
 			/* A user SQ slot is free again once retired. */
 			if (qp->usq.hdr)
 				mroce_uring_put(&qp->usq.hdr->cons, sq->head);
-			/*
-			 * A WQE that failed before it was started (or a
-			 * flush) may retire past cur: the walks from head
-			 * to cur must never see head beyond cur.
-			 */
-			if (req && (s32)(req->cur - sq->head) < 0) {
-				req->cur = sq->head;
-				req->cur_off = 0;
-			}
 			spin_unlock_bh(&sq->lock);
 			mroce_send_complete(qp, &done, status);
 			/* A failed WR moves the QP to error: flush the rest. */
@@ -1040,7 +632,7 @@ void mroce_req_run(struct mroce_qp *qp)
 
 		/* SQD: everything started has completed -> drained. */
 		if (qp->state == IB_QPS_SQD && qp->sqd_notify &&
-		    (!req || (sq->head == req->cur && !req->cur_off))) {
+		    (!req || mr_requester_idle(&req->rq, sq->head))) {
 			qp->sqd_notify = false;
 			spin_unlock_bh(&sq->lock);
 			mroce_qp_async_event(qp, IB_EVENT_SQ_DRAINED);
@@ -1053,8 +645,9 @@ void mroce_req_run(struct mroce_qp *qp)
 			struct mroce_send_wqe *w = mroce_sq_wqe(sq, sq->head);
 
 			/* UD/GSI: the head WQE goes out and completes. */
-			if (w->state == MROCE_WQE_QUEUED) {
-				mroce_req_fail(w, mroce_ud_send(qp, w));
+			if (w->tx.state == MR_SWQE_QUEUED) {
+				w->tx.status = mroce_ud_send(qp, w);
+				w->tx.state = MR_SWQE_DONE;
 				sq->kick = true;
 			}
 			continue;
@@ -1062,15 +655,10 @@ void mroce_req_run(struct mroce_qp *qp)
 		if (!active || !req || !req->inited)
 			continue;
 		now = mroce_now();
-		if (mroce_req_timers(qp, now))
+		if (mr_requester_run(&req->rq, sq->head, sq->tail,
+				     qp->state == IB_QPS_RTS, now,
+				     MROCE_TX_BATCH, &io))
 			sq->kick = true;
-		if (mroce_path_health)
-			mroce_req_paths(qp, &q, now);
-		req->tx_nomem = false;
-		budget = mroce_req_retransmit(qp, &q, now, MROCE_TX_BATCH);
-		budget = mroce_req_read_more(qp, &q, now, budget);
-		if (qp->state == IB_QPS_RTS)
-			mroce_req_send_new(qp, &q, now, budget);
 		if (mroce_req_head_ready(qp, &status))
 			sq->kick = true;
 

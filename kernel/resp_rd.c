@@ -192,8 +192,8 @@ static u64 mroce_resp_rd_gap(struct mroce_qp *qp, u64 *slack)
 		return 0;
 	spin_lock_bh(&qp->sq.lock);
 	if (qp->req->inited) {
-		gap = mr_cc_resp_gap(&qp->req->snd.cc);
-		*slack = qp->req->snd.cc.p.pacing_slack_ns;
+		gap = mr_cc_resp_gap(&qp->req->rq.snd.cc);
+		*slack = qp->req->rq.snd.cc.p.pacing_slack_ns;
 	}
 	spin_unlock_bh(&qp->sq.lock);
 	return gap;

@@ -27,11 +27,11 @@
 static const char *mroce_res_wqe_state(u8 state)
 {
 	switch (state) {
-	case MROCE_WQE_QUEUED:
+	case MR_SWQE_QUEUED:
 		return "queued";
-	case MROCE_WQE_SENT:
+	case MR_SWQE_SENT:
 		return "sent";
-	case MROCE_WQE_DONE:
+	case MR_SWQE_DONE:
 		return "done";
 	default:
 		return "?";
@@ -42,15 +42,15 @@ static const char *mroce_res_wqe_state(u8 state)
 static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 {
 	struct mroce_req *req = qp->req;
-	const struct mr_txsb *sb = &req->snd.sb;
+	const struct mr_txsb *sb = &req->rq.snd.sb;
 	u64 deadline = mr_txsb_next_deadline(sb);
 	struct mroce_send_wqe *wqe;
 	char name[16], val[96];
 	u32 i, n;
 
-	if (rdma_nl_put_driver_u32(msg, "sq_cur", req->cur) ||
-	    rdma_nl_put_driver_u32(msg, "sq_cur_off", req->cur_off) ||
-	    rdma_nl_put_driver_u32(msg, "halted", req->halted) ||
+	if (rdma_nl_put_driver_u32(msg, "sq_cur", req->rq.cur) ||
+	    rdma_nl_put_driver_u32(msg, "sq_cur_off", req->rq.cur_off) ||
+	    rdma_nl_put_driver_u32(msg, "halted", req->rq.halted) ||
 	    rdma_nl_put_driver_u32(msg, "una", sb->una) ||
 	    rdma_nl_put_driver_u32(msg, "nxt", sb->nxt) ||
 	    rdma_nl_put_driver_u32(msg, "inflight", mr_txsb_inflight(sb)) ||
@@ -63,13 +63,13 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 	    rdma_nl_put_driver_u64(msg, "rto_fired", sb->st.rto) ||
 	    rdma_nl_put_driver_u64(msg, "rto_spurious", sb->st.spurious_rto) ||
 	    rdma_nl_put_driver_u64(msg, "cuts_loss_rand",
-				   req->snd.cc.st.cuts_loss_rand) ||
+				   req->rq.snd.cc.st.cuts_loss_rand) ||
 	    rdma_nl_put_driver_u64(msg, "rto_us",
 				   div_u64(mr_txsb_rto(sb), 1000)) ||
 	    rdma_nl_put_driver_u64(msg, "srtt_us",
 				   div_u64(sb->srtt_ns, 1000)) ||
 	    rdma_nl_put_driver_u32(msg, "cwnd_pkts",
-				   req->snd.cc.cwnd >> MR_CC_SHIFT) ||
+				   req->rq.snd.cc.cwnd >> MR_CC_SHIFT) ||
 	    rdma_nl_put_driver_u32(msg, "timer_armed",
 				   hrtimer_active(&qp->req_timer)))
 		return -EMSGSIZE;
@@ -88,11 +88,11 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 		snprintf(name, sizeof(name), "wqe%u", i);
 		snprintf(val, sizeof(val),
 			 "op %u wire_op %u %s status %u msn %u psn %u-%u rd %u/%u/%u retries %u",
-			 wqe->opcode, wqe->wire_op,
-			 mroce_res_wqe_state(wqe->state), wqe->status,
-			 wqe->msn, wqe->first_psn, wqe->last_psn,
-			 wqe->rdq.rd.done, wqe->rdq.rd.req_end, wqe->length,
-			 wqe->rdq.retries);
+			 wqe->opcode, wqe->tx.op,
+			 mroce_res_wqe_state(wqe->tx.state), wqe->tx.status,
+			 wqe->tx.msn, wqe->tx.first_psn, wqe->tx.last_psn,
+			 wqe->tx.rdq.rd.done, wqe->tx.rdq.rd.req_end, wqe->tx.length,
+			 wqe->tx.rdq.retries);
 		if (rdma_nl_put_driver_string(msg, name, val))
 			return -EMSGSIZE;
 	}

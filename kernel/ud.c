@@ -31,7 +31,7 @@ u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 	u8 *payload;
 	int err;
 
-	if (wqe->length > ib_mtu_enum_to_int(READ_ONCE(dev->active_mtu)))
+	if (wqe->tx.length > ib_mtu_enum_to_int(READ_ONCE(dev->active_mtu)))
 		return IB_WC_LOC_LEN_ERR;
 	/* A Q_Key with the high bit set means "use the QP's own". */
 	if (qkey & 0x80000000)
@@ -49,12 +49,12 @@ u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 	p.deth.qkey = qkey;
 	p.deth.src_qpn = qp->ibqp.qp_num;
 	p.imm = be32_to_cpu(wqe->ex.imm_data);
-	p.payload_len = wqe->length;
+	p.payload_len = wqe->tx.length;
 
 	skb = mroce_pkt_new_av(dev, av, &p, &payload);
 	if (IS_ERR(skb))
 		return IB_WC_LOC_QP_OP_ERR;
-	err = mroce_req_payload(qp, wqe, 0, payload, wqe->length);
+	err = mroce_req_payload(qp, wqe, 0, payload, wqe->tx.length);
 	if (err) {
 		kfree_skb(skb);
 		return err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :

@@ -303,7 +303,7 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 	wqe->wr_id = h.wr_id;
 	wqe->opcode = h.opcode;
 	wqe->send_flags = h.send_flags;
-	wqe->state = MROCE_WQE_QUEUED;
+	wqe->tx.state = MR_SWQE_QUEUED;
 
 	if (!mroce_uwr_opcode_ok(qp->ibqp.qp_type, h.opcode) ||
 	    (h.send_flags & ~METAROCE_SEND_VALID_FLAGS))
@@ -327,7 +327,7 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 	/* The port's max_msg_sz. */
 	if (len > 0x80000000ULL)
 		return IB_WC_LOC_LEN_ERR;
-	wqe->length = len;
+	wqe->tx.length = len;
 
 	switch (h.opcode) {
 	case METAROCE_WR_SEND_WITH_IMM:
@@ -367,7 +367,8 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 	default:
 		break;
 	}
-	wqe->wire_op = mroce_wire_opcode(h.opcode);
+	wqe->tx.op = mroce_wire_opcode(h.opcode);
+	wqe->tx.fence = !!(wqe->send_flags & IB_SEND_FENCE);
 	/* The ABI's opcodes are the kernel's (uapi/metaroce-abi.h). */
 	BUILD_BUG_ON((int)METAROCE_WR_ATOMIC_FETCH_AND_ADD !=
 		     (int)IB_WR_ATOMIC_FETCH_AND_ADD ||
@@ -406,9 +407,9 @@ int mroce_usq_pull(struct mroce_qp *qp)
 		status = mroce_usq_copy(qp, sq->tail);
 		if (status != IB_WC_SUCCESS) {
 			wqe = mroce_sq_wqe(sq, sq->tail);
-			wqe->wire_op = 0;
-			wqe->state = MROCE_WQE_DONE;
-			wqe->status = status;
+			wqe->tx.op = 0;
+			wqe->tx.state = MR_SWQE_DONE;
+			wqe->tx.status = status;
 		}
 	}
 	return 0;

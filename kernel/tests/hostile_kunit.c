@@ -395,7 +395,7 @@ static void mrt_h_trimmed(struct kunit *test)
 	/* The peer acknowledges the READ_REQ: its data is what is owed. */
 	mrt_h_ack(&p, a.qp, MRT_PSN + 1, mrt_h_ts(a.qp) - 1000);
 	mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL, PACKET_HOST);
-	KUNIT_ASSERT_EQ(test, to_mqp(a.qp)->req->snd.sb.una,
+	KUNIT_ASSERT_EQ(test, to_mqp(a.qp)->req->rq.snd.sb.una,
 			(MRT_PSN + 1) & MR_PSN_MASK);
 
 	trims = mrt_h_cnt(mrt_da, MROCE_CNT_TRIM_DROPS);
@@ -950,7 +950,7 @@ static void mrt_h_forged_ack(struct kunit *test)
 	p.akh.ts_echo = mrt_h_ts(a.qp) - 100;
 	mrt_h_feed(test, mrt_da, &p, MRT_IP_B, MRT_IP_A, NULL, PACKET_HOST);
 	mrt_h_expect_wc(test, &a, 1, IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, qp->req->snd.sb.una, (MRT_PSN + 1) & MR_PSN_MASK);
+	KUNIT_EXPECT_EQ(test, qp->req->rq.snd.sb.una, (MRT_PSN + 1) & MR_PSN_MASK);
 	mrt_ep_free(&a);
 }
 

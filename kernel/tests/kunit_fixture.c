@@ -410,13 +410,13 @@ int mrt_poll(struct mrt_ep *ep, struct ib_wc *wc)
 	}
 	pr_info("mrt: poll timeout qp %u state %d sq %u/%u cur %u+%u\n",
 		ep->qp->qp_num, qp->state, qp->sq.head, qp->sq.tail,
-		req ? req->cur : 0, req ? req->cur_off : 0);
+		req ? req->rq.cur : 0, req ? req->rq.cur_off : 0);
 	if (req)
 		pr_info("mrt: una %u nxt %u sacked %u lost %u cwnd %u srtt %llu rto %llu next_send %llu now %llu msn_next %u\n",
-			req->snd.sb.una, req->snd.sb.nxt, req->snd.sb.n_sacked,
-			req->snd.sb.n_lost, req->snd.cc.cwnd, req->snd.cc.srtt_ns,
-			mr_txsb_rto(&req->snd.sb), mr_cc_next_send_ns(&req->snd.cc),
-			mroce_now(), req->msn_next);
+			req->rq.snd.sb.una, req->rq.snd.sb.nxt, req->rq.snd.sb.n_sacked,
+			req->rq.snd.sb.n_lost, req->rq.snd.cc.cwnd, req->rq.snd.cc.srtt_ns,
+			mr_txsb_rto(&req->rq.snd.sb), mr_cc_next_send_ns(&req->rq.snd.cc),
+			mroce_now(), req->rq.msn_next);
 	mrt_dump_dev(ep->dev);
 	return 0;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Model test of the protocol core: a requester on the sender (txsb + cc +
- * path) and a responder on the receiver engine (receiver.h: rxwin + rxmsg,
- * the same code kernel/resp.c runs) exchange REAL encoded packets
+ * Model test of the protocol core: a requester on the requester engine
+ * (requester.h: the send queue walks, sender, segmentation and completion
+ * rule, the same code kernel/req.c runs) and a responder on the receiver
+ * engine (receiver.h: rxwin + rxmsg, the same code kernel/resp.c runs)
+ * exchange REAL encoded packets
  * (wire.c encode -> channel -> ICRC check + decode) through a simulated
  * multipath channel on a virtual clock.  The channel loses, reorders,
  * duplicates, corrupts (bit flips: the ICRC must catch every one), trims
@@ -41,6 +43,7 @@
 #include "sender.h"
 #include "receiver.h"
 #include "segment.h"
+#include "requester.h"
 
 #define US		1000ULL
 #define MS		1000000ULL
@@ -350,27 +353,21 @@ static void chan_send(struct channel *c, const struct model_cfg *cfg,
 
 /* --------------------------------------------------------- requester */
 
+/* One send WQE of the requester's queue: the engine's part and its id. */
 struct smsg {
-	u32 msn;
-	u32 len;
-	u32 first_psn;
-	u32 ssn;
-	u16 npkts;
-	u16 sent;		/* packets handed to txsb */
-	u8 op;
-	u8 valid;
+	struct mr_swqe tx;	/* the requester engine's (requester.h) */
 };
 
 struct requester {
-	struct mr_sender snd;	/* the kernel's requester control (sender.h) */
-	u64 path_rng;
+	struct mr_requester e;	/* the kernel's requester engine */
+	u32 msn_idx[MODEL_SRING];
 	struct smsg ring[MODEL_SRING];
-	u32 next_new_msn;	/* next message to start */
-	u32 cur_msn;		/* message being packetized */
-	bool cur_active;
+	u32 head, tail;		/* send queue: retired, posted */
+	u32 posted;		/* messages posted so far */
 	u32 done_msn;		/* next msn the requester completes */
-	u32 next_ssn;
-	u64 next_tick_ns;
+	u64 path_rng;
+	u64 emitted;		/* packets the engine emitted */
+	u64 armed;		/* the timer: when the engine runs next */
 	/* counters */
 	u64 pkts_new, pkts_retx, acks, nacks_trim, icrc_drops, probes;
 	u64 probe_replies, stale_nacks, dead_failover_pkts, bad_replies;
@@ -422,138 +419,158 @@ static void send_pkt(struct model *m, struct mr_pkt *p, u16 sport,
 		  to_rsp);
 }
 
-/* Build and send packet @k of message @g with PSN @psn on @path. */
-static void rq_emit(struct model *m, const struct smsg *g, u32 k, u32 psn,
-		    u8 path, bool retx)
+/*
+ * The requester engine's callbacks (struct mr_requester_ops); ctx is the
+ * model. Message ids are msns: every WR is a request message, posted in
+ * order from msn 0.
+ */
+static struct mr_swqe *rq_wqe(void *ctx, u32 idx)
 {
-	u8 payload[MODEL_MTU];
-	struct mr_req_msg rm;
-	struct mr_pkt p;
-	bool last;
+	struct model *m = ctx;
 
-	memset(&rm, 0, sizeof(rm));
-	rm.opcode = g->op;
-	rm.msn = g->msn;
-	rm.ssn = g->ssn;
-	rm.length = g->len;
-	if (g->op == MR_OP_WRITE) {
-		rm.va = WRITE_VA + (u64)(g->msn % MODEL_RRING) * MODEL_MAX_MSG;
-		rm.rkey = WRITE_RKEY;
+	return &m->rq.ring[idx % MODEL_SRING].tx;
+}
+
+static void rq_msg(void *ctx, const struct mr_swqe *w, struct mr_req_msg *rm)
+{
+	(void)ctx;
+	if (w->op == MR_OP_WRITE) {
+		rm->va = WRITE_VA + (u64)(w->msn % MODEL_RRING) * MODEL_MAX_MSG;
+		rm->rkey = WRITE_RKEY;
 	}
-	/* the kernel's segmentation (segment.h) */
-	last = mr_req_segment(&rm, k * MODEL_MTU, MODEL_MTU, 0, retx, &p);
-	assert_int_equal(last, k + 1 == g->npkts);
-	p.path = path;
-	p.dqpn = RSP_QPN;
-	p.sqpn = REQ_QPN;
-	p.psn = psn;
-	p.ts = mr_txsb_stamp(&m->rq.snd.sb, m->now);
-	msg_bytes(m->cfg.seed, g->msn, p.dxh.offset, payload, p.payload_len);
-	p.payload = payload;
-	mr_sender_on_sent(&m->rq.snd, path, m->now);
-	send_pkt(m, &p, mr_path_sport(&m->rq.snd.pt, path), true);
 }
 
-static struct smsg *rq_msg(struct requester *r, u32 msn)
+static int rq_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
 {
-	struct smsg *g = &r->ring[msn % MODEL_SRING];
+	struct model *m = ctx;
+	u8 payload[MODEL_MTU];
 
-	assert_true(g->valid);
-	assert_int_equal(g->msn, msn);
-	return g;
+	/* the engine's segmentation, checked against the message */
+	assert_int_equal(p->opcode, msg_op_of(m->cfg.seed, w->msn));
+	assert_int_equal(p->dxh.msg_len, msg_len_of(m->cfg.seed, w->msn));
+	assert_int_equal(!!(p->flags & MR_F_LAST),
+			 p->dxh.offset + p->payload_len == w->length);
+	p->dqpn = RSP_QPN;
+	p->sqpn = REQ_QPN;
+	msg_bytes(m->cfg.seed, w->msn, p->dxh.offset, payload, p->payload_len);
+	p->payload = payload;
+	if (!(p->flags & MR_F_RETX))
+		m->rq.pkts_new++;
+	m->rq.emitted++;
+	send_pkt(m, p, mr_path_sport(&m->rq.e.snd.pt, p->path), true);
+	return 0;
 }
 
-/* Start the next message if there is one. */
-static bool rq_next_msg(struct model *m)
+static u8 rq_local(void *ctx, struct mr_swqe *w)
+{
+	(void)ctx;
+	(void)w;
+	fail_msg("the model posts no local operation");
+	return 0;
+}
+
+static void rq_probe(void *ctx, struct mr_pkt *p)
+{
+	struct model *m = ctx;
+
+	p->dqpn = RSP_QPN;
+	p->sqpn = REQ_QPN;
+	send_pkt(m, p, mr_path_sport(&m->rq.e.snd.pt, p->path), true);
+	m->rq.probes++;
+	m->rq.emitted++;
+}
+
+static void rq_event(void *ctx, enum mr_req_event ev, u64 n,
+		     const struct mr_swqe *w)
+{
+	struct model *m = ctx;
+
+	(void)w;
+	switch (ev) {
+	case MR_REQ_EV_RETX:
+		m->rq.pkts_retx += n;
+		break;
+	case MR_REQ_EV_FAILOVER:
+		m->rq.dead_failover_pkts += n;
+		break;
+	case MR_REQ_EV_RTO:
+	case MR_REQ_EV_REROLLS:
+		break;
+	default:
+		/* the model's peer never stops answering for good */
+		fail_msg("requester event %d", (int)ev);
+	}
+}
+
+static const struct mr_requester_ops rq_ops = {
+	.wqe = rq_wqe,
+	.msg = rq_msg,
+	.emit = rq_emit,
+	.local = rq_local,
+	.probe = rq_probe,
+	.event = rq_event,
+};
+
+/* Post messages while the send queue has room. */
+static void rq_post(struct model *m)
 {
 	struct requester *r = &m->rq;
 	struct smsg *g;
 
-	if (r->cur_active)
-		return true;
-	if (r->next_new_msn >= m->cfg.n_msgs)
-		return false;
-	g = &r->ring[r->next_new_msn % MODEL_SRING];
-	/* ring slot must have been completed long ago */
-	assert_false(g->valid);
-	memset(g, 0, sizeof(*g));
-	g->msn = r->next_new_msn++;
-	g->len = msg_len_of(m->cfg.seed, g->msn);
-	g->op = msg_op_of(m->cfg.seed, g->msn);
-	g->npkts = g->len ? (u16)((g->len + MODEL_MTU - 1) / MODEL_MTU) : 1;
-	if (g->op == MR_OP_SEND)
-		g->ssn = r->next_ssn++;
-	g->valid = 1;
-	r->cur_msn = g->msn;
-	r->cur_active = true;
-	return true;
-}
-
-static void rq_pump(struct model *m)
-{
-	struct requester *r = &m->rq;
-	u32 psn;
-
-	for (;;) {
-		if (!mr_sender_can_send(&r->snd, m->now))
-			return;
-		if (mr_txsb_next_retx(&r->snd.sb, m->now, &psn)) {
-			const struct mr_txsb_ent *e = mr_txsb_get(&r->snd.sb, psn);
-			struct smsg *g;
-			u8 path;
-
-			assert_non_null(e);
-			g = rq_msg(r, e->msn);
-			/* resend elsewhere than where it was lost (MR-MP-5) */
-			path = mr_path_pick_other(&r->snd.pt, e->path);
-			assert_int_equal(mr_txsb_on_retx(&r->snd.sb, psn, path,
-							 m->now), 0);
-			rq_emit(m, g, mr_psn_dist(psn, g->first_psn), psn,
-				path, true);
-			r->pkts_retx++;
-			continue;
-		}
-		if (mr_txsb_window_full(&r->snd.sb) || !rq_next_msg(m))
-			return;
-		{
-			struct smsg *g = rq_msg(r, r->cur_msn);
-			u8 flags = 0, path = mr_path_pick(&r->snd.pt);
-
-			if (g->sent == 0)
-				flags |= MR_TXE_FIRST;
-			if (g->sent + 1 == g->npkts)
-				flags |= MR_TXE_LAST;
-			assert_int_equal(mr_txsb_on_send(&r->snd.sb, g->msn, flags,
-							 path, m->now, &psn),
-					 0);
-			if (g->sent == 0)
-				g->first_psn = psn;
-			rq_emit(m, g, g->sent, psn, path, false);
-			r->pkts_new++;
-			if (++g->sent == g->npkts)
-				r->cur_active = false;
-		}
+	while (r->posted < m->cfg.n_msgs && r->tail - r->head < MODEL_SRING) {
+		g = &r->ring[r->tail % MODEL_SRING];
+		memset(g, 0, sizeof(*g));
+		g->tx.op = msg_op_of(m->cfg.seed, r->posted);
+		g->tx.length = msg_len_of(m->cfg.seed, r->posted);
+		g->tx.state = MR_SWQE_QUEUED;
+		r->posted++;
+		r->tail++;
 	}
 }
 
-/* Complete the messages a scoreboard result says are done. */
-static void rq_apply(struct model *m, const struct mr_txsb_result *res)
+/* Complete from the head what the engine says is done, in order. */
+static void rq_complete(struct model *m)
 {
 	struct requester *r = &m->rq;
+	const struct mr_swqe *w;
 
-	if (!res->done_valid)
-		return;
-	/* requester completions: in msn order, each exactly once */
-	assert_true(mr_seq32_diff(res->done_msn, r->done_msn) >= 0);
-	while (mr_seq32_diff(res->done_msn, r->done_msn) >= 0) {
-		struct smsg *g = rq_msg(r, r->done_msn);
-
+	while (r->head != r->tail) {
+		w = rq_wqe(m, r->head);
+		if (mr_requester_head(&r->e, r->head, m->now, m) == MR_DONE_WAIT)
+			break;
+		/* every message succeeds, in msn order, each exactly once */
+		assert_int_equal(mr_requester_head(&r->e, r->head, m->now, m),
+				 MR_DONE_SUCCESS);
+		assert_int_equal(w->msn, r->done_msn);
 		/* only what the responder already completed (MR-PLACE-2) */
-		assert_true(mr_seq32_diff(m->rp.next_msn, g->msn) > 0);
-		assert_int_equal(g->sent, g->npkts);
-		g->valid = 0;
+		assert_true(mr_seq32_diff(m->rp.next_msn, w->msn) > 0);
+		mr_requester_retired(&r->e, w, r->head);
+		r->head++;
 		r->done_msn++;
 	}
+}
+
+/*
+ * The engine runs as the kernel runs it (kernel/req.c mroce_req_run):
+ * complete from the head, run, and again while a run sent packets or
+ * finished a WQE.
+ */
+static void rq_run(struct model *m)
+{
+	struct requester *r = &m->rq;
+	bool done;
+	u64 before;
+
+	do {
+		rq_complete(m);
+		rq_post(m);
+		before = r->emitted;
+		done = mr_requester_run(&r->e, r->head, r->tail, true, m->now,
+					16, m);
+	} while (done || r->emitted != before);
+	rq_complete(m);
+	/* the kernel arms its timer here (mroce_req_arm) */
+	r->armed = mr_requester_deadline(&r->e, r->head, r->tail, m->now);
 }
 
 static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
@@ -571,10 +588,10 @@ static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
 	assert_int_equal(p.dqpn, REQ_QPN);
 	switch (p.opcode) {
 	case MR_OP_PROBE_REPLY: {
-		u32 us = mr_txsb_stamp(&r->snd.sb, m->now) - p.ts;
+		u32 us = mr_txsb_stamp(&r->e.snd.sb, m->now) - p.ts;
 
 		r->probe_replies++;
-		if (!mr_path_on_probe_reply(&r->snd.pt, p.path, p.psn, p.ts,
+		if (!mr_path_on_probe_reply(&r->e.snd.pt, p.path, p.psn, p.ts,
 					    (u64)us * US + 1, m->now))
 			r->bad_replies++;
 		return;
@@ -582,11 +599,11 @@ static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
 	case MR_OP_ACK:
 		r->acks++;
 		/* as the kernel runs it: kernel/comp.c -> sender.c */
-		assert_int_equal(mr_sender_on_feedback(&r->snd, &p, m->now,
+		assert_int_equal(mr_sender_on_feedback(&r->e.snd, &p, m->now,
 						       &res), MR_TXSB_OK);
 		break;
 	case MR_OP_NACK:
-		st = mr_sender_on_feedback(&r->snd, &p, m->now, &res);
+		st = mr_sender_on_feedback(&r->e.snd, &p, m->now, &res);
 		assert_true(st >= 0);
 		if (st == MR_TXSB_TRIMMED) {
 			r->nacks_trim++;
@@ -600,77 +617,19 @@ static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
 		fail_msg("requester got opcode %#x", p.opcode);
 		return;
 	}
-	rq_apply(m, &res);
+	rq_run(m);
 }
 
+/* The requester's timer fired. */
 static void rq_timers(struct model *m)
 {
-	struct requester *r = &m->rq;
-	struct mr_txsb_result res;
-	u8 idx;
-	int st;
-
-	if (mr_txsb_next_deadline(&r->snd.sb) <= m->now) {
-		st = mr_sender_on_timer(&r->snd, m->now, &res);
-		assert_int_equal(st, MR_TXSB_OK);
-		rq_apply(m, &res);
-	}
-	if (m->now >= r->next_tick_ns) {
-		u64 dead = mr_path_tick(&r->snd.pt,
-					mr_txsb_paths_in_flight(&r->snd.sb),
-					mr_txsb_rto(&r->snd.sb), m->now);
-		int i;
-
-		for (i = 0; dead && i < MR_PATH_MAX; i++) {
-			if (!(dead & (1ULL << i)))
-				continue;
-			memset(&res, 0, sizeof(res));
-			r->dead_failover_pkts +=
-				mr_txsb_mark_path_lost(&r->snd.sb, (u8)i, &res);
-		}
-		r->next_tick_ns = m->now + 20 * US;
-	}
-	while (mr_path_probe_due(&r->snd.pt, m->now, &idx)) {
-		struct mr_pkt p;
-
-		/* PROBE: MBH only, PSN = probe identifier (MR-MP-9) */
-		memset(&p, 0, sizeof(p));
-		p.opcode = MR_OP_PROBE;
-		p.path = idx;
-		p.dqpn = RSP_QPN;
-		p.sqpn = REQ_QPN;
-		p.psn = (u32)rnd(&r->path_rng) & MR_PSN_MASK;
-		p.ts = mr_txsb_stamp(&r->snd.sb, m->now);
-		mr_path_on_probe_sent(&r->snd.pt, idx, p.psn, p.ts, m->now);
-		send_pkt(m, &p, mr_path_sport(&r->snd.pt, idx), true);
-		r->probes++;
-	}
-	rq_pump(m);
-}
-
-static bool rq_has_new(const struct model *m)
-{
-	return m->rq.cur_active || m->rq.next_new_msn < m->cfg.n_msgs;
+	if (m->rq.armed <= m->now)
+		rq_run(m);
 }
 
 static u64 rq_wake(const struct model *m)
 {
-	const struct requester *r = &m->rq;
-	u64 t = mr_txsb_next_deadline(&r->snd.sb), n;
-
-	/* blocked by the pacer only: wake when it allows the next packet */
-	if ((r->snd.sb.n_lost || (rq_has_new(m) &&
-			      !mr_txsb_window_full(&r->snd.sb))) &&
-	    mr_txsb_can_send(&r->snd.sb, m->now) &&
-	    mr_txsb_inflight(&r->snd.sb) * (u64)MR_CC_ONE <
-	    mr_cc_window(&r->snd.cc)) {
-		n = mr_cc_next_send_ns(&r->snd.cc);
-		if (n < t)
-			t = n;
-	}
-	if (mr_txsb_outstanding(&r->snd.sb) || mr_path_usable(&r->snd.pt) < r->snd.pt.n)
-		t = MR_MIN(t, r->next_tick_ns);
-	return MR_MIN(t, mr_path_next_probe_ns(&r->snd.pt));
+	return m->rq.armed;
 }
 
 /* --------------------------------------------------------- responder */
@@ -885,6 +844,7 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	struct mr_txsb_params tp;
 	struct mr_cc_params cp;
 	struct mr_path_params pp;
+	struct mr_requester_params rp = {};
 	u32 i;
 
 	memset(m, 0, sizeof(*m));
@@ -904,20 +864,30 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	mr_txsb_default_params(&tp);
 	if (cfg->kernel_params)
 		tp.verbs_timeout_ns = mr_ib_timeout_ns(14);
-	assert_int_equal(mr_txsb_init(&m->rq.snd.sb, &tp, m->init_psn), 0);
+	assert_int_equal(mr_txsb_init(&m->rq.e.snd.sb, &tp, m->init_psn), 0);
 	mr_cc_default_params(&cp);
 	cp.mode = cfg->cc_mode;
 	if (cfg->kernel_params) {
 		cp.use_delay = false;
 		cp.min_cwnd = MR_CC_ONE;
 	}
-	assert_int_equal(mr_cc_init(&m->rq.snd.cc, &cp), 0);
+	assert_int_equal(mr_cc_init(&m->rq.e.snd.cc, &cp), 0);
 	mr_path_default_params(&pp);
 	pp.n_paths = cfg->n_paths;
 	pp.single = cfg->single_path;
 	m->rq.path_rng = splitmix(m->cfg.seed ^ 0xBA7);
-	assert_int_equal(mr_path_init(&m->rq.snd.pt, &pp, path_rand,
+	assert_int_equal(mr_path_init(&m->rq.e.snd.pt, &pp, path_rand,
 				      &m->rq.path_rng, 0), 0);
+	rp.mtu = MODEL_MTU;
+	rp.max_rd_atomic = 16;
+	rp.rd_bytes_max = 2 * MR_RDASM_WINDOW;
+	rp.sq_size = MODEL_SRING;
+	rp.probe_id = (u32)rnd(&m->rq.path_rng);
+	rp.path_health = true;
+	rp.status_retry_exc = 1;
+	m->rq.e.ops = &rq_ops;
+	m->rq.e.msn_idx = m->rq.msn_idx;
+	mr_requester_start(&m->rq.e, &rp, 0);
 
 	mr_receiver_init(&m->rp.rcv, m->init_psn, m->now);
 	m->rp.rcv.ops = &rp_ops;
@@ -939,7 +909,7 @@ static void model_run(struct model *m)
 	double wall;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rq_timers(m);
+	rq_run(m);	/* the first messages are posted */
 	while (!model_done(m)) {
 		u64 t = MR_MIN(rq_wake(m), rp_wake(m));
 
@@ -957,19 +927,19 @@ static void model_run(struct model *m)
 		if (m->cfg.stall_until && !m->stalled &&
 		    m->now >= m->cfg.stall_from) {
 			m->stalled = true;
-			m->cwnd_stall = mr_cc_window(&m->rq.snd.cc);
+			m->cwnd_stall = mr_cc_window(&m->rq.e.snd.cc);
 		}
 		if (m->cfg.stall_until && !m->recovered &&
 		    m->now >= m->cfg.stall_until + 2 * MS) {
 			m->recovered = true;
-			m->cwnd_after = mr_cc_window(&m->rq.snd.cc);
+			m->cwnd_after = mr_cc_window(&m->rq.e.snd.cc);
 		}
 
 		if (m->cfg.kill_link && m->ch.dead_link < 0 &&
 		    m->now >= m->cfg.dead_from)
 			/* kill the link the busiest path (0) hashes onto */
 			m->ch.dead_link =
-				(int)link_of(mr_path_sport(&m->rq.snd.pt, 0));
+				(int)link_of(mr_path_sport(&m->rq.e.snd.pt, 0));
 
 		while (m->ch.n_heap && m->ch.pool[m->ch.heap[0]].t <= m->now) {
 			u32 idx = heap_pop(&m->ch);
@@ -997,11 +967,11 @@ static void model_run(struct model *m)
 	       (unsigned long long)m->rq.pkts_retx,
 	       m->rq.pkts_new ? 100.0 * (double)m->rq.pkts_retx /
 				(double)m->rq.pkts_new : 0.0,
-	       (unsigned long long)m->rq.snd.sb.st.rto,
-	       (unsigned long long)m->rq.snd.sb.st.spurious_rto,
-	       (unsigned long long)m->rq.snd.sb.st.sacked,
-	       (unsigned long long)m->rq.snd.sb.st.lost_rack,
-	       (unsigned long long)m->rq.snd.sb.st.spurious,
+	       (unsigned long long)m->rq.e.snd.sb.st.rto,
+	       (unsigned long long)m->rq.e.snd.sb.st.spurious_rto,
+	       (unsigned long long)m->rq.e.snd.sb.st.sacked,
+	       (unsigned long long)m->rq.e.snd.sb.st.lost_rack,
+	       (unsigned long long)m->rq.e.snd.sb.st.spurious,
 	       (double)m->rp.bytes * 8e3 / (double)m->now);
 	printf("model[%s]: chan sent=%llu lost=%llu dup=%llu corrupt=%llu "
 	       "trim=%llu ce=%llu reord=%llu dead_drops=%llu | icrc_drops "
@@ -1022,24 +992,24 @@ static void model_run(struct model *m)
 	       "probes=%llu failover_pkts=%llu | cc cwnd=%.2f cuts ecn=%llu "
 	       "delay=%llu loss=%llu (random %llu) trim=%llu undo=%llu | "
 	       "virtual=%.3f ms wall=%.2f s steps=%llu\n",
-	       m->cfg.name, (unsigned long long)m->rq.snd.pt.rerolls,
-	       (unsigned long long)m->rq.snd.pt.deaths,
-	       (unsigned long long)m->rq.snd.pt.revivals,
+	       m->cfg.name, (unsigned long long)m->rq.e.snd.pt.rerolls,
+	       (unsigned long long)m->rq.e.snd.pt.deaths,
+	       (unsigned long long)m->rq.e.snd.pt.revivals,
 	       (unsigned long long)m->rq.probes,
 	       (unsigned long long)m->rq.dead_failover_pkts,
-	       (double)m->rq.snd.cc.cwnd / MR_CC_ONE,
-	       (unsigned long long)m->rq.snd.cc.st.cuts_ecn,
-	       (unsigned long long)m->rq.snd.cc.st.cuts_delay,
-	       (unsigned long long)m->rq.snd.cc.st.cuts_loss,
-	       (unsigned long long)m->rq.snd.cc.st.cuts_loss_rand,
-	       (unsigned long long)m->rq.snd.cc.st.cuts_trim,
-	       (unsigned long long)m->rq.snd.cc.st.rto_undos,
+	       (double)m->rq.e.snd.cc.cwnd / MR_CC_ONE,
+	       (unsigned long long)m->rq.e.snd.cc.st.cuts_ecn,
+	       (unsigned long long)m->rq.e.snd.cc.st.cuts_delay,
+	       (unsigned long long)m->rq.e.snd.cc.st.cuts_loss,
+	       (unsigned long long)m->rq.e.snd.cc.st.cuts_loss_rand,
+	       (unsigned long long)m->rq.e.snd.cc.st.cuts_trim,
+	       (unsigned long long)m->rq.e.snd.cc.st.rto_undos,
 	       (double)m->now / 1e6, wall, (unsigned long long)steps);
 
 	/* both sides saw every message exactly once, in order */
 	assert_int_equal(m->rp.next_msn, m->cfg.n_msgs);
 	assert_int_equal(m->rq.done_msn, m->cfg.n_msgs);
-	assert_int_equal(mr_txsb_outstanding(&m->rq.snd.sb), 0);
+	assert_int_equal(mr_txsb_outstanding(&m->rq.e.snd.sb), 0);
 	/* every corrupted copy that reached an endpoint was dropped */
 	assert_true(m->rp.icrc_drops + m->rq.icrc_drops + m->rp.trim_junk <=
 		    m->ch.corrupted);
@@ -1088,7 +1058,7 @@ static void test_model_lossy(void **state)
 	assert_true(g_model->ch.dups > 1000);
 	assert_true(g_model->rp.trims_nacked > 100);
 	assert_true(g_model->rq.pkts_retx > 10000);
-	assert_true(g_model->rq.snd.sb.st.sacked > 10000);
+	assert_true(g_model->rq.e.snd.sb.st.sacked > 10000);
 }
 
 static void test_model_clean(void **state)
@@ -1109,9 +1079,9 @@ static void test_model_clean(void **state)
 	run_cfg(&c);
 	/* no loss and reordering within reo_wnd: nothing retransmitted */
 	assert_int_equal(g_model->rq.pkts_retx, 0);
-	assert_int_equal(g_model->rq.snd.sb.st.rto, 0);
-	assert_int_equal(g_model->rq.snd.sb.st.lost_rack, 0);
-	assert_true(g_model->rq.snd.sb.st.sacked > 1000);	/* it did reorder */
+	assert_int_equal(g_model->rq.e.snd.sb.st.rto, 0);
+	assert_int_equal(g_model->rq.e.snd.sb.st.lost_rack, 0);
+	assert_true(g_model->rq.e.snd.sb.st.sacked > 1000);	/* it did reorder */
 }
 
 static void test_model_path_dies(void **state)
@@ -1131,12 +1101,12 @@ static void test_model_path_dies(void **state)
 	run_cfg(&c);
 	assert_true(g_model->ch.dead_drops > 0);
 	/* declared dead, its packets moved to other paths (MR-MP-8) */
-	assert_true(g_model->rq.snd.pt.deaths >= 1);
+	assert_true(g_model->rq.e.snd.pt.deaths >= 1);
 	assert_true(g_model->rq.dead_failover_pkts >= 1);
 	/* probed while dead, revived once the route healed (MR-MP-9/11) */
 	assert_true(g_model->rq.probes >= 2);
-	assert_true(g_model->rq.snd.pt.revivals >= 1);
-	assert_int_not_equal(g_model->rq.snd.pt.path[0].state, MR_PATH_DEAD);
+	assert_true(g_model->rq.e.snd.pt.revivals >= 1);
+	assert_int_not_equal(g_model->rq.e.snd.pt.path[0].state, MR_PATH_DEAD);
 	assert_true(g_model->now > c.dead_until);
 }
 
@@ -1152,7 +1122,7 @@ static void test_model_path_dies_plb(void **state)
 	c.dead_from = 10 * MS;
 	run_cfg(&c);
 	assert_true(g_model->ch.dead_drops > 0);
-	assert_true(g_model->rq.snd.pt.rerolls + g_model->rq.snd.pt.deaths >= 1);
+	assert_true(g_model->rq.e.snd.pt.rerolls + g_model->rq.e.snd.pt.deaths >= 1);
 }
 
 static void test_model_single_path(void **state)
@@ -1165,7 +1135,7 @@ static void test_model_single_path(void **state)
 	c.n_msgs = 10000;
 	c.single_path = true;
 	run_cfg(&c);
-	assert_int_equal(g_model->rq.snd.pt.rerolls, 0);
+	assert_int_equal(g_model->rq.e.snd.pt.rerolls, 0);
 	assert_true(g_model->rq.pkts_retx > 0);
 }
 
@@ -1225,14 +1195,14 @@ static void test_model_slow_probes(void **state)
 	       (unsigned long long)g_model->rq.probe_replies,
 	       (unsigned long long)g_model->rq.bad_replies,
 	       (unsigned long long)g_model->rp.probes_limited,
-	       mr_path_usable(&g_model->rq.snd.pt));
+	       mr_path_usable(&g_model->rq.e.snd.pt));
 	assert_true(g_model->now > c.dead_until);
 	/* 7 with the default seed: all black-holed paths */
-	assert_true(g_model->rq.snd.pt.deaths >= 1);
+	assert_true(g_model->rq.e.snd.pt.deaths >= 1);
 	/* every dead path came back once the route healed */
-	assert_int_equal(g_model->rq.snd.pt.revivals, g_model->rq.snd.pt.deaths);
-	for (i = 0; i < g_model->rq.snd.pt.n; i++)
-		assert_int_not_equal(g_model->rq.snd.pt.path[i].state,
+	assert_int_equal(g_model->rq.e.snd.pt.revivals, g_model->rq.e.snd.pt.deaths);
+	for (i = 0; i < g_model->rq.e.snd.pt.n; i++)
+		assert_int_not_equal(g_model->rq.e.snd.pt.path[i].state,
 				     MR_PATH_DEAD);
 }
 
@@ -1279,7 +1249,7 @@ static void test_model_random_loss_goodput(void **state)
 	g1 = run_goodput(10000, "lossy-link-1%");
 	assert_true(g_model->ch.lost > 200);
 	/* the losses were taken for random: gentle cuts */
-	assert_true(g_model->rq.snd.cc.st.cuts_loss_rand > 50);
+	assert_true(g_model->rq.e.snd.cc.st.cuts_loss_rand > 50);
 	g5 = run_goodput(50000, "lossy-link-5%");
 	printf("model[lossy-link]: goodput %.2f, %.2f (%.0f%%), %.2f (%.0f%%) "
 	       "Mbit/s at 0%%, 1%%, 5%% loss\n", g0, g1, 100 * g1 / g0, g5,
@@ -1313,12 +1283,12 @@ static void test_model_stall_undo(void **state)
 	       g_model->cwnd_stall >> MR_CC_SHIFT,
 	       g_model->cwnd_after >> MR_CC_SHIFT);
 	assert_true(g_model->now > c.stall_until);
-	assert_true(g_model->rq.snd.sb.st.rto >= 1);
-	assert_int_equal(g_model->rq.snd.sb.st.spurious_rto, 1);
-	assert_int_equal(g_model->rq.snd.cc.st.rto_undos, 1);
+	assert_true(g_model->rq.e.snd.sb.st.rto >= 1);
+	assert_int_equal(g_model->rq.e.snd.sb.st.spurious_rto, 1);
+	assert_int_equal(g_model->rq.e.snd.cc.st.rto_undos, 1);
 	/* one copy per expiry went out, nothing else */
-	assert_int_equal(g_model->rq.pkts_retx, g_model->rq.snd.sb.st.rto);
-	assert_int_equal(g_model->rp.dup_drops, g_model->rq.snd.sb.st.rto);
+	assert_int_equal(g_model->rq.pkts_retx, g_model->rq.e.snd.sb.st.rto);
+	assert_int_equal(g_model->rp.dup_drops, g_model->rq.e.snd.sb.st.rto);
 	assert_true(g_model->cwnd_stall > 8 * MR_CC_ONE);
 	assert_true(g_model->cwnd_after >= g_model->cwnd_stall);
 }

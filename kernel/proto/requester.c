@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MetaRoCE requester engine (requester.h): the send queue walks.
+ */
+
+#include "requester.h"
+
+static bool mr_answered(u8 op)
+{
+	return mr_op_has(op, MR_OPA_ANSWERED);
+}
+
+static void mr_swqe_fail(struct mr_swqe *w, u8 status)
+{
+	w->state = MR_SWQE_DONE;
+	w->status = status;
+}
+
+void mr_requester_start(struct mr_requester *r,
+			const struct mr_requester_params *p, u32 head)
+{
+	r->p = *p;
+	r->msn_next = 0;
+	r->ssn_next = 0;
+	r->cur = head;
+	r->cur_off = 0;
+	r->probe_id = p->probe_id;
+	r->rerolls_seen = r->snd.pt.rerolls;
+	r->rd_atomic_out = 0;
+	r->rd_bytes_out = 0;
+	r->failed_ns = 0;
+	r->halted = false;
+	r->tx_nomem = false;
+}
+
+/* SQ index past the WQEs started (cur too once partly sent). */
+static u32 mr_started_end(const struct mr_requester *r)
+{
+	return r->cur + (r->cur_off ? 1 : 0);
+}
+
+struct mr_swqe *mr_requester_find(const struct mr_requester *r, u32 head,
+				  u32 msn, void *ctx)
+{
+	u32 idx = r->msn_idx[msn & (r->p.sq_size - 1)];
+	struct mr_swqe *w;
+
+	/* Only a started, unretired WQE with that msn is an answer. */
+	if (idx - head >= mr_started_end(r) - head)
+		return NULL;
+	w = r->ops->wqe(ctx, idx);
+	return w->op && w->msn == msn ? w : NULL;
+}
+
+/* A started WQE finished with an error (the scoreboard's failure). */
+static bool mr_later_failed(const struct mr_requester *r, u32 head,
+			    void *ctx)
+{
+	u32 i, end = mr_started_end(r);
+	const struct mr_swqe *w;
+
+	for (i = head; i != end; i++) {
+		w = r->ops->wqe(ctx, i);
+		if (w->state == MR_SWQE_DONE && w->status)
+			return true;
+	}
+	return false;
+}
+
+enum mr_done mr_requester_head(struct mr_requester *r, u32 head, u64 now,
+			       void *ctx)
+{
+	const struct mr_swqe *w = r->ops->wqe(ctx, head);
+	struct mr_done_head h = {
+		.opcode = w->op,
+		.length = w->length,
+		.first_psn = w->first_psn,
+		.last_psn = w->last_psn,
+		.sent = w->state == MR_SWQE_SENT,
+		.finished = w->state == MR_SWQE_DONE,
+		.ok = !w->status,
+	};
+	bool later_failed = false;
+
+	/* Only once the scoreboard failed: a walk of the started WQEs. */
+	if (r->snd.sb.failed)
+		later_failed = mr_later_failed(r, head, ctx);
+	return mr_req_head_done(&h, &r->snd.sb, later_failed, &r->failed_ns,
+				now);
+}
+
+void mr_requester_retired(struct mr_requester *r, const struct mr_swqe *w,
+			  u32 head)
+{
+	if (w->rd_atomic) {
+		r->rd_atomic_out--;
+		r->rd_bytes_out -= mr_rdasm_outstanding(&w->rdq.rd);
+	}
+	/*
+	 * A WQE that failed before it was started (or a flush) may retire
+	 * past cur: the walks from head to cur must never see head beyond
+	 * cur.
+	 */
+	if ((s32)(r->cur - (head + 1)) < 0) {
+		r->cur = head + 1;
+		r->cur_off = 0;
+	}
+}
+
+bool mr_requester_idle(const struct mr_requester *r, u32 head)
+{
+	return head == r->cur && !r->cur_off;
+}
+
+/*
+ * Send the packet of @w at byte @off (a READ_REQ: for [off, off + rlen))
+ * with @psn on @path. Returns what ops->emit returned.
+ */
+static int mr_emit(struct mr_requester *r, struct mr_swqe *w, u32 off,
+		   u32 rlen, u32 psn, u8 path, bool retx, bool *last,
+		   u64 now, void *ctx)
+{
+	struct mr_req_msg m;
+	struct mr_pkt p;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	r->ops->msg(ctx, w, &m);
+	m.opcode = w->op;
+	m.msn = w->msn;
+	m.ssn = w->ssn;
+	m.length = w->length;
+	*last = mr_req_segment(&m, off, r->p.mtu, rlen, retx, &p);
+	p.path = path;
+	p.psn = psn;
+	p.ts = mr_txsb_stamp(&r->snd.sb, now);
+	rc = r->ops->emit(ctx, w, &p);
+	if (rc == MR_REQ_TX_AGAIN)
+		r->tx_nomem = true;
+	return rc;
+}
+
+/* Deadlines: RTO, RACK, RNR. Returns true if a WQE failed. */
+static bool mr_run_timers(struct mr_requester *r, u32 head, u32 tail,
+			  u64 now, void *ctx)
+{
+	struct mr_txsb_result res = {};
+	const struct mr_txsb_ent *ent;
+	struct mr_swqe *w;
+	int rc;
+
+	if (mr_txsb_next_deadline(&r->snd.sb) > now)
+		return false;
+	rc = mr_sender_on_timer(&r->snd, now, &res);
+	/* Re-rolls of an expiry are reported by mr_run_paths(). */
+	if (res.rto_fired)
+		r->ops->event(ctx, MR_REQ_EV_RTO, 1, NULL);
+	if (rc != MR_TXSB_RETRY_EXCEEDED)
+		return false;
+	ent = mr_txsb_get(&r->snd.sb, r->snd.sb.una);
+	w = ent ? mr_requester_find(r, head, ent->msn, ctx) : NULL;
+	if (!w && head != tail)
+		w = r->ops->wqe(ctx, head);
+	r->ops->event(ctx, MR_REQ_EV_RETRY_EXC, 1, w);
+	if (w)
+		mr_swqe_fail(w, r->p.status_retry_exc);
+	return true;
+}
+
+/*
+ * Path health (MR-MP-8..12): close rounds, declare paths dead (their
+ * packets go out again on other paths), probe dead paths, and report
+ * every entropy re-roll the table made.
+ */
+static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
+{
+	struct mr_txsb_result res = {};
+	struct mr_pkt p;
+	u32 n = 0;
+	u64 dead;
+	u8 idx;
+	int i;
+
+	if (r->p.path_health) {
+		dead = mr_path_tick(&r->snd.pt,
+				    mr_txsb_paths_in_flight(&r->snd.sb),
+				    mr_txsb_rto(&r->snd.sb), now);
+		for (i = 0; dead; dead >>= 1, i++)
+			if (dead & 1)
+				n += mr_txsb_mark_path_lost(&r->snd.sb, (u8)i,
+							    &res);
+		if (n)
+			r->ops->event(ctx, MR_REQ_EV_FAILOVER, n, NULL);
+		while (mr_path_probe_due(&r->snd.pt, now, &idx)) {
+			/* MBH only, PSN = probe identifier (MR-MP-9) */
+			memset(&p, 0, sizeof(p));
+			p.opcode = MR_OP_PROBE;
+			p.path = idx;
+			p.psn = r->probe_id++ & MR_PSN_MASK;
+			p.ts = mr_txsb_stamp(&r->snd.sb, now);
+			mr_path_on_probe_sent(&r->snd.pt, idx, p.psn, p.ts, now);
+			r->ops->probe(ctx, &p);
+		}
+	}
+	if (r->snd.pt.rerolls != r->rerolls_seen) {
+		r->ops->event(ctx, MR_REQ_EV_REROLLS,
+			      r->snd.pt.rerolls - r->rerolls_seen, NULL);
+		r->rerolls_seen = r->snd.pt.rerolls;
+	}
+}
+
+/*
+ * Retransmit what the scoreboard declared lost, within the congestion
+ * window like every request packet (MR-CC-3), on another path than the
+ * one it was lost on (MR-MP-5). After an RTO the window is one packet:
+ * the first retransmission's ACK tells a spurious RTO (MR-LOSS-15), which
+ * puts the rest back in flight unsent, from a real one, after which slow
+ * start sends them. Returns the budget left.
+ */
+static int mr_send_retx(struct mr_requester *r, u32 head, u64 now,
+			int budget, void *ctx)
+{
+	const struct mr_txsb_ent *ent;
+	struct mr_swqe *w;
+	u32 psn, slot;
+	bool last;
+	u8 path;
+	int rc;
+
+	while (budget > 0 && mr_sender_can_send(&r->snd, now) &&
+	       mr_txsb_next_retx(&r->snd.sb, now, &psn)) {
+		ent = mr_txsb_get(&r->snd.sb, psn);
+		/* Every outstanding PSN belongs to a started WQE. */
+		w = ent ? mr_requester_find(r, head, ent->msn, ctx) : NULL;
+		if (!w)
+			break;
+		path = mr_path_pick_other(&r->snd.pt, ent->path);
+		slot = psn & MR_TXSB_WIN_MASK;
+		/*
+		 * A lost READ_REQ/atomic goes out again exactly as sent: the
+		 * responder checks that every packet of a message agrees
+		 * (MR-PLACE-14).
+		 */
+		rc = mr_emit(r, w, r->pkt_off[slot], r->pkt_len[slot], psn,
+			     path, true, &last, now, ctx);
+		if (rc) {
+			/* The source buffer went bad under us: fail the WR. */
+			if (rc != MR_REQ_TX_AGAIN)
+				mr_swqe_fail(w, (u8)rc);
+			break;
+		}
+		mr_txsb_on_retx(&r->snd.sb, psn, path, now);
+		mr_sender_on_sent(&r->snd, path, now);
+		r->ops->event(ctx, MR_REQ_EV_RETX, 1, w);
+		budget--;
+	}
+	return budget;
+}
+
+/* Request [off, off + rlen) of READ @w, or send atomic @w, on a new PSN. */
+static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
+			 u32 rlen, bool retx, u64 now, void *ctx)
+{
+	u32 psn = r->snd.sb.nxt;
+	bool last;
+	u8 path;
+
+	if (mr_txsb_window_full(&r->snd.sb) ||
+	    !mr_txsb_can_send(&r->snd.sb, now))
+		return false;
+	path = mr_path_pick(&r->snd.pt);
+	if (mr_emit(r, w, off, rlen, psn, path, retx, &last, now, ctx))
+		return false;
+	/* Cannot fail now: the window has room, no RNR pause. */
+	mr_txsb_on_send(&r->snd.sb, w->msn, MR_TXE_FIRST | MR_TXE_LAST, path,
+			now, &psn);
+	w->first_psn = psn;
+	w->rdq.progress_ns = now;
+	r->pkt_off[psn & MR_TXSB_WIN_MASK] = off;
+	r->pkt_len[psn & MR_TXSB_WIN_MASK] = rlen;
+	mr_sender_on_sent(&r->snd, path, now);
+	if (retx)
+		r->ops->event(ctx, MR_REQ_EV_RETX, 1, w);
+	return true;
+}
+
+/*
+ * Re-send a stalled atomic under its original PSN and MSN (MR-REL-27).
+ * That PSN was delivered, so the copy takes no window slot and is not
+ * tracked: a responder that executed the atomic answers it from its
+ * cache (MR-REL-9); one still waiting to execute it in MSN order drops
+ * the copy as a duplicate and answers when it executes. A new PSN would
+ * be refused as inconsistent with the atomic's message (MR-PLACE-14)
+ * and, never acknowledged, use up the retry budget.
+ */
+static bool mr_send_atomic_again(struct mr_requester *r, struct mr_swqe *w,
+				 u64 now, void *ctx)
+{
+	u8 path = mr_path_pick(&r->snd.pt);
+	bool last;
+
+	if (mr_emit(r, w, 0, 0, w->first_psn, path, true, &last, now, ctx))
+		return false;
+	w->rdq.progress_ns = now;
+	r->ops->event(ctx, MR_REQ_EV_RETX, 1, w);
+	return true;
+}
+
+/*
+ * READ and ATOMIC follow-ups (rdreq.h decides what): the next range of a
+ * READ, asking again for what a stalled or trimmed READ misses, an atomic
+ * re-sent, or the WR failed once its retries are spent. Returns the
+ * budget left.
+ */
+static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
+			   int budget, void *ctx)
+{
+	struct mr_rdreq_env env = {
+		.now = now,
+		.rto_ns = mr_txsb_rto(&r->snd.sb),
+		.verbs_timeout_ns = r->snd.sb.p.verbs_timeout_ns,
+		.retry_cnt = r->snd.sb.p.retry_cnt,
+		.rd_bytes_max = r->p.rd_bytes_max,
+	};
+	enum mr_rdreq_act act;
+	struct mr_swqe *w;
+	u32 i, off, len;
+	u64 older = 0;
+	bool read;
+
+	for (i = head; i != r->cur && budget > 0; i++) {
+		w = r->ops->wqe(ctx, i);
+		if (!mr_answered(w->op))
+			continue;
+		/* Latest response data of the READs/ATOMICs before this one. */
+		env.ahead_ns = older;
+		older = MR_MAX(older, w->rdq.progress_ns);
+		if (w->state != MR_SWQE_SENT)
+			continue;
+		read = w->op == MR_OP_READ_REQ;
+		env.req_in_flight = !!mr_txsb_get(&r->snd.sb, w->first_psn);
+		env.can_send = mr_txsb_can_send(&r->snd.sb, now);
+		env.rd_bytes_out = (u32)r->rd_bytes_out;
+		do {
+			act = mr_rdreq_next(&w->rdq, read, &env, &off, &len);
+			switch (act) {
+			case MR_RDREQ_MORE:
+			case MR_RDREQ_AGAIN:
+				if (!mr_send_more(r, w, off, len,
+						  act == MR_RDREQ_AGAIN, now,
+						  ctx))
+					return budget;
+				mr_rdreq_sent(&w->rdq, act, off, len);
+				if (act == MR_RDREQ_MORE)
+					r->rd_bytes_out += len;
+				budget--;
+				break;
+			case MR_RDREQ_ATOMIC_AGAIN:
+				if (!mr_send_atomic_again(r, w, now, ctx))
+					return budget;
+				budget--;
+				break;
+			case MR_RDREQ_FAIL:
+				r->ops->event(ctx, MR_REQ_EV_RD_STALLED, 1, w);
+				mr_swqe_fail(w, r->p.status_retry_exc);
+				break;
+			case MR_RDREQ_STOP:
+				return budget;
+			default:
+				break;
+			}
+			/* A round of asking again goes on while it can. */
+		} while (act == MR_RDREQ_AGAIN && budget > 0);
+	}
+	return budget;
+}
+
+/* May @w, the next WQE to start, start now? */
+static bool mr_may_start(const struct mr_requester *r, u32 head,
+			 const struct mr_swqe *w)
+{
+	/* Fence: wait for earlier READ/ATOMIC results. */
+	if (w->fence && head != r->cur)
+		return false;
+	/*
+	 * At most max_rd_atomic READ/ATOMIC WRs outstanding (MR-VERBS-15):
+	 * the peer's responder refuses more than its max_dest_rd_atomic,
+	 * which the connection matched to it.
+	 */
+	if (mr_answered(w->op) && r->rd_atomic_out >= r->p.max_rd_atomic)
+		return false;
+	/* A new READ waits while earlier ones fill the budget. */
+	if (w->op == MR_OP_READ_REQ &&
+	    r->rd_bytes_out + MR_MIN(w->length, MR_RDASM_WINDOW) >
+	    r->p.rd_bytes_max)
+		return false;
+	return true;
+}
+
+/* Assign @w its message sequence numbers: it starts. */
+static void mr_start_msg(struct mr_requester *r, struct mr_swqe *w, u64 now)
+{
+	w->msn = r->msn_next;
+	w->first_psn = r->snd.sb.nxt;
+	w->rd_atomic = false;
+	if (mr_op_has(w->op, MR_OPA_SSN))
+		w->ssn = r->ssn_next;
+	mr_rdreq_start(&w->rdq, w->length, now);
+	if (w->op == MR_OP_READ_REQ)
+		mr_rdasm_first(&w->rdq.rd);
+}
+
+/* Its first packet went out: the message is started (@idx its index). */
+static void mr_started_msg(struct mr_requester *r, struct mr_swqe *w,
+			   u32 idx)
+{
+	r->msn_idx[w->msn & (r->p.sq_size - 1)] = idx;
+	r->msn_next++;
+	if (mr_op_has(w->op, MR_OPA_SSN))
+		r->ssn_next++;
+	if (mr_answered(w->op)) {
+		w->rd_atomic = true;
+		r->rd_atomic_out++;
+		r->rd_bytes_out += w->rdq.rd.req_end;
+	}
+}
+
+/*
+ * Packetize new work from cur up to @tail. Returns true if a WQE
+ * finished here (a local operation or one that failed).
+ */
+static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
+			u64 now, int budget, void *ctx)
+{
+	bool first, last, done = false;
+	struct mr_swqe *w;
+	u32 psn;
+	u8 path;
+	int rc;
+
+	while (budget > 0 && r->cur != tail && !r->halted) {
+		w = r->ops->wqe(ctx, r->cur);
+		first = !r->cur_off;
+		if (first && w->state == MR_SWQE_DONE) {
+			/*
+			 * Refused when it was posted: it completes with its
+			 * error in SQ order; nothing after it is sent.
+			 */
+			r->cur++;
+			r->halted = true;
+			return true;
+		}
+		if (first && !w->op) {
+			/* Local operation, in SQ order. */
+			mr_swqe_fail(w, r->ops->local(ctx, w));
+			r->cur++;
+			done = true;
+			continue;
+		}
+		if (first && !mr_may_start(r, head, w))
+			break;
+		if (mr_txsb_window_full(&r->snd.sb) ||
+		    !mr_sender_can_send(&r->snd, now))
+			break;
+		if (first)
+			mr_start_msg(r, w, now);
+		path = mr_path_pick(&r->snd.pt);
+		psn = r->snd.sb.nxt;
+		rc = mr_emit(r, w, r->cur_off, w->rdq.rd.req_end, psn, path,
+			     false, &last, now, ctx);
+		if (rc == MR_REQ_TX_AGAIN)
+			break;
+		if (rc) {
+			/* Nothing after a failed WR executes (MR-VERBS-25). */
+			mr_swqe_fail(w, (u8)rc);
+			r->cur++;
+			r->cur_off = 0;
+			r->halted = true;
+			return true;
+		}
+		mr_txsb_on_send(&r->snd.sb, w->msn,
+				(first ? MR_TXE_FIRST : 0) |
+				(last ? MR_TXE_LAST : 0), path, now, &psn);
+		r->pkt_off[psn & MR_TXSB_WIN_MASK] = r->cur_off;
+		r->pkt_len[psn & MR_TXSB_WIN_MASK] = w->rdq.rd.req_end;
+		if (first)
+			mr_started_msg(r, w, r->cur);
+		mr_sender_on_sent(&r->snd, path, now);
+		budget--;
+		if (last) {
+			w->last_psn = psn;
+			w->state = MR_SWQE_SENT;
+			r->cur++;
+			r->cur_off = 0;
+		} else {
+			/* Every packet but the last is full (segment.h). */
+			r->cur_off += r->p.mtu;
+		}
+	}
+	return done;
+}
+
+bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
+		      bool new_work, u64 now, int budget, void *ctx)
+{
+	bool done;
+
+	done = mr_run_timers(r, head, tail, now, ctx);
+	mr_run_paths(r, now, ctx);
+	r->tx_nomem = false;
+	budget = mr_send_retx(r, head, now, budget, ctx);
+	budget = mr_send_rd_more(r, head, now, budget, ctx);
+	if (new_work && mr_send_new(r, head, tail, now, budget, ctx))
+		done = true;
+	return done;
+}
+
+u64 mr_requester_deadline(const struct mr_requester *r, u32 head, u32 tail,
+			  u64 now)
+{
+	u64 when = mr_txsb_next_deadline(&r->snd.sb);
+	u64 pace;
+
+	/* Held by the pacer: new work, or lost packets to resend. */
+	if (r->cur != tail || r->snd.sb.n_lost) {
+		pace = mr_cc_next_send_ns(&r->snd.cc);
+		if (pace > now && pace < when)
+			when = pace;
+	}
+	/*
+	 * Stalled READ/ATOMIC responses and dead-path probes are checked
+	 * once per RTO.
+	 */
+	if ((head != r->cur || mr_path_usable(&r->snd.pt) < r->snd.pt.n) &&
+	    when == MR_TIME_NEVER)
+		when = now + mr_txsb_rto(&r->snd.sb);
+	if (r->tx_nomem && now + MR_REQ_NOMEM_RETRY_NS < when)
+		when = now + MR_REQ_NOMEM_RETRY_NS;
+	return when;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * MetaRoCE requester engine: what one RC QP's send queue sends next, and
+ * when, decided once for every caller.
+ *
+ * It owns the sender (scoreboard, congestion control, paths: sender.h)
+ * and walks the caller's send queue: new work from the packetizing point
+ * (MSN and SSN assignment, fences, the READ/ATOMIC limits, segmentation),
+ * retransmissions the scoreboard declared, READ ranges and re-requests
+ * and atomic re-sends (rdreq.h), path health rounds and probes, the RTO,
+ * RACK and RNR deadlines, and which WR at the head may complete
+ * (reqdone.h). The caller keeps the queue, the WQEs' own data and the
+ * I/O, reached through struct mr_requester_ops; it embeds a struct
+ * mr_swqe in each of its send WQEs.
+ *
+ * The kernel (kernel/req.c), the model test and the profiling harness run
+ * this same code. No locking: the caller serialises every call on one
+ * requester.
+ */
+#ifndef MR_PROTO_REQUESTER_H
+#define MR_PROTO_REQUESTER_H
+
+#include "compat.h"
+#include "rdreq.h"
+#include "reqdone.h"
+#include "segment.h"
+#include "sender.h"
+#include "wire.h"
+
+/* ops->emit: no memory, nothing sent; the caller's timer tries again. */
+#define MR_REQ_TX_AGAIN		(-1)
+
+/* How soon a send that found no memory is tried again. */
+#define MR_REQ_NOMEM_RETRY_NS	(1000ULL * 1000)
+
+enum mr_swqe_state {
+	MR_SWQE_QUEUED,		/* posted, not (entirely) sent */
+	MR_SWQE_SENT,		/* every request packet went out */
+	MR_SWQE_DONE,		/* finished: status says how */
+};
+
+/*
+ * The requester's part of one send WQE. The caller fills op, fence and
+ * length when the WR is posted (state QUEUED; or DONE with a status if
+ * it refused the WR then), the engine the rest.
+ */
+struct mr_swqe {
+	u8 op;			/* wire opcode; 0: a local operation */
+	u8 state;		/* enum mr_swqe_state */
+	u8 status;		/* the caller's status once DONE; 0: success */
+	bool fence;		/* waits for earlier READ/ATOMIC results */
+	bool rd_atomic;		/* counted in rd_atomic_out */
+	u32 length;		/* payload bytes; READ: bytes to read */
+	u32 msn;		/* request message sequence number */
+	u32 ssn;		/* receive WQE it consumes at the peer */
+	u32 first_psn;		/* its first packet; READ/ATOMIC: latest */
+	u32 last_psn;		/* its last packet, once SENT */
+	/* READ/ATOMIC: responses, retries, what to ask next (rdreq.h) */
+	struct mr_rdreq rdq;
+};
+
+/* What ops->event reports (one counter or log line each in the kernel). */
+enum mr_req_event {
+	MR_REQ_EV_RETX,		/* a packet went out again */
+	MR_REQ_EV_RTO,		/* the retransmission timer expired */
+	MR_REQ_EV_REROLLS,	/* the path table re-rolled @n entropies */
+	MR_REQ_EV_FAILOVER,	/* @n packets of a dead path to resend */
+	MR_REQ_EV_RETRY_EXC,	/* the scoreboard's retry budget is spent */
+	MR_REQ_EV_RD_STALLED,	/* a READ/ATOMIC's retries are spent */
+};
+
+/*
+ * The caller's side; @ctx is what it passed to the call that led here.
+ */
+struct mr_requester_ops {
+	/* The WQE at send queue index @idx (between head and tail). */
+	struct mr_swqe *(*wqe)(void *ctx, u32 idx);
+	/*
+	 * What @w's message carries beyond the engine's fields: remote
+	 * address and key, atomic operands, immediate or key to invalidate,
+	 * solicited event (the engine fills opcode, msn, ssn and length).
+	 */
+	void (*msg)(void *ctx, const struct mr_swqe *w, struct mr_req_msg *m);
+	/*
+	 * Send request packet @p of @w: headers, path, PSN and timestamp are
+	 * filled, the caller adds the QPNs and the p->payload_len payload
+	 * bytes of the message at p->dxh.offset. Returns 0, MR_REQ_TX_AGAIN,
+	 * or the status (non-zero) @w fails with (its source buffer is bad).
+	 */
+	int (*emit)(void *ctx, struct mr_swqe *w, struct mr_pkt *p);
+	/* Execute local operation @w (in SQ order); returns its status. */
+	u8 (*local)(void *ctx, struct mr_swqe *w);
+	/* Send PROBE @p (MR-MP-9); the caller adds the QPNs. */
+	void (*probe)(void *ctx, struct mr_pkt *p);
+	/* Report @ev: @n how many, @w the WR concerned (or NULL). */
+	void (*event)(void *ctx, enum mr_req_event ev, u64 n,
+		      const struct mr_swqe *w);
+};
+
+struct mr_requester_params {
+	u32 mtu;		/* payload bytes per packet */
+	u32 max_rd_atomic;	/* READ/ATOMIC WRs outstanding (MR-VERBS-15) */
+	/* READ response bytes requested and not yet received, at most */
+	u32 rd_bytes_max;
+	/* SQ indices and msn_idx slots: a power of two */
+	u32 sq_size;
+	u32 probe_id;		/* MBH.psn of the first PROBE (MR-SEC-3) */
+	bool path_health;	/* MR-MP-8..12 on */
+	u8 status_retry_exc;	/* the caller's status for RETRY_EXC_ERR */
+};
+
+struct mr_requester {
+	struct mr_sender snd;
+	const struct mr_requester_ops *ops;
+	struct mr_requester_params p;
+	u32 msn_next;		/* msn of the next request message */
+	u32 ssn_next;		/* ssn of the next receive-consuming one */
+	u32 cur;		/* SQ index of the WQE being packetized */
+	u32 cur_off;		/* its bytes already packetized */
+	u32 probe_id;
+	u64 rerolls_seen;	/* snd.pt.rerolls already reported */
+	u32 rd_atomic_out;	/* READ/ATOMIC WRs started, not retired */
+	u64 rd_bytes_out;	/* READ bytes requested, not arrived */
+	u64 failed_ns;		/* when the scoreboard failed (reqdone.h) */
+	bool halted;		/* a WR failed before it was sent */
+	bool tx_nomem;		/* a packet found no memory */
+	/*
+	 * SQ index of the WQE of each started message, by msn & (sq_size -
+	 * 1): the started, unretired WQEs have consecutive msns and are at
+	 * most sq_size, so a response finds its WQE in O(1). The caller
+	 * allocates it (sq_size entries).
+	 */
+	u32 *msn_idx;
+	/*
+	 * Byte offset in its message of each outstanding packet, and the
+	 * range a READ_REQ asked, by PSN: a message's PSNs need not be
+	 * consecutive (READ ranges are requested in between), and a lost
+	 * packet goes out again exactly as it was (MR-PLACE-14).
+	 */
+	u32 pkt_off[MR_TXSB_WIN];
+	u32 pkt_len[MR_TXSB_WIN];
+};
+
+/*
+ * (Re)start with send queue head @head. The sender (r->snd) is
+ * initialised by the caller; r->msn_idx and r->ops are kept.
+ */
+void mr_requester_start(struct mr_requester *r,
+			const struct mr_requester_params *p, u32 head);
+
+/*
+ * The WQE of started request message @msn (head .. the packetizing
+ * point), or NULL: a response or NACK may name any msn.
+ */
+struct mr_swqe *mr_requester_find(const struct mr_requester *r, u32 head,
+				  u32 msn, void *ctx);
+
+/*
+ * May the WQE at @head (the queue not empty) complete now, and how
+ * (reqdone.h)? Completion is in SQ order (MR-VERBS-22).
+ */
+enum mr_done mr_requester_head(struct mr_requester *r, u32 head, u64 now,
+			       void *ctx);
+
+/*
+ * The caller retired WQE @w, which was at @head (head is now @head + 1):
+ * its READ/ATOMIC limits are released.
+ */
+void mr_requester_retired(struct mr_requester *r, const struct mr_swqe *w,
+			  u32 head);
+
+/* Everything started has completed (SQD drained). */
+bool mr_requester_idle(const struct mr_requester *r, u32 head);
+
+/*
+ * Time passed and there may be work: run the deadlines (a spent retry
+ * budget fails the WR it is charged to), path health, then send at most
+ * @budget packets: retransmissions, READ/ATOMIC follow-ups, then new
+ * work from [packetizing point, @tail) if @new_work. Returns true if a
+ * WQE finished (the caller completes from its head again).
+ */
+bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
+		      bool new_work, u64 now, int budget, void *ctx);
+
+/* When mr_requester_run() is due next; MR_TIME_NEVER: nothing to do. */
+u64 mr_requester_deadline(const struct mr_requester *r, u32 head, u32 tail,
+			  u64 now);
+
+#endif /* MR_PROTO_REQUESTER_H */

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host tests of the requester engine (requester.h), black-box through its
+ * callbacks: the packets it emits for a send queue (opcode, FIRST/LAST,
+ * MSN, SSN, PSN, offset, READ ranges), MSN and SSN assignment
+ * (MR-VERBS-20), the READ/ATOMIC limit (MR-VERBS-15), fences, local
+ * operations in SQ order, a WR whose source buffer fails (nothing after it
+ * is sent, MR-VERBS-25), retransmission of a lost packet exactly as it was
+ * (MR-PLACE-14) on another path (MR-MP-5), in-order completion
+ * (MR-VERBS-22) and the retry budget (MR-RETRY-1).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "requester.h"
+
+#define US		1000ULL
+#define MS		(1000 * US)
+#define SQ		16
+#define MTU		1024
+#define PSN0		1000
+#define ST_RETRY	12	/* a caller's status code for RETRY_EXC */
+#define ST_LOCAL_OK	0
+#define ST_BAD_BUF	7
+
+struct sent {
+	u8 opcode;
+	u16 flags;
+	u32 psn, msn, ssn, offset, len, msg_len;
+	u8 path;
+};
+
+static struct t {
+	struct mr_requester r;
+	u32 msn_idx[SQ];
+	struct mr_swqe sq[SQ];
+	u32 head, tail;
+	struct sent out[256];
+	u32 n_out;
+	u32 n_local, n_retx_ev, n_retry_exc;
+	int fail_emit_at;	/* emit number that returns ST_BAD_BUF */
+	u64 seed;
+} T;
+
+static struct mr_swqe *t_wqe(void *ctx, u32 idx)
+{
+	(void)ctx;
+	return &T.sq[idx % SQ];
+}
+
+static void t_msg(void *ctx, const struct mr_swqe *w, struct mr_req_msg *m)
+{
+	(void)ctx;
+	(void)w;
+	m->va = 0x10000;
+	m->rkey = 0x77;
+}
+
+static int t_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
+{
+	struct sent *s = &T.out[T.n_out];
+
+	(void)ctx;
+	(void)w;
+	if (T.fail_emit_at >= 0 && T.n_out == (u32)T.fail_emit_at) {
+		T.fail_emit_at = -1;
+		return ST_BAD_BUF;
+	}
+	assert_true(T.n_out < 256);
+	s->opcode = p->opcode;
+	s->flags = p->flags;
+	s->psn = p->psn;
+	s->msn = p->dxh.msn;
+	s->ssn = p->dxh.ssn;
+	s->offset = p->dxh.offset;
+	s->len = p->payload_len;
+	s->msg_len = p->dxh.msg_len;
+	s->path = p->path;
+	T.n_out++;
+	return 0;
+}
+
+static u8 t_local(void *ctx, struct mr_swqe *w)
+{
+	(void)ctx;
+	(void)w;
+	T.n_local++;
+	return ST_LOCAL_OK;
+}
+
+static void t_probe(void *ctx, struct mr_pkt *p)
+{
+	(void)ctx;
+	(void)p;
+}
+
+static void t_event(void *ctx, enum mr_req_event ev, u64 n,
+		    const struct mr_swqe *w)
+{
+	(void)ctx;
+	(void)w;
+	if (ev == MR_REQ_EV_RETX)
+		T.n_retx_ev += (u32)n;
+	if (ev == MR_REQ_EV_RETRY_EXC)
+		T.n_retry_exc++;
+}
+
+static const struct mr_requester_ops t_ops = {
+	.wqe = t_wqe,
+	.msg = t_msg,
+	.emit = t_emit,
+	.local = t_local,
+	.probe = t_probe,
+	.event = t_event,
+};
+
+static u32 t_rand(void *ctx)
+{
+	u64 *s = ctx;
+
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (u32)(*s >> 33);
+}
+
+static int setup(void **state)
+{
+	struct mr_requester_params rp = {
+		.mtu = MTU,
+		.max_rd_atomic = 2,
+		.rd_bytes_max = 2 * MR_RDASM_WINDOW,
+		.sq_size = SQ,
+		.probe_id = 5,
+		.path_health = false,
+		.status_retry_exc = ST_RETRY,
+	};
+	struct mr_txsb_params tp;
+	struct mr_cc_params cp;
+	struct mr_path_params pp;
+
+	(void)state;
+	memset(&T, 0, sizeof(T));
+	T.fail_emit_at = -1;
+	T.seed = 42;
+	mr_txsb_default_params(&tp);
+	tp.verbs_timeout_ns = 10 * MS;
+	tp.retry_cnt = 2;
+	assert_int_equal(mr_txsb_init(&T.r.snd.sb, &tp, PSN0), 0);
+	mr_cc_default_params(&cp);
+	cp.mode = MR_CC_FIXED;
+	assert_int_equal(mr_cc_init(&T.r.snd.cc, &cp), 0);
+	mr_path_default_params(&pp);
+	pp.n_paths = 4;
+	assert_int_equal(mr_path_init(&T.r.snd.pt, &pp, t_rand, &T.seed, 0),
+			 0);
+	T.r.ops = &t_ops;
+	T.r.msn_idx = T.msn_idx;
+	mr_requester_start(&T.r, &rp, 0);
+	return 0;
+}
+
+static void post(u8 op, u32 len, bool fence)
+{
+	struct mr_swqe *w = &T.sq[T.tail % SQ];
+
+	memset(w, 0, sizeof(*w));
+	w->op = op;
+	w->length = len;
+	w->fence = fence;
+	w->state = MR_SWQE_QUEUED;
+	T.tail++;
+}
+
+static bool run(u64 now)
+{
+	return mr_requester_run(&T.r, T.head, T.tail, true, now, 64, NULL);
+}
+
+/* Acknowledge everything sent so far (cum_psn = nxt), echoing @now. */
+static void ack_all(u64 now)
+{
+	struct mr_txsb_result res;
+	struct mr_pkt a;
+
+	memset(&a, 0, sizeof(a));
+	a.opcode = MR_OP_ACK;
+	a.akh.cum_psn = T.r.snd.sb.nxt;
+	a.akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, now);
+	a.akh.credit = 64;
+	assert_true(mr_sender_on_feedback(&T.r.snd, &a, now, &res) >= 0);
+}
+
+/* Retire what may complete; returns how many, checking each verdict. */
+static u32 complete(u64 now, enum mr_done want)
+{
+	u32 n = 0;
+	enum mr_done d;
+
+	while (T.head != T.tail) {
+		d = mr_requester_head(&T.r, T.head, now, NULL);
+		if (d == MR_DONE_WAIT)
+			break;
+		assert_int_equal(d, want);
+		mr_requester_retired(&T.r, &T.sq[T.head % SQ], T.head);
+		T.head++;
+		n++;
+	}
+	return n;
+}
+
+/* SEND, WRITE, SEND: segmented at the MTU, msn per message, ssn per SEND. */
+static void test_segments_and_numbers(void **state)
+{
+	u32 i;
+
+	(void)state;
+	post(MR_OP_SEND, 2500, false);
+	post(MR_OP_WRITE, 1024, false);
+	post(MR_OP_SEND, 0, false);
+	assert_false(run(0));
+	assert_int_equal(T.n_out, 5);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(T.out[i].psn, PSN0 + i);
+	/* SEND 2500: three packets, FIRST on the first, LAST on the third */
+	assert_int_equal(T.out[0].opcode, MR_OP_SEND);
+	assert_true(T.out[0].flags & MR_F_FIRST);
+	assert_false(T.out[0].flags & MR_F_LAST);
+	assert_int_equal(T.out[1].offset, 1024);
+	assert_int_equal(T.out[2].offset, 2048);
+	assert_int_equal(T.out[2].len, 452);
+	assert_true(T.out[2].flags & MR_F_LAST);
+	assert_int_equal(T.out[2].msn, 0);
+	assert_int_equal(T.out[2].ssn, 0);
+	/* WRITE: msn 1, one packet; the last SEND: msn 2 but ssn 1 */
+	assert_int_equal(T.out[3].opcode, MR_OP_WRITE);
+	assert_int_equal(T.out[3].msn, 1);
+	assert_true((T.out[3].flags & (MR_F_FIRST | MR_F_LAST)) ==
+		    (MR_F_FIRST | MR_F_LAST));
+	assert_int_equal(T.out[4].msn, 2);
+	assert_int_equal(T.out[4].ssn, 1);
+	assert_int_equal(T.out[4].len, 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(T.sq[i].state, MR_SWQE_SENT);
+	assert_ptr_equal(mr_requester_find(&T.r, T.head, 1, NULL), &T.sq[1]);
+	assert_null(mr_requester_find(&T.r, T.head, 3, NULL));
+	/* nothing completes before its ACK, then all in order */
+	assert_int_equal(complete(0, MR_DONE_SUCCESS), 0);
+	ack_all(10 * US);
+	assert_int_equal(complete(10 * US, MR_DONE_SUCCESS), 3);
+	assert_true(mr_requester_idle(&T.r, T.head));
+	assert_int_equal(mr_requester_deadline(&T.r, T.head, T.tail, 10 * US),
+			 MR_TIME_NEVER);
+}
+
+/* At most max_rd_atomic READ/ATOMIC started; a fence waits for them. */
+static void test_rd_atomic_limit_and_fence(void **state)
+{
+	(void)state;
+	post(MR_OP_READ_REQ, 4096, false);
+	post(MR_OP_ATOMIC_FA, 8, false);
+	post(MR_OP_READ_REQ, 100, false);	/* third: over the limit */
+	run(0);
+	assert_int_equal(T.n_out, 2);
+	assert_int_equal(T.out[0].opcode, MR_OP_READ_REQ);
+	assert_int_equal(T.out[1].opcode, MR_OP_ATOMIC_FA);
+	assert_int_equal(T.r.rd_atomic_out, 2);
+	/* the atomic is answered and retired: the third READ may go */
+	T.sq[0].state = MR_SWQE_DONE;
+	T.sq[1].state = MR_SWQE_DONE;
+	ack_all(5 * US);
+	assert_int_equal(complete(5 * US, MR_DONE_OWN), 2);
+	assert_int_equal(T.r.rd_atomic_out, 0);
+	post(MR_OP_SEND, 10, true);		/* fenced behind the READ */
+	run(6 * US);
+	assert_int_equal(T.n_out, 3);
+	assert_int_equal(T.out[2].opcode, MR_OP_READ_REQ);
+	assert_int_equal(T.out[2].msn, 2);
+	T.sq[2].state = MR_SWQE_DONE;
+	ack_all(7 * US);
+	assert_int_equal(complete(7 * US, MR_DONE_OWN), 1);
+	run(8 * US);
+	assert_int_equal(T.n_out, 4);
+	assert_int_equal(T.out[3].opcode, MR_OP_SEND);
+	assert_int_equal(T.out[3].msn, 3);
+}
+
+/* A local operation runs in SQ order; a bad source buffer halts the SQ. */
+static void test_local_and_failed_source(void **state)
+{
+	(void)state;
+	post(MR_OP_SEND, 10, false);
+	post(0, 0, false);			/* local: REG_MR, LOCAL_INV */
+	post(MR_OP_SEND, 3000, false);		/* its 2nd packet fails */
+	post(MR_OP_SEND, 10, false);
+	T.fail_emit_at = 2;
+	assert_true(run(0));
+	assert_int_equal(T.n_local, 1);
+	assert_int_equal(T.sq[1].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[1].status, ST_LOCAL_OK);
+	assert_int_equal(T.sq[2].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[2].status, ST_BAD_BUF);
+	/* nothing after the failed WR went out, and nothing will */
+	assert_int_equal(T.n_out, 2);
+	run(1 * US);
+	assert_int_equal(T.n_out, 2);
+	assert_true(T.r.halted);
+}
+
+/* A lost packet goes out again as it was, on another path. */
+static void test_retransmit_as_sent(void **state)
+{
+	u64 dl;
+
+	(void)state;
+	post(MR_OP_WRITE, 3 * MTU, false);
+	run(0);
+	assert_int_equal(T.n_out, 3);
+	/* the RTO expires: the first unacknowledged packet is resent */
+	dl = mr_requester_deadline(&T.r, T.head, T.tail, 0);
+	assert_true(dl > 0 && dl != MR_TIME_NEVER);
+	run(dl);
+	assert_true(T.n_out >= 4);
+	assert_int_equal(T.out[3].psn, PSN0);
+	assert_int_equal(T.out[3].offset, 0);
+	assert_int_equal(T.out[3].len, MTU);
+	assert_true(T.out[3].flags & MR_F_RETX);
+	assert_int_not_equal(T.out[3].path, T.out[0].path);
+	assert_true(T.n_retx_ev >= 1);
+	/* acknowledged: it completes */
+	ack_all(dl);
+	assert_int_equal(complete(dl, MR_DONE_SUCCESS), 1);
+}
+
+/* Never acknowledged: the retry budget fails the WR with RETRY_EXC. */
+static void test_retry_budget(void **state)
+{
+	u64 now = 0, dl;
+	int i;
+
+	(void)state;
+	post(MR_OP_SEND, 10, false);
+	post(MR_OP_SEND, 10, false);
+	run(now);
+	for (i = 0; i < 100 && !T.n_retry_exc; i++) {
+		dl = mr_requester_deadline(&T.r, T.head, T.tail, now);
+		assert_true(dl != MR_TIME_NEVER);
+		now = dl > now ? dl : now + 1;
+		run(now);
+	}
+	assert_int_equal(T.n_retry_exc, 1);
+	assert_int_equal(T.sq[0].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[0].status, ST_RETRY);
+	/* the failed WR completes with its status, the next is flushed */
+	assert_int_equal(mr_requester_head(&T.r, T.head, now, NULL),
+			 MR_DONE_OWN);
+	mr_requester_retired(&T.r, &T.sq[0], T.head++);
+	assert_int_not_equal(mr_requester_head(&T.r, T.head, now + 10 * MS,
+					       NULL), MR_DONE_SUCCESS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_segments_and_numbers, setup),
+		cmocka_unit_test_setup(test_rd_atomic_limit_and_fence, setup),
+		cmocka_unit_test_setup(test_local_and_failed_source, setup),
+		cmocka_unit_test_setup(test_retransmit_as_sent, setup),
+		cmocka_unit_test_setup(test_retry_budget, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
