@@ -277,7 +277,9 @@ for hs_t in offpath insider victim; do
 	hs_show /tmp/$hs_t.out
 	hs_r=$(cat /tmp/$hs_t.rc 2>/dev/null || echo none)
 	if [ "$hs_r" != 0 ]; then
-		hs_fail "$hs_t" "mr-hostile --$hs_t exit status $hs_r: $(grep -c 'VIOLATION' /tmp/$hs_t.out) violation line(s)"
+		# The first violation in the verdict itself: the summary of a
+		# run (CI's tail) then tells which rule broke, not only that one did.
+		hs_fail "$hs_t" "mr-hostile --$hs_t exit status $hs_r: $(grep -c 'VIOLATION' /tmp/$hs_t.out) violation line(s); first: $(grep -m1 'VIOLATION' /tmp/$hs_t.out | sed 's/^.*VIOLATION: *//' | cut -c1-400)"
 	fi
 done
 grep -h 'VIOLATION:' /tmp/offpath.out /tmp/insider.out /tmp/victim.out 2>/dev/null |

@@ -779,8 +779,24 @@ static void ins_mbase(struct mbase *m)
  * (MR-VERBS-24), the repeated NACK answers them after the error (MR-REL-28). */
 static void ins_until_dead(uint32_t psn, double end)
 {
+	/*
+	 * The fatal NACK follows the responses of the READs before the
+	 * refused request (MR-VERBS-24), which the victim paces (MR-CC-19):
+	 * on a slow kernel they can outlast the step. While they still
+	 * arrive the wait goes on, 2 s past the latest, at most 30 s.
+	 */
+	double cap = now_s() + 30.0 * O.slowdown;
+	uint64_t seen = I.rresp_bytes;
+
 	while (now_s() < end && !ins_dead()) {
 		ins_wait(0.1);
+		if (I.rresp_bytes != seen) {
+			seen = I.rresp_bytes;
+			if (end < now_s() + 2.0 * O.slowdown)
+				end = now_s() + 2.0 * O.slowdown;
+			if (end > cap)
+				end = cap;
+		}
 		if (!ins_dead())
 			ins_retransmit(psn);
 	}
