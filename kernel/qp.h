@@ -2,7 +2,7 @@
 /*
  * MetaRoCE queue pair and its datapath: send WQEs, the requester's and
  * responder's protocol state, the send queue, struct mroce_qp (qp.c),
- * packet building (pkt.c), requester (req.c), completer (comp.c),
+ * packet building (pkt.c), requester (req.c: both directions),
  * responder (resp.c, resp_rd.c; internals in resp.h) and UD (ud.c).
  * The protocol decisions are the core's (proto/); this is the glue.
  */
@@ -284,9 +284,9 @@ static inline u32 mroce_qp_ts(const struct mroce_qp *qp, u64 now_ns)
 	return mr_txsb_ts(now_ns) + qp->ts_offset;
 }
 
-/* Receive dispatch (recv.c -> resp.c / comp.c) */
+/* Receive dispatch (recv.c -> resp.c / req.c) */
 void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
-void mroce_comp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
+void mroce_req_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
 /* UD and GSI datapath (ud.c) */
 u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe);
 void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb);
@@ -297,7 +297,6 @@ int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
 
 /* Requester (req.c) */
 void mroce_req_run(struct mroce_qp *qp);
-struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn);
 u8 mroce_wire_opcode(enum ib_wr_opcode op);
 u8 mroce_req_validate(const struct mroce_send_wqe *wqe);
 int mroce_req_payload(struct mroce_qp *qp, struct mroce_send_wqe *wqe,

@@ -161,7 +161,7 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 	else if (p.opcode == MR_OP_PROBE)
 		mroce_probe_reply(qp, &p);
 	else
-		mroce_comp_rcv(qp, &p, mroce_skb_ce(skb));
+		mroce_req_rcv(qp, &p, mroce_skb_ce(skb));
 put:
 	mroce_qp_put(qp);
 drop:

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MetaRoCE requester: turns send WQEs into request packets on the
- * protocol core (sender scoreboard, congestion control, path table) and
- * completes them in order.
+ * MetaRoCE requester glue: the requester engine (proto/requester.h)
+ * over this QP's send queue. The engine decides what to send, when, and
+ * what ACKs, NACKs and responses mean; here are its callbacks (message
+ * fields, skb building and payload copies, response placement, local
+ * operations, counters), send completions in SQ order, the timer, and
+ * the receive entry for responder-to-requester packets (mroce_req_rcv).
  *
  * It runs in the context that made work available - post_send, ACK or
  * response reception (softirq), the QP's timer (softirq hrtimer) - never
@@ -381,6 +384,21 @@ static int mroce_req_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
 	return 0;
 }
 
+/* READ response bytes or an atomic's original value into @w's SGEs. */
+static u8 mroce_req_place(void *ctx, struct mr_swqe *w, u32 off,
+			  const void *buf, u32 len)
+{
+	struct mroce_req_io *io = ctx;
+	struct mroce_send_wqe *wqe = mroce_swqe(w);
+	int err;
+
+	err = mroce_sge_copy(io->qp, wqe->sge, wqe->num_sge, off, (void *)buf,
+			     len, true);
+	if (!err)
+		return IB_WC_SUCCESS;
+	return err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+}
+
 static u8 mroce_req_local_op(void *ctx, struct mr_swqe *w)
 {
 	struct mroce_req_io *io = ctx;
@@ -404,6 +422,15 @@ static void mroce_req_probe(void *ctx, struct mr_pkt *p)
 			mr_path_entropy(&qp->req->rq.snd.pt, p->path), false);
 }
 
+static const u8 mroce_nack_rx_cnt[] = {
+	[MR_NACK_TRIMMED] = MROCE_CNT_NACK_RX_TRIMMED,
+	[MR_NACK_SEQ_ERR] = MROCE_CNT_NACK_RX_SEQ_ERR,
+	[MR_NACK_RNR] = MROCE_CNT_NACK_RX_RNR,
+	[MR_NACK_REMOTE_ACCESS] = MROCE_CNT_NACK_RX_REM_ACCESS,
+	[MR_NACK_INVALID_REQ] = MROCE_CNT_NACK_RX_INV_REQ,
+	[MR_NACK_REMOTE_OP] = MROCE_CNT_NACK_RX_REM_OP,
+};
+
 static void mroce_req_event(void *ctx, enum mr_req_event ev, u64 n,
 			   const struct mr_swqe *w)
 {
@@ -423,6 +450,34 @@ static void mroce_req_event(void *ctx, enum mr_req_event ev, u64 n,
 		break;
 	case MR_REQ_EV_FAILOVER:
 		break;	/* counted as retransmissions when they go */
+	case MR_REQ_EV_ACK:
+		mroce_count_add(qp->dev, MROCE_CNT_ACK_RX, n);
+		break;
+	case MR_REQ_EV_SACK:
+		mroce_count_add(qp->dev, MROCE_CNT_SACK_RX, n);
+		break;
+	case MR_REQ_EV_NACK:
+		if (n < ARRAY_SIZE(mroce_nack_rx_cnt) && mroce_nack_rx_cnt[n])
+			mroce_count(qp->dev, mroce_nack_rx_cnt[n]);
+		break;
+	case MR_REQ_EV_RNR:
+		mroce_count_add(qp->dev, MROCE_CNT_RNR_EVENTS, n);
+		break;
+	case MR_REQ_EV_SPURIOUS_RTO:
+		mroce_count_add(qp->dev, MROCE_CNT_SPURIOUS_RTO, n);
+		break;
+	case MR_REQ_EV_ACK_AGED:
+		mroce_count_add(qp->dev, MROCE_CNT_ACK_AGE_DROPS, n);
+		break;
+	case MR_REQ_EV_ACK_BAD:
+		mroce_count_add(qp->dev, MROCE_CNT_MALFORMED_DROPS, n);
+		break;
+	case MR_REQ_EV_TRIMMED:
+		mroce_count_add(qp->dev, MROCE_CNT_TRIM_DROPS, n);
+		break;
+	case MR_REQ_EV_RESP_DUP:
+		mroce_count_add(qp->dev, MROCE_CNT_DUP_DROPS, n);
+		break;
 	case MR_REQ_EV_RETRY_EXC:
 		pr_info_ratelimited("metaroce: qp %u: retry_cnt exhausted at una %u nxt %u (rto %llu us, acked %llu sacked %llu retx %llu rto %llu spurious_rto %llu ignored_nacks %llu stale_acks %llu aged_acks %llu bad_acks %llu)\n",
 				    qp->ibqp.qp_num, sb->una, sb->nxt,
@@ -446,6 +501,7 @@ static const struct mr_requester_ops mroce_req_ops = {
 	.wqe = mroce_req_wqe_at,
 	.msg = mroce_req_msg,
 	.emit = mroce_req_emit,
+	.place = mroce_req_place,
 	.local = mroce_req_local_op,
 	.probe = mroce_req_probe,
 	.event = mroce_req_event,
@@ -500,7 +556,11 @@ void mroce_req_start(struct mroce_qp *qp)
 	/* Probe identifiers an off-path forger cannot predict (MR-SEC-3). */
 	rp.probe_id = get_random_u32();
 	rp.path_health = mroce_path_health;
-	rp.status_retry_exc = IB_WC_RETRY_EXC_ERR;
+	rp.status[MR_REQ_ST_RETRY_EXC] = IB_WC_RETRY_EXC_ERR;
+	rp.status[MR_REQ_ST_RNR_RETRY_EXC] = IB_WC_RNR_RETRY_EXC_ERR;
+	rp.status[MR_REQ_ST_REM_ACCESS] = IB_WC_REM_ACCESS_ERR;
+	rp.status[MR_REQ_ST_REM_INV_REQ] = IB_WC_REM_INV_REQ_ERR;
+	rp.status[MR_REQ_ST_REM_OP] = IB_WC_REM_OP_ERR;
 
 	spin_lock_bh(&qp->sq.lock);
 	WARN_ON(mr_txsb_init(&req->rq.snd.sb, &tp, a->sq_psn));
@@ -515,16 +575,37 @@ void mroce_req_start(struct mroce_qp *qp)
 }
 
 /*
- * The WQE carrying started request message @msn, or NULL (the engine's
- * O(1) lookup: a response or NACK may name any msn). sq.lock held.
+ * Receive-path entry for responder-to-requester packets (softirq): ACK,
+ * NACK, READ_RESP, ATOMIC_RESP, PROBE_REPLY go to the engine under
+ * sq.lock; then the requester runs (completions, retransmissions, new
+ * packets).
  */
-struct mroce_send_wqe *mroce_req_find_msn(struct mroce_qp *qp, u32 msn)
+void mroce_req_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 {
 	struct mroce_req_io io = { .qp = qp };
-	struct mr_swqe *w;
+	struct mroce_sq *sq = &qp->sq;
 
-	w = mr_requester_find(&qp->req->rq, qp->sq.head, msn, &io);
-	return w ? mroce_swqe(w) : NULL;
+	if (!qp->req)
+		return;
+
+	spin_lock_bh(&sq->lock);
+	if (!qp->req->inited ||
+	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)) {
+		/* MR-MAL-5 */
+		mroce_count(qp->dev, MROCE_CNT_QPN_DROPS);
+		spin_unlock_bh(&sq->lock);
+		return;
+	}
+	/* A response longer than the path MTU is malformed (MR-HDR-21). */
+	if ((p->opcode == MR_OP_READ_RESP || p->opcode == MR_OP_ATOMIC_RESP) &&
+	    !(p->flags & MR_F_TRIM) && mroce_payload_over_pmtu(qp, p))
+		mroce_count(qp->dev, MROCE_CNT_MALFORMED_DROPS);
+	else
+		mr_requester_on_pkt(&qp->req->rq, sq->head, sq->tail, p,
+				    mroce_now(), &io);
+	spin_unlock_bh(&sq->lock);
+
+	mroce_req_run(qp);
 }
 
 /*

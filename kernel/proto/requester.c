@@ -3,6 +3,7 @@
  * MetaRoCE requester engine (requester.h): the send queue walks.
  */
 
+#include "bitmap.h"
 #include "requester.h"
 
 static bool mr_answered(u8 op)
@@ -10,7 +11,8 @@ static bool mr_answered(u8 op)
 	return mr_op_has(op, MR_OPA_ANSWERED);
 }
 
-static void mr_swqe_fail(struct mr_swqe *w, u8 status)
+/* @w finished: with @status, 0 for success. */
+static void mr_swqe_done(struct mr_swqe *w, u8 status)
 {
 	w->state = MR_SWQE_DONE;
 	w->status = status;
@@ -163,7 +165,7 @@ static bool mr_run_timers(struct mr_requester *r, u32 head, u32 tail,
 		w = r->ops->wqe(ctx, head);
 	r->ops->event(ctx, MR_REQ_EV_RETRY_EXC, 1, w);
 	if (w)
-		mr_swqe_fail(w, r->p.status_retry_exc);
+		mr_swqe_done(w, r->p.status[MR_REQ_ST_RETRY_EXC]);
 	return true;
 }
 
@@ -246,7 +248,7 @@ static int mr_send_retx(struct mr_requester *r, u32 head, u64 now,
 		if (rc) {
 			/* The source buffer went bad under us: fail the WR. */
 			if (rc != MR_REQ_TX_AGAIN)
-				mr_swqe_fail(w, (u8)rc);
+				mr_swqe_done(w, (u8)rc);
 			break;
 		}
 		mr_txsb_on_retx(&r->snd.sb, psn, path, now);
@@ -362,7 +364,7 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 				break;
 			case MR_RDREQ_FAIL:
 				r->ops->event(ctx, MR_REQ_EV_RD_STALLED, 1, w);
-				mr_swqe_fail(w, r->p.status_retry_exc);
+				mr_swqe_done(w, r->p.status[MR_REQ_ST_RETRY_EXC]);
 				break;
 			case MR_RDREQ_STOP:
 				return budget;
@@ -452,7 +454,7 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 		}
 		if (first && !w->op) {
 			/* Local operation, in SQ order. */
-			mr_swqe_fail(w, r->ops->local(ctx, w));
+			mr_swqe_done(w, r->ops->local(ctx, w));
 			r->cur++;
 			done = true;
 			continue;
@@ -472,7 +474,7 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 			break;
 		if (rc) {
 			/* Nothing after a failed WR executes (MR-VERBS-25). */
-			mr_swqe_fail(w, (u8)rc);
+			mr_swqe_done(w, (u8)rc);
 			r->cur++;
 			r->cur_off = 0;
 			r->halted = true;
@@ -537,4 +539,199 @@ u64 mr_requester_deadline(const struct mr_requester *r, u32 head, u32 tail,
 	if (r->tx_nomem && now + MR_REQ_NOMEM_RETRY_NS < when)
 		when = now + MR_REQ_NOMEM_RETRY_NS;
 	return when;
+}
+
+/* ---- what comes back ------------------------------------------------ */
+
+/* Fail the WR of message @msn (or the head's) with @st (QP to error). */
+static void mr_fail_msn(struct mr_requester *r, u32 head, u32 tail, u32 msn,
+			enum mr_req_status st, void *ctx)
+{
+	struct mr_swqe *w = mr_requester_find(r, head, msn, ctx);
+
+	if (!w && head != tail)
+		w = r->ops->wqe(ctx, head);
+	if (w && w->state != MR_SWQE_DONE)
+		mr_swqe_done(w, r->p.status[st]);
+}
+
+static void mr_on_feedback(struct mr_requester *r, u32 head, u32 tail,
+			   const struct mr_pkt *p, u64 now, void *ctx)
+{
+	struct mr_txsb_result res = {};
+	int rc;
+
+	/* The core moves scoreboard, window and paths (sender.h). */
+	rc = mr_sender_on_feedback(&r->snd, p, now, &res);
+	if (rc == MR_ERR_ACK_AGE) {
+		/* Echoes no recent timestamp of ours (MR-SEC-6). */
+		r->ops->event(ctx, MR_REQ_EV_ACK_AGED, 1, NULL);
+		return;
+	}
+	if (rc < 0) {
+		/* Acknowledges PSNs never sent: forged or stale. */
+		r->ops->event(ctx, MR_REQ_EV_ACK_BAD, 1, NULL);
+		return;
+	}
+	r->ops->event(ctx, MR_REQ_EV_ACK, 1, NULL);
+	if (!mr_map_empty(p->akh.sack))
+		r->ops->event(ctx, MR_REQ_EV_SACK, 1, NULL);
+	if (res.rto_undone)
+		r->ops->event(ctx, MR_REQ_EV_SPURIOUS_RTO, 1, NULL);
+	/*
+	 * SEND/WRITE complete once their last PSN is before una
+	 * (reqdone.h); the AKH msn is informative (MR-REL-29).
+	 */
+	if (p->opcode != MR_OP_NACK)
+		return;
+	r->ops->event(ctx, MR_REQ_EV_NACK, p->nkh.reason, NULL);
+	switch (rc) {
+	case MR_TXSB_RNR_WAIT:
+		r->ops->event(ctx, MR_REQ_EV_RNR, 1, NULL);
+		break;
+	case MR_TXSB_RETRY_EXCEEDED:
+		mr_fail_msn(r, head, tail, res.nack_msn, MR_REQ_ST_RETRY_EXC,
+			    ctx);
+		break;
+	case MR_TXSB_RNR_RETRY_EXCEEDED:
+		r->ops->event(ctx, MR_REQ_EV_RNR, 1, NULL);
+		mr_fail_msn(r, head, tail, res.nack_msn,
+			    MR_REQ_ST_RNR_RETRY_EXC, ctx);
+		break;
+	case MR_TXSB_REM_ACCESS_ERR:
+		mr_fail_msn(r, head, tail, res.nack_msn, MR_REQ_ST_REM_ACCESS,
+			    ctx);
+		break;
+	case MR_TXSB_REM_INV_REQ:
+		mr_fail_msn(r, head, tail, res.nack_msn, MR_REQ_ST_REM_INV_REQ,
+			    ctx);
+		break;
+	case MR_TXSB_REM_OP_ERR:
+		mr_fail_msn(r, head, tail, res.nack_msn, MR_REQ_ST_REM_OP, ctx);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * READ_RESP bytes [offset, offset + len) for READ @w: new bytes of a
+ * range it asked for are placed, once (MR-PLACE-6). Returns false if the
+ * packet brought nothing new.
+ */
+static bool mr_on_read_resp(struct mr_requester *r, struct mr_swqe *w,
+			    const struct mr_pkt *p, u64 now, void *ctx)
+{
+	u32 off = p->dxh.offset, len = p->payload_len;
+	u8 st;
+
+	if (!mr_rdreq_resp_new(&w->rdq, off, len))
+		return false;
+	st = r->ops->place(ctx, w, off, p->payload, len);
+	if (st) {
+		mr_swqe_done(w, st);
+		return true;
+	}
+	/*
+	 * New bytes: progress (MR-RETRY-2); what arrived in order is no
+	 * longer outstanding.
+	 */
+	r->rd_bytes_out -= mr_rdreq_placed(&w->rdq, off, len, now);
+	if (mr_rdasm_complete(&w->rdq.rd))
+		mr_swqe_done(w, 0);
+	return true;
+}
+
+static void mr_on_atomic_resp(struct mr_requester *r, struct mr_swqe *w,
+			      const struct mr_pkt *p, void *ctx)
+{
+	u64 orig = p->atomic_orig;
+
+	mr_swqe_done(w, r->ops->place(ctx, w, 0, &orig, sizeof(orig)));
+}
+
+/*
+ * A trimmed READ_RESP: its bytes are missing. Nothing is placed from it
+ * (MR-ICRC-5); the READ asks for the missing range again at the next run
+ * instead of after an RTO, and the trim is a congestion signal of its
+ * path (MR-REL-16, MR-CC-9).
+ */
+static void mr_on_trimmed(struct mr_requester *r, u32 head,
+			  const struct mr_pkt *p, u64 now, void *ctx)
+{
+	struct mr_swqe *w = mr_requester_find(r, head, p->dxh.msn, ctx);
+
+	r->ops->event(ctx, MR_REQ_EV_TRIMMED, 1, w);
+	if (p->opcode != MR_OP_READ_RESP || !w || w->op != MR_OP_READ_REQ ||
+	    w->state != MR_SWQE_SENT)
+		return;
+	w->rdq.trimmed = true;
+	mr_sender_on_trim(&r->snd, p->path, now);
+}
+
+static void mr_on_response(struct mr_requester *r, u32 head,
+			   const struct mr_pkt *p, u64 now, void *ctx)
+{
+	struct mr_swqe *w = mr_requester_find(r, head, p->dxh.msn, ctx);
+	struct mr_txsb_result res = {};
+	bool ok = false;
+
+	if (w && w->state == MR_SWQE_SENT) {
+		if (p->opcode == MR_OP_READ_RESP && w->op == MR_OP_READ_REQ)
+			ok = mr_on_read_resp(r, w, p, now, ctx);
+		else if (p->opcode == MR_OP_ATOMIC_RESP &&
+			 mr_op_has(w->op, MR_OPA_ATOMIC)) {
+			mr_on_atomic_resp(r, w, p, ctx);
+			ok = true;
+		}
+	}
+	if (!ok) {
+		r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, w);
+		return;
+	}
+	/*
+	 * New response data is progress (MR-RETRY-2) even while the request
+	 * PSNs wait for their ACK behind queued responses: it resets the
+	 * retry budget and restarts the RTO. The WQE's own rdq.progress_ns
+	 * tells the stall check of the READs queued behind it that the
+	 * responder is serving them in order. And the response proves its
+	 * request PSN arrived: that PSN is acknowledged selectively
+	 * (MR-REL-21), so a lost ACK does not make the RTO resend the request
+	 * and the responder serve the whole range again.
+	 */
+	mr_txsb_on_progress(&r->snd.sb, now);
+	if (mr_sender_on_implicit_ack(&r->snd, p->psn, now, &res) &&
+	    res.rto_undone)
+		r->ops->event(ctx, MR_REQ_EV_SPURIOUS_RTO, 1, NULL);
+}
+
+void mr_requester_on_pkt(struct mr_requester *r, u32 head, u32 tail,
+			 const struct mr_pkt *p, u64 now, void *ctx)
+{
+	u64 rtt;
+
+	switch (p->opcode) {
+	case MR_OP_ACK:
+	case MR_OP_NACK:
+		mr_on_feedback(r, head, tail, p, now, ctx);
+		break;
+	case MR_OP_READ_RESP:
+	case MR_OP_ATOMIC_RESP:
+		if (p->flags & MR_F_TRIM)
+			mr_on_trimmed(r, head, p, now, ctx);
+		else
+			mr_on_response(r, head, p, now, ctx);
+		break;
+	case MR_OP_PROBE_REPLY:
+		/* RTT from the echoed timestamp, microseconds (MR-MP-11). */
+		rtt = (u64)(u32)(mr_txsb_stamp(&r->snd.sb, now) - p->ts) *
+		      MR_NS_PER_US;
+		if (p->path >= r->snd.pt.n ||
+		    !mr_path_on_probe_reply(&r->snd.pt, p->path, p->psn, p->ts,
+					    rtt, now))
+			r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, NULL);
+		break;
+	default:
+		break;
+	}
 }

@@ -67,6 +67,25 @@ enum mr_req_event {
 	MR_REQ_EV_FAILOVER,	/* @n packets of a dead path to resend */
 	MR_REQ_EV_RETRY_EXC,	/* the scoreboard's retry budget is spent */
 	MR_REQ_EV_RD_STALLED,	/* a READ/ATOMIC's retries are spent */
+	MR_REQ_EV_ACK,		/* an ACK or NACK was taken */
+	MR_REQ_EV_SACK,		/* ... and it carried a SACK map */
+	MR_REQ_EV_NACK,		/* ... a NACK with reason @n */
+	MR_REQ_EV_RNR,		/* ... an RNR NACK: the sender pauses */
+	MR_REQ_EV_SPURIOUS_RTO,	/* an RTO was found spurious, undone */
+	MR_REQ_EV_ACK_AGED,	/* ts_echo no recent stamp (MR-SEC-6) */
+	MR_REQ_EV_ACK_BAD,	/* acknowledges PSNs never sent */
+	MR_REQ_EV_TRIMMED,	/* a trimmed response (MR-REL-16) */
+	MR_REQ_EV_RESP_DUP,	/* a response or probe reply of nothing due */
+};
+
+/* The caller's completion statuses the engine fails WRs with. */
+enum mr_req_status {
+	MR_REQ_ST_RETRY_EXC,	/* RETRY_EXC_ERR */
+	MR_REQ_ST_RNR_RETRY_EXC,	/* RNR_RETRY_EXC_ERR */
+	MR_REQ_ST_REM_ACCESS,	/* NACK REMOTE_ACCESS (MR-VERBS-22) */
+	MR_REQ_ST_REM_INV_REQ,	/* NACK INVALID_REQ */
+	MR_REQ_ST_REM_OP,	/* NACK REMOTE_OP */
+	MR_REQ_ST_N,
 };
 
 /*
@@ -90,6 +109,13 @@ struct mr_requester_ops {
 	int (*emit)(void *ctx, struct mr_swqe *w, struct mr_pkt *p);
 	/* Execute local operation @w (in SQ order); returns its status. */
 	u8 (*local)(void *ctx, struct mr_swqe *w);
+	/*
+	 * Place @len response bytes at byte @off of READ or atomic @w's local
+	 * buffer (an atomic's original value: 8 bytes at 0). Returns 0 or
+	 * the status (non-zero) @w fails with.
+	 */
+	u8 (*place)(void *ctx, struct mr_swqe *w, u32 off, const void *buf,
+		    u32 len);
 	/* Send PROBE @p (MR-MP-9); the caller adds the QPNs. */
 	void (*probe)(void *ctx, struct mr_pkt *p);
 	/* Report @ev: @n how many, @w the WR concerned (or NULL). */
@@ -106,7 +132,7 @@ struct mr_requester_params {
 	u32 sq_size;
 	u32 probe_id;		/* MBH.psn of the first PROBE (MR-SEC-3) */
 	bool path_health;	/* MR-MP-8..12 on */
-	u8 status_retry_exc;	/* the caller's status for RETRY_EXC_ERR */
+	u8 status[MR_REQ_ST_N];	/* the caller's codes, each non-zero */
 };
 
 struct mr_requester {
@@ -181,6 +207,18 @@ bool mr_requester_idle(const struct mr_requester *r, u32 head);
  */
 bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
 		      bool new_work, u64 now, int budget, void *ctx);
+
+/*
+ * A packet for the requester (decoded, for this QP, in a state that
+ * sends): ACK, NACK, READ_RESP, ATOMIC_RESP or PROBE_REPLY. Feedback
+ * moves the sender; a fatal NACK fails the WR it names with the status
+ * the spec maps it to (MR-VERBS-22); new response bytes are placed once
+ * and acknowledge their request (MR-REL-21, MR-PLACE-6); a trimmed
+ * response makes its READ ask again (MR-REL-16). The caller then runs
+ * the requester.
+ */
+void mr_requester_on_pkt(struct mr_requester *r, u32 head, u32 tail,
+			 const struct mr_pkt *p, u64 now, void *ctx);
 
 /* When mr_requester_run() is due next; MR_TIME_NEVER: nothing to do. */
 u64 mr_requester_deadline(const struct mr_requester *r, u32 head, u32 tail,

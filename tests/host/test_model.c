@@ -10,9 +10,11 @@
  * duplicates, corrupts (bit flips: the ICRC must catch every one), trims
  * and CE-marks packets in both directions, ACKs included.
  *
- * Messages (SEND and WRITE, 0 .. MODEL_MAX_MSG bytes, 1..6 packets) carry
- * payload derived from a seeded PRNG so the responder verifies every byte
- * it places at its offset.  Asserted: every message completes exactly
+ * Messages (SEND and WRITE, 0 .. MODEL_MAX_MSG bytes, 1..6 packets; in
+ * the every-opcode scenario also SEND_IMM, SEND_INV, WRITE_IMM, READ and
+ * both atomics) carry payload derived from a seeded PRNG so the responder
+ * verifies every byte it places at its offset; READ data and atomic
+ * results are verified at the requester when the WR completes.  Asserted: every message completes exactly
  * once on both sides, completions come in msn order, data is byte-exact,
  * nothing from a corrupted packet is ever placed, the requester only
  * completes what the responder completed, and the run ends within a
@@ -47,7 +49,7 @@
 
 #define US		1000ULL
 #define MS		1000000ULL
-#define MODEL_MTU	128			/* payload bytes per packet */
+#define MODEL_MTU	256			/* payload bytes per packet: the smallest PMTU */
 #define MODEL_MAX_MSG	(6 * MODEL_MTU)		/* 1..6 packets */
 #define MODEL_PKT_MAX	(MR_MAX_HDR_LEN + MODEL_MTU + MR_ICRC_LEN)
 #define MODEL_POOL	16384			/* packets in the channel */
@@ -58,6 +60,11 @@
 #define RSP_QPN		0x000222
 #define WRITE_VA	0x7f0000000000ULL
 #define WRITE_RKEY	0x5a5a
+#define READ_VA		0x7e0000000000ULL
+#define READ_RKEY	0x6b6b
+#define ATOMIC_VA	0x7d0000000000ULL
+#define ATOMIC_RKEY	0x7c7c
+#define READ_SEED	0xBEADULL
 /*
  * Scenario seeds are this XOR a per-scenario constant; MR_MODEL_SEED
  * replaces the base.
@@ -136,6 +143,12 @@ struct model_cfg {
 	 * retry_cnt 7 as perftest sets them.
 	 */
 	bool kernel_params;
+	/*
+	 * Every RC request opcode (SEND, SEND_IMM, SEND_INV, WRITE,
+	 * WRITE_IMM, READ, both atomics), READ responses trimmed on the way
+	 * back too; else SEND and WRITE only.
+	 */
+	bool all_ops;
 	/* expectations */
 	bool expect_no_retx;
 	u64 max_virtual_ns;
@@ -152,10 +165,24 @@ static u32 msg_len_of(u64 seed, u32 msn)
 	return 1 + (u32)((r >> 8) % MODEL_MAX_MSG);
 }
 
-static u8 msg_op_of(u64 seed, u32 msn)
+static const u8 model_ops[] = {
+	MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_SEND_INV, MR_OP_WRITE,
+	MR_OP_WRITE_IMM, MR_OP_READ_REQ, MR_OP_ATOMIC_FA, MR_OP_ATOMIC_CS,
+};
+
+static u8 msg_op_of(u64 seed, u32 msn, bool all_ops)
 {
-	return (splitmix(seed ^ 0x777 ^ ((u64)msn << 24)) & 1) ?
-	       MR_OP_WRITE : MR_OP_SEND;
+	u64 r = splitmix(seed ^ 0x777 ^ ((u64)msn << 24));
+
+	if (all_ops)
+		return model_ops[r % MR_ARRAY_SIZE(model_ops)];
+	return (r & 1) ? MR_OP_WRITE : MR_OP_SEND;
+}
+
+/* SEND_IMM/WRITE_IMM immediate or SEND_INV key of message msn. */
+static u32 msg_imm_of(u64 seed, u32 msn)
+{
+	return (u32)splitmix(seed ^ 0x1AA ^ ((u64)msn << 8));
 }
 
 /* Byte o of message msn is byte (o % 8) of splitmix(seed, msn, o / 8). */
@@ -274,7 +301,8 @@ static void chan_copy(struct channel *c, const struct model_cfg *cfg,
 	 * Trimming switch: cut the payload and set TRIM; the 4 bytes after
 	 * the headers stay as a (now invalid) ICRC, MR-ICRC-5.
 	 */
-	if (to_rsp && chance(rs, cfg->trim_ppm)) {
+	if ((to_rsp || (cfg->all_ops && buf[1] == MR_OP_READ_RESP)) &&
+	    chance(rs, cfg->trim_ppm)) {
 		u32 hlen = mr_pkt_hdr_len(k->buf[1]);
 
 		if (hlen && len > hlen + MR_ICRC_LEN) {
@@ -353,9 +381,14 @@ static void chan_send(struct channel *c, const struct model_cfg *cfg,
 
 /* --------------------------------------------------------- requester */
 
-/* One send WQE of the requester's queue: the engine's part and its id. */
+/* One send WQE of the requester's queue. */
 struct smsg {
 	struct mr_swqe tx;	/* the requester engine's (requester.h) */
+	u8 buf[MODEL_MAX_MSG];	/* READ: where its data lands */
+	u64 orig;		/* atomic: the original value placed */
+	u64 want_orig;		/* ... and the one it must be */
+	u64 swap_add, compare;	/* atomic operands */
+	bool placed;
 };
 
 struct requester {
@@ -364,13 +397,17 @@ struct requester {
 	struct smsg ring[MODEL_SRING];
 	u32 head, tail;		/* send queue: retired, posted */
 	u32 posted;		/* messages posted so far */
+	u64 atomic_word;	/* the target word after what was posted */
 	u32 done_msn;		/* next msn the requester completes */
 	u64 path_rng;
 	u64 emitted;		/* packets the engine emitted */
 	u64 armed;		/* the timer: when the engine runs next */
 	/* counters */
 	u64 pkts_new, pkts_retx, acks, nacks_trim, icrc_drops, probes;
-	u64 probe_replies, stale_nacks, dead_failover_pkts, bad_replies;
+	u64 probe_replies, dead_failover_pkts, bad_replies;
+	u64 reads, atomics;	/* verified at completion */
+	u64 trim_junk;		/* corrupted trimmed responses dropped */
+	u64 dup_resps, trimmed_resps;
 };
 
 /* ---------------------------------------------------------- responder */
@@ -379,6 +416,9 @@ struct responder {
 	struct mr_receiver rcv;	/* the kernel's responder engine */
 	u8 wr_mem[MODEL_RRING][MODEL_MAX_MSG];	/* WRITE target region */
 	u8 rq_mem[MODEL_RRING][MODEL_MAX_MSG];	/* receive WQE buffers */
+	u64 atomic_word;	/* the word at ATOMIC_VA */
+	u8 path;		/* path of the packet being handled */
+	u64 read_resps, atomic_resps, replays, replay_drops;
 	u32 next_msn;		/* next completion expected */
 	u64 probe_reply_ns;	/* last PROBE_REPLY sent */
 	bool probe_replied;
@@ -402,6 +442,26 @@ struct model {
 	struct requester rq;
 	struct responder rp;
 };
+
+static u8 msg_op(const struct model *m, u32 msn)
+{
+	return msg_op_of(m->cfg.seed, msn, m->cfg.all_ops);
+}
+
+/* Message length: what an atomic moves is its 8-byte word. */
+static u32 msg_len(const struct model *m, u32 msn)
+{
+	if (mr_op_has(msg_op(m, msn), MR_OPA_ATOMIC))
+		return MR_ATOMIC_LEN;
+	return msg_len_of(m->cfg.seed, msn);
+}
+
+/* The READ region: slot k holds message-like bytes of (READ_SEED, k). */
+static void read_bytes(const struct model *m, u32 slot, u32 off, u8 *out,
+		       u32 n)
+{
+	msg_bytes(m->cfg.seed ^ READ_SEED, slot, off, out, n);
+}
 
 static u32 path_rand(void *ctx)
 {
@@ -431,13 +491,43 @@ static struct mr_swqe *rq_wqe(void *ctx, u32 idx)
 	return &m->rq.ring[idx % MODEL_SRING].tx;
 }
 
+/* The WQE around the engine's part (the model's container_of). */
+static struct smsg *rq_smsg(struct model *m, const struct mr_swqe *w)
+{
+	(void)m;
+	return (struct smsg *)((char *)w - offsetof(struct smsg, tx));
+}
+
 static void rq_msg(void *ctx, const struct mr_swqe *w, struct mr_req_msg *rm)
 {
-	(void)ctx;
-	if (w->op == MR_OP_WRITE) {
-		rm->va = WRITE_VA + (u64)(w->msn % MODEL_RRING) * MODEL_MAX_MSG;
+	struct model *m = ctx;
+	const struct smsg *g = rq_smsg(m, w);
+	u32 slot = w->msn % MODEL_RRING;
+
+	assert_non_null(g);
+	switch (w->op) {
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+		rm->va = WRITE_VA + (u64)slot * MODEL_MAX_MSG;
 		rm->rkey = WRITE_RKEY;
+		break;
+	case MR_OP_READ_REQ:
+		rm->va = READ_VA + (u64)slot * MODEL_MAX_MSG;
+		rm->rkey = READ_RKEY;
+		break;
+	case MR_OP_ATOMIC_FA:
+	case MR_OP_ATOMIC_CS:
+		rm->va = ATOMIC_VA;
+		rm->rkey = ATOMIC_RKEY;
+		rm->swap_add = g->swap_add;
+		rm->compare = g->compare;
+		break;
+	default:
+		break;
 	}
+	if (w->op == MR_OP_SEND_IMM || w->op == MR_OP_WRITE_IMM ||
+	    w->op == MR_OP_SEND_INV)
+		rm->imm = msg_imm_of(m->cfg.seed, w->msn);
 }
 
 static int rq_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
@@ -446,10 +536,21 @@ static int rq_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
 	u8 payload[MODEL_MTU];
 
 	/* the engine's segmentation, checked against the message */
-	assert_int_equal(p->opcode, msg_op_of(m->cfg.seed, w->msn));
-	assert_int_equal(p->dxh.msg_len, msg_len_of(m->cfg.seed, w->msn));
-	assert_int_equal(!!(p->flags & MR_F_LAST),
-			 p->dxh.offset + p->payload_len == w->length);
+	assert_int_equal(p->opcode, msg_op(m, w->msn));
+	if (p->opcode == MR_OP_READ_REQ) {
+		/* a range of the READ: all of it, or what is missing */
+		assert_true(p->dxh.offset + p->dxh.msg_len <= w->length);
+		assert_true(p->dxh.msg_len || !w->length);
+		assert_true(p->flags & MR_F_LAST);
+	} else if (mr_op_has(p->opcode, MR_OPA_ATOMIC)) {
+		assert_int_equal(p->dxh.msg_len, MR_ATOMIC_LEN);
+		assert_int_equal(p->payload_len, 0);
+		assert_true(p->flags & MR_F_LAST);
+	} else {
+		assert_int_equal(p->dxh.msg_len, msg_len(m, w->msn));
+		assert_int_equal(!!(p->flags & MR_F_LAST),
+				 p->dxh.offset + p->payload_len == w->length);
+	}
 	p->dqpn = RSP_QPN;
 	p->sqpn = REQ_QPN;
 	msg_bytes(m->cfg.seed, w->msn, p->dxh.offset, payload, p->payload_len);
@@ -458,6 +559,28 @@ static int rq_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
 		m->rq.pkts_new++;
 	m->rq.emitted++;
 	send_pkt(m, p, mr_path_sport(&m->rq.e.snd.pt, p->path), true);
+	return 0;
+}
+
+/* READ data or an atomic's original value arrives (once per byte). */
+static u8 rq_place(void *ctx, struct mr_swqe *w, u32 off, const void *buf,
+		   u32 len)
+{
+	struct model *m = ctx;
+	struct smsg *g = rq_smsg(m, w);
+
+	assert_non_null(g);
+	if (w->op == MR_OP_READ_REQ) {
+		assert_true(off + len <= w->length);
+		memcpy(g->buf + off, buf, len);
+	} else {
+		assert_true(mr_op_has(w->op, MR_OPA_ATOMIC));
+		assert_int_equal(off, 0);
+		assert_int_equal(len, sizeof(g->orig));
+		assert_false(g->placed);	/* exactly once */
+		memcpy(&g->orig, buf, sizeof(g->orig));
+	}
+	g->placed = true;
 	return 0;
 }
 
@@ -493,12 +616,30 @@ static void rq_event(void *ctx, enum mr_req_event ev, u64 n,
 	case MR_REQ_EV_FAILOVER:
 		m->rq.dead_failover_pkts += n;
 		break;
+	case MR_REQ_EV_ACK:
+		m->rq.acks += n;
+		break;
+	case MR_REQ_EV_NACK:
+		/* the only NACK this responder sends is TRIMMED */
+		assert_int_equal(n, MR_NACK_TRIMMED);
+		m->rq.nacks_trim++;
+		break;
+	case MR_REQ_EV_RESP_DUP:
+		/* a duplicate response or a probe reply of nothing due */
+		m->rq.dup_resps += n;
+		break;
+	case MR_REQ_EV_TRIMMED:
+		m->rq.trimmed_resps += n;
+		break;
 	case MR_REQ_EV_RTO:
 	case MR_REQ_EV_REROLLS:
+	case MR_REQ_EV_SACK:
+	case MR_REQ_EV_SPURIOUS_RTO:
 		break;
 	default:
 		/* the model's peer never stops answering for good */
-		fail_msg("requester event %d", (int)ev);
+		fail_msg("requester event %d (msn %u)", (int)ev,
+			 w ? w->msn : 0);
 	}
 }
 
@@ -506,6 +647,7 @@ static const struct mr_requester_ops rq_ops = {
 	.wqe = rq_wqe,
 	.msg = rq_msg,
 	.emit = rq_emit,
+	.place = rq_place,
 	.local = rq_local,
 	.probe = rq_probe,
 	.event = rq_event,
@@ -520,11 +662,44 @@ static void rq_post(struct model *m)
 	while (r->posted < m->cfg.n_msgs && r->tail - r->head < MODEL_SRING) {
 		g = &r->ring[r->tail % MODEL_SRING];
 		memset(g, 0, sizeof(*g));
-		g->tx.op = msg_op_of(m->cfg.seed, r->posted);
-		g->tx.length = msg_len_of(m->cfg.seed, r->posted);
+		g->tx.op = msg_op(m, r->posted);
+		g->tx.length = msg_len(m, r->posted);
 		g->tx.state = MR_SWQE_QUEUED;
+		/*
+		 * Atomics execute once each, in msn order (MR-PLACE-16): the
+		 * original value each returns is known when it is posted. A
+		 * compare-and-swap matches on even msns.
+		 */
+		if (g->tx.op == MR_OP_ATOMIC_FA) {
+			g->swap_add = splitmix(r->posted) >> 40;
+			g->want_orig = r->atomic_word;
+			r->atomic_word += g->swap_add;
+		} else if (g->tx.op == MR_OP_ATOMIC_CS) {
+			g->swap_add = splitmix(r->posted ^ 0x5A);
+			g->compare = r->atomic_word + (r->posted & 1);
+			g->want_orig = r->atomic_word;
+			if (g->compare == r->atomic_word)
+				r->atomic_word = g->swap_add;
+		}
 		r->posted++;
 		r->tail++;
+	}
+}
+
+/* A completed READ holds the region's bytes, an atomic its old word. */
+static void rq_check_result(struct model *m, const struct smsg *g)
+{
+	u8 want[MODEL_MAX_MSG];
+
+	assert_non_null(g);
+	if (g->tx.op == MR_OP_READ_REQ) {
+		read_bytes(m, g->tx.msn % MODEL_RRING, 0, want, g->tx.length);
+		assert_memory_equal(g->buf, want, g->tx.length);
+		m->rq.reads++;
+	} else if (mr_op_has(g->tx.op, MR_OPA_ATOMIC)) {
+		assert_true(g->placed);
+		assert_int_equal(g->orig, g->want_orig);
+		m->rq.atomics++;
 	}
 }
 
@@ -534,16 +709,24 @@ static void rq_complete(struct model *m)
 	struct requester *r = &m->rq;
 	const struct mr_swqe *w;
 
+	enum mr_done d;
+
 	while (r->head != r->tail) {
 		w = rq_wqe(m, r->head);
-		if (mr_requester_head(&r->e, r->head, m->now, m) == MR_DONE_WAIT)
+		d = mr_requester_head(&r->e, r->head, m->now, m);
+		if (d == MR_DONE_WAIT)
 			break;
-		/* every message succeeds, in msn order, each exactly once */
-		assert_int_equal(mr_requester_head(&r->e, r->head, m->now, m),
-				 MR_DONE_SUCCESS);
+		/*
+		 * every message succeeds, in msn order, each exactly once: a
+		 * SEND/WRITE when acknowledged, a READ/ATOMIC with the status
+		 * its responses gave it
+		 */
+		assert_true(d == MR_DONE_SUCCESS ||
+			    (d == MR_DONE_OWN && !w->status));
 		assert_int_equal(w->msn, r->done_msn);
 		/* only what the responder already completed (MR-PLACE-2) */
 		assert_true(mr_seq32_diff(m->rp.next_msn, w->msn) > 0);
+		rq_check_result(m, rq_smsg(m, w));
 		mr_requester_retired(&r->e, w, r->head);
 		r->head++;
 		r->done_msn++;
@@ -576,47 +759,38 @@ static void rq_run(struct model *m)
 static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
 {
 	struct requester *r = &m->rq;
-	struct mr_txsb_result res;
 	struct mr_pkt p;
-	int st;
 
-	if (mr_icrc_check(buf, len)) {
+	/* a trimmed READ_RESP has no valid ICRC (MR-ICRC-5) */
+	bool trimmed = len >= 4 && (buf[3] & MR_F_TRIM);
+
+	if (!trimmed && mr_icrc_check(buf, len)) {
 		r->icrc_drops++;
 		return;
 	}
-	assert_int_equal(mr_pkt_decode(buf, len, &p), 0);
-	assert_int_equal(p.dqpn, REQ_QPN);
-	switch (p.opcode) {
-	case MR_OP_PROBE_REPLY: {
-		u32 us = mr_txsb_stamp(&r->e.snd.sb, m->now) - p.ts;
-
-		r->probe_replies++;
-		if (!mr_path_on_probe_reply(&r->e.snd.pt, p.path, p.psn, p.ts,
-					    (u64)us * US + 1, m->now))
-			r->bad_replies++;
+	if (mr_pkt_decode(buf, len, &p) || p.dqpn != REQ_QPN) {
+		/* only a corrupted trimmed packet can be malformed */
+		assert_true(trimmed);
+		r->trim_junk++;
 		return;
 	}
-	case MR_OP_ACK:
-		r->acks++;
-		/* as the kernel runs it: kernel/comp.c -> sender.c */
-		assert_int_equal(mr_sender_on_feedback(&r->e.snd, &p, m->now,
-						       &res), MR_TXSB_OK);
+	switch (p.opcode) {
+	case MR_OP_PROBE_REPLY:
+		r->probe_replies++;
 		break;
+	case MR_OP_READ_RESP:
+	case MR_OP_ATOMIC_RESP:
+		assert_true(m->cfg.all_ops);
+		break;
+	case MR_OP_ACK:
 	case MR_OP_NACK:
-		st = mr_sender_on_feedback(&r->e.snd, &p, m->now, &res);
-		assert_true(st >= 0);
-		if (st == MR_TXSB_TRIMMED) {
-			r->nacks_trim++;
-		} else {
-			/* the only NACK this responder sends is TRIMMED */
-			assert_int_equal(st, MR_TXSB_IGNORED);
-			r->stale_nacks++;
-		}
 		break;
 	default:
 		fail_msg("requester got opcode %#x", p.opcode);
 		return;
 	}
+	/* as the kernel runs it: kernel/req.c mroce_req_rcv */
+	mr_requester_on_pkt(&r->e, r->head, r->tail, &p, m->now, m);
 	rq_run(m);
 }
 
@@ -640,11 +814,12 @@ static u64 rq_wake(const struct model *m)
  */
 static const struct spkt *rp_cur;
 
-/* The model's receive queue and WRITE region always have room. */
+/* The model's receive queue and regions always have room and access. */
 static u8 rp_check(void *ctx, const struct mr_pkt *p)
 {
-	(void)ctx;
-	assert_true(p->opcode == MR_OP_SEND || p->opcode == MR_OP_WRITE);
+	struct model *m = ctx;
+
+	assert_int_equal(p->opcode, msg_op(m, p->dxh.msn));
 	return 0;
 }
 
@@ -655,12 +830,12 @@ static u8 rp_place(void *ctx, const struct mr_pkt *p)
 	u8 want[MODEL_MTU];
 	u8 *dst;
 
-	assert_int_equal(p->dxh.msg_len, msg_len_of(m->cfg.seed, p->dxh.msn));
-	assert_int_equal(p->opcode, msg_op_of(m->cfg.seed, p->dxh.msn));
+	assert_int_equal(p->dxh.msg_len, msg_len(m, p->dxh.msn));
+	assert_int_equal(p->opcode, msg_op(m, p->dxh.msn));
 	msg_bytes(m->cfg.seed, p->dxh.msn, p->dxh.offset, want,
 		  p->payload_len);
 	assert_memory_equal(p->payload, want, p->payload_len);
-	if (p->opcode == MR_OP_SEND) {
+	if (mr_op_has(p->opcode, MR_OPA_SSN) && p->opcode != MR_OP_WRITE_IMM) {
 		dst = rp->rq_mem[p->dxh.ssn % MODEL_RRING];
 	} else {
 		u64 base = WRITE_VA + (u64)(p->dxh.msn % MODEL_RRING) *
@@ -677,6 +852,43 @@ static u8 rp_place(void *ctx, const struct mr_pkt *p)
 	return 0;
 }
 
+/* Send the ATOMIC_RESP of message @msn, request @psn. */
+static void rp_atomic_resp(struct model *m, u32 msn, u32 psn, u64 orig,
+			   bool retx)
+{
+	struct mr_pkt r;
+
+	memset(&r, 0, sizeof(r));
+	r.opcode = MR_OP_ATOMIC_RESP;
+	r.path = m->rp.path;
+	r.flags = MR_F_FIRST | MR_F_LAST | (retx ? MR_F_RETX : 0);
+	r.dqpn = REQ_QPN;
+	r.sqpn = RSP_QPN;
+	r.psn = psn;
+	r.ts = (u32)(m->now / US);
+	r.dxh.msn = msn;
+	r.dxh.msg_len = MR_ATOMIC_LEN;
+	r.atomic_orig = orig;
+	m->rp.atomic_resps++;
+	send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
+}
+
+/* Execute atomic @info on the word, once (MR-PLACE-16). */
+static void rp_atomic(struct model *m, const struct mr_rxmsg_info *info)
+{
+	struct responder *rp = &m->rp;
+	u64 orig = rp->atomic_word;
+
+	assert_int_equal(info->va, ATOMIC_VA);
+	assert_int_equal(info->rkey, ATOMIC_RKEY);
+	if (info->opcode == MR_OP_ATOMIC_FA)
+		rp->atomic_word += info->swap_add;
+	else if (orig == info->compare)
+		rp->atomic_word = info->swap_add;
+	mr_rdresp_atomic_done(&rp->rcv.rd, info, orig);
+	rp_atomic_resp(m, info->msn, info->first_psn, orig, false);
+}
+
 static u8 rp_deliver(void *ctx, const struct mr_rxmsg_info *info)
 {
 	struct model *m = ctx;
@@ -684,27 +896,107 @@ static u8 rp_deliver(void *ctx, const struct mr_rxmsg_info *info)
 	u8 want[MODEL_MAX_MSG];
 	u8 *mem;
 
+	if (info->extra) {
+		/* another range of a READ already delivered */
+		assert_int_equal(info->opcode, MR_OP_READ_REQ);
+		assert_int_equal(mr_rdresp_read(&rp->rcv.rd, info, rp->path),
+				 0);
+		return 0;
+	}
 	/* completions in msn order, each exactly once (MR-PLACE-2) */
 	assert_int_equal(info->msn, rp->next_msn);
-	assert_int_equal(info->msg_len, msg_len_of(m->cfg.seed, info->msn));
-	assert_int_equal(info->opcode, msg_op_of(m->cfg.seed, info->msn));
+	assert_int_equal(info->opcode, msg_op(m, info->msn));
+	rp->next_msn++;
+	if (info->opcode == MR_OP_READ_REQ) {
+		assert_int_equal(info->va,
+				 READ_VA + (u64)(info->msn % MODEL_RRING) *
+				 MODEL_MAX_MSG);
+		assert_int_equal(info->rkey, READ_RKEY);
+		/* the READ's responses, built by rp_read_resps() */
+		assert_int_equal(mr_rdresp_read(&rp->rcv.rd, info, rp->path),
+				 0);
+		return 0;
+	}
+	if (mr_op_has(info->opcode, MR_OPA_ATOMIC)) {
+		rp_atomic(m, info);
+		return 0;
+	}
+	assert_int_equal(info->msg_len, msg_len(m, info->msn));
 	assert_int_equal(info->bytes, info->msg_len);
-	mem = info->opcode == MR_OP_SEND ? rp->rq_mem[info->ssn % MODEL_RRING] :
-					   rp->wr_mem[info->msn % MODEL_RRING];
+	if (info->opcode == MR_OP_SEND_IMM || info->opcode == MR_OP_WRITE_IMM ||
+	    info->opcode == MR_OP_SEND_INV)
+		assert_int_equal(info->imm, msg_imm_of(m->cfg.seed, info->msn));
+	mem = mr_op_has(info->opcode, MR_OPA_SSN) &&
+	      info->opcode != MR_OP_WRITE_IMM ?
+	      rp->rq_mem[info->ssn % MODEL_RRING] :
+	      rp->wr_mem[info->msn % MODEL_RRING];
 	msg_bytes(m->cfg.seed, info->msn, 0, want, info->msg_len);
 	assert_memory_equal(mem, want, info->msg_len);
 	/* poison: a later message must place every byte itself */
 	memset(mem, 0xA5, MODEL_MAX_MSG);
 	rp->bytes += info->msg_len;
-	rp->next_msn++;
 	return 0;
 }
 
+/* A duplicate READ_REQ or atomic: answered from the records (MR-REL-8/9). */
 static void rp_replay(void *ctx, const struct mr_pkt *p)
 {
-	(void)ctx;
-	(void)p;
-	fail_msg("replay of a READ or ATOMIC the model never sends");
+	struct model *m = ctx;
+	struct responder *rp = &m->rp;
+	u64 orig = 0;
+
+	switch (mr_rdresp_replay(&rp->rcv.rd, p,
+				 mr_rxmsg_completed_msn(&rp->rcv.m), &orig)) {
+	case MR_REPLAY_READ:
+		rp->replays++;
+		break;
+	case MR_REPLAY_ATOMIC:
+		rp->replays++;
+		rp_atomic_resp(m, p->dxh.msn, p->psn, orig, true);
+		break;
+	default:
+		rp->replay_drops++;
+		break;
+	}
+}
+
+/*
+ * Build the READ responses the engine has queued, as kernel/resp_rd.c
+ * does (without its pacing): each from the READ region at its offset.
+ */
+static void rp_read_resps(struct model *m)
+{
+	struct responder *rp = &m->rp;
+	struct mr_rdresp_chunk ch;
+	u8 payload[MODEL_MTU];
+	struct mr_pkt r;
+	u32 slot;
+
+	while (mr_rdresp_peek(&rp->rcv.rd, MODEL_MTU, &ch)) {
+		assert_true(ch.va >= READ_VA);
+		slot = (u32)((ch.va - READ_VA) / MODEL_MAX_MSG);
+		assert_true(slot < MODEL_RRING);
+		assert_true(ch.off + ch.len <= MODEL_MAX_MSG);
+		memset(&r, 0, sizeof(r));
+		r.opcode = MR_OP_READ_RESP;
+		r.path = ch.path;
+		r.flags = ch.flags;
+		r.dqpn = REQ_QPN;
+		r.sqpn = RSP_QPN;
+		r.psn = ch.psn;
+		r.ts = (u32)(m->now / US);
+		r.dxh.msn = ch.msn;
+		r.dxh.offset = ch.off;
+		r.dxh.msg_len = ch.end;
+		r.payload_len = ch.len;
+		read_bytes(m, slot, ch.off, payload, ch.len);
+		r.payload = payload;
+		mr_rdresp_commit(&rp->rcv.rd, &ch);
+		rp->read_resps++;
+		send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
+	}
+	/* no error point in the model: nothing waits for the drain */
+	assert_false(mr_receiver_rd_drained(&rp->rcv, m->now, m));
 }
 
 static void rp_emit(void *ctx, struct mr_pkt *a)
@@ -790,7 +1082,8 @@ static void rp_on_pkt(struct model *m, const struct spkt *k)
 	}
 	rc = mr_pkt_decode(k->buf, k->len, &p);
 	if (trimmed && (rc || p.dqpn != RSP_QPN ||
-			(p.opcode != MR_OP_SEND && p.opcode != MR_OP_WRITE))) {
+			!mr_op_has(p.opcode, MR_OPA_REQ) ||
+			!mr_op_has(p.opcode, MR_OPA_PAYLOAD))) {
 		/* only a corrupted trimmed packet can be malformed */
 		assert_true(k->corrupted);
 		rp->trim_junk++;
@@ -820,16 +1113,19 @@ static void rp_on_pkt(struct model *m, const struct spkt *k)
 		send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
 		return;
 	}
-	assert_true(p.opcode == MR_OP_SEND || p.opcode == MR_OP_WRITE);
+	assert_true(mr_op_has(p.opcode, MR_OPA_REQ));
 	rp_cur = k;
+	rp->path = p.path;
 	/* the model's responder never fails: no fatal NACK, no error state */
 	assert_false(mr_receiver_on_pkt(&rp->rcv, &p, k->ce, m->now, m));
 	rp_cur = NULL;
+	rp_read_resps(m);
 }
 
 static void rp_timers(struct model *m)
 {
 	mr_receiver_on_timer(&m->rp.rcv, m->now, m);
+	rp_read_resps(m);
 }
 
 static u64 rp_wake(const struct model *m)
@@ -884,7 +1180,8 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	rp.sq_size = MODEL_SRING;
 	rp.probe_id = (u32)rnd(&m->rq.path_rng);
 	rp.path_health = true;
-	rp.status_retry_exc = 1;
+	for (i = 0; i < MR_REQ_ST_N; i++)
+		rp.status[i] = (u8)(i + 1);
 	m->rq.e.ops = &rq_ops;
 	m->rq.e.msn_idx = m->rq.msn_idx;
 	mr_requester_start(&m->rq.e, &rp, 0);
@@ -892,6 +1189,8 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	mr_receiver_init(&m->rp.rcv, m->init_psn, m->now);
 	m->rp.rcv.ops = &rp_ops;
 	m->rp.rcv.seq_err_interval_ns = 100 * US;	/* the kernel's default */
+	/* matched to the requester's max_rd_atomic (MR-VERBS-15) */
+	m->rp.rcv.max_dest_rd_atomic = 16;
 	memset(m->rp.wr_mem, 0xA5, sizeof(m->rp.wr_mem));
 	memset(m->rp.rq_mem, 0xA5, sizeof(m->rp.rq_mem));
 }
@@ -1005,14 +1304,26 @@ static void model_run(struct model *m)
 	       (unsigned long long)m->rq.e.snd.cc.st.cuts_trim,
 	       (unsigned long long)m->rq.e.snd.cc.st.rto_undos,
 	       (double)m->now / 1e6, wall, (unsigned long long)steps);
+	if (m->cfg.all_ops)
+		printf("model[%s]: reads=%llu atomics=%llu read_resps=%llu "
+		       "atomic_resps=%llu replays=%llu replay_drops=%llu "
+		       "trimmed_resps=%llu dup_resps=%llu\n", m->cfg.name,
+		       (unsigned long long)m->rq.reads,
+		       (unsigned long long)m->rq.atomics,
+		       (unsigned long long)m->rp.read_resps,
+		       (unsigned long long)m->rp.atomic_resps,
+		       (unsigned long long)m->rp.replays,
+		       (unsigned long long)m->rp.replay_drops,
+		       (unsigned long long)m->rq.trimmed_resps,
+		       (unsigned long long)m->rq.dup_resps);
 
 	/* both sides saw every message exactly once, in order */
 	assert_int_equal(m->rp.next_msn, m->cfg.n_msgs);
 	assert_int_equal(m->rq.done_msn, m->cfg.n_msgs);
 	assert_int_equal(mr_txsb_outstanding(&m->rq.e.snd.sb), 0);
 	/* every corrupted copy that reached an endpoint was dropped */
-	assert_true(m->rp.icrc_drops + m->rq.icrc_drops + m->rp.trim_junk <=
-		    m->ch.corrupted);
+	assert_true(m->rp.icrc_drops + m->rq.icrc_drops + m->rp.trim_junk +
+		    m->rq.trim_junk <= m->ch.corrupted);
 }
 
 static struct model *g_model;
@@ -1059,6 +1370,33 @@ static void test_model_lossy(void **state)
 	assert_true(g_model->rp.trims_nacked > 100);
 	assert_true(g_model->rq.pkts_retx > 10000);
 	assert_true(g_model->rq.e.snd.sb.st.sacked > 10000);
+}
+
+/*
+ * Every RC request opcode under the lossy channel: READ data and atomic
+ * results verified at completion, duplicates of READs and atomics
+ * answered from the responder's records (MR-REL-8, MR-REL-9), trimmed
+ * READ responses asked for again (MR-REL-16).
+ */
+static void test_model_every_opcode(void **state)
+{
+	struct model_cfg c = lossy;
+
+	(void)state;
+	c.name = "every-opcode";
+	c.seed ^= 0x0BCD;
+	c.n_msgs = 30000;
+	c.all_ops = true;
+	/* READ re-requests count once per T_verbs, as the kernel sets it */
+	c.kernel_params = true;
+	run_cfg(&c);
+	assert_true(g_model->rq.reads > 3000);
+	assert_true(g_model->rq.atomics > 6000);
+	assert_true(g_model->rp.read_resps > g_model->rq.reads);
+	assert_true(g_model->rp.replays > 10);
+	assert_true(g_model->rq.trimmed_resps > 10);
+	assert_true(g_model->rq.dup_resps > 10);
+	assert_int_equal(g_model->rp.atomic_word, g_model->rq.atomic_word);
 }
 
 static void test_model_clean(void **state)
@@ -1306,6 +1644,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_clean),
 		cmocka_unit_test(test_model_lossy),
+		cmocka_unit_test(test_model_every_opcode),
 		cmocka_unit_test(test_model_path_dies),
 		cmocka_unit_test(test_model_path_dies_plb),
 		cmocka_unit_test(test_model_single_path),

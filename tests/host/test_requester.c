@@ -7,7 +7,10 @@
  * operations in SQ order, a WR whose source buffer fails (nothing after it
  * is sent, MR-VERBS-25), retransmission of a lost packet exactly as it was
  * (MR-PLACE-14) on another path (MR-MP-5), in-order completion
- * (MR-VERBS-22) and the retry budget (MR-RETRY-1).
+ * (MR-VERBS-22), the retry budget (MR-RETRY-1), READ and atomic responses
+ * placed once and acknowledging their request (MR-REL-21), a trimmed
+ * READ response asked for again (MR-REL-16), and a fatal NACK failing
+ * the WR it names with its status (MR-VERBS-22).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,8 +43,10 @@ static struct t {
 	u32 head, tail;
 	struct sent out[256];
 	u32 n_out;
-	u32 n_local, n_retx_ev, n_retry_exc;
+	u32 n_local, n_retx_ev, n_retry_exc, n_dup, n_trim;
 	int fail_emit_at;	/* emit number that returns ST_BAD_BUF */
+	u8 placed[MR_RDASM_WINDOW * 2];
+	u32 n_placed;
 	u64 seed;
 } T;
 
@@ -83,6 +88,17 @@ static int t_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
 	return 0;
 }
 
+static u8 t_place(void *ctx, struct mr_swqe *w, u32 off, const void *buf,
+		  u32 len)
+{
+	(void)ctx;
+	(void)w;
+	assert_true(off + len <= sizeof(T.placed));
+	memcpy(T.placed + off, buf, len);
+	T.n_placed += len;
+	return 0;
+}
+
 static u8 t_local(void *ctx, struct mr_swqe *w)
 {
 	(void)ctx;
@@ -106,12 +122,17 @@ static void t_event(void *ctx, enum mr_req_event ev, u64 n,
 		T.n_retx_ev += (u32)n;
 	if (ev == MR_REQ_EV_RETRY_EXC)
 		T.n_retry_exc++;
+	if (ev == MR_REQ_EV_RESP_DUP)
+		T.n_dup++;
+	if (ev == MR_REQ_EV_TRIMMED)
+		T.n_trim++;
 }
 
 static const struct mr_requester_ops t_ops = {
 	.wqe = t_wqe,
 	.msg = t_msg,
 	.emit = t_emit,
+	.place = t_place,
 	.local = t_local,
 	.probe = t_probe,
 	.event = t_event,
@@ -134,7 +155,6 @@ static int setup(void **state)
 		.sq_size = SQ,
 		.probe_id = 5,
 		.path_health = false,
-		.status_retry_exc = ST_RETRY,
 	};
 	struct mr_txsb_params tp;
 	struct mr_cc_params cp;
@@ -155,6 +175,11 @@ static int setup(void **state)
 	pp.n_paths = 4;
 	assert_int_equal(mr_path_init(&T.r.snd.pt, &pp, t_rand, &T.seed, 0),
 			 0);
+	rp.status[MR_REQ_ST_RETRY_EXC] = ST_RETRY;
+	rp.status[MR_REQ_ST_RNR_RETRY_EXC] = ST_RETRY + 1;
+	rp.status[MR_REQ_ST_REM_ACCESS] = ST_RETRY + 2;
+	rp.status[MR_REQ_ST_REM_INV_REQ] = ST_RETRY + 3;
+	rp.status[MR_REQ_ST_REM_OP] = ST_RETRY + 4;
 	T.r.ops = &t_ops;
 	T.r.msn_idx = T.msn_idx;
 	mr_requester_start(&T.r, &rp, 0);
@@ -360,6 +385,98 @@ static void test_retry_budget(void **state)
 					       NULL), MR_DONE_SUCCESS);
 }
 
+
+/* A response from the responder of message @msn for request @psn. */
+static void respond(u8 op, u32 psn, u32 msn, u32 off, const u8 *data,
+		    u32 len, u16 flags, u64 now)
+{
+	struct mr_pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.opcode = op;
+	p.flags = flags;
+	p.psn = psn;
+	p.dxh.msn = msn;
+	p.dxh.offset = off;
+	p.payload = data;
+	p.payload_len = len;
+	if (op == MR_OP_ATOMIC_RESP)
+		p.atomic_orig = 0x1122334455667788ULL;
+	mr_requester_on_pkt(&T.r, T.head, T.tail, &p, now, NULL);
+}
+
+/*
+ * READ responses are placed once, at their offset, and complete the READ
+ * with its request acknowledged by them (MR-REL-21); an atomic's original
+ * value is placed; a duplicate or unknown response is dropped and
+ * counted; a trimmed one makes the READ ask again at once (MR-REL-16).
+ */
+static void test_responses(void **state)
+{
+	u8 data[3000];
+	u32 i, rpsn;
+
+	(void)state;
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (u8)(i * 7 + 1);
+	post(MR_OP_READ_REQ, 3000, false);
+	post(MR_OP_ATOMIC_CS, 8, false);
+	run(0);
+	assert_int_equal(T.n_out, 2);
+	rpsn = T.out[0].psn;
+	/* the middle piece first, then it again: placed once */
+	respond(MR_OP_READ_RESP, rpsn, 0, 1024, data + 1024, 1024, 0, US);
+	respond(MR_OP_READ_RESP, rpsn, 0, 1024, data + 1024, 1024, 0, US);
+	assert_int_equal(T.n_placed, 1024);
+	assert_int_equal(T.n_dup, 1);
+	/* a trimmed piece: nothing placed, the READ asks again now */
+	respond(MR_OP_READ_RESP, rpsn, 0, 0, NULL, 0, MR_F_TRIM, 2 * US);
+	assert_int_equal(T.n_trim, 1);
+	assert_true(T.sq[0].rdq.trimmed);
+	respond(MR_OP_READ_RESP, rpsn, 0, 0, data, 1024, 0, 3 * US);
+	respond(MR_OP_READ_RESP, rpsn, 0, 2048, data + 2048, 952, 0, 3 * US);
+	assert_int_equal(T.sq[0].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[0].status, 0);
+	assert_memory_equal(T.placed, data, 3000);
+	/* a response for a message never started */
+	respond(MR_OP_ATOMIC_RESP, T.out[1].psn, 7, 0, NULL, 0, 0, 4 * US);
+	assert_int_equal(T.n_dup, 2);
+	respond(MR_OP_ATOMIC_RESP, T.out[1].psn, 1, 0, NULL, 0, 0, 4 * US);
+	assert_int_equal(T.sq[1].state, MR_SWQE_DONE);
+	assert_int_equal(T.placed[0], 0x88);
+	/* the responses acknowledged both requests: both complete */
+	assert_int_equal(complete(5 * US, MR_DONE_OWN), 2);
+	assert_int_equal(T.r.rd_atomic_out, 0);
+	assert_int_equal(T.r.rd_bytes_out, 0);
+}
+
+/* A fatal NACK fails the WR at its PSN with the status it maps to. */
+static void test_fatal_nack(void **state)
+{
+	struct mr_pkt n;
+
+	(void)state;
+	post(MR_OP_SEND, 10, false);
+	post(MR_OP_WRITE, 10, false);
+	run(0);
+	memset(&n, 0, sizeof(n));
+	n.opcode = MR_OP_NACK;
+	n.nkh.reason = MR_NACK_REMOTE_ACCESS;
+	n.nkh.nack_psn = PSN0 + 1;
+	n.akh.cum_psn = PSN0 + 1;
+	n.akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, US);
+	mr_requester_on_pkt(&T.r, T.head, T.tail, &n, 2 * US, NULL);
+	assert_int_not_equal(T.sq[0].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[1].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[1].status, ST_RETRY + 2);
+	/* the SEND before it was acknowledged by the NACK: it succeeds */
+	assert_int_equal(mr_requester_head(&T.r, T.head, 2 * US, NULL),
+			 MR_DONE_SUCCESS);
+	mr_requester_retired(&T.r, &T.sq[0], T.head++);
+	assert_int_equal(mr_requester_head(&T.r, T.head, 2 * US, NULL),
+			 MR_DONE_OWN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +485,8 @@ int main(void)
 		cmocka_unit_test_setup(test_local_and_failed_source, setup),
 		cmocka_unit_test_setup(test_retransmit_as_sent, setup),
 		cmocka_unit_test_setup(test_retry_budget, setup),
+		cmocka_unit_test_setup(test_responses, setup),
+		cmocka_unit_test_setup(test_fatal_nack, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
