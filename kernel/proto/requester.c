@@ -330,6 +330,9 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 	u64 older = 0;
 	bool read;
 
+	/* None started and unretired: nothing to walk for. */
+	if (!r->rd_atomic_out)
+		return budget;
 	for (i = head; i != r->cur && budget > 0; i++) {
 		w = r->ops->wqe(ctx, i);
 		if (!mr_answered(w->op))

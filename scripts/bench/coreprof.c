@@ -4,28 +4,31 @@
  * callgrind (scripts/bench/coreprof.sh runs it and turns the counts into
  * instructions per packet).
  *
- * One RC requester (txsb + cc + path, as kernel/req.c drives them) streams
- * WRITE messages to one responder (the receiver engine kernel/resp.c
- * runs: rxwin + rxmsg + error point + rate limits) over a simulated link on a virtual clock: a
- * serialisation gap per packet, a one-way delay, and random loss on both
- * directions (data and ACKs). Every packet is really encoded (headers,
- * payload copy, ICRC) and really checked and decoded on the other side.
- * Only the core runs here: no skb, no socket, no verbs.
+ * One RC requester (the requester engine kernel/req.c runs: the send
+ * queue walks, txsb + cc + path) streams WRITE messages to one responder
+ * (the receiver engine kernel/resp.c runs: rxwin + rxmsg + error point +
+ * rate limits) over a simulated link on a virtual clock: a serialisation
+ * gap per packet, a one-way delay, and random loss on both directions
+ * (data and ACKs). Every packet is really encoded (headers, payload copy,
+ * ICRC) and really checked and decoded on the other side. Only the core
+ * runs here: no skb, no socket, no verbs.
  *
  * Each piece of per-packet work is one noinline function below (the
  * "stages"); callgrind's inclusive count of a stage divided by the number
  * of calls the program prints is its cost per call:
- *   stage_tx_data    requester: scoreboard + path + cc bookkeeping of one
- *                    data packet (new or retransmitted), segmentation,
- *                    encode, ICRC
+ *   stage_tx_run     requester: one run of the engine (deadlines, then up
+ *                    to a NIC queue's worth of packets: scoreboard, path
+ *                    and cc bookkeeping, segmentation), its stage_tx_data
+ *                    calls included
+ *   stage_tx_data    requester: encode and ICRC of one data packet (new or
+ *                    retransmitted), the engine's emit callback
  *   stage_rx_data    responder: ICRC check, decode, the receiver engine
  *                    (window, message tracker, placement (memcpy),
  *                    completion, ACK policy and filling the ACK)
  *   stage_tx_ack     responder: encode one ACK (headers, ICRC)
- *   stage_rx_ack     requester: ICRC check, decode, scoreboard (SACK,
- *                    RACK, RTT), cc and path feedback
- *   stage_timers     requester: RACK/RTO timer work when a deadline passed
- *   stage_can_send   requester: the "may I send" checks of the pump loop
+ *   stage_rx_ack     requester: ICRC check, decode, the engine's feedback
+ *                    (scoreboard: SACK, RACK, RTT; cc and path), and the
+ *                    completions it allows
  *   icrc_*           the ICRC alone, as the core computes it (portable
  *                    slicing-by-8) and with the SSE4.2 crc32 instruction
  *                    (what the kernel's crc32c() uses, MR_KERNEL_CRC32C)
@@ -58,6 +61,7 @@
 #include "sender.h"
 #include "receiver.h"
 #include "segment.h"
+#include "requester.h"
 #include "crc32c.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -70,6 +74,8 @@
 #define VA		0x7f0000000000ULL
 #define US		1000ULL
 #define MEM_SLOTS	4		/* responder target buffers */
+#define SQ_SIZE		256		/* requester send queue */
+#define TX_BATCH	16		/* packets per run, as kernel/req.c */
 
 struct qpkt {
 	u64 t;
@@ -87,15 +93,17 @@ struct queue {
 static struct {
 	/* configuration */
 	double loss;
-	u32 n_msgs, msg_len, mtu, npkts;
+	u32 n_msgs, msg_len, mtu;
 	u64 owd_ns, gap_ns;
 	bool fixed, delay;
 	u64 rng;
 	/* requester */
-	struct mr_sender snd;	/* scoreboard, window, paths (sender.h) */
+	struct mr_requester rq;	/* the kernel's requester engine */
+	u32 msn_idx[SQ_SIZE];
+	struct mr_swqe sq[SQ_SIZE];
+	u32 head, tail, posted, done_msn;
 	u64 path_rng;
-	u32 first_psn[MR_RXMSG_RING];	/* by msn % ring */
-	u32 next_msn, next_pkt, done_msn;
+	u64 armed;		/* when the requester runs next */
 	u8 payload[MAX_MTU];
 	/* responder */
 	struct mr_receiver rcv;	/* the kernel's responder engine */
@@ -107,8 +115,8 @@ static struct {
 	struct queue to_rsp, to_req;
 	u64 now;
 	/* statistics */
-	u64 n_tx_data, n_retx, n_rx_data, n_tx_ack, n_rx_ack, n_timers;
-	u64 n_can_send, n_rtos, n_dup, cwnd_area, last_cwnd_t;
+	u64 n_tx_data, n_retx, n_rx_data, n_tx_ack, n_rx_ack, n_tx_run;
+	u64 n_rtos, n_dup, cwnd_area, last_cwnd_t;
 	u32 min_cwnd_seen, max_cwnd_seen;
 } S;
 
@@ -153,7 +161,7 @@ static void link_send(struct queue *q, const u8 *buf, u32 len)
 
 static void cwnd_account(void)
 {
-	u32 w = mr_cc_window(&S.snd.cc) >> MR_CC_SHIFT;
+	u32 w = mr_cc_window(&S.rq.snd.cc) >> MR_CC_SHIFT;
 
 	S.cwnd_area += (u64)w * (S.now - S.last_cwnd_t);
 	S.last_cwnd_t = S.now;
@@ -165,58 +173,96 @@ static void cwnd_account(void)
 
 /* ------------------------------------------------------------ stages */
 
-/* One data packet of message @msn, packet @k, at @psn on @path. */
-NOINLINE static u32 stage_tx_data(u8 *buf, u32 msn, u32 k, bool retx)
+/* The engine's data packet @p: encode, payload, ICRC (kernel/pkt.c). */
+NOINLINE static u32 stage_tx_data(u8 *buf, struct mr_pkt *p)
 {
-	struct mr_req_msg m = {};
-	struct mr_pkt p;
-	u32 psn, off = k * S.mtu, plen;
-	u8 path;
 	int hl;
 
-	if (retx) {
-		const struct mr_txsb_ent *e;
-
-		if (!mr_txsb_next_retx(&S.snd.sb, S.now, &psn))
-			return 0;
-		e = mr_txsb_get(&S.snd.sb, psn);
-		msn = e->msn;
-		k = mr_psn_dist(psn, S.first_psn[msn % MR_RXMSG_RING]);
-		off = k * S.mtu;
-		path = mr_path_pick_other(&S.snd.pt, e->path);
-		if (mr_txsb_on_retx(&S.snd.sb, psn, path, S.now))
-			abort();
-	} else {
-		u8 fl = (k == 0 ? MR_TXE_FIRST : 0) |
-			(k + 1 == S.npkts ? MR_TXE_LAST : 0);
-
-		path = mr_path_pick(&S.snd.pt);
-		if (mr_txsb_on_send(&S.snd.sb, msn, fl, path, S.now, &psn))
-			abort();
-		if (k == 0)
-			S.first_psn[msn % MR_RXMSG_RING] = psn;
-	}
-	m.opcode = MR_OP_WRITE;
-	m.msn = msn;
-	m.length = S.msg_len;
-	m.va = VA;
-	m.rkey = RKEY;
-	mr_req_segment(&m, off, S.mtu, 0, retx, &p);
-	plen = p.payload_len;
-	p.path = path;
-	p.dqpn = RSP_QPN;
-	p.sqpn = REQ_QPN;
-	p.psn = psn;
-	p.ts = mr_txsb_stamp(&S.snd.sb, S.now);
-	mr_sender_on_sent(&S.snd, path, S.now);
-	/* as kernel/pkt.c: headers, payload copied behind them, ICRC */
-	hl = mr_pkt_encode_hdr(&p, buf, PKT_MAX);
+	p->dqpn = RSP_QPN;
+	p->sqpn = REQ_QPN;
+	hl = mr_pkt_encode_hdr(p, buf, PKT_MAX);
 	if (hl < 0)
 		abort();
-	memcpy(buf + hl, S.payload, plen);
-	mr_icrc_put(buf, (u32)hl + plen);
-	return (u32)hl + plen + MR_ICRC_LEN;
+	memcpy(buf + hl, S.payload, p->payload_len);
+	mr_icrc_put(buf, (u32)hl + p->payload_len);
+	return (u32)hl + p->payload_len + MR_ICRC_LEN;
 }
+
+/* ---- the requester engine's callbacks (struct mr_requester_ops) ---- */
+
+static struct mr_swqe *rq_wqe(void *ctx, u32 idx)
+{
+	(void)ctx;
+	return &S.sq[idx % SQ_SIZE];
+}
+
+static void rq_msg(void *ctx, const struct mr_swqe *w, struct mr_req_msg *m)
+{
+	(void)ctx;
+	(void)w;
+	m->va = VA;
+	m->rkey = RKEY;
+}
+
+static int rq_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
+{
+	u8 buf[PKT_MAX];
+
+	(void)ctx;
+	(void)w;
+	S.n_tx_data++;
+	if (p->flags & MR_F_RETX)
+		S.n_retx++;
+	link_send(&S.to_rsp, buf, stage_tx_data(buf, p));
+	return 0;
+}
+
+static u8 rq_place(void *ctx, struct mr_swqe *w, u32 off, const void *buf,
+		   u32 len)
+{
+	(void)ctx;
+	(void)w;
+	(void)off;
+	(void)buf;
+	(void)len;
+	abort();	/* WRITEs only */
+}
+
+static u8 rq_local(void *ctx, struct mr_swqe *w)
+{
+	(void)ctx;
+	(void)w;
+	abort();
+}
+
+static void rq_probe(void *ctx, struct mr_pkt *p)
+{
+	(void)ctx;
+	(void)p;
+	abort();	/* path health is off, as the module's default */
+}
+
+static void rq_event(void *ctx, enum mr_req_event ev, u64 n,
+		     const struct mr_swqe *w)
+{
+	(void)ctx;
+	(void)w;
+	if (ev == MR_REQ_EV_RTO)
+		S.n_rtos += n;
+	else if (ev == MR_REQ_EV_RETRY_EXC || ev == MR_REQ_EV_RD_STALLED ||
+		 ev == MR_REQ_EV_ACK_AGED || ev == MR_REQ_EV_ACK_BAD)
+		abort();
+}
+
+static const struct mr_requester_ops rq_ops = {
+	.wqe = rq_wqe,
+	.msg = rq_msg,
+	.emit = rq_emit,
+	.place = rq_place,
+	.local = rq_local,
+	.probe = rq_probe,
+	.event = rq_event,
+};
 
 /* Encode the ACK the engine filled (rcv_emit). */
 NOINLINE static u32 stage_tx_ack(u8 *buf)
@@ -305,43 +351,49 @@ NOINLINE static bool stage_rx_data(const u8 *buf, u32 len)
 	return S.ack_owed;
 }
 
+/* Retire what completes, in order, and keep the send queue full. */
+static void rq_complete_post(void)
+{
+	struct mr_swqe *w;
+
+	while (S.head != S.tail &&
+	       mr_requester_head(&S.rq, S.head, S.now, NULL) != MR_DONE_WAIT) {
+		if (mr_requester_head(&S.rq, S.head, S.now, NULL) !=
+		    MR_DONE_SUCCESS)
+			abort();
+		mr_requester_retired(&S.rq, &S.sq[S.head % SQ_SIZE], S.head);
+		S.head++;
+		S.done_msn++;
+	}
+	while (S.posted < S.n_msgs && S.tail - S.head < SQ_SIZE) {
+		w = &S.sq[S.tail % SQ_SIZE];
+		memset(w, 0, sizeof(*w));
+		w->op = MR_OP_WRITE;
+		w->length = S.msg_len;
+		w->state = MR_SWQE_QUEUED;
+		S.tail++;
+		S.posted++;
+	}
+}
+
 NOINLINE static void stage_rx_ack(const u8 *buf, u32 len)
 {
-	struct mr_txsb_result res;
 	struct mr_pkt p;
 
 	if (mr_icrc_check(buf, len) || mr_pkt_decode(buf, len, &p))
 		abort();
-	if (mr_sender_on_feedback(&S.snd, &p, S.now, &res) != MR_TXSB_OK)
-		abort();
-	if (res.done_valid)
-		S.done_msn = res.done_msn + 1;
+	mr_requester_on_pkt(&S.rq, S.head, S.tail, &p, S.now, NULL);
+	rq_complete_post();
 }
 
-NOINLINE static void stage_timers(void)
+/* One run of the engine with @budget packets; true if it sent any. */
+NOINLINE static bool stage_tx_run(int budget)
 {
-	struct mr_txsb_result res;
+	u64 before = S.n_tx_data;
 
-	if (mr_sender_on_timer(&S.snd, S.now, &res) != MR_TXSB_OK)
-		abort();
-	if (res.rto_fired)
-		S.n_rtos++;
-	if (res.done_valid)
-		S.done_msn = res.done_msn + 1;
-}
-
-/* 0: nothing may go; 1: a retransmission; 2: a new packet. */
-NOINLINE static int stage_can_send(void)
-{
-	u32 psn;
-
-	if (!mr_sender_can_send(&S.snd, S.now))
-		return 0;
-	if (mr_txsb_next_retx(&S.snd.sb, S.now, &psn))
-		return 1;
-	if (mr_txsb_window_full(&S.snd.sb) || S.next_msn >= S.n_msgs)
-		return 0;
-	return 2;
+	mr_requester_run(&S.rq, S.head, S.tail, true, S.now, budget, NULL);
+	rq_complete_post();
+	return S.n_tx_data != before;
 }
 
 NOINLINE static u32 icrc_portable(const u8 *buf, u32 len)
@@ -369,38 +421,32 @@ icrc_sse42(const u8 *buf, u32 len)
 
 /* ---------------------------------------------------------------- run */
 
+/*
+ * The requester runs as kernel/req.c runs it, in batches while it sends,
+ * with as many packets as the NIC queue takes (a few ahead of the link).
+ */
 static void pump(void)
 {
-	u8 buf[PKT_MAX];
-	int what;
-	u32 len;
+	u64 room_until = S.now + 4 * S.gap_ns;
+	int budget;
 
-	for (;;) {
-		/* the NIC queue: do not run more than a few packets ahead */
-		if (S.to_rsp.busy_until > S.now + 4 * S.gap_ns)
-			return;
-		S.n_can_send++;
-		what = stage_can_send();
-		if (!what)
-			return;
-		S.n_tx_data++;
-		if (what == 1) {
-			len = stage_tx_data(buf, 0, 0, true);
-			S.n_retx++;
-		} else {
-			len = stage_tx_data(buf, S.next_msn, S.next_pkt, false);
-			if (++S.next_pkt == S.npkts) {
-				S.next_pkt = 0;
-				S.next_msn++;
-			}
-		}
-		link_send(&S.to_rsp, buf, len);
-	}
+	/* at least once: the deadlines run even when the queue is full */
+	do {
+		budget = 0;
+		if (S.to_rsp.busy_until <= room_until)
+			budget = (int)((room_until - S.to_rsp.busy_until) /
+				       S.gap_ns) + 1;
+		if (budget > TX_BATCH)
+			budget = TX_BATCH;
+		S.n_tx_run++;
+	} while (stage_tx_run(budget) && budget);
+	/* the kernel arms its timer here (mroce_req_arm) */
+	S.armed = mr_requester_deadline(&S.rq, S.head, S.tail, S.now);
 }
 
 static u64 next_event(void)
 {
-	u64 t = mr_txsb_next_deadline(&S.snd.sb), n;
+	u64 t = S.armed, n;
 
 	n = mr_receiver_ack_deadline(&S.rcv);
 	if (n < t)
@@ -409,13 +455,13 @@ static u64 next_event(void)
 		t = S.to_rsp.q[S.to_rsp.head].t;
 	if (S.to_req.n && S.to_req.q[S.to_req.head].t < t)
 		t = S.to_req.q[S.to_req.head].t;
-	/* the pacer or the NIC queue hold back a packet that may go */
-	n = mr_cc_next_send_ns(&S.snd.cc);
+	/* the NIC queue holds back a packet that may go */
 	if (S.to_rsp.busy_until > S.now + 4 * S.gap_ns &&
-	    S.to_rsp.busy_until - 4 * S.gap_ns > n)
+	    (S.rq.cur != S.tail || S.rq.snd.sb.n_lost)) {
 		n = S.to_rsp.busy_until - 4 * S.gap_ns;
-	if (n > S.now && n < t && (S.next_msn < S.n_msgs || S.snd.sb.n_lost))
-		t = n;
+		if (n < t)
+			t = n;
+	}
 	return t;
 }
 
@@ -423,6 +469,7 @@ static void run(void)
 {
 	u8 buf[PKT_MAX];
 
+	rq_complete_post();
 	pump();
 	while (S.done_msn < S.n_msgs) {
 		u64 t = next_event();
@@ -460,10 +507,6 @@ static void run(void)
 			S.n_rx_ack++;
 			stage_rx_ack(k->buf, k->len);
 		}
-		if (mr_txsb_next_deadline(&S.snd.sb) <= S.now) {
-			S.n_timers++;
-			stage_timers();
-		}
 		pump();
 	}
 	cwnd_account();
@@ -488,6 +531,7 @@ int main(int argc, char **argv)
 	struct mr_txsb_params tp;
 	struct mr_cc_params cp;
 	struct mr_path_params pp;
+	struct mr_requester_params rp = {};
 	u64 rtt_us = 1000;
 	u32 crc_bytes = 0;
 	int o;
@@ -525,13 +569,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "coreprof: bad sizes\n");
 		return 2;
 	}
-	S.npkts = (S.msg_len + S.mtu - 1) / S.mtu;
 	S.owd_ns = rtt_us * US / 2;
 	memset(S.payload, 0x5a, sizeof(S.payload));
 
-	/* the module's set-up (kernel/req.c) */
+	/* the module's set-up (kernel/req.c mroce_req_start) */
 	mr_txsb_default_params(&tp);
-	if (mr_txsb_init(&S.snd.sb, &tp, 0xFFFF00))
+	if (mr_txsb_init(&S.rq.snd.sb, &tp, 0xFFFF00))
 		return 1;
 	mr_cc_default_params(&cp);
 	if (S.fixed) {
@@ -540,12 +583,21 @@ int main(int argc, char **argv)
 		cp.use_delay = false;
 		cp.min_cwnd = MR_CC_ONE;
 	}
-	if (mr_cc_init(&S.snd.cc, &cp))
+	if (mr_cc_init(&S.rq.snd.cc, &cp))
 		return 1;
 	mr_path_default_params(&pp);
 	S.path_rng = 7;
-	if (mr_path_init(&S.snd.pt, &pp, path_rand, &S.path_rng, 0))
+	if (mr_path_init(&S.rq.snd.pt, &pp, path_rand, &S.path_rng, 0))
 		return 1;
+	rp.mtu = S.mtu;
+	rp.max_rd_atomic = 16;
+	rp.rd_bytes_max = 2 * MR_RDASM_WINDOW;
+	rp.sq_size = SQ_SIZE;
+	for (o = 0; o < MR_REQ_ST_N; o++)
+		rp.status[o] = (u8)(o + 1);
+	S.rq.ops = &rq_ops;
+	S.rq.msn_idx = S.msn_idx;
+	mr_requester_start(&S.rq, &rp, 0);
 	mr_receiver_init(&S.rcv, 0xFFFF00, 0);
 	S.rcv.ops = &rcv_ops;
 	S.rcv.seq_err_interval_ns = 100 * US;	/* the kernel's default */
@@ -553,15 +605,14 @@ int main(int argc, char **argv)
 
 	run();
 
-	printf("COUNT stage_tx_data %llu\nCOUNT stage_rx_data %llu\n"
-	       "COUNT stage_tx_ack %llu\nCOUNT stage_rx_ack %llu\n"
-	       "COUNT stage_timers %llu\nCOUNT stage_can_send %llu\n",
+	printf("COUNT stage_tx_run %llu\nCOUNT stage_tx_data %llu\n"
+	       "COUNT stage_rx_data %llu\nCOUNT stage_tx_ack %llu\n"
+	       "COUNT stage_rx_ack %llu\n",
+	       (unsigned long long)S.n_tx_run,
 	       (unsigned long long)S.n_tx_data,
 	       (unsigned long long)S.n_rx_data,
 	       (unsigned long long)S.n_tx_ack,
-	       (unsigned long long)S.n_rx_ack,
-	       (unsigned long long)S.n_timers,
-	       (unsigned long long)S.n_can_send);
+	       (unsigned long long)S.n_rx_ack);
 	printf("SIM loss_pct=%.3f msgs=%u msg_len=%u mtu=%u rtt_us=%llu "
 	       "gap_ns=%llu cc=%s\n", S.loss * 100, S.n_msgs, S.msg_len,
 	       S.mtu, (unsigned long long)rtt_us,
@@ -584,13 +635,13 @@ int main(int argc, char **argv)
 	       "cuts_ecn=%llu cuts_delay=%llu cc_rtos=%llu srtt_us=%.0f "
 	       "rto_us=%.0f rack_lost=%llu rto_lost=%llu spurious=%llu\n",
 	       (double)S.cwnd_area / (double)S.now, S.min_cwnd_seen,
-	       S.max_cwnd_seen, (unsigned long long)S.snd.cc.st.cuts_loss,
-	       (unsigned long long)S.snd.cc.st.cuts_ecn,
-	       (unsigned long long)S.snd.cc.st.cuts_delay,
-	       (unsigned long long)S.snd.cc.st.rtos,
-	       (double)S.snd.sb.srtt_ns / 1e3, (double)mr_txsb_rto(&S.snd.sb) / 1e3,
-	       (unsigned long long)S.snd.sb.st.lost_rack,
-	       (unsigned long long)S.snd.sb.st.lost_rto,
-	       (unsigned long long)S.snd.sb.st.spurious);
+	       S.max_cwnd_seen, (unsigned long long)S.rq.snd.cc.st.cuts_loss,
+	       (unsigned long long)S.rq.snd.cc.st.cuts_ecn,
+	       (unsigned long long)S.rq.snd.cc.st.cuts_delay,
+	       (unsigned long long)S.rq.snd.cc.st.rtos,
+	       (double)S.rq.snd.sb.srtt_ns / 1e3, (double)mr_txsb_rto(&S.rq.snd.sb) / 1e3,
+	       (unsigned long long)S.rq.snd.sb.st.lost_rack,
+	       (unsigned long long)S.rq.snd.sb.st.lost_rto,
+	       (unsigned long long)S.rq.snd.sb.st.spurious);
 	return 0;
 }

@@ -56,7 +56,8 @@ report() {
 	END {
 		pk = cnt["stage_tx_data"] + 0
 		printf "  %-16s %9s %12s %9s %10s\n", "stage", "calls", "Ir", "Ir/call", "Ir/datapkt"
-		n = split("stage_tx_data stage_rx_data stage_tx_ack stage_rx_ack stage_timers stage_can_send", s, " ")
+		# stage_tx_run includes its stage_tx_data calls (listed below)
+		n = split("stage_tx_run stage_rx_data stage_tx_ack stage_rx_ack", s, " ")
 		for (i = 1; i <= n; i++) {
 			c = cnt[s[i]] + 0; v = ir[s[i]] + 0
 			tot += v
@@ -64,7 +65,7 @@ report() {
 		}
 		printf "  %-16s %9s %12d %9s %10.0f\n", "all stages", "", tot, "", pk ? tot / pk : 0
 		printf "  of which:\n"
-		n = split("mr_icrc_put mr_icrc_check mr_crc32c_update mr_pkt_encode_hdr mr_pkt_encode mr_pkt_decode mr_txsb_on_send mr_txsb_on_ack rack_detect mr_txsb_on_timer mr_rxwin_note mr_rxmsg_add mr_rxmsg_pop_completed mr_cc_on_ack mr_path_on_ack mr_path_on_delivery", s, " ")
+		n = split("stage_tx_data mr_icrc_put mr_icrc_check mr_crc32c_update mr_pkt_encode_hdr mr_pkt_encode mr_pkt_decode mr_txsb_on_send mr_txsb_on_ack rack_detect mr_txsb_on_timer mr_rxwin_note mr_rxmsg_add mr_rxmsg_pop_completed mr_cc_on_ack mr_path_on_ack mr_path_on_delivery", s, " ")
 		for (i = 1; i <= n; i++)
 			if (s[i] in ir)
 				printf "  %-24s %12d Ir  %8.0f per data packet\n", s[i], ir[s[i]], pk ? ir[s[i]] / pk : 0
