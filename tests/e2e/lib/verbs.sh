@@ -491,8 +491,11 @@ vt_tamper() {
 
 # vt_dmesg_clean: no kernel report so far (the host judges the whole log
 # with tests/vm/kernel-reports.sh as well; this names the scenario step).
+# A user-space process's general protection fault ("traps: NAME[PID] ...")
+# is not a kernel report (see kernel-reports.sh).
 vt_dmesg_clean() {
-	if dmesg | grep -E '(BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kernel BUG at|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|blocked for more than|soft lockup)' >/tmp/dmesg.bad; then
+	if dmesg | grep -E '(BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kernel BUG at|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|blocked for more than|soft lockup)' |
+		grep -vE 'traps: [^ ]+\[[0-9]+\] general protection fault ip:[0-9a-f]+ sp:[0-9a-f]+ error:[0-9a-f]+( in [^ ]+)?$' >/tmp/dmesg.bad; then
 		head -20 /tmp/dmesg.bad
 		mr_fail "kernel report in the guest log ${1:+after $1}"
 	fi
