@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * MetaRoCE requester engine (requester.h): the send queue walks.
+ * MetaRoCE requester engine (requester.h): the send queue walks (what
+ * goes out, and when), then what comes back (ACK, NACK, responses).
  */
 
 #include "bitmap.h"

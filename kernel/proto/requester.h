@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * MetaRoCE requester engine: what one RC QP's send queue sends next, and
- * when, decided once for every caller.
+ * when, and what the ACKs, NACKs and responses that come back mean,
+ * decided once for every caller.
  *
  * It owns the sender (scoreboard, congestion control, paths: sender.h)
  * and walks the caller's send queue: new work from the packetizing point
  * (MSN and SSN assignment, fences, the READ/ATOMIC limits, segmentation),
  * retransmissions the scoreboard declared, READ ranges and re-requests
  * and atomic re-sends (rdreq.h), path health rounds and probes, the RTO,
- * RACK and RNR deadlines, and which WR at the head may complete
- * (reqdone.h). The caller keeps the queue, the WQEs' own data and the
+ * RACK and RNR deadlines, which WR at the head may complete (reqdone.h),
+ * and what comes back: feedback into the sender, the WR a fatal NACK
+ * fails, READ and atomic responses placed once. The caller keeps the queue, the WQEs' own data and the
  * I/O, reached through struct mr_requester_ops; it embeds a struct
  * mr_swqe in each of its send WQEs.
  *
