@@ -31,6 +31,19 @@ if [ -f userspace/Makefile ]; then
 	fi
 fi
 
+# The user-space endpoint on the protocol engines: two endpoints (and the
+# mr-ue tool as two processes) over UDP on 127.0.0.1, every RC opcode,
+# byte-exact, clean and under loss; error and hostile-input cases.
+ep_log=$(mktemp)
+if ! make -s -C userspace/endpoint check >"$ep_log" 2>&1; then
+	rc=1
+	# a failed test is in its summary line; a build failure prints none
+	grep -q '^endpoint: [0-9]* passed' "$ep_log" ||
+		echo "endpoint: 0 passed, 1 failed" >>"$ep_log"
+fi
+cat "$ep_log"
+rm -f "$ep_log"
+
 # mr-hostile --selftest: every malformation decodes to its error in the
 # core's codec, no off-path class trips its own guard (a few seconds).
 if out=$(make -s -C userspace/tools check 2>&1); then
