@@ -673,6 +673,27 @@ static void mr_on_trimmed(struct mr_requester *r, u32 head,
 	mr_sender_on_trim(&r->snd, p->path, now);
 }
 
+/*
+ * The one response of an empty READ has nothing to place: it only shows
+ * that the request arrived, which acknowledges its PSN (MR-REL-21) -
+ * once: a copy, or one with payload, is dropped.
+ */
+static void mr_on_empty_read_resp(struct mr_requester *r,
+				  const struct mr_swqe *w,
+				  const struct mr_pkt *p, u64 now, void *ctx)
+{
+	struct mr_txsb_result res = {};
+
+	if (p->payload_len ||
+	    !mr_sender_on_implicit_ack(&r->snd, p->psn, now, &res)) {
+		r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, w);
+		return;
+	}
+	mr_txsb_on_progress(&r->snd.sb, now);
+	if (res.rto_undone)
+		r->ops->event(ctx, MR_REQ_EV_SPURIOUS_RTO, 1, NULL);
+}
+
 static void mr_on_response(struct mr_requester *r, u32 head,
 			   const struct mr_pkt *p, u64 now, void *ctx)
 {
@@ -680,6 +701,11 @@ static void mr_on_response(struct mr_requester *r, u32 head,
 	struct mr_txsb_result res = {};
 	bool ok = false;
 
+	if (w && w->state == MR_SWQE_SENT && w->op == MR_OP_READ_REQ &&
+	    p->opcode == MR_OP_READ_RESP && !w->length) {
+		mr_on_empty_read_resp(r, w, p, now, ctx);
+		return;
+	}
 	if (w && w->state == MR_SWQE_SENT) {
 		if (p->opcode == MR_OP_READ_RESP && w->op == MR_OP_READ_REQ)
 			ok = mr_on_read_resp(r, w, p, now, ctx);

@@ -450,6 +450,28 @@ static void test_responses(void **state)
 	assert_int_equal(T.r.rd_bytes_out, 0);
 }
 
+/*
+ * An empty READ's response places nothing but acknowledges its request
+ * (MR-REL-21): the READ completes without waiting for an ACK; a copy of
+ * that response is a duplicate.
+ */
+static void test_empty_read_response(void **state)
+{
+	(void)state;
+	post(MR_OP_READ_REQ, 0, false);
+	run(0);
+	assert_int_equal(T.n_out, 1);
+	assert_int_equal(complete(US, MR_DONE_SUCCESS), 0);
+	respond(MR_OP_READ_RESP, T.out[0].psn, 0, 0, NULL, 0,
+		MR_F_FIRST | MR_F_LAST, 2 * US);
+	assert_int_equal(T.n_dup, 0);
+	assert_int_equal(T.n_placed, 0);
+	respond(MR_OP_READ_RESP, T.out[0].psn, 0, 0, NULL, 0,
+		MR_F_FIRST | MR_F_LAST, 3 * US);
+	assert_int_equal(T.n_dup, 1);
+	assert_int_equal(complete(3 * US, MR_DONE_SUCCESS), 1);
+}
+
 /* A fatal NACK fails the WR at its PSN with the status it maps to. */
 static void test_fatal_nack(void **state)
 {
@@ -486,6 +508,7 @@ int main(void)
 		cmocka_unit_test_setup(test_retransmit_as_sent, setup),
 		cmocka_unit_test_setup(test_retry_budget, setup),
 		cmocka_unit_test_setup(test_responses, setup),
+		cmocka_unit_test_setup(test_empty_read_response, setup),
 		cmocka_unit_test_setup(test_fatal_nack, setup),
 	};
 
