@@ -34,20 +34,14 @@ static void mroce_resp_atomic_reply(struct mroce_qp *qp,
 				    struct mroce_rx_ctx *c, u32 msn, u32 psn,
 				    u64 orig, bool retx)
 {
-	struct mr_pkt r = {};
+	struct mr_pkt r;
 	struct sk_buff *skb;
 	u8 *payload;
 
-	r.opcode = MR_OP_ATOMIC_RESP;
-	r.path = c->path;
-	r.flags = MR_F_FIRST | MR_F_LAST | (retx ? MR_F_RETX : 0);
+	mr_rdresp_atomic_pkt(msn, psn, c->path, orig, retx, &r);
 	r.dqpn = qp->attr.dest_qpn;
 	r.sqpn = qp->ibqp.qp_num;
-	r.psn = psn;
 	r.ts = mroce_qp_ts(qp, mroce_now());
-	r.dxh.msn = msn;
-	r.dxh.msg_len = MR_ATOMIC_LEN;
-	r.atomic_orig = orig;
 	skb = mroce_pkt_new(qp, &r, &payload);
 	if (!IS_ERR(skb))
 		mroce_pkt_queue(&c->txq, skb, mroce_resp_entropy(qp, c->path),
@@ -73,10 +67,8 @@ static u8 mroce_resp_atomic(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	spin_lock(&mroce_atomic_lock);
 	err = mroce_mr_copy(mr, m->va, &orig, sizeof(orig), false);
 	if (!err) {
-		if (m->opcode == MR_OP_ATOMIC_FA)
-			val = orig + m->swap_add;
-		else
-			val = orig == m->compare ? m->swap_add : orig;
+		val = mr_atomic_result(m->opcode, orig, m->swap_add,
+				       m->compare);
 		err = mroce_mr_copy(mr, m->va, &val, sizeof(val), true);
 	}
 	spin_unlock(&mroce_atomic_lock);
@@ -152,25 +144,18 @@ void mroce_resp_rd_replay(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 static struct sk_buff *mroce_resp_rd_skb(struct mroce_qp *qp,
 					 const struct mr_rdresp_chunk *ch)
 {
-	struct mr_pkt r = {};
 	struct mroce_mr *mr;
 	struct sk_buff *skb;
+	struct mr_pkt r;
 	u8 *payload;
 
 	if (mroce_resp_rkey(qp, ch->rkey, ch->va + ch->off, ch->len,
 			    IB_ACCESS_REMOTE_READ, &mr))
 		return ERR_PTR(-EACCES);
-	r.opcode = MR_OP_READ_RESP;
-	r.path = ch->path;
-	r.flags = ch->flags;
+	mr_rdresp_read_pkt(ch, &r);
 	r.dqpn = qp->attr.dest_qpn;
 	r.sqpn = qp->ibqp.qp_num;
-	r.psn = ch->psn;
 	r.ts = mroce_qp_ts(qp, mroce_now());
-	r.dxh.msn = ch->msn;
-	r.dxh.offset = ch->off;
-	r.dxh.msg_len = ch->end;
-	r.payload_len = ch->len;
 	skb = mroce_pkt_new(qp, &r, &payload);
 	if (!IS_ERR(skb) && ch->len &&
 	    mroce_mr_copy(mr, ch->va + ch->off, payload, ch->len, false)) {

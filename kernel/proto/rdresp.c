@@ -320,3 +320,36 @@ void mr_rdresp_clear_jobs(struct mr_rdresp *r)
 	r->job_head = r->job_tail;
 	r->first_jobs = 0;
 }
+
+void mr_rdresp_read_pkt(const struct mr_rdresp_chunk *c, struct mr_pkt *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->opcode = MR_OP_READ_RESP;
+	r->flags = c->flags;
+	r->path = c->path;
+	r->psn = c->psn;
+	r->dxh.msn = c->msn;
+	r->dxh.offset = c->off;
+	r->dxh.msg_len = c->end;
+	r->payload_len = c->len;
+}
+
+void mr_rdresp_atomic_pkt(u32 msn, u32 psn, u8 path, u64 orig, bool retx,
+			  struct mr_pkt *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->opcode = MR_OP_ATOMIC_RESP;
+	r->flags = MR_F_FIRST | MR_F_LAST | (retx ? MR_F_RETX : 0);
+	r->path = path;
+	r->psn = psn;
+	r->dxh.msn = msn;
+	r->dxh.msg_len = MR_ATOMIC_LEN;
+	r->atomic_orig = orig;
+}
+
+u64 mr_atomic_result(u8 opcode, u64 orig, u64 swap_add, u64 compare)
+{
+	if (opcode == MR_OP_ATOMIC_FA)
+		return orig + swap_add;
+	return orig == compare ? swap_add : orig;
+}

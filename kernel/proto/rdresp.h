@@ -162,6 +162,26 @@ static inline bool mr_rdresp_busy(const struct mr_rdresp *r)
  */
 bool mr_rdresp_peek(const struct mr_rdresp *r, u32 mtu,
 		    struct mr_rdresp_chunk *c);
+/*
+ * The READ_RESP that carries chunk @c: opcode, flags, path, PSN and DXH
+ * (MR-HDR-10). The caller adds the QPNs, its timestamp and the payload,
+ * @c->len bytes read at @c->va + @c->off.
+ */
+void mr_rdresp_read_pkt(const struct mr_rdresp_chunk *c, struct mr_pkt *r);
+/*
+ * The ATOMIC_RESP of atomic message @msn, request PSN @psn, on @path,
+ * carrying the word's original value @orig; @retx for one answered from
+ * the record (MR-REL-9). The caller adds the QPNs and its timestamp.
+ */
+void mr_rdresp_atomic_pkt(u32 msn, u32 psn, u8 path, u64 orig, bool retx,
+			  struct mr_pkt *r);
+/*
+ * What atomic @opcode leaves in a word that held @orig: ATOMIC_FA adds
+ * @swap_add, ATOMIC_CS writes @swap_add if the word equals @compare
+ * (MR-HDR-14).
+ */
+u64 mr_atomic_result(u8 opcode, u64 orig, u64 swap_add, u64 compare);
+
 /* The chunk from mr_rdresp_peek() was sent. */
 void mr_rdresp_commit(struct mr_rdresp *r, const struct mr_rdresp_chunk *c);
 /* Abandon the job of the next chunk (its memory went away). */

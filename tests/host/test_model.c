@@ -858,17 +858,10 @@ static void rp_atomic_resp(struct model *m, u32 msn, u32 psn, u64 orig,
 {
 	struct mr_pkt r;
 
-	memset(&r, 0, sizeof(r));
-	r.opcode = MR_OP_ATOMIC_RESP;
-	r.path = m->rp.path;
-	r.flags = MR_F_FIRST | MR_F_LAST | (retx ? MR_F_RETX : 0);
+	mr_rdresp_atomic_pkt(msn, psn, m->rp.path, orig, retx, &r);
 	r.dqpn = REQ_QPN;
 	r.sqpn = RSP_QPN;
-	r.psn = psn;
 	r.ts = (u32)(m->now / US);
-	r.dxh.msn = msn;
-	r.dxh.msg_len = MR_ATOMIC_LEN;
-	r.atomic_orig = orig;
 	m->rp.atomic_resps++;
 	send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
 }
@@ -881,10 +874,8 @@ static void rp_atomic(struct model *m, const struct mr_rxmsg_info *info)
 
 	assert_int_equal(info->va, ATOMIC_VA);
 	assert_int_equal(info->rkey, ATOMIC_RKEY);
-	if (info->opcode == MR_OP_ATOMIC_FA)
-		rp->atomic_word += info->swap_add;
-	else if (orig == info->compare)
-		rp->atomic_word = info->swap_add;
+	rp->atomic_word = mr_atomic_result(info->opcode, orig, info->swap_add,
+					   info->compare);
 	mr_rdresp_atomic_done(&rp->rcv.rd, info, orig);
 	rp_atomic_resp(m, info->msn, info->first_psn, orig, false);
 }
@@ -977,18 +968,10 @@ static void rp_read_resps(struct model *m)
 		slot = (u32)((ch.va - READ_VA) / MODEL_MAX_MSG);
 		assert_true(slot < MODEL_RRING);
 		assert_true(ch.off + ch.len <= MODEL_MAX_MSG);
-		memset(&r, 0, sizeof(r));
-		r.opcode = MR_OP_READ_RESP;
-		r.path = ch.path;
-		r.flags = ch.flags;
+		mr_rdresp_read_pkt(&ch, &r);
 		r.dqpn = REQ_QPN;
 		r.sqpn = RSP_QPN;
-		r.psn = ch.psn;
 		r.ts = (u32)(m->now / US);
-		r.dxh.msn = ch.msn;
-		r.dxh.offset = ch.off;
-		r.dxh.msg_len = ch.end;
-		r.payload_len = ch.len;
 		read_bytes(m, slot, ch.off, payload, ch.len);
 		r.payload = payload;
 		mr_rdresp_commit(&rp->rcv.rd, &ch);

@@ -415,6 +415,56 @@ static void test_replay_not_in_gaps(void **state)
 	assert_int_equal(mr_rdresp_replay(&r, &p, 1, NULL), MR_REPLAY_READ);
 }
 
+/*
+ * The response packets the responders build from rdresp: a READ_RESP
+ * from a chunk and an ATOMIC_RESP encode and decode to the same headers
+ * (MR-HDR-10); an atomic's result (MR-HDR-14).
+ */
+static void test_response_packets(void **state)
+{
+	struct mr_rdresp_chunk c = {
+		.msn = 7, .psn = 0x123456, .off = 1024, .len = 512,
+		.end = 4096, .flags = MR_F_RETX, .path = 3,
+	};
+	u8 buf[MR_MAX_HDR_LEN + 512 + MR_ICRC_LEN], pl[512] = { 0 };
+	struct mr_pkt r, d;
+	int n;
+
+	(void)state;
+	mr_rdresp_read_pkt(&c, &r);
+	r.dqpn = 9;
+	r.payload = pl;
+	n = mr_pkt_encode(&r, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(mr_pkt_decode(buf, (u32)n, &d), 0);
+	assert_int_equal(d.opcode, MR_OP_READ_RESP);
+	assert_int_equal(d.psn, c.psn);
+	assert_int_equal(d.path, c.path);
+	assert_int_equal(d.flags & MR_F_RETX, MR_F_RETX);
+	assert_int_equal(d.dxh.msn, 7);
+	assert_int_equal(d.dxh.offset, 1024);
+	assert_int_equal(d.dxh.msg_len, 4096);
+	assert_int_equal(d.payload_len, 512);
+
+	mr_rdresp_atomic_pkt(8, 0x42, 5, 0x1122334455667788ULL, false, &r);
+	r.dqpn = 9;
+	n = mr_pkt_encode(&r, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(mr_pkt_decode(buf, (u32)n, &d), 0);
+	assert_int_equal(d.opcode, MR_OP_ATOMIC_RESP);
+	assert_int_equal(d.psn, 0x42);
+	assert_int_equal(d.path, 5);
+	assert_int_equal(d.flags & MR_F_RETX, 0);
+	assert_int_equal(d.dxh.msn, 8);
+	assert_int_equal(d.dxh.msg_len, MR_ATOMIC_LEN);
+	assert_true(d.atomic_orig == 0x1122334455667788ULL);
+
+	assert_true(mr_atomic_result(MR_OP_ATOMIC_FA, 5, 3, 0) == 8);
+	assert_true(mr_atomic_result(MR_OP_ATOMIC_FA, ~0ULL, 2, 0) == 1);
+	assert_true(mr_atomic_result(MR_OP_ATOMIC_CS, 5, 9, 5) == 9);
+	assert_true(mr_atomic_result(MR_OP_ATOMIC_CS, 5, 9, 6) == 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_bounded_generation),
 		cmocka_unit_test(test_covered_not_queued_twice),
 		cmocka_unit_test(test_replay_not_in_gaps),
+		cmocka_unit_test(test_response_packets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,15 +180,8 @@ static void mrue_atomic_reply(struct mrue *ue, u32 msn, u32 psn, u64 orig,
 {
 	struct mr_pkt r;
 
-	memset(&r, 0, sizeof(r));
-	r.opcode = MR_OP_ATOMIC_RESP;
-	r.path = ue->rx_path;
-	r.flags = MR_F_FIRST | MR_F_LAST | (retx ? MR_F_RETX : 0);
-	r.psn = psn;
+	mr_rdresp_atomic_pkt(msn, psn, ue->rx_path, orig, retx, &r);
 	r.ts = mr_txsb_stamp(&ue->req.snd.sb, ue->now);
-	r.dxh.msn = msn;
-	r.dxh.msg_len = MR_ATOMIC_LEN;
-	r.atomic_orig = orig;
 	/* A lost answer is asked for again (MR-REL-27). */
 	if (!mrue_send_pkt(ue, &r, NULL, true))
 		ue->st.atomic_resps++;
@@ -204,10 +197,7 @@ static u8 mrue_atomic(struct mrue *ue, const struct mr_rxmsg_info *m)
 	if (rc)
 		return rc;
 	memcpy(&orig, word, sizeof(orig));
-	if (m->opcode == MR_OP_ATOMIC_FA)
-		val = orig + m->swap_add;
-	else
-		val = orig == m->compare ? m->swap_add : orig;
+	val = mr_atomic_result(m->opcode, orig, m->swap_add, m->compare);
 	memcpy(word, &val, sizeof(val));
 	/* Its duplicates are answered from this record (MR-REL-9). */
 	mr_rdresp_atomic_done(&ue->rcv.rd, m, orig);
@@ -383,16 +373,8 @@ static int mrue_rd_send(struct mrue *ue, const struct mr_rdresp_chunk *ch)
 	/* The region may have gone since the READ executed (MR-LOSS-14). */
 	if (mrue_rkey(ue, ch->rkey, ch->va + ch->off, ch->len, MRUE_RR, &src))
 		return 1;
-	memset(&r, 0, sizeof(r));
-	r.opcode = MR_OP_READ_RESP;
-	r.path = ch->path;
-	r.flags = ch->flags;
-	r.psn = ch->psn;
+	mr_rdresp_read_pkt(ch, &r);
 	r.ts = mr_txsb_stamp(&ue->req.snd.sb, ue->now);
-	r.dxh.msn = ch->msn;
-	r.dxh.offset = ch->off;
-	r.dxh.msg_len = ch->end;
-	r.payload_len = ch->len;
 	return mrue_send_pkt(ue, &r, src, true) == -EAGAIN ? -EAGAIN : 0;
 }
 
