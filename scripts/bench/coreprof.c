@@ -355,11 +355,13 @@ NOINLINE static bool stage_rx_data(const u8 *buf, u32 len)
 static void rq_complete_post(void)
 {
 	struct mr_swqe *w;
+	enum mr_done d;
 
-	while (S.head != S.tail &&
-	       mr_requester_head(&S.rq, S.head, S.now, NULL) != MR_DONE_WAIT) {
-		if (mr_requester_head(&S.rq, S.head, S.now, NULL) !=
-		    MR_DONE_SUCCESS)
+	while (S.head != S.tail) {
+		d = mr_requester_head(&S.rq, S.head, S.now, NULL);
+		if (d == MR_DONE_WAIT)
+			break;
+		if (d != MR_DONE_SUCCESS)
 			abort();
 		mr_requester_retired(&S.rq, &S.sq[S.head % SQ_SIZE], S.head);
 		S.head++;
