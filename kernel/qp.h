@@ -103,9 +103,8 @@ struct mroce_resp {
 	u32 rwqe_err_ssn;
 	u32 rwqe_err_idx;
 	bool last_wqe;		/* SRQ: LAST_WQE_REACHED raised */
-	/* READ response pacing (MR-CC-19). */
-	u64 rd_next_ns;
-	bool rd_wait;		/* rd_timer armed: pacing or no memory */
+	/* rd_timer armed: READ responses paced (MR-CC-19) or no memory. */
+	bool rd_wait;
 };
 
 struct mroce_sq {
@@ -210,8 +209,8 @@ struct mroce_qp {
 	struct work_struct resp_work;
 	/* Random offset of this QP's MBH timestamps (MR-SEC-6). */
 	u32 ts_offset;
-	/* Last PROBE_REPLY sent (rate limit, MR-MP-10); receive path. */
-	u64 probe_reply_ns;
+	/* When it may answer a PROBE (rate limit, MR-MP-10); receive path. */
+	u64 probe_reply_next;
 	/* SQD with notification: raise SQ_DRAINED when drained (sq.lock). */
 	bool sqd_notify;
 

@@ -72,26 +72,25 @@ static bool mroce_skb_unicast(struct sk_buff *skb)
 	return false;
 }
 
-/* MR-MP-10: answer a PROBE, at most one reply per 50 us per QP. */
+/*
+ * MR-MP-10: answer a PROBE in RTR, RTS or SQD, as the core's rate allows.
+ * probe_reply_next is only a rate limit: racing softirqs may both reply.
+ */
 static void mroce_probe_reply(struct mroce_qp *qp, const struct mr_pkt *p)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	u64 now = mroce_now();
-	struct mr_pkt r = {};
+	u64 next = READ_ONCE(qp->probe_reply_next);
 	struct sk_buff *skb;
+	struct mr_pkt r;
 	u8 *payload;
 
 	if ((state != IB_QPS_RTR && state != IB_QPS_RTS &&
 	     state != IB_QPS_SQD) ||
-	    now - READ_ONCE(qp->probe_reply_ns) < 50 * NSEC_PER_USEC)
+	    !mr_probe_reply(p, mroce_now(), MR_PROBE_REPLY_GAP_NS, &next, &r))
 		return;
-	WRITE_ONCE(qp->probe_reply_ns, now);
-	r.opcode = MR_OP_PROBE_REPLY;
-	r.path = p->path;
+	WRITE_ONCE(qp->probe_reply_next, next);
 	r.dqpn = qp->attr.dest_qpn;
 	r.sqpn = qp->ibqp.qp_num;
-	r.psn = p->psn;
-	r.ts = p->ts;
 	skb = mroce_pkt_new(qp, &r, &payload);
 	if (!IS_ERR(skb))
 		mroce_pkt_send(qp, skb, p->path, false);
@@ -99,7 +98,7 @@ static void mroce_probe_reply(struct mroce_qp *qp, const struct mr_pkt *p)
 
 void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 {
-	const struct mr_op_desc *desc;
+	enum mr_rx_role role;
 	struct mroce_qp *qp;
 	struct mr_pkt p;
 	int err;
@@ -111,24 +110,12 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
 		goto drop;
 	}
-	/* MR-MAL-2 steps 2..8: the core's codec, a pure function. */
-	err = mr_pkt_decode(skb->data, skb->len, &p);
+	/* MR-MAL-2 steps 2..9: the core's pure function. */
+	err = mr_pkt_receive(skb->data, skb->len, &p);
 	if (err) {
 		mroce_count(dev, err == MR_ERR_VERSION ?
-			    MROCE_CNT_VERSION_DROPS :
-			    MROCE_CNT_MALFORMED_DROPS);
-		goto drop;
-	}
-	/*
-	 * Step 9: ICRC, except on trimmed packets (MR-ICRC-5), whose
-	 * payload is then never used: a trimmed request only gets its NACK,
-	 * a trimmed READ_RESP only marks a range missing.
-	 */
-	if (p.flags & MR_F_TRIM) {
-		p.payload = NULL;
-		p.payload_len = 0;
-	} else if (mr_icrc_check(skb->data, skb->len)) {
-		mroce_count(dev, MROCE_CNT_ICRC_DROPS);
+			    MROCE_CNT_VERSION_DROPS : err == MR_ERR_ICRC ?
+			    MROCE_CNT_ICRC_DROPS : MROCE_CNT_MALFORMED_DROPS);
 		goto drop;
 	}
 
@@ -137,9 +124,9 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		goto drop;
 	}
-	/* RC opcodes to RC QPs, UD opcodes to UD/GSI QPs (MR-MAL-2). */
-	desc = mr_op_desc(p.opcode);
-	if (desc->hdrs & MR_HDR_DETH) {
+	/* RC opcodes to RC QPs, UD opcodes to UD/GSI QPs (step 10). */
+	role = mr_pkt_role(&p);
+	if (role == MR_RX_UD) {
 		if (qp->ibqp.qp_type == IB_QPT_RC || !mroce_skb_unicast(skb))
 			mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		else if (p.flags & MR_F_TRIM)
@@ -156,9 +143,9 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		goto put;
 	}
 
-	if (desc->attrs & MR_OPA_REQ)
+	if (role == MR_RX_REQUEST)
 		mroce_resp_rcv(qp, &p, mroce_skb_ce(skb));
-	else if (p.opcode == MR_OP_PROBE)
+	else if (role == MR_RX_PROBE)
 		mroce_probe_reply(qp, &p);
 	else
 		mroce_req_rcv(qp, &p, mroce_skb_ce(skb));

@@ -208,36 +208,27 @@ void mroce_qp_stop_timers(struct mroce_qp *qp)
 	cancel_work_sync(&qp->resp_work);
 }
 
+/* The completion status of each requester failure (MR-VERBS-22). */
+static const u8 mroce_req_status[MR_REQ_ST_N] = {
+	[MR_REQ_ST_RETRY_EXC] = IB_WC_RETRY_EXC_ERR,
+	[MR_REQ_ST_RNR_RETRY_EXC] = IB_WC_RNR_RETRY_EXC_ERR,
+	[MR_REQ_ST_REM_ACCESS] = IB_WC_REM_ACCESS_ERR,
+	[MR_REQ_ST_REM_INV_REQ] = IB_WC_REM_INV_REQ_ERR,
+	[MR_REQ_ST_REM_OP] = IB_WC_REM_OP_ERR,
+	[MR_REQ_ST_FLUSH] = IB_WC_WR_FLUSH_ERR,
+};
+
 /*
- * A send WQE no responder would accept, found when it is posted
- * (MR-VERBS-23): an atomic at a remote address that is not 8-byte
- * aligned (the responder's answer would be NACK INVALID_REQ) or a READ
- * or WRITE whose remote range wraps 2^64 (NACK REMOTE_ACCESS). The wire
- * format cannot carry either (MR-HDR-14, MR-HDR-10), so such a WR is not
- * sent: it completes in SQ order with the status that NACK would give
- * (MR-VERBS-22) and the QP enters Error. Returns IB_WC_SUCCESS or that
- * status.
+ * A send WQE no responder would accept, refused when it is posted
+ * (MR-VERBS-23, the engine's rule). Returns IB_WC_SUCCESS or the status
+ * it completes with in SQ order.
  */
 u8 mroce_req_validate(const struct mroce_send_wqe *wqe)
 {
-	u64 addr;
+	u64 raddr = mr_op_has(wqe->tx.op, MR_OPA_ATOMIC) ?
+		    wqe->wr.atomic.remote_addr : wqe->wr.rdma.remote_addr;
 
-	switch (wqe->opcode) {
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		if (wqe->wr.atomic.remote_addr & (MR_ATOMIC_LEN - 1))
-			return IB_WC_REM_INV_REQ_ERR;
-		return IB_WC_SUCCESS;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
-		addr = wqe->wr.rdma.remote_addr;
-		if (wqe->tx.length && addr > U64_MAX - (wqe->tx.length - 1))
-			return IB_WC_REM_ACCESS_ERR;
-		return IB_WC_SUCCESS;
-	default:
-		return IB_WC_SUCCESS;
-	}
+	return mr_swqe_refused(&wqe->tx, raddr, mroce_req_status);
 }
 
 /* Execute a local operation; sq.lock held. */
@@ -556,11 +547,7 @@ void mroce_req_start(struct mroce_qp *qp)
 	/* Probe identifiers an off-path forger cannot predict (MR-SEC-3). */
 	rp.probe_id = get_random_u32();
 	rp.path_health = mroce_path_health;
-	rp.status[MR_REQ_ST_RETRY_EXC] = IB_WC_RETRY_EXC_ERR;
-	rp.status[MR_REQ_ST_RNR_RETRY_EXC] = IB_WC_RNR_RETRY_EXC_ERR;
-	rp.status[MR_REQ_ST_REM_ACCESS] = IB_WC_REM_ACCESS_ERR;
-	rp.status[MR_REQ_ST_REM_INV_REQ] = IB_WC_REM_INV_REQ_ERR;
-	rp.status[MR_REQ_ST_REM_OP] = IB_WC_REM_OP_ERR;
+	memcpy(rp.status, mroce_req_status, sizeof(rp.status));
 
 	spin_lock_bh(&qp->sq.lock);
 	WARN_ON(mr_txsb_init(&req->rq.snd.sb, &tp, a->sq_psn));
@@ -609,51 +596,27 @@ void mroce_req_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 }
 
 /*
- * Can the WQE at the SQ head complete? Fills *@status. Completion is
- * strictly in SQ order; the rule is the core's (proto/reqdone.h), the
- * Error state and UD/GSI (no requester state) are the glue's. sq.lock
- * held.
+ * Can the WQE at the SQ head complete? Fills *@status. The rule is the
+ * engine's (mr_requester_complete); UD/GSI QPs have no requester: a WR
+ * is done when sent. sq.lock held.
  */
 static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 {
 	struct mroce_sq *sq = &qp->sq;
-	struct mroce_req *req = qp->req;
 	struct mroce_req_io io = { .qp = qp };
+	bool in_error = qp->state == IB_QPS_ERR;
 	struct mroce_send_wqe *wqe;
-	u64 now;
 
 	if (sq->head == sq->tail)
 		return false;
+	if (qp->req)
+		return mr_requester_complete(&qp->req->rq, sq->head,
+					     mroce_now(), in_error, &io,
+					     status);
 	wqe = mroce_sq_wqe(sq, sq->head);
-
-	if (qp->state == IB_QPS_ERR) {
-		*status = wqe->tx.state == MR_SWQE_DONE &&
-			  wqe->tx.status != IB_WC_SUCCESS ?
-			  wqe->tx.status : IB_WC_WR_FLUSH_ERR;
-		return true;
-	}
-	if (!req) {
-		*status = wqe->tx.status;
-		return wqe->tx.state == MR_SWQE_DONE;
-	}
-	/* The clock is read only once the scoreboard failed. */
-	now = req->rq.snd.sb.failed ? mroce_now() : 0;
-	switch (mr_requester_head(&req->rq, sq->head, now, &io)) {
-	case MR_DONE_OWN:
-		*status = wqe->tx.status;
-		return true;
-	case MR_DONE_SUCCESS:
-		*status = IB_WC_SUCCESS;
-		return true;
-	case MR_DONE_FLUSH:
-		*status = IB_WC_WR_FLUSH_ERR;
-		return true;
-	case MR_DONE_RETRY_EXC:
-		*status = IB_WC_RETRY_EXC_ERR;
-		return true;
-	default:
-		return false;
-	}
+	*status = in_error ? mr_swqe_flushed(&wqe->tx, IB_WC_WR_FLUSH_ERR) :
+		  wqe->tx.status;
+	return in_error || wqe->tx.state == MR_SWQE_DONE;
 }
 
 /* Arm the requester timer at the engine's next deadline. sq.lock held. */

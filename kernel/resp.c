@@ -70,7 +70,6 @@ void mroce_resp_start(struct mroce_qp *qp)
 	memset(resp->slot_placed, 0, sizeof(resp->slot_placed));
 	resp->rwqe_err = 0;
 	resp->last_wqe = false;
-	resp->rd_next_ns = 0;
 	resp->rd_wait = false;
 	WRITE_ONCE(qp->stopping, false);
 	spin_unlock_bh(&qp->resp_lock);
@@ -243,16 +242,12 @@ u8 mroce_resp_rkey(struct mroce_qp *qp, u32 rkey, u64 va, u64 len,
 	return 0;
 }
 
-static u8 mroce_resp_rkey_check(struct mroce_qp *qp, u32 rkey, u64 va,
-				u64 len, int access)
-{
-	struct mroce_mr *mr;
-	u8 reason = mroce_resp_rkey(qp, rkey, va, len, access, &mr);
-
-	if (mr)
-		mroce_mr_put(mr);
-	return reason;
-}
+/* The access flag of each right a request may need (MR-VERBS-21). */
+static const int mroce_right_access[] = {
+	[MR_RIGHT_WRITE] = IB_ACCESS_REMOTE_WRITE,
+	[MR_RIGHT_READ] = IB_ACCESS_REMOTE_READ,
+	[MR_RIGHT_ATOMIC] = IB_ACCESS_REMOTE_ATOMIC,
+};
 
 /*
  * Checks without side effects of a new receive-consuming packet (SEND*,
@@ -291,44 +286,28 @@ static u8 mroce_resp_check_recv(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 
 /*
  * ops->check: a new request packet against this QP's receive queue and
- * memory regions: 0, MR_NACK_RNR (nothing recorded, the peer retries), a
- * fatal NACK reason, or MR_RCV_DROP. resp_lock held.
+ * memory regions, as mr_rcv_need() says: 0, MR_NACK_RNR (nothing
+ * recorded, the peer retries), a fatal NACK reason, or MR_RCV_DROP.
+ * resp_lock held.
  */
 static u8 mroce_rcv_check(void *ctx, const struct mr_pkt *p)
 {
 	struct mroce_rx_ctx *c = ctx;
-	struct mroce_qp *qp = c->qp;
-	u8 rc;
+	struct mr_rcv_need n;
+	struct mroce_mr *mr;
+	u8 rc = 0;
 
-	switch (p->opcode) {
-	case MR_OP_SEND:
-	case MR_OP_SEND_IMM:
-	case MR_OP_SEND_INV:
-		return mroce_resp_check_recv(qp, c, p);
-	case MR_OP_WRITE_IMM:
-		rc = mroce_resp_check_recv(qp, c, p);
-		if (rc)
-			return rc;
-		fallthrough;
-	case MR_OP_WRITE:
-		/* The RXH va is the message start (MR-PLACE-3). */
-		return mroce_resp_rkey_check(qp, p->rxh.rkey,
-					     p->rxh.va + p->dxh.offset,
-					     p->payload_len,
-					     IB_ACCESS_REMOTE_WRITE);
-	case MR_OP_READ_REQ:
-		return mroce_resp_rkey_check(qp, p->rxh.rkey,
-					     p->rxh.va + p->dxh.offset,
-					     p->dxh.msg_len,
-					     IB_ACCESS_REMOTE_READ);
-	case MR_OP_ATOMIC_CS:
-	case MR_OP_ATOMIC_FA:
-		return mroce_resp_rkey_check(qp, p->axh.rkey, p->axh.va,
-					     MR_ATOMIC_LEN,
-					     IB_ACCESS_REMOTE_ATOMIC);
-	default:
+	if (!mr_rcv_need(p, &n))
 		return MR_RCV_DROP;
+	if (n.recv)
+		rc = mroce_resp_check_recv(c->qp, c, p);
+	if (!rc && n.right) {
+		rc = mroce_resp_rkey(c->qp, n.rkey, n.va, n.len,
+				     mroce_right_access[n.right], &mr);
+		if (mr)
+			mroce_mr_put(mr);
 	}
+	return rc;
 }
 
 /*
@@ -341,6 +320,7 @@ static u8 mroce_rcv_place(void *ctx, const struct mr_pkt *p)
 	struct mroce_qp *qp = c->qp;
 	struct mroce_resp *resp = qp->resp;
 	struct mroce_recv_wqe *rwqe;
+	struct mr_rcv_need n;
 	struct mroce_mr *mr;
 	u8 reason;
 	int err;
@@ -368,14 +348,13 @@ static u8 mroce_rcv_place(void *ctx, const struct mr_pkt *p)
 					  MR_NACK_REMOTE_OP;
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
-		reason = mroce_resp_rkey(qp, p->rxh.rkey,
-					 p->rxh.va + p->dxh.offset,
-					 p->payload_len, IB_ACCESS_REMOTE_WRITE,
-					 &mr);
+		/* Checked again: the region may have gone since arrival. */
+		mr_rcv_need(p, &n);
+		reason = mroce_resp_rkey(qp, n.rkey, n.va, n.len,
+					 IB_ACCESS_REMOTE_WRITE, &mr);
 		if (reason)
 			return reason;
-		err = mroce_mr_copy(mr, p->rxh.va + p->dxh.offset,
-				    (void *)p->payload, p->payload_len, true);
+		err = mroce_mr_copy(mr, n.va, (void *)p->payload, n.len, true);
 		mroce_mr_put(mr);
 		return err ? MR_NACK_REMOTE_ACCESS : 0;
 	default:

@@ -27,8 +27,6 @@
 #define MROCE_RD_SOFTIRQ_BUDGET	16
 /* READ_RESPs per batch of resp_work, between rescheduling points. */
 #define MROCE_RD_WORK_BUDGET	64
-/* Retry after a failed packet allocation. */
-#define MROCE_RD_NOMEM_NS	(1000 * 1000)
 
 static void mroce_resp_atomic_reply(struct mroce_qp *qp,
 				    struct mroce_rx_ctx *c, u32 msn, u32 psn,
@@ -137,13 +135,13 @@ void mroce_resp_rd_replay(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 }
 
 /*
- * Build the READ_RESP of @ch. ERR_PTR(-ENOMEM), or -EACCES when the
- * region no longer grants the read (the job is abandoned; the requester
- * asks again and then gets the error, MR-LOSS-14).
+ * rdresp's build callback: the READ_RESP of @ch, read from the region
+ * that must still grant it, into the pass's queue.
  */
-static struct sk_buff *mroce_resp_rd_skb(struct mroce_qp *qp,
-					 const struct mr_rdresp_chunk *ch)
+static int mroce_resp_rd_build(void *ctx, const struct mr_rdresp_chunk *ch)
 {
+	struct mroce_rx_ctx *c = ctx;
+	struct mroce_qp *qp = c->qp;
 	struct mroce_mr *mr;
 	struct sk_buff *skb;
 	struct mr_pkt r;
@@ -151,20 +149,31 @@ static struct sk_buff *mroce_resp_rd_skb(struct mroce_qp *qp,
 
 	if (mroce_resp_rkey(qp, ch->rkey, ch->va + ch->off, ch->len,
 			    IB_ACCESS_REMOTE_READ, &mr))
-		return ERR_PTR(-EACCES);
+		goto gone;
 	mr_rdresp_read_pkt(ch, &r);
 	r.dqpn = qp->attr.dest_qpn;
 	r.sqpn = qp->ibqp.qp_num;
 	r.ts = mroce_qp_ts(qp, mroce_now());
 	skb = mroce_pkt_new(qp, &r, &payload);
-	if (!IS_ERR(skb) && ch->len &&
+	if (IS_ERR(skb)) {
+		if (mr)
+			mroce_mr_put(mr);
+		mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
+		return MR_RDRESP_NOMEM;
+	}
+	if (ch->len &&
 	    mroce_mr_copy(mr, ch->va + ch->off, payload, ch->len, false)) {
 		kfree_skb(skb);
-		skb = ERR_PTR(-EACCES);
+		mroce_mr_put(mr);
+		goto gone;
 	}
 	if (mr)
 		mroce_mr_put(mr);
-	return skb;
+	mroce_pkt_queue(&c->txq, skb, mroce_resp_entropy(qp, ch->path), true);
+	return 0;
+gone:
+	mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
+	return MR_RDRESP_GONE;
 }
 
 /* Pacing gap of the QP's READ responses (MR-CC-19); 0: none. */
@@ -193,19 +202,17 @@ static void mroce_resp_rd_arm(struct mroce_qp *qp, u64 when)
 }
 
 /*
- * Build at most @budget READ_RESPs into @c's queue. Returns true if
- * more are ready to build now (not held by pacing or a failed
- * allocation). A QP that left the responder states drops its jobs
- * (MR-VERBS-25). resp_lock held.
+ * Build at most @budget READ_RESPs into @c's queue, as rdresp paces
+ * them. Returns true if more are ready to build now (not held by pacing
+ * or a failed allocation: rd_timer resumes those). A QP that left the
+ * responder states drops its jobs (MR-VERBS-25). resp_lock held.
  */
 static bool mroce_resp_rd_pass(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 			       int budget, u64 gap, u64 slack)
 {
 	struct mroce_resp *resp = qp->resp;
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	struct mr_rdresp_chunk ch;
-	struct sk_buff *skb;
-	u64 now;
+	u64 now = mroce_now(), when;
 	u32 mtu;
 
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
@@ -223,35 +230,14 @@ static bool mroce_resp_rd_pass(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	 */
 	mtu = ib_mtu_enum_to_int(min(qp->attr.path_mtu,
 				     READ_ONCE(qp->dev->active_mtu)));
-	while (budget > 0 && mr_rdresp_peek(&resp->rcv.rd, mtu, &ch)) {
-		now = mroce_now();
-		if (gap && resp->rd_next_ns > now + slack) {
-			mroce_resp_rd_arm(qp, resp->rd_next_ns);
-			return false;
-		}
-		skb = mroce_resp_rd_skb(qp, &ch);
-		if (skb == ERR_PTR(-ENOMEM)) {
-			mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
-			mroce_resp_rd_arm(qp, now + MROCE_RD_NOMEM_NS);
-			return false;
-		}
-		if (IS_ERR(skb)) {
-			mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
-			mr_rdresp_abort(&resp->rcv.rd);
-			continue;
-		}
-		mr_rdresp_commit(&resp->rcv.rd, &ch);
-		mroce_pkt_queue(&c->txq, skb, mroce_resp_entropy(qp, ch.path),
-				true);
-		if (gap)
-			resp->rd_next_ns = max(resp->rd_next_ns, now - slack) +
-					   gap;
-		budget--;
-	}
+	when = mr_rdresp_pump(&resp->rcv.rd, mtu, budget, now, gap, slack,
+			      mroce_resp_rd_build, c);
+	if (when != now && when != MR_TIME_NEVER)
+		mroce_resp_rd_arm(qp, when);
 	/* The error point waited for these responses (MR-VERBS-24). */
-	if (mr_receiver_rd_drained(&resp->rcv, mroce_now(), c))
+	if (mr_receiver_rd_drained(&resp->rcv, now, c))
 		c->error = true;
-	return mr_rdresp_busy(&resp->rcv.rd);
+	return when == now;
 }
 
 /*

@@ -498,3 +498,18 @@ u32 mr_path_usable(const struct mr_path_table *pt)
 		n += pt->path[i].state != MR_PATH_DEAD;
 	return n;
 }
+
+bool mr_probe_reply(const struct mr_pkt *probe, u64 now_ns, u64 gap_ns,
+		    u64 *next_ns, struct mr_pkt *r)
+{
+	if (now_ns < *next_ns)
+		return false;
+	*next_ns = now_ns + gap_ns;
+	memset(r, 0, sizeof(*r));
+	r->opcode = MR_OP_PROBE_REPLY;
+	r->path = probe->path;
+	r->psn = probe->psn;
+	r->ts = probe->ts;
+	return true;
+}
+MR_KUNIT_EXPORT(mr_probe_reply);

@@ -157,6 +157,21 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
 u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		 u64 now_ns);
 
+/* probe_reply_rate's default: one PROBE_REPLY per QP per 50 us (MR-MP-10). */
+#define MR_PROBE_REPLY_GAP_NS		(50ULL * 1000)
+
+/*
+ * The replier's side of MR-MP-10, at most one reply per @gap_ns
+ * (probe_reply_rate). @next_ns: when this QP may reply next (0 at
+ * start). If a reply may go at @now_ns, fills @r with it (MBH only:
+ * path, PSN and timestamp of @probe, no flags; the caller sets the QPNs
+ * and sends it on a path of its own choosing), moves *@next_ns on and
+ * returns true; else false and the PROBE is dropped.
+ */
+struct mr_pkt;
+bool mr_probe_reply(const struct mr_pkt *probe, u64 now_ns, u64 gap_ns,
+		    u64 *next_ns, struct mr_pkt *r);
+
 /* A DEAD path whose PROBE is due; false if none. */
 bool mr_path_probe_due(const struct mr_path_table *pt, u64 now_ns,
 		       u8 *idx);

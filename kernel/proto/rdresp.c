@@ -4,6 +4,7 @@
  * requests, replay rules and the bounded queue of READ responses.
  */
 #include "rdresp.h"
+#include "txsb.h"
 
 void mr_rdresp_init(struct mr_rdresp *r)
 {
@@ -320,6 +321,37 @@ void mr_rdresp_clear_jobs(struct mr_rdresp *r)
 	r->job_head = r->job_tail;
 	r->first_jobs = 0;
 }
+
+u64 mr_rdresp_pump(struct mr_rdresp *r, u32 mtu, int budget, u64 now_ns,
+		   u64 gap_ns, u64 slack_ns,
+		   int (*build)(void *ctx, const struct mr_rdresp_chunk *ch),
+		   void *ctx)
+{
+	struct mr_rdresp_chunk ch;
+	int rc;
+
+	while (mr_rdresp_peek(r, mtu, &ch)) {
+		if (budget <= 0)
+			return now_ns;
+		if (gap_ns && r->next_ns > now_ns + slack_ns)
+			return r->next_ns;
+		rc = build(ctx, &ch);
+		if (rc == MR_RDRESP_NOMEM)
+			return now_ns + MR_RDRESP_NOMEM_NS;
+		if (rc) {
+			mr_rdresp_abort(r);
+			continue;
+		}
+		mr_rdresp_commit(r, &ch);
+		if (gap_ns)
+			r->next_ns = MR_MAX(r->next_ns, now_ns > slack_ns ?
+						    now_ns - slack_ns : 0) +
+				     gap_ns;
+		budget--;
+	}
+	return MR_TIME_NEVER;
+}
+MR_KUNIT_EXPORT(mr_rdresp_pump);
 
 void mr_rdresp_read_pkt(const struct mr_rdresp_chunk *c, struct mr_pkt *r)
 {

@@ -90,6 +90,7 @@ struct mr_rdresp {
 	struct mr_rdresp_job	job[MR_RDRESP_JOBS];
 	u32			job_head, job_tail;
 	u32			first_jobs;	/* jobs with first set */
+	u64			next_ns;	/* pacing: next READ_RESP due */
 	struct mr_rdresp_stats	st;
 };
 
@@ -188,5 +189,28 @@ void mr_rdresp_commit(struct mr_rdresp *r, const struct mr_rdresp_chunk *c);
 void mr_rdresp_abort(struct mr_rdresp *r);
 /* Forget every job (QP reset or error); records stay until init. */
 void mr_rdresp_clear_jobs(struct mr_rdresp *r);
+
+/* ops->build results besides 0 (built and queued). */
+#define MR_RDRESP_NOMEM		(-1)	/* try again in MR_RDRESP_NOMEM_NS */
+#define MR_RDRESP_GONE		(-2)	/* the range is unreadable: job dropped */
+
+/* How soon a pass that found no memory is tried again. */
+#define MR_RDRESP_NOMEM_NS	(1000ULL * 1000)
+
+/*
+ * One pass over the queued READ responses, as every responder sends
+ * them: at most @budget READ_RESPs (MR-SEC-9), pieces of at most @mtu
+ * bytes, paced at @gap_ns apart with bursts of up to @slack_ns ahead
+ * (MR-CC-19; @gap_ns 0: no pacing). @build builds and sends chunk @ch:
+ * 0, MR_RDRESP_NOMEM (the chunk waits) or MR_RDRESP_GONE (its region no
+ * longer grants the read: the job is abandoned and the requester asks
+ * again, MR-LOSS-14). Returns MR_TIME_NEVER when no job is left, @now_ns
+ * when the budget ran out with more ready, or the time the pass is due
+ * again (pacing, no memory).
+ */
+u64 mr_rdresp_pump(struct mr_rdresp *r, u32 mtu, int budget, u64 now_ns,
+		   u64 gap_ns, u64 slack_ns,
+		   int (*build)(void *ctx, const struct mr_rdresp_chunk *ch),
+		   void *ctx);
 
 #endif /* MR_PROTO_RDRESP_H */

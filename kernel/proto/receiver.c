@@ -432,3 +432,39 @@ bool mr_receiver_rd_drained(struct mr_receiver *r, u64 now_ns, void *ctx)
 	err_nack(r, &c);
 	return true;
 }
+
+bool mr_rcv_need(const struct mr_pkt *p, struct mr_rcv_need *n)
+{
+	memset(n, 0, sizeof(*n));
+	switch (p->opcode) {
+	case MR_OP_SEND:
+	case MR_OP_SEND_IMM:
+	case MR_OP_SEND_INV:
+		n->recv = true;
+		return true;
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+		n->recv = p->opcode == MR_OP_WRITE_IMM;
+		n->right = MR_RIGHT_WRITE;
+		n->rkey = p->rxh.rkey;
+		n->va = p->rxh.va + p->dxh.offset;
+		n->len = p->payload_len;
+		return true;
+	case MR_OP_READ_REQ:
+		n->right = MR_RIGHT_READ;
+		n->rkey = p->rxh.rkey;
+		n->va = p->rxh.va + p->dxh.offset;
+		n->len = p->dxh.msg_len;
+		return true;
+	case MR_OP_ATOMIC_CS:
+	case MR_OP_ATOMIC_FA:
+		n->right = MR_RIGHT_ATOMIC;
+		n->rkey = p->axh.rkey;
+		n->va = p->axh.va;
+		n->len = MR_ATOMIC_LEN;
+		return true;
+	default:
+		return false;
+	}
+}
+MR_KUNIT_EXPORT(mr_rcv_need);

@@ -48,6 +48,32 @@ enum mr_rcv_event {
 	MR_RCV_EV_RKEY,		/* a remote access error became fatal */
 };
 
+/* A right a request needs over a remote range (MR-VERBS-21). */
+enum mr_right {
+	MR_RIGHT_NONE,
+	MR_RIGHT_WRITE,
+	MR_RIGHT_READ,
+	MR_RIGHT_ATOMIC,
+};
+
+/* What a new request packet is checked against before it is recorded. */
+struct mr_rcv_need {
+	bool recv;		/* the receive WQE of DXH.ssn (SEND*, WRITE_IMM) */
+	u8 right;		/* enum mr_right over [va, va + len) under rkey */
+	u32 rkey;
+	u64 va;
+	u64 len;
+};
+
+/*
+ * What request @p needs of the responder's resources, for ops->check at
+ * arrival and again when a WRITE's payload is placed: a WRITE's bytes of
+ * this packet at RXH.va + DXH.offset (RXH.va is the message start,
+ * MR-PLACE-3), a READ's range from its offset to the message end, an
+ * atomic's 8 bytes. False for an opcode no responder takes.
+ */
+bool mr_rcv_need(const struct mr_pkt *p, struct mr_rcv_need *n);
+
 struct mr_receiver;
 
 /*

@@ -92,6 +92,53 @@ enum mr_done mr_requester_head(struct mr_requester *r, u32 head, u64 now,
 				now);
 }
 
+u8 mr_swqe_refused(const struct mr_swqe *w, u64 remote_addr,
+		   const u8 *status)
+{
+	switch (w->op) {
+	case MR_OP_ATOMIC_CS:
+	case MR_OP_ATOMIC_FA:
+		if (remote_addr & (MR_ATOMIC_LEN - 1))
+			return status[MR_REQ_ST_REM_INV_REQ];
+		return 0;
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+	case MR_OP_READ_REQ:
+		if (w->length && remote_addr > ~0ULL - (w->length - 1))
+			return status[MR_REQ_ST_REM_ACCESS];
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+bool mr_requester_complete(struct mr_requester *r, u32 head, u64 now,
+			   bool in_error, void *ctx, u8 *status)
+{
+	const struct mr_swqe *w = r->ops->wqe(ctx, head);
+
+	if (in_error) {
+		*status = mr_swqe_flushed(w, r->p.status[MR_REQ_ST_FLUSH]);
+		return true;
+	}
+	switch (mr_requester_head(r, head, now, ctx)) {
+	case MR_DONE_OWN:
+		*status = w->status;
+		return true;
+	case MR_DONE_SUCCESS:
+		*status = 0;
+		return true;
+	case MR_DONE_FLUSH:
+		*status = r->p.status[MR_REQ_ST_FLUSH];
+		return true;
+	case MR_DONE_RETRY_EXC:
+		*status = r->p.status[MR_REQ_ST_RETRY_EXC];
+		return true;
+	default:
+		return false;
+	}
+}
+
 void mr_requester_retired(struct mr_requester *r, const struct mr_swqe *w,
 			  u32 head)
 {

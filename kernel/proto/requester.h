@@ -87,6 +87,7 @@ enum mr_req_status {
 	MR_REQ_ST_REM_ACCESS,	/* NACK REMOTE_ACCESS (MR-VERBS-22) */
 	MR_REQ_ST_REM_INV_REQ,	/* NACK INVALID_REQ */
 	MR_REQ_ST_REM_OP,	/* NACK REMOTE_OP */
+	MR_REQ_ST_FLUSH,	/* WR_FLUSH_ERR (MR-VERBS-25) */
 	MR_REQ_ST_N,
 };
 
@@ -189,6 +190,37 @@ struct mr_swqe *mr_requester_find(const struct mr_requester *r, u32 head,
  */
 enum mr_done mr_requester_head(struct mr_requester *r, u32 head, u64 now,
 			       void *ctx);
+
+/*
+ * A WR the wire cannot carry and no responder would accept, refused when
+ * it is posted (MR-VERBS-23): an atomic at a remote address that is not
+ * 8-byte aligned (MR-HDR-14; the responder would NACK INVALID_REQ) or a
+ * READ or WRITE whose remote range wraps 2^64 (MR-HDR-10; NACK
+ * REMOTE_ACCESS). @w's op and length are set. Returns 0, or the status
+ * from the caller's @status table that NACK would give (MR-VERBS-22):
+ * the WR completes with it in SQ order and the QP enters Error.
+ */
+u8 mr_swqe_refused(const struct mr_swqe *w, u64 remote_addr,
+		   const u8 *status);
+
+/*
+ * The status a WQE completes with once its QP is in Error (MR-VERBS-25):
+ * its own error if it finished with one, else @flush. Also for QPs
+ * without a requester (UD, GSI).
+ */
+static inline u8 mr_swqe_flushed(const struct mr_swqe *w, u8 flush)
+{
+	return w->state == MR_SWQE_DONE && w->status ? w->status : flush;
+}
+
+/*
+ * mr_requester_head() in the caller's terms: false while the WQE at
+ * @head (the queue not empty) may not complete, else true with its
+ * status in *@status (0: success; the others from p.status[]). In Error
+ * (@in_error) every WQE completes at once, by mr_swqe_flushed().
+ */
+bool mr_requester_complete(struct mr_requester *r, u32 head, u64 now,
+			   bool in_error, void *ctx, u8 *status);
 
 /*
  * The caller retired WQE @w, which was at @head (head is now @head + 1):

@@ -408,6 +408,39 @@ int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out)
 }
 MR_KUNIT_EXPORT(mr_pkt_decode);
 
+int mr_pkt_receive(const u8 *buf, u32 len, struct mr_pkt *out)
+{
+	struct mr_pkt p;
+	int err;
+
+	err = mr_pkt_decode(buf, len, &p);
+	if (err)
+		return err;
+	if (p.flags & MR_F_TRIM) {
+		p.payload = NULL;
+		p.payload_len = 0;
+	} else if (mr_icrc_check(buf, len)) {
+		return MR_ERR_ICRC;
+	}
+	memcpy(out, &p, sizeof(p));
+	return 0;
+}
+MR_KUNIT_EXPORT(mr_pkt_receive);
+
+enum mr_rx_role mr_pkt_role(const struct mr_pkt *p)
+{
+	const struct mr_op_desc *d = mr_op_desc(p->opcode);
+
+	if (d->hdrs & MR_HDR_DETH)
+		return MR_RX_UD;
+	if (d->attrs & MR_OPA_REQ)
+		return MR_RX_REQUEST;
+	if (p->opcode == MR_OP_PROBE)
+		return MR_RX_PROBE;
+	return MR_RX_RESPONSE;
+}
+MR_KUNIT_EXPORT(mr_pkt_role);
+
 /* ---- Encode ---- */
 
 /* Write the headers of a validated @p; @buf has room for d->hdr_len. */

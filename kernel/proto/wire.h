@@ -404,6 +404,31 @@ static inline bool mr_sack_test(const u64 *sack, unsigned int i)
 int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out);
 
 /*
+ * MR-MAL-2 steps 2..9, the checks that depend on the packet alone, as the
+ * one pure function every receiver runs: mr_pkt_decode(), then the ICRC,
+ * except on a trimmed packet (MR-ICRC-5), whose payload is gone: @out
+ * then carries none (payload NULL, payload_len 0), so a trimmed request
+ * can only be NACKed and a trimmed response only mark a range missing.
+ * Returns 0 and fills @out, or a negative enum mr_err (MR_ERR_ICRC for a
+ * bad ICRC; a receiver counts each under its own name).
+ */
+int mr_pkt_receive(const u8 *buf, u32 len, struct mr_pkt *out);
+
+/* Which side of a connection a packet that passed mr_pkt_receive() is for. */
+enum mr_rx_role {
+	MR_RX_UD,		/* UD_SEND*: a UD or GSI QP (MR-UD-1) */
+	MR_RX_REQUEST,		/* a sequenced request: the responder */
+	MR_RX_PROBE,		/* PROBE: answered at once (MR-MP-10) */
+	MR_RX_RESPONSE,		/* ACK, NACK, READ/ATOMIC_RESP, PROBE_REPLY */
+};
+
+/*
+ * The role of @p, from its opcode alone (MR-MAL-2 step 10 checks it
+ * against the destination QP's type).
+ */
+enum mr_rx_role mr_pkt_role(const struct mr_pkt *p);
+
+/*
  * The field rules of decode applied to a host-order packet (what the
  * encoders check first): 0 or a negative enum mr_err.
  */

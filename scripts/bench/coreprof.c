@@ -344,7 +344,7 @@ NOINLINE static bool stage_rx_data(const u8 *buf, u32 len)
 {
 	struct mr_pkt p;
 
-	if (mr_icrc_check(buf, len) || mr_pkt_decode(buf, len, &p))
+	if (mr_pkt_receive(buf, len, &p))
 		abort();
 	if (mr_receiver_on_pkt(&S.rcv, &p, false, S.now, NULL))
 		abort();
@@ -382,7 +382,7 @@ NOINLINE static void stage_rx_ack(const u8 *buf, u32 len)
 {
 	struct mr_pkt p;
 
-	if (mr_icrc_check(buf, len) || mr_pkt_decode(buf, len, &p))
+	if (mr_pkt_receive(buf, len, &p))
 		abort();
 	mr_requester_on_pkt(&S.rq, S.head, S.tail, &p, S.now, NULL);
 	rq_complete_post();

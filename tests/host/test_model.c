@@ -420,8 +420,7 @@ struct responder {
 	u8 path;		/* path of the packet being handled */
 	u64 read_resps, atomic_resps, replays, replay_drops;
 	u32 next_msn;		/* next completion expected */
-	u64 probe_reply_ns;	/* last PROBE_REPLY sent */
-	bool probe_replied;
+	u64 probe_reply_next;	/* when it may answer a PROBE */
 	/* counters */
 	u64 icrc_drops, placed, dup_drops, trims_nacked, trim_dups, acks;
 	u64 bytes;		/* payload of completed messages */
@@ -951,33 +950,39 @@ static void rp_replay(void *ctx, const struct mr_pkt *p)
 	}
 }
 
-/*
- * Build the READ responses the engine has queued, as kernel/resp_rd.c
- * does (without its pacing): each from the READ region at its offset.
- */
-static void rp_read_resps(struct model *m)
+/* rdresp's build callback: READ_RESP @ch from the READ region. */
+static int rp_read_build(void *ctx, const struct mr_rdresp_chunk *ch)
 {
-	struct responder *rp = &m->rp;
-	struct mr_rdresp_chunk ch;
+	struct model *m = ctx;
 	u8 payload[MODEL_MTU];
 	struct mr_pkt r;
 	u32 slot;
 
-	while (mr_rdresp_peek(&rp->rcv.rd, MODEL_MTU, &ch)) {
-		assert_true(ch.va >= READ_VA);
-		slot = (u32)((ch.va - READ_VA) / MODEL_MAX_MSG);
-		assert_true(slot < MODEL_RRING);
-		assert_true(ch.off + ch.len <= MODEL_MAX_MSG);
-		mr_rdresp_read_pkt(&ch, &r);
-		r.dqpn = REQ_QPN;
-		r.sqpn = RSP_QPN;
-		r.ts = (u32)(m->now / US);
-		read_bytes(m, slot, ch.off, payload, ch.len);
-		r.payload = payload;
-		mr_rdresp_commit(&rp->rcv.rd, &ch);
-		rp->read_resps++;
-		send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
-	}
+	assert_true(ch->va >= READ_VA);
+	slot = (u32)((ch->va - READ_VA) / MODEL_MAX_MSG);
+	assert_true(slot < MODEL_RRING);
+	assert_true(ch->off + ch->len <= MODEL_MAX_MSG);
+	mr_rdresp_read_pkt(ch, &r);
+	r.dqpn = REQ_QPN;
+	r.sqpn = RSP_QPN;
+	r.ts = (u32)(m->now / US);
+	read_bytes(m, slot, ch->off, payload, ch->len);
+	r.payload = payload;
+	m->rp.read_resps++;
+	send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
+	return 0;
+}
+
+/*
+ * Send the READ responses the engine has queued, as kernel/resp_rd.c
+ * does (without its budget and pacing).
+ */
+static void rp_read_resps(struct model *m)
+{
+	struct responder *rp = &m->rp;
+
+	assert_true(mr_rdresp_pump(&rp->rcv.rd, MODEL_MTU, INT32_MAX, m->now,
+				   0, 0, rp_read_build, m) == MR_TIME_NEVER);
 	/* no error point in the model: nothing waits for the drain */
 	assert_false(mr_receiver_rd_drained(&rp->rcv, m->now, m));
 }
@@ -1077,22 +1082,14 @@ static void rp_on_pkt(struct model *m, const struct spkt *k)
 	if (p.opcode == MR_OP_PROBE) {
 		struct mr_pkt r;
 
-		/* at most one reply per probe_gap_ns (MR-MP-10) */
-		if (m->cfg.probe_gap_ns && rp->probe_replied &&
-		    m->now - rp->probe_reply_ns < m->cfg.probe_gap_ns) {
+		/* as the kernel answers: kernel/recv.c mroce_probe_reply */
+		if (!mr_probe_reply(&p, m->now, m->cfg.probe_gap_ns,
+				    &rp->probe_reply_next, &r)) {
 			rp->probes_limited++;
 			return;
 		}
-		rp->probe_replied = true;
-		rp->probe_reply_ns = m->now;
-		/* PROBE_REPLY copies path, PSN and ts (MR-MP-10) */
-		memset(&r, 0, sizeof(r));
-		r.opcode = MR_OP_PROBE_REPLY;
-		r.path = p.path;
-		r.psn = p.psn;
 		r.dqpn = REQ_QPN;
 		r.sqpn = RSP_QPN;
-		r.ts = p.ts;
 		send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
 		return;
 	}

@@ -471,6 +471,49 @@ static void test_single_path_mode(void **state)
 	assert_int_not_equal(pt.path[0].state, MR_PATH_DEAD);
 }
 
+/*
+ * MR-MP-10: a PROBE_REPLY is the MBH only, with the PROBE's path, PSN and
+ * timestamp and no flags; at most one per gap, the first at once.
+ */
+static void test_probe_reply(void **state)
+{
+	struct mr_pkt probe, r;
+	u64 next = 0;
+
+	(void)state;
+	memset(&probe, 0, sizeof(probe));
+	probe.opcode = MR_OP_PROBE;
+	probe.path = 17;
+	probe.psn = 0xABCDEF;
+	probe.ts = 0x12345678;
+	probe.dqpn = 5;
+	probe.sqpn = 9;
+	memset(&r, 0xA5, sizeof(r));
+	assert_true(mr_probe_reply(&probe, 0, MR_PROBE_REPLY_GAP_NS, &next,
+				   &r));
+	assert_int_equal(r.opcode, MR_OP_PROBE_REPLY);
+	assert_int_equal(r.path, 17);
+	assert_int_equal(r.psn, 0xABCDEF);
+	assert_int_equal(r.ts, 0x12345678);
+	assert_int_equal(r.flags, 0);
+	assert_int_equal(r.payload_len, 0);
+	/* the caller addresses it */
+	assert_int_equal(r.dqpn, 0);
+	assert_int_equal(r.sqpn, 0);
+	assert_false(mr_probe_reply(&probe, 49 * US, MR_PROBE_REPLY_GAP_NS,
+				    &next, &r));
+	assert_true(mr_probe_reply(&probe, 50 * US, MR_PROBE_REPLY_GAP_NS,
+				   &next, &r));
+	assert_false(mr_probe_reply(&probe, 60 * US, MR_PROBE_REPLY_GAP_NS,
+				    &next, &r));
+	assert_true(mr_probe_reply(&probe, 200 * US, MR_PROBE_REPLY_GAP_NS,
+				   &next, &r));
+	/* gap 0: no limit */
+	next = 0;
+	assert_true(mr_probe_reply(&probe, 300 * US, 0, &next, &r));
+	assert_true(mr_probe_reply(&probe, 300 * US, 0, &next, &r));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_probe_backoff_slow_rtt),
 		cmocka_unit_test(test_all_dead_fallback),
 		cmocka_unit_test(test_single_path_mode),
+		cmocka_unit_test(test_probe_reply),
 	};
 
 	return cmocka_run_group_tests_name("path", tests, NULL, NULL);

@@ -12,6 +12,7 @@
 
 #include "rdresp.h"
 #include "rxmsg.h"
+#include "txsb.h"
 
 #define VA	0x7f0000001000ULL
 #define RKEY	0x1234ab
@@ -465,6 +466,81 @@ static void test_response_packets(void **state)
 	assert_true(mr_atomic_result(MR_OP_ATOMIC_CS, 5, 9, 6) == 5);
 }
 
+/* What the pump's build callback does: scripted results, bytes seen. */
+static struct {
+	int fail_at, fail_rc;	/* the fail_at-th call returns fail_rc */
+	u32 calls, bytes;
+} pb;
+
+static int pump_build(void *ctx, const struct mr_rdresp_chunk *ch)
+{
+	(void)ctx;
+	if (++pb.calls == (u32)pb.fail_at)
+		return pb.fail_rc;
+	pb.bytes += ch->len;
+	return 0;
+}
+
+/*
+ * The READ response pass every responder runs: at most a budget per pass
+ * (MR-SEC-9), paced at the gap with a burst of slack (MR-CC-19), a
+ * failed allocation retried later with the chunk kept, an unreadable
+ * range's job dropped (MR-LOSS-14).
+ */
+static void test_pump(void **state)
+{
+	const u64 gap = 10 * 1000, slack = 20 * 1000;
+	struct mr_pkt p;
+	u64 now = 1000 * 1000, due;
+
+	(void)state;
+	setup();
+	memset(&pb, 0, sizeof(pb));
+	read_req(&p, PSN0, 0, 0, 4096);
+	arrive_and_execute(&p);
+	/* budget 2 of 16 pieces, no pacing: due again now */
+	assert_true(mr_rdresp_pump(&r, 256, 2, now, 0, 0, pump_build, NULL) ==
+		    now);
+	assert_int_equal(pb.bytes, 512);
+	/*
+	 * paced from idle: the schedule starts slack behind now and may run
+	 * slack ahead, a burst of 2 * slack / gap + 1; then due when the
+	 * next slot is within slack again
+	 */
+	due = mr_rdresp_pump(&r, 256, 64, now, gap, slack, pump_build, NULL);
+	assert_int_equal(pb.bytes, 512 + 5 * 256);
+	assert_true(due == now + slack + gap);
+	assert_true(mr_rdresp_pump(&r, 256, 64, now + gap - 1, gap, slack,
+				   pump_build, NULL) == due);
+	assert_int_equal(pb.bytes, 512 + 5 * 256);
+	/* a slot later one more piece may go */
+	assert_true(mr_rdresp_pump(&r, 256, 64, now + gap, gap, slack,
+				   pump_build, NULL) == due + gap);
+	assert_int_equal(pb.bytes, 512 + 6 * 256);
+	/* no memory on the next piece: nothing lost, retried later */
+	pb.fail_at = pb.calls + 1;
+	pb.fail_rc = MR_RDRESP_NOMEM;
+	assert_true(mr_rdresp_pump(&r, 256, 64, due, 0, 0, pump_build, NULL) ==
+		    due + MR_RDRESP_NOMEM_NS);
+	assert_int_equal(pb.bytes, 512 + 6 * 256);
+	assert_true(mr_rdresp_pump(&r, 256, 64, due, 0, 0, pump_build, NULL) ==
+		    MR_TIME_NEVER);
+	assert_int_equal(pb.bytes, 4096);
+	assert_false(mr_rdresp_busy(&r));
+
+	/* the region went away: the job is dropped, the next one served */
+	read_req(&p, PSN0 + 1, 1, 0, 1024);
+	arrive_and_execute(&p);
+	read_req(&p, PSN0 + 2, 2, 0, 512);
+	arrive_and_execute(&p);
+	pb.bytes = 0;
+	pb.fail_at = pb.calls + 1;
+	pb.fail_rc = MR_RDRESP_GONE;
+	assert_true(mr_rdresp_pump(&r, 256, 64, due, 0, 0, pump_build, NULL) ==
+		    MR_TIME_NEVER);
+	assert_int_equal(pb.bytes, 512);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_covered_not_queued_twice),
 		cmocka_unit_test(test_replay_not_in_gaps),
 		cmocka_unit_test(test_response_packets),
+		cmocka_unit_test(test_pump),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

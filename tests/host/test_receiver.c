@@ -430,6 +430,66 @@ static void test_delayed_ack(void **state)
 	assert_int_equal(mr_receiver_ack_deadline(&r), MR_TIME_NEVER);
 }
 
+/*
+ * What each request is checked for (MR-VERBS-21): a WRITE's own bytes
+ * at RXH.va + offset (MR-PLACE-3), a READ's range to the message end, an
+ * atomic's word, the receive WQE of every receive-consuming opcode.
+ */
+static void test_rcv_need(void **state)
+{
+	struct mr_rcv_need n;
+	struct mr_pkt p;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.rxh.rkey = 0x1234;
+	p.rxh.va = 0x10000;
+	p.axh.rkey = 0x5678;
+	p.axh.va = 0x20008;
+	p.dxh.offset = 4096;
+	p.dxh.msg_len = 10000;
+	p.payload_len = 1024;
+
+	p.opcode = MR_OP_WRITE;
+	assert_true(mr_rcv_need(&p, &n));
+	assert_false(n.recv);
+	assert_int_equal(n.right, MR_RIGHT_WRITE);
+	assert_int_equal(n.rkey, 0x1234);
+	assert_int_equal(n.va, 0x10000 + 4096);
+	assert_int_equal(n.len, 1024);
+	p.opcode = MR_OP_WRITE_IMM;
+	assert_true(mr_rcv_need(&p, &n));
+	assert_true(n.recv);
+	assert_int_equal(n.right, MR_RIGHT_WRITE);
+
+	p.opcode = MR_OP_READ_REQ;
+	assert_true(mr_rcv_need(&p, &n));
+	assert_false(n.recv);
+	assert_int_equal(n.right, MR_RIGHT_READ);
+	assert_int_equal(n.va, 0x10000 + 4096);
+	assert_int_equal(n.len, 10000);
+
+	p.opcode = MR_OP_ATOMIC_FA;
+	assert_true(mr_rcv_need(&p, &n));
+	assert_int_equal(n.right, MR_RIGHT_ATOMIC);
+	assert_int_equal(n.rkey, 0x5678);
+	assert_int_equal(n.va, 0x20008);
+	assert_int_equal(n.len, 8);
+	p.opcode = MR_OP_ATOMIC_CS;
+	assert_true(mr_rcv_need(&p, &n));
+	assert_int_equal(n.right, MR_RIGHT_ATOMIC);
+
+	p.opcode = MR_OP_SEND_INV;
+	assert_true(mr_rcv_need(&p, &n));
+	assert_true(n.recv);
+	assert_int_equal(n.right, MR_RIGHT_NONE);
+
+	p.opcode = MR_OP_READ_RESP;
+	assert_false(mr_rcv_need(&p, &n));
+	p.opcode = MR_OP_UD_SEND;
+	assert_false(mr_rcv_need(&p, &n));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +503,7 @@ int main(void)
 		cmocka_unit_test_setup(test_deliver_failure, setup),
 		cmocka_unit_test_setup(test_error_after_read_responses, setup),
 		cmocka_unit_test_setup(test_delayed_ack, setup),
+		cmocka_unit_test(test_rcv_need),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

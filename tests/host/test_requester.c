@@ -180,6 +180,7 @@ static int setup(void **state)
 	rp.status[MR_REQ_ST_REM_ACCESS] = ST_RETRY + 2;
 	rp.status[MR_REQ_ST_REM_INV_REQ] = ST_RETRY + 3;
 	rp.status[MR_REQ_ST_REM_OP] = ST_RETRY + 4;
+	rp.status[MR_REQ_ST_FLUSH] = ST_RETRY + 5;
 	T.r.ops = &t_ops;
 	T.r.msn_idx = T.msn_idx;
 	mr_requester_start(&T.r, &rp, 0);
@@ -472,22 +473,28 @@ static void test_empty_read_response(void **state)
 	assert_int_equal(complete(3 * US, MR_DONE_SUCCESS), 1);
 }
 
-/* A fatal NACK fails the WR at its PSN with the status it maps to. */
-static void test_fatal_nack(void **state)
+/* NACK REMOTE_ACCESS at @psn, everything before it delivered, at 2 us. */
+static void nack_remote_access(u32 psn)
 {
 	struct mr_pkt n;
 
+	memset(&n, 0, sizeof(n));
+	n.opcode = MR_OP_NACK;
+	n.nkh.reason = MR_NACK_REMOTE_ACCESS;
+	n.nkh.nack_psn = psn;
+	n.akh.cum_psn = psn;
+	n.akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, US);
+	mr_requester_on_pkt(&T.r, T.head, T.tail, &n, 2 * US, NULL);
+}
+
+/* A fatal NACK fails the WR at its PSN with the status it maps to. */
+static void test_fatal_nack(void **state)
+{
 	(void)state;
 	post(MR_OP_SEND, 10, false);
 	post(MR_OP_WRITE, 10, false);
 	run(0);
-	memset(&n, 0, sizeof(n));
-	n.opcode = MR_OP_NACK;
-	n.nkh.reason = MR_NACK_REMOTE_ACCESS;
-	n.nkh.nack_psn = PSN0 + 1;
-	n.akh.cum_psn = PSN0 + 1;
-	n.akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, US);
-	mr_requester_on_pkt(&T.r, T.head, T.tail, &n, 2 * US, NULL);
+	nack_remote_access(PSN0 + 1);
 	assert_int_not_equal(T.sq[0].state, MR_SWQE_DONE);
 	assert_int_equal(T.sq[1].state, MR_SWQE_DONE);
 	assert_int_equal(T.sq[1].status, ST_RETRY + 2);
@@ -497,6 +504,82 @@ static void test_fatal_nack(void **state)
 	mr_requester_retired(&T.r, &T.sq[0], T.head++);
 	assert_int_equal(mr_requester_head(&T.r, T.head, 2 * US, NULL),
 			 MR_DONE_OWN);
+}
+
+/*
+ * The completion statuses in the caller's codes: success, the fatal
+ * NACK's status, then in Error every WR at once, flushed unless it
+ * finished with an error of its own (MR-VERBS-22, MR-VERBS-25).
+ */
+static void test_complete_status(void **state)
+{
+	u8 st = 0xEE;
+
+	(void)state;
+	post(MR_OP_SEND, 10, false);
+	post(MR_OP_WRITE, 10, false);
+	post(MR_OP_SEND, 10, false);
+	post(MR_OP_SEND, 10, false);
+	run(0);
+	assert_false(mr_requester_complete(&T.r, T.head, US, false, NULL,
+					   &st));
+	nack_remote_access(PSN0 + 1);
+	assert_true(mr_requester_complete(&T.r, T.head, 2 * US, false, NULL,
+					  &st));
+	assert_int_equal(st, 0);
+	mr_requester_retired(&T.r, &T.sq[0], T.head++);
+	assert_true(mr_requester_complete(&T.r, T.head, 2 * US, false, NULL,
+					  &st));
+	assert_int_equal(st, ST_RETRY + 2);
+	/* the QP is in Error now: the failed WR keeps its status ... */
+	assert_true(mr_requester_complete(&T.r, T.head, 2 * US, true, NULL,
+					  &st));
+	assert_int_equal(st, ST_RETRY + 2);
+	mr_requester_retired(&T.r, &T.sq[1], T.head++);
+	/* ... the WRs after it, sent or not acknowledged, are flushed */
+	assert_true(mr_requester_complete(&T.r, T.head, 2 * US, true, NULL,
+					  &st));
+	assert_int_equal(st, ST_RETRY + 5);
+	assert_int_equal(mr_swqe_flushed(&T.sq[1], 99), ST_RETRY + 2);
+	assert_int_equal(mr_swqe_flushed(&T.sq[2], 99), 99);
+}
+
+/*
+ * MR-VERBS-23: an unaligned atomic and a READ or WRITE range that wraps
+ * 2^64 are refused at post time with the status their NACK would give;
+ * everything else goes.
+ */
+static void test_refused_at_post(void **state)
+{
+	struct mr_swqe w;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	w.op = MR_OP_ATOMIC_FA;
+	w.length = 8;
+	assert_int_equal(mr_swqe_refused(&w, 0x1000, T.r.p.status), 0);
+	assert_int_equal(mr_swqe_refused(&w, 0x1004, T.r.p.status),
+			 ST_RETRY + 3);
+	w.op = MR_OP_ATOMIC_CS;
+	assert_int_equal(mr_swqe_refused(&w, 0x1001, T.r.p.status),
+			 ST_RETRY + 3);
+	w.op = MR_OP_READ_REQ;
+	w.length = 16;
+	assert_int_equal(mr_swqe_refused(&w, ~0ULL - 15, T.r.p.status), 0);
+	assert_int_equal(mr_swqe_refused(&w, ~0ULL - 14, T.r.p.status),
+			 ST_RETRY + 2);
+	w.op = MR_OP_WRITE;
+	assert_int_equal(mr_swqe_refused(&w, ~0ULL, T.r.p.status),
+			 ST_RETRY + 2);
+	w.op = MR_OP_WRITE_IMM;
+	assert_int_equal(mr_swqe_refused(&w, ~0ULL - 1, T.r.p.status),
+			 ST_RETRY + 2);
+	/* an empty WRITE touches nothing; a SEND has no remote range */
+	w.length = 0;
+	assert_int_equal(mr_swqe_refused(&w, ~0ULL, T.r.p.status), 0);
+	w.op = MR_OP_SEND;
+	w.length = 16;
+	assert_int_equal(mr_swqe_refused(&w, ~0ULL, T.r.p.status), 0);
 }
 
 int main(void)
@@ -510,6 +593,8 @@ int main(void)
 		cmocka_unit_test_setup(test_responses, setup),
 		cmocka_unit_test_setup(test_empty_read_response, setup),
 		cmocka_unit_test_setup(test_fatal_nack, setup),
+		cmocka_unit_test_setup(test_complete_status, setup),
+		cmocka_unit_test_setup(test_refused_at_post, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -756,6 +756,84 @@ static void test_icrc_bitflip(void **state)
 }
 
 /*
+ * MR-MAL-2 steps 2..9 as one pure function: the ICRC is checked after
+ * decode, except on a trimmed packet, whose payload is then not exposed
+ * (MR-ICRC-5); each failure has its own error.
+ */
+static void test_receive(void **state)
+{
+	u8 raw[BUFSZ];
+	struct mr_pkt p, out;
+	u32 len;
+
+	(void)state;
+	t_sample_pkt(&p, MR_OP_WRITE_IMM, 200);
+	len = t_write_raw(&p, VER1, p.flags, raw);
+	assert_int_equal(mr_pkt_receive(raw, len, &out), 0);
+	assert_int_equal(out.opcode, MR_OP_WRITE_IMM);
+	assert_int_equal(out.payload_len, 200);
+	assert_ptr_equal(out.payload, raw + len - 4 - 200);
+
+	/* a payload bit flipped: decodes, fails the ICRC, @out untouched */
+	raw[len - 10] ^= 0x40;
+	memset(&out, 0xA5, sizeof(out));
+	assert_int_equal(mr_pkt_decode(raw, len, &out), 0);
+	memset(&out, 0xA5, sizeof(out));
+	assert_int_equal(mr_pkt_receive(raw, len, &out), MR_ERR_ICRC);
+	assert_int_equal(out.opcode, 0xA5);
+
+	/* trimmed: no ICRC check, no payload */
+	len = t_write_raw(&p, VER1, p.flags | MR_F_TRIM, raw);
+	raw[len - 1] ^= 0xFF;
+	assert_int_equal(mr_pkt_receive(raw, len, &out), 0);
+	assert_true(out.flags & MR_F_TRIM);
+	assert_null(out.payload);
+	assert_int_equal(out.payload_len, 0);
+
+	/* decode errors come first, under their own names */
+	len = t_write_raw(&p, VER1, p.flags, raw);
+	assert_int_equal(mr_pkt_receive(raw, 3, &out), MR_ERR_TRUNC);
+	len = t_write_raw(&p, 0x20, p.flags, raw);
+	assert_int_equal(mr_pkt_receive(raw, len, &out), MR_ERR_VERSION);
+}
+
+/* Which side of a QP each opcode is for (MR-MAL-2 step 10). */
+static void test_rx_role(void **state)
+{
+	static const struct {
+		u8 op;
+		enum mr_rx_role role;
+	} want[] = {
+		{ MR_OP_SEND, MR_RX_REQUEST },
+		{ MR_OP_SEND_INV, MR_RX_REQUEST },
+		{ MR_OP_WRITE, MR_RX_REQUEST },
+		{ MR_OP_WRITE_IMM, MR_RX_REQUEST },
+		{ MR_OP_READ_REQ, MR_RX_REQUEST },
+		{ MR_OP_ATOMIC_CS, MR_RX_REQUEST },
+		{ MR_OP_ATOMIC_FA, MR_RX_REQUEST },
+		{ MR_OP_UD_SEND, MR_RX_UD },
+		{ MR_OP_UD_SEND_IMM, MR_RX_UD },
+		{ MR_OP_PROBE, MR_RX_PROBE },
+		{ MR_OP_ACK, MR_RX_RESPONSE },
+		{ MR_OP_NACK, MR_RX_RESPONSE },
+		{ MR_OP_READ_RESP, MR_RX_RESPONSE },
+		{ MR_OP_ATOMIC_RESP, MR_RX_RESPONSE },
+		{ MR_OP_PROBE_REPLY, MR_RX_RESPONSE },
+	};
+	struct mr_pkt p;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		p.opcode = want[i].op;
+		if (mr_pkt_role(&p) != want[i].role)
+			fail_msg("opcode 0x%02x: role %d, want %d", want[i].op,
+				 (int)mr_pkt_role(&p), (int)want[i].role);
+	}
+}
+
+/*
  * Mutate valid packets at random: decode returns 0 or a defined error,
  * leaves @out alone on error, and anything accepted re-encodes to the same
  * bytes (reserved flag bits aside, which decode clears).
@@ -854,6 +932,8 @@ int main(void)
 		cmocka_unit_test(test_err_names),
 		cmocka_unit_test(test_crc32c_vectors),
 		cmocka_unit_test(test_icrc_bitflip),
+		cmocka_unit_test(test_receive),
+		cmocka_unit_test(test_rx_role),
 		cmocka_unit_test(test_mutation_consistency),
 		cmocka_unit_test(test_fetch_add_compare),
 	};

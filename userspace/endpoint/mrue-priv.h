@@ -27,13 +27,10 @@
 /* Datagrams the receive shim may hold back at once. */
 #define MRUE_SHIM_SLOTS		16
 /* PROBE_REPLY rate limit per QP (MR-MP-10). */
-#define MRUE_PROBE_GAP_NS	(50ULL * 1000)
 /* NACK SEQ_ERR / duplicate answer interval: the kernel's default. */
 #define MRUE_SEQ_ERR_NS		(100ULL * 1000)
 /* READ response bytes requested and not received (kernel/req.c). */
 #define MRUE_RD_QP_BUDGET	(2 * MR_RDASM_WINDOW)
-/* Retry of a transmission the socket refused (no buffer space). */
-#define MRUE_TX_RETRY_NS	(100ULL * 1000)
 
 /* One send WQE: the engine's part and the WR it came from. */
 struct mrue_swqe {
@@ -107,9 +104,8 @@ struct mrue {
 	u8 rwqe_err_status;
 	u32 rwqe_err_ssn;
 	u32 flush_ssn;		/* SSN of the next receive WQE flushed */
-	u64 probe_reply_ns;
-	bool probe_replied;
-	u64 rd_retry_ns;	/* READ responses wait for the socket */
+	u64 probe_reply_next;	/* MR-MP-10 rate */
+	u64 rd_due_ns;		/* READ responses: next pass (pacing, socket) */
 
 	/* completion queue: sq_size + rq_size entries, never overflows */
 	struct mrue_wc *cq;

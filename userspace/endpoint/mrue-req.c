@@ -41,6 +41,16 @@ static const u8 mrue_wc_op[MRUE_WR_N] = {
 	[MRUE_WR_CMP_SWAP] = MRUE_WC_CMP_SWAP,
 };
 
+/* The completion status of each requester failure (MR-VERBS-22). */
+static const u8 mrue_req_status[MR_REQ_ST_N] = {
+	[MR_REQ_ST_RETRY_EXC] = MRUE_WC_RETRY_EXC_ERR,
+	[MR_REQ_ST_RNR_RETRY_EXC] = MRUE_WC_RNR_RETRY_EXC_ERR,
+	[MR_REQ_ST_REM_ACCESS] = MRUE_WC_REM_ACCESS_ERR,
+	[MR_REQ_ST_REM_INV_REQ] = MRUE_WC_REM_INV_REQ_ERR,
+	[MR_REQ_ST_REM_OP] = MRUE_WC_REM_OP_ERR,
+	[MR_REQ_ST_FLUSH] = MRUE_WC_WR_FLUSH_ERR,
+};
+
 /* ---- the requester engine's callbacks (mr_requester_ops) ---------------- */
 
 static struct mr_swqe *mrue_req_wqe(void *ctx, u32 idx)
@@ -227,11 +237,7 @@ void mrue_req_start(struct mrue *ue)
 	rp.sq_size = ue->sq_size;
 	rp.probe_id = mrue_rand32(ue);	/* MR-SEC-3 */
 	rp.path_health = false;
-	rp.status[MR_REQ_ST_RETRY_EXC] = MRUE_WC_RETRY_EXC_ERR;
-	rp.status[MR_REQ_ST_RNR_RETRY_EXC] = MRUE_WC_RNR_RETRY_EXC_ERR;
-	rp.status[MR_REQ_ST_REM_ACCESS] = MRUE_WC_REM_ACCESS_ERR;
-	rp.status[MR_REQ_ST_REM_INV_REQ] = MRUE_WC_REM_INV_REQ_ERR;
-	rp.status[MR_REQ_ST_REM_OP] = MRUE_WC_REM_OP_ERR;
+	memcpy(rp.status, mrue_req_status, sizeof(rp.status));
 
 	/* The parameters are the defaults' and validated above. */
 	mr_txsb_init(&ue->req.snd.sb, &tp, ue->init_psn);
@@ -242,41 +248,6 @@ void mrue_req_start(struct mrue *ue)
 	mr_requester_start(&ue->req, &rp, ue->sq_head);
 }
 
-/*
- * May the WQE at the head complete, with which status? In order
- * (MR-VERBS-22); in Error everything does, with its own error or
- * flushed (MR-VERBS-25).
- */
-static bool mrue_req_head_ready(struct mrue *ue, u8 *status)
-{
-	struct mrue_swqe *s;
-
-	if (ue->sq_head == ue->sq_tail)
-		return false;
-	s = mrue_sq_at(ue, ue->sq_head);
-	if (ue->state == MRUE_QPS_ERR) {
-		*status = s->tx.state == MR_SWQE_DONE && s->tx.status ?
-			  s->tx.status : MRUE_WC_WR_FLUSH_ERR;
-		return true;
-	}
-	switch (mr_requester_head(&ue->req, ue->sq_head, ue->now, ue)) {
-	case MR_DONE_OWN:
-		*status = s->tx.status;
-		return true;
-	case MR_DONE_SUCCESS:
-		*status = MRUE_WC_SUCCESS;
-		return true;
-	case MR_DONE_FLUSH:
-		*status = MRUE_WC_WR_FLUSH_ERR;
-		return true;
-	case MR_DONE_RETRY_EXC:
-		*status = MRUE_WC_RETRY_EXC_ERR;
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Complete from the head what is done; a failed WR moves the QP to Error. */
 static void mrue_req_complete(struct mrue *ue)
 {
@@ -284,7 +255,9 @@ static void mrue_req_complete(struct mrue *ue)
 	struct mrue_swqe *s;
 	u8 status;
 
-	while (mrue_req_head_ready(ue, &status)) {
+	while (ue->sq_head != ue->sq_tail &&
+	       mr_requester_complete(&ue->req, ue->sq_head, ue->now,
+				     ue->state == MRUE_QPS_ERR, ue, &status)) {
 		s = mrue_sq_at(ue, ue->sq_head);
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = s->wr_id;
@@ -349,12 +322,11 @@ void mrue_req_rcv(struct mrue *ue, const struct mr_pkt *p)
 
 /*
  * The status a WR completes with without being sent, 0 if it may go:
- * its local buffer (MR-VERBS-23: LOC_LEN, LOC_PROT), and what the wire
- * cannot carry and no responder would accept: an unaligned atomic
- * (MR-HDR-14) or a remote range that wraps 2^64 (MR-HDR-10), which
- * complete as the responder's NACK would.
+ * its local buffer (MR-VERBS-23: LOC_LEN, LOC_PROT), then what no
+ * responder would accept (the engine's mr_swqe_refused()).
  */
-static u8 mrue_wr_status(struct mrue *ue, const struct mrue_send_wr *wr)
+static u8 mrue_wr_status(struct mrue *ue, const struct mrue_send_wr *wr,
+			 const struct mrue_swqe *s)
 {
 	bool atomic = wr->opcode == MRUE_WR_FETCH_ADD ||
 		      wr->opcode == MRUE_WR_CMP_SWAP;
@@ -364,13 +336,7 @@ static u8 mrue_wr_status(struct mrue *ue, const struct mrue_send_wr *wr)
 		return MRUE_WC_LOC_LEN_ERR;
 	if (!mrue_local(ue, wr->lkey, wr->local, wr->length))
 		return MRUE_WC_LOC_PROT_ERR;
-	if (atomic && (wr->remote_addr & (MR_ATOMIC_LEN - 1)))
-		return MRUE_WC_REM_INV_REQ_ERR;
-	if ((wr->opcode == MRUE_WR_WRITE || wr->opcode == MRUE_WR_WRITE_IMM ||
-	     wr->opcode == MRUE_WR_READ) && wr->length &&
-	    wr->remote_addr > ~0ULL - (wr->length - 1))
-		return MRUE_WC_REM_ACCESS_ERR;
-	return 0;
+	return mr_swqe_refused(&s->tx, wr->remote_addr, mrue_req_status);
 }
 
 int mrue_post_send(struct mrue *ue, const struct mrue_send_wr *wr)
@@ -401,7 +367,7 @@ int mrue_post_send(struct mrue *ue, const struct mrue_send_wr *wr)
 	s->tx.fence = wr->fence;
 	s->tx.length = wr->length;
 	s->tx.state = MR_SWQE_QUEUED;
-	status = mrue_wr_status(ue, wr);
+	status = mrue_wr_status(ue, wr, s);
 	if (status) {
 		/* Completes with @status in its turn; nothing after it goes. */
 		s->tx.state = MR_SWQE_DONE;

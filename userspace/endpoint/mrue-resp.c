@@ -14,13 +14,12 @@
 
 /* ---- checks --------------------------------------------------------------- */
 
+/* The access flag of each right a request may need (MR-VERBS-21). */
 static const u32 mrue_access_bit[] = {
-	[0] = MRUE_ACCESS_REMOTE_WRITE,
-	[1] = MRUE_ACCESS_REMOTE_READ,
-	[2] = MRUE_ACCESS_REMOTE_ATOMIC,
+	[MR_RIGHT_WRITE] = MRUE_ACCESS_REMOTE_WRITE,
+	[MR_RIGHT_READ] = MRUE_ACCESS_REMOTE_READ,
+	[MR_RIGHT_ATOMIC] = MRUE_ACCESS_REMOTE_ATOMIC,
 };
-
-enum { MRUE_RW, MRUE_RR, MRUE_RA };
 
 /*
  * R_Key access to [va, va + len) needing @acc: 0 with *@dst the memory,
@@ -100,32 +99,16 @@ static u8 mrue_check_recv(struct mrue *ue, const struct mr_pkt *p)
 static u8 mrue_rcv_check(void *ctx, const struct mr_pkt *p)
 {
 	struct mrue *ue = ctx;
-	u8 *dst, rc;
+	struct mr_rcv_need n;
+	u8 *dst, rc = 0;
 
-	switch (p->opcode) {
-	case MR_OP_SEND:
-	case MR_OP_SEND_IMM:
-	case MR_OP_SEND_INV:
-		return mrue_check_recv(ue, p);
-	case MR_OP_WRITE_IMM:
-		rc = mrue_check_recv(ue, p);
-		if (rc)
-			return rc;
-		/* fall through */
-	case MR_OP_WRITE:
-		/* The RXH va is the message start (MR-PLACE-3). */
-		return mrue_rkey(ue, p->rxh.rkey, p->rxh.va + p->dxh.offset,
-				 p->payload_len, MRUE_RW, &dst);
-	case MR_OP_READ_REQ:
-		return mrue_rkey(ue, p->rxh.rkey, p->rxh.va + p->dxh.offset,
-				 p->dxh.msg_len, MRUE_RR, &dst);
-	case MR_OP_ATOMIC_CS:
-	case MR_OP_ATOMIC_FA:
-		return mrue_rkey(ue, p->axh.rkey, p->axh.va, MR_ATOMIC_LEN,
-				 MRUE_RA, &dst);
-	default:
+	if (!mr_rcv_need(p, &n))
 		return MR_RCV_DROP;
-	}
+	if (n.recv)
+		rc = mrue_check_recv(ue, p);
+	if (!rc && n.right)
+		rc = mrue_rkey(ue, n.rkey, n.va, n.len, n.right, &dst);
+	return rc;
 }
 
 /* The payload of a SEND* at DXH.offset of its receive WQE. */
@@ -154,6 +137,7 @@ static u8 mrue_place_recv(struct mrue *ue, const struct mr_pkt *p)
 static u8 mrue_rcv_place(void *ctx, const struct mr_pkt *p)
 {
 	struct mrue *ue = ctx;
+	struct mr_rcv_need n;
 	u8 *dst, rc;
 
 	switch (p->opcode) {
@@ -163,9 +147,9 @@ static u8 mrue_rcv_place(void *ctx, const struct mr_pkt *p)
 		return mrue_place_recv(ue, p);
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
-		/* Checked again: the region may have gone since (MR-PLACE-3). */
-		rc = mrue_rkey(ue, p->rxh.rkey, p->rxh.va + p->dxh.offset,
-			       p->payload_len, MRUE_RW, &dst);
+		/* Checked again: the region may have gone since arrival. */
+		mr_rcv_need(p, &n);
+		rc = mrue_rkey(ue, n.rkey, n.va, n.len, n.right, &dst);
 		if (rc)
 			return rc;
 		memcpy(dst, p->payload, p->payload_len);
@@ -193,7 +177,7 @@ static u8 mrue_atomic(struct mrue *ue, const struct mr_rxmsg_info *m)
 	u64 orig, val;
 	u8 *word, rc;
 
-	rc = mrue_rkey(ue, m->rkey, m->va, MR_ATOMIC_LEN, MRUE_RA, &word);
+	rc = mrue_rkey(ue, m->rkey, m->va, MR_ATOMIC_LEN, MR_RIGHT_ATOMIC, &word);
 	if (rc)
 		return rc;
 	memcpy(&orig, word, sizeof(orig));
@@ -235,7 +219,7 @@ static u8 mrue_rcv_deliver(void *ctx, const struct mr_rxmsg_info *m)
 	case MR_OP_READ_REQ:
 		/* The region may have gone since the arrival checks. */
 		rc = mrue_rkey(ue, m->rkey, m->va + m->offset, m->msg_len,
-			       MRUE_RR, &src);
+			       MR_RIGHT_READ, &src);
 		if (rc)
 			return rc;
 		/* Its responses come from the jobs (mrue_resp_rd_pass). */
@@ -360,78 +344,65 @@ u64 mrue_resp_deadline(const struct mrue *ue)
 	u64 t = mr_receiver_ack_deadline(&ue->rcv);
 
 	if (mr_rdresp_busy(&ue->rcv.rd))
-		t = MR_MIN(t, ue->rd_retry_ns);
+		t = MR_MIN(t, ue->rd_due_ns);
 	return t;
 }
 
-/* Build READ_RESP @ch and send it: 0, -EAGAIN, or 1 if the read failed. */
-static int mrue_rd_send(struct mrue *ue, const struct mr_rdresp_chunk *ch)
+/* rdresp's build callback: READ_RESP @ch, from a region that still grants it. */
+static int mrue_rd_build(void *ctx, const struct mr_rdresp_chunk *ch)
 {
+	struct mrue *ue = ctx;
 	struct mr_pkt r;
 	u8 *src;
 
 	/* The region may have gone since the READ executed (MR-LOSS-14). */
-	if (mrue_rkey(ue, ch->rkey, ch->va + ch->off, ch->len, MRUE_RR, &src))
-		return 1;
+	if (mrue_rkey(ue, ch->rkey, ch->va + ch->off, ch->len, MR_RIGHT_READ,
+		      &src)) {
+		ue->st.resp_drops++;
+		return MR_RDRESP_GONE;
+	}
 	mr_rdresp_read_pkt(ch, &r);
 	r.ts = mr_txsb_stamp(&ue->req.snd.sb, ue->now);
-	return mrue_send_pkt(ue, &r, src, true) == -EAGAIN ? -EAGAIN : 0;
+	if (mrue_send_pkt(ue, &r, src, true) == -EAGAIN)
+		return MR_RDRESP_NOMEM;
+	ue->st.read_resps++;
+	return 0;
 }
 
 /*
- * At most MRUE_RD_BUDGET READ responses from rdresp's jobs, so that no
- * request makes one pass build more than a bounded number (MR-SEC-9);
- * no pacing. Then the error point's NACK if it waited for them
- * (MR-VERBS-24).
+ * READ responses from rdresp's jobs, at most MRUE_RD_BUDGET a pass
+ * (MR-SEC-9), paced at the QP's window (MR-CC-19); then the error
+ * point's NACK if it waited for them (MR-VERBS-24).
  */
 void mrue_resp_rd_pass(struct mrue *ue)
 {
-	struct mr_rdresp_chunk ch;
-	int budget = MRUE_RD_BUDGET, rc;
+	const struct mr_cc *cc = &ue->req.snd.cc;
+	u64 due;
 
 	if (ue->state != MRUE_QPS_RTS)
 		return;
 	ue->now = mrue_clock();
-	if (ue->rd_retry_ns > ue->now)
+	if (ue->rd_due_ns > ue->now)
 		return;
-	ue->rd_retry_ns = 0;
-	while (budget > 0 && mr_rdresp_peek(&ue->rcv.rd, ue->mtu, &ch)) {
-		rc = mrue_rd_send(ue, &ch);
-		if (rc == -EAGAIN) {
-			ue->rd_retry_ns = ue->now + MRUE_TX_RETRY_NS;
-			return;
-		}
-		if (rc) {
-			ue->st.resp_drops++;
-			mr_rdresp_abort(&ue->rcv.rd);
-			continue;
-		}
-		mr_rdresp_commit(&ue->rcv.rd, &ch);
-		ue->st.read_resps++;
-		budget--;
-	}
+	due = mr_rdresp_pump(&ue->rcv.rd, ue->mtu, MRUE_RD_BUDGET, ue->now,
+			     mr_cc_resp_gap(cc), cc->p.pacing_slack_ns,
+			     mrue_rd_build, ue);
+	ue->rd_due_ns = due == MR_TIME_NEVER ? 0 : due;
 	if (mr_receiver_rd_drained(&ue->rcv, ue->now, ue)) {
 		mrue_enter_error(ue);
 		mrue_req_run(ue);
 	}
 }
 
-/* MR-MP-10: answer a PROBE, at most one reply per 50 us. */
+/* MR-MP-10: answer a PROBE, as the core's rate allows. */
 void mrue_resp_probe(struct mrue *ue, const struct mr_pkt *p)
 {
 	struct mr_pkt r;
 
 	if (ue->state != MRUE_QPS_RTS ||
-	    (ue->probe_replied &&
-	     ue->now - ue->probe_reply_ns < MRUE_PROBE_GAP_NS))
+	    !mr_probe_reply(p, ue->now, MR_PROBE_REPLY_GAP_NS,
+			    &ue->probe_reply_next, &r))
 		return;
-	ue->probe_replied = true;
-	ue->probe_reply_ns = ue->now;
-	memset(&r, 0, sizeof(r));
-	r.opcode = MR_OP_PROBE_REPLY;
-	r.path = p->path;
-	r.psn = p->psn;
-	r.ts = p->ts;
 	if (!mrue_send_pkt(ue, &r, NULL, false))
 		ue->st.probe_replies++;
 }

@@ -419,35 +419,32 @@ int mrue_send_pkt(struct mrue *ue, struct mr_pkt *p, const void *payload,
 /* ---- receive ------------------------------------------------------------- */
 
 /*
- * One datagram, checked in MR-MAL-2 order, each drop counted once:
- * decode, ICRC (not on trimmed packets, MR-ICRC-5), QP, peer (MR-SEC-4),
- * PMTU (MR-MAL-4); then the engine that takes it.
+ * One datagram, checked in MR-MAL-2 order, each drop counted once: the
+ * packet alone (steps 2..9, mr_pkt_receive), QP, peer (MR-SEC-4), PMTU
+ * (MR-MAL-4); then the engine that takes it.
  */
 static void mrue_rx(struct mrue *ue, const u8 *buf, u32 len, bool ce,
 		    const struct sockaddr_in *src)
 {
+	enum mr_rx_role role;
 	struct mr_pkt p;
 	int err;
 
 	ue->now = mrue_clock();
-	err = mr_pkt_decode(buf, len, &p);
+	err = mr_pkt_receive(buf, len, &p);
 	if (err) {
-		ue->st.drop_decode++;
+		if (err == MR_ERR_ICRC)
+			ue->st.drop_icrc++;
+		else
+			ue->st.drop_decode++;
 		if (err == MR_ERR_VERSION)
 			ue->st.drop_version++;
 		return;
 	}
-	if (p.flags & MR_F_TRIM) {
-		/* Its payload is gone: only ever NACKed or asked again. */
-		p.payload = NULL;
-		p.payload_len = 0;
-	} else if (mr_icrc_check(buf, len)) {
-		ue->st.drop_icrc++;
-		return;
-	}
+	role = mr_pkt_role(&p);
 	/* RC only; a QP not yet connected takes nothing (MR-MAL-5). */
 	if (ue->state == MRUE_QPS_INIT || p.dqpn != ue->qpn ||
-	    (mr_op_desc(p.opcode)->hdrs & MR_HDR_DETH)) {
+	    role == MR_RX_UD) {
 		ue->st.drop_qpn++;
 		return;
 	}
@@ -460,9 +457,9 @@ static void mrue_rx(struct mrue *ue, const u8 *buf, u32 len, bool ce,
 		ue->st.drop_payload++;
 		return;
 	}
-	if (mr_op_has(p.opcode, MR_OPA_REQ))
+	if (role == MR_RX_REQUEST)
 		mrue_resp_rcv(ue, &p, ce);
-	else if (p.opcode == MR_OP_PROBE)
+	else if (role == MR_RX_PROBE)
 		mrue_resp_probe(ue, &p);
 	else
 		mrue_req_rcv(ue, &p);

@@ -55,8 +55,7 @@
  *  - One SGE per WR; every WR is signaled; one CQ for send and receive
  *    completions, as deep as both queues, so it cannot overflow.
  *  - READ responses are built at most MRUE_RD_BUDGET per progress pass,
- *    without pacing (MR-CC-19 pacing is the kernel glue's, not done
- *    here); no SRQ; no UD; no path health (probes are answered,
+ *    paced as the kernel paces them (MR-CC-19); no SRQ; no UD; no path health (probes are answered,
  *    MR-MP-10, never sent).
  *  - Atomics are atomic with respect to this endpoint only (its own
  *    progress executes them); the 64-bit word is in host byte order.
