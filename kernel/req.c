@@ -422,6 +422,22 @@ static const u8 mroce_nack_rx_cnt[] = {
 	[MR_NACK_REMOTE_OP] = MROCE_CNT_NACK_RX_REM_OP,
 };
 
+/* The counter of each engine event that is only counted (0: none). */
+static const u8 mroce_req_ev_cnt[] = {
+	[MR_REQ_EV_RETX] = MROCE_CNT_RETX,
+	[MR_REQ_EV_RTO] = MROCE_CNT_RTO,
+	[MR_REQ_EV_REROLLS] = MROCE_CNT_PATH_REROLLS,
+	/* FAILOVER: counted as retransmissions when they go */
+	[MR_REQ_EV_ACK] = MROCE_CNT_ACK_RX,
+	[MR_REQ_EV_SACK] = MROCE_CNT_SACK_RX,
+	[MR_REQ_EV_RNR] = MROCE_CNT_RNR_EVENTS,
+	[MR_REQ_EV_SPURIOUS_RTO] = MROCE_CNT_SPURIOUS_RTO,
+	[MR_REQ_EV_ACK_AGED] = MROCE_CNT_ACK_AGE_DROPS,
+	[MR_REQ_EV_ACK_BAD] = MROCE_CNT_MALFORMED_DROPS,
+	[MR_REQ_EV_TRIMMED] = MROCE_CNT_TRIM_DROPS,
+	[MR_REQ_EV_RESP_DUP] = MROCE_CNT_DUP_DROPS,
+};
+
 static void mroce_req_event(void *ctx, enum mr_req_event ev, u64 n,
 			   const struct mr_swqe *w)
 {
@@ -429,45 +445,14 @@ static void mroce_req_event(void *ctx, enum mr_req_event ev, u64 n,
 	struct mroce_qp *qp = io->qp;
 	const struct mr_txsb *sb = &qp->req->rq.snd.sb;
 
+	if (ev < ARRAY_SIZE(mroce_req_ev_cnt) && mroce_req_ev_cnt[ev]) {
+		mroce_count_add(qp->dev, mroce_req_ev_cnt[ev], n);
+		return;
+	}
 	switch (ev) {
-	case MR_REQ_EV_RETX:
-		mroce_count_add(qp->dev, MROCE_CNT_RETX, n);
-		break;
-	case MR_REQ_EV_RTO:
-		mroce_count_add(qp->dev, MROCE_CNT_RTO, n);
-		break;
-	case MR_REQ_EV_REROLLS:
-		mroce_count_add(qp->dev, MROCE_CNT_PATH_REROLLS, n);
-		break;
-	case MR_REQ_EV_FAILOVER:
-		break;	/* counted as retransmissions when they go */
-	case MR_REQ_EV_ACK:
-		mroce_count_add(qp->dev, MROCE_CNT_ACK_RX, n);
-		break;
-	case MR_REQ_EV_SACK:
-		mroce_count_add(qp->dev, MROCE_CNT_SACK_RX, n);
-		break;
 	case MR_REQ_EV_NACK:
 		if (n < ARRAY_SIZE(mroce_nack_rx_cnt) && mroce_nack_rx_cnt[n])
 			mroce_count(qp->dev, mroce_nack_rx_cnt[n]);
-		break;
-	case MR_REQ_EV_RNR:
-		mroce_count_add(qp->dev, MROCE_CNT_RNR_EVENTS, n);
-		break;
-	case MR_REQ_EV_SPURIOUS_RTO:
-		mroce_count_add(qp->dev, MROCE_CNT_SPURIOUS_RTO, n);
-		break;
-	case MR_REQ_EV_ACK_AGED:
-		mroce_count_add(qp->dev, MROCE_CNT_ACK_AGE_DROPS, n);
-		break;
-	case MR_REQ_EV_ACK_BAD:
-		mroce_count_add(qp->dev, MROCE_CNT_MALFORMED_DROPS, n);
-		break;
-	case MR_REQ_EV_TRIMMED:
-		mroce_count_add(qp->dev, MROCE_CNT_TRIM_DROPS, n);
-		break;
-	case MR_REQ_EV_RESP_DUP:
-		mroce_count_add(qp->dev, MROCE_CNT_DUP_DROPS, n);
 		break;
 	case MR_REQ_EV_RETRY_EXC:
 		pr_info_ratelimited("metaroce: qp %u: retry_cnt exhausted at una %u nxt %u (rto %llu us, acked %llu sacked %llu retx %llu rto %llu spurious_rto %llu ignored_nacks %llu stale_acks %llu aged_acks %llu bad_acks %llu)\n",
@@ -484,6 +469,8 @@ static void mroce_req_event(void *ctx, enum mr_req_event ev, u64 n,
 				    w->op == MR_OP_READ_REQ ? "READ" : "ATOMIC",
 				    w->msn, w->rdq.rd.done, w->rdq.rd.req_end,
 				    w->length);
+		break;
+	default:
 		break;
 	}
 }
