@@ -583,27 +583,29 @@ void mroce_req_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 }
 
 /*
- * Can the WQE at the SQ head complete? Fills *@status. The rule is the
- * engine's (mr_requester_complete); UD/GSI QPs have no requester: a WR
- * is done when sent. sq.lock held.
+ * Can the WQE at the SQ head complete? Fills *@status. In Error every
+ * WQE does, with its own error or flushed (MR-VERBS-25); otherwise the
+ * rule is the engine's. UD/GSI QPs have no requester: a WR is done when
+ * sent. sq.lock held.
  */
 static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 {
 	struct mroce_sq *sq = &qp->sq;
 	struct mroce_req_io io = { .qp = qp };
-	bool in_error = qp->state == IB_QPS_ERR;
 	struct mroce_send_wqe *wqe;
 
 	if (sq->head == sq->tail)
 		return false;
+	wqe = mroce_sq_wqe(sq, sq->head);
+	if (qp->state == IB_QPS_ERR) {
+		*status = mr_swqe_flushed(&wqe->tx, IB_WC_WR_FLUSH_ERR);
+		return true;
+	}
 	if (qp->req)
 		return mr_requester_complete(&qp->req->rq, sq->head,
-					     mroce_now(), in_error, &io,
-					     status);
-	wqe = mroce_sq_wqe(sq, sq->head);
-	*status = in_error ? mr_swqe_flushed(&wqe->tx, IB_WC_WR_FLUSH_ERR) :
-		  wqe->tx.status;
-	return in_error || wqe->tx.state == MR_SWQE_DONE;
+					     mroce_now(), &io, status);
+	*status = wqe->tx.status;
+	return wqe->tx.state == MR_SWQE_DONE;
 }
 
 /* Arm the requester timer at the engine's next deadline. sq.lock held. */

@@ -113,14 +113,10 @@ u8 mr_swqe_refused(const struct mr_swqe *w, u64 remote_addr,
 }
 
 bool mr_requester_complete(struct mr_requester *r, u32 head, u64 now,
-			   bool in_error, void *ctx, u8 *status)
+			   void *ctx, u8 *status)
 {
 	const struct mr_swqe *w = r->ops->wqe(ctx, head);
 
-	if (in_error) {
-		*status = mr_swqe_flushed(w, r->p.status[MR_REQ_ST_FLUSH]);
-		return true;
-	}
 	switch (mr_requester_head(r, head, now, ctx)) {
 	case MR_DONE_OWN:
 		*status = w->status;

@@ -217,10 +217,11 @@ static inline u8 mr_swqe_flushed(const struct mr_swqe *w, u8 flush)
  * mr_requester_head() in the caller's terms: false while the WQE at
  * @head (the queue not empty) may not complete, else true with its
  * status in *@status (0: success; the others from p.status[]). In Error
- * (@in_error) every WQE completes at once, by mr_swqe_flushed().
+ * the caller completes every WQE at once by mr_swqe_flushed() instead:
+ * it may have entered Error before the requester ever started.
  */
 bool mr_requester_complete(struct mr_requester *r, u32 head, u64 now,
-			   bool in_error, void *ctx, u8 *status);
+			   void *ctx, u8 *status);
 
 /*
  * The caller retired WQE @w, which was at @head (head is now @head + 1):

@@ -507,9 +507,9 @@ static void test_fatal_nack(void **state)
 }
 
 /*
- * The completion statuses in the caller's codes: success, the fatal
- * NACK's status, then in Error every WR at once, flushed unless it
- * finished with an error of its own (MR-VERBS-22, MR-VERBS-25).
+ * The completion statuses in the caller's codes: success, then the fatal
+ * NACK's status (MR-VERBS-22); in Error every WR's own error or flushed
+ * (MR-VERBS-25).
  */
 static void test_complete_status(void **state)
 {
@@ -521,25 +521,17 @@ static void test_complete_status(void **state)
 	post(MR_OP_SEND, 10, false);
 	post(MR_OP_SEND, 10, false);
 	run(0);
-	assert_false(mr_requester_complete(&T.r, T.head, US, false, NULL,
-					   &st));
+	assert_false(mr_requester_complete(&T.r, T.head, US, NULL, &st));
 	nack_remote_access(PSN0 + 1);
-	assert_true(mr_requester_complete(&T.r, T.head, 2 * US, false, NULL,
-					  &st));
+	assert_true(mr_requester_complete(&T.r, T.head, 2 * US, NULL, &st));
 	assert_int_equal(st, 0);
 	mr_requester_retired(&T.r, &T.sq[0], T.head++);
-	assert_true(mr_requester_complete(&T.r, T.head, 2 * US, false, NULL,
-					  &st));
+	assert_true(mr_requester_complete(&T.r, T.head, 2 * US, NULL, &st));
 	assert_int_equal(st, ST_RETRY + 2);
-	/* the QP is in Error now: the failed WR keeps its status ... */
-	assert_true(mr_requester_complete(&T.r, T.head, 2 * US, true, NULL,
-					  &st));
-	assert_int_equal(st, ST_RETRY + 2);
-	mr_requester_retired(&T.r, &T.sq[1], T.head++);
-	/* ... the WRs after it, sent or not acknowledged, are flushed */
-	assert_true(mr_requester_complete(&T.r, T.head, 2 * US, true, NULL,
-					  &st));
-	assert_int_equal(st, ST_RETRY + 5);
+	/*
+	 * the caller enters Error on that status: the failed WR keeps it,
+	 * the WRs after it are flushed
+	 */
 	assert_int_equal(mr_swqe_flushed(&T.sq[1], 99), ST_RETRY + 2);
 	assert_int_equal(mr_swqe_flushed(&T.sq[2], 99), 99);
 }

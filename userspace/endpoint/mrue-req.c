@@ -255,10 +255,14 @@ static void mrue_req_complete(struct mrue *ue)
 	struct mrue_swqe *s;
 	u8 status;
 
-	while (ue->sq_head != ue->sq_tail &&
-	       mr_requester_complete(&ue->req, ue->sq_head, ue->now,
-				     ue->state == MRUE_QPS_ERR, ue, &status)) {
+	while (ue->sq_head != ue->sq_tail) {
 		s = mrue_sq_at(ue, ue->sq_head);
+		/* In Error: its own error or flushed (MR-VERBS-25). */
+		if (ue->state == MRUE_QPS_ERR)
+			status = mr_swqe_flushed(&s->tx, MRUE_WC_WR_FLUSH_ERR);
+		else if (!mr_requester_complete(&ue->req, ue->sq_head, ue->now,
+						ue, &status))
+			break;
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = s->wr_id;
 		wc.status = status;
