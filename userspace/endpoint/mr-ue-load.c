@@ -300,6 +300,11 @@ int load_post_recvs(struct load *l)
 
 	while (l->recv_posted < l->recv_expected &&
 	       l->recv_posted - l->recv_done < l->depth) {
+		/*
+		 * Poisoned before it is posted: from then on the buffer is
+		 * the device's, a kernel one may fill it at once.
+		 */
+		memset(recv_slot(l, l->recv_posted), 0x77, l->size);
 		rc = mrue_post_recv(l->ue, l->recv_posted,
 				    recv_slot(l, l->recv_posted),
 				    (uint32_t)l->size, l->local_key);
@@ -307,7 +312,6 @@ int load_post_recvs(struct load *l)
 			return 0;
 		if (rc)
 			return fail(l, "post_recv: %d", rc);
-		memset(recv_slot(l, l->recv_posted), 0x77, l->size);
 		l->recv_posted++;
 	}
 	return 0;
