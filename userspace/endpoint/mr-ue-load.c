@@ -75,20 +75,24 @@ static void fill(const struct load *l, uint32_t tag, uint32_t side,
 	}
 }
 
-/* Does @buf hold bytes [0, n) of the stream (tag, side, i)? */
-static bool same(const struct load *l, uint32_t tag, uint32_t side,
-		 uint64_t i, const uint8_t *buf, uint32_t n)
+/*
+ * The first byte of @buf that is not byte [0, n) of the stream (tag,
+ * side, i); n if it holds them all.
+ */
+static uint32_t diff_at(const struct load *l, uint32_t tag, uint32_t side,
+			uint64_t i, const uint8_t *buf, uint32_t n)
 {
 	uint8_t tmp[256];
-	uint32_t off, k;
+	uint32_t off, k, d;
 
 	for (off = 0; off < n; off += k) {
 		k = n - off < sizeof(tmp) ? n - off : (uint32_t)sizeof(tmp);
 		fill(l, tag, side, i, off, tmp, k);
-		if (memcmp(buf + off, tmp, k))
-			return false;
+		for (d = 0; d < k; d++)
+			if (buf[off + d] != tmp[d])
+				return off + d;
 	}
-	return true;
+	return n;
 }
 
 static int fail(struct load *l, const char *fmt, ...)
@@ -199,14 +203,16 @@ static uint64_t cs_init(const struct load *l, uint32_t owner)
 	return h4(l->seed, T_CS, owner, 0);
 }
 
-int load_init(struct load *l, struct mrue *ue, uint64_t seed,
-	      uint32_t count, uint32_t size, uint32_t side, uint32_t depth)
+int load_init(struct load *l, const struct load_backend *be, void *ctx,
+	      uint64_t seed, uint32_t count, uint32_t size, uint32_t side,
+	      uint32_t depth)
 {
 	uint32_t r, i;
 	int err;
 
 	memset(l, 0, sizeof(*l));
-	l->ue = ue;
+	l->be = be;
+	l->ctx = ctx;
 	l->seed = seed;
 	l->count = count;
 	l->size = size;
@@ -231,11 +237,12 @@ int load_init(struct load *l, struct mrue *ue, uint64_t seed,
 	l->fa_word = fa_init(l, 1 - side);
 	l->cs_word = cs_init(l, 1 - side);
 	l->recv_expected = n_of(count, 0) + n_of(count, 1) + n_of(count, 3);
-	err = mrue_reg_mr(ue, l->region, l->region_len,
-			  MRUE_ACCESS_REMOTE_WRITE | MRUE_ACCESS_REMOTE_READ |
-			  MRUE_ACCESS_REMOTE_ATOMIC, &l->region_key);
+	err = be->reg_mr(ctx, l->region, l->region_len,
+			 MRUE_ACCESS_REMOTE_WRITE | MRUE_ACCESS_REMOTE_READ |
+			 MRUE_ACCESS_REMOTE_ATOMIC, &l->region_key);
 	if (!err)
-		err = mrue_reg_mr(ue, l->local, l->local_len, 0, &l->local_key);
+		err = be->reg_mr(ctx, l->local, l->local_len, 0,
+				 &l->local_key);
 	return err;
 }
 
@@ -282,7 +289,7 @@ static int post_one(struct load *l)
 		memset(wr.local, 0xEE, len);
 	else
 		fill(l, T_DATA, l->side, i, 0, wr.local, len);
-	rc = mrue_post_send(l->ue, &wr);
+	rc = l->be->post_send(l->ctx, &wr);
 	if (rc == -EAGAIN)
 		return 0;
 	if (rc)
@@ -305,9 +312,9 @@ int load_post_recvs(struct load *l)
 		 * the device's, a kernel one may fill it at once.
 		 */
 		memset(recv_slot(l, l->recv_posted), 0x77, l->size);
-		rc = mrue_post_recv(l->ue, l->recv_posted,
-				    recv_slot(l, l->recv_posted),
-				    (uint32_t)l->size, l->local_key);
+		rc = l->be->post_recv(l->ctx, l->recv_posted,
+				      recv_slot(l, l->recv_posted),
+				      (uint32_t)l->size, l->local_key);
 		if (rc == -EAGAIN)
 			return 0;
 		if (rc)
@@ -331,22 +338,26 @@ static const uint8_t want_wc_op[] = {
 /* Own message i completed: in order, with its result. */
 static int send_done(struct load *l, const struct mrue_wc *wc)
 {
-	uint32_t i = l->completed, len = len_of(l, l->side, i);
+	uint32_t i = l->completed, len = len_of(l, l->side, i), at;
 	enum mrue_wr_opcode op = op_of(i);
 	uint64_t got;
+	uint8_t *buf;
 
 	if (wc->status != MRUE_WC_SUCCESS)
 		return fail(l, "send %u (op %d) failed: %s", i, op,
-			    mrue_wc_status_str(wc->status));
+			    l->be->status_str(wc->status));
 	if (wc->wr_id != i || wc->opcode != want_wc_op[op] ||
 	    wc->byte_len != len)
 		return fail(l, "send %u: wr_id %llu opcode %u byte_len %u", i,
 			    (unsigned long long)wc->wr_id, wc->opcode,
 			    wc->byte_len);
 	if (op == MRUE_WR_READ) {
-		if (!same(l, T_READ, 1 - l->side, i, send_slot(l, i), len))
-			return fail(l, "READ %u: data differs", i);
-		l->reads++;
+		buf = send_slot(l, i);
+		at = diff_at(l, T_READ, 1 - l->side, i, buf, len);
+		if (at < len)
+			return fail(l, "READ %u: data differs from byte %u of "
+				    "%u (%#x)", i, at, len, buf[at]);
+		l->verified[op]++;
 	} else if (is_atomic(op)) {
 		memcpy(&got, send_slot(l, i), sizeof(got));
 		if (got != l->want_orig[i % l->depth])
@@ -354,7 +365,7 @@ static int send_done(struct load *l, const struct mrue_wc *wc)
 				    i, (unsigned long long)got,
 				    (unsigned long long)
 				    l->want_orig[i % l->depth]);
-		l->atomics++;
+		l->verified[op]++;
 	}
 	l->completed++;
 	return 0;
@@ -364,13 +375,14 @@ static int send_done(struct load *l, const struct mrue_wc *wc)
 static int recv_done(struct load *l, const struct mrue_wc *wc)
 {
 	uint32_t j = l->recv_done, peer = 1 - l->side, i = recv_msg(j);
-	uint32_t len = len_of(l, peer, i);
+	uint32_t len = len_of(l, peer, i), at;
 	enum mrue_wr_opcode op = op_of(i);
 	bool imm = op != MRUE_WR_SEND;
+	uint8_t *buf;
 
 	if (wc->status != MRUE_WC_SUCCESS)
 		return fail(l, "recv %u failed: %s", j,
-			    mrue_wc_status_str(wc->status));
+			    l->be->status_str(wc->status));
 	if (wc->wr_id != j || wc->byte_len != len || wc->with_imm != imm ||
 	    wc->opcode != (op == MRUE_WR_WRITE_IMM ?
 			   MRUE_WC_RECV_RDMA_WITH_IMM : MRUE_WC_RECV) ||
@@ -379,14 +391,13 @@ static int recv_done(struct load *l, const struct mrue_wc *wc)
 			    "imm %#x", j, i, (unsigned long long)wc->wr_id,
 			    wc->byte_len, wc->opcode, wc->imm);
 	/* Its data was placed before its completion (MR-PLACE-2). */
-	if (op == MRUE_WR_WRITE_IMM ?
-	    !same(l, T_DATA, peer, i, l->region + write_off(l, i), len) :
-	    !same(l, T_DATA, peer, i, recv_slot(l, j), len))
-		return fail(l, "recv %u (msg %u): data differs", j, i);
-	if (op == MRUE_WR_WRITE_IMM)
-		l->writes++;
-	else
-		l->sends++;
+	buf = op == MRUE_WR_WRITE_IMM ? l->region + write_off(l, i) :
+					recv_slot(l, j);
+	at = diff_at(l, T_DATA, peer, i, buf, len);
+	if (at < len)
+		return fail(l, "recv %u (msg %u, op %d): data differs from "
+			    "byte %u of %u (%#x)", j, i, op, at, len, buf[at]);
+	l->verified[op]++;
 	l->recv_done++;
 	return 0;
 }
@@ -399,7 +410,9 @@ int load_step(struct load *l)
 	if (l->err[0])
 		return -1;
 	do {
-		n = mrue_poll_cq(l->ue, wc, 32);
+		n = l->be->poll_cq(l->ctx, wc, 32);
+		if (n < 0)
+			return fail(l, "poll_cq: %d", n);
 		for (k = 0; k < n; k++) {
 			if (wc[k].opcode == MRUE_WC_RECV ||
 			    wc[k].opcode == MRUE_WC_RECV_RDMA_WITH_IMM)
@@ -430,19 +443,24 @@ int load_done(const struct load *l)
 
 int load_final_check(struct load *l)
 {
-	uint32_t peer = 1 - l->side, i;
+	uint32_t peer = 1 - l->side, i, len, at;
 	uint64_t fa = fa_init(l, l->side), cs = cs_init(l, l->side);
+	uint8_t *buf;
 	uint64_t a, b, c, d, got;
 
 	for (i = 0; i < l->count; i++) {
 		enum mrue_wr_opcode op = op_of(i);
 
-		if (op == MRUE_WR_WRITE &&
-		    !same(l, T_DATA, peer, i, l->region + write_off(l, i),
-			  len_of(l, peer, i)))
-			return fail(l, "WRITE %u of the peer: data differs", i);
-		if (op == MRUE_WR_WRITE)
-			l->writes++;
+		if (op == MRUE_WR_WRITE) {
+			buf = l->region + write_off(l, i);
+			len = len_of(l, peer, i);
+			at = diff_at(l, T_DATA, peer, i, buf, len);
+			if (at < len)
+				return fail(l, "WRITE %u of the peer: data "
+					    "differs from byte %u of %u (%#x)",
+					    i, at, len, buf[at]);
+			l->verified[op]++;
+		}
 		if (is_atomic(op))
 			atomic_next(l, peer, i, &fa, &cs, &a, &b, &c, &d);
 	}
@@ -455,4 +473,35 @@ int load_final_check(struct load *l)
 		return fail(l, "CMP_SWAP word %#llx, want %#llx",
 			    (unsigned long long)got, (unsigned long long)cs);
 	return 0;
+}
+
+bool load_all_verified(const struct load *l)
+{
+	int op;
+
+	for (op = 0; op < MRUE_WR_N; op++)
+		if (!l->verified[op])
+			return false;
+	return true;
+}
+
+void load_verified_str(const struct load *l, char *buf, size_t len)
+{
+	static const char *const name[MRUE_WR_N] = {
+		[MRUE_WR_SEND] = "send", [MRUE_WR_SEND_IMM] = "send_imm",
+		[MRUE_WR_WRITE] = "write", [MRUE_WR_WRITE_IMM] = "write_imm",
+		[MRUE_WR_READ] = "read", [MRUE_WR_FETCH_ADD] = "fetch_add",
+		[MRUE_WR_CMP_SWAP] = "cmp_swap",
+	};
+	size_t off = 0;
+	int op, k;
+
+	buf[0] = 0;
+	for (op = 0; op < MRUE_WR_N && off < len; op++) {
+		k = snprintf(buf + off, len - off, "%s%s=%llu", op ? " " : "",
+			     name[op], (unsigned long long)l->verified[op]);
+		if (k < 0)
+			break;
+		off += (size_t)k;
+	}
 }

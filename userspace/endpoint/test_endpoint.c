@@ -178,6 +178,7 @@ static int run_both(uint32_t loss, uint32_t dup, uint32_t reorder,
 {
 	struct mrue_cfg ca, cb;
 	static struct both w;	/* open_loads: outlives a failed check */
+	char buf[256];
 	struct pair p;
 	int rc;
 
@@ -194,8 +195,10 @@ static int run_both(uint32_t loss, uint32_t dup, uint32_t reorder,
 	w.p = &p;
 	open_loads[0] = &w.la;
 	open_loads[1] = &w.lb;
-	CHECK(load_init(&w.la, p.a, seed, count, size, 0, 32) == 0, "load a");
-	CHECK(load_init(&w.lb, p.b, seed, count, size, 1, 32) == 0, "load b");
+	CHECK(load_init(&w.la, &load_mrue_backend, p.a, seed, count, size, 0,
+			32) == 0, "load a");
+	CHECK(load_init(&w.lb, &load_mrue_backend, p.b, seed, count, size, 1,
+			32) == 0, "load b");
 	w.la.peer = (struct load_remote){ (uintptr_t)w.lb.region,
 					  w.lb.region_key, w.lb.region_len };
 	w.lb.peer = (struct load_remote){ (uintptr_t)w.la.region,
@@ -213,12 +216,10 @@ static int run_both(uint32_t loss, uint32_t dup, uint32_t reorder,
 	CHECK(load_final_check(&w.la) == 0, "%s", w.la.err);
 	CHECK(load_final_check(&w.lb) == 0, "%s", w.lb.err);
 	/* every opcode really ran and was verified on each side */
-	CHECK(w.la.reads && w.la.atomics && w.la.sends && w.la.writes,
-	      "a verified reads %" PRIu64 " atomics %" PRIu64, w.la.reads,
-	      w.la.atomics);
-	CHECK(w.lb.reads && w.lb.atomics && w.lb.sends && w.lb.writes,
-	      "b verified reads %" PRIu64 " atomics %" PRIu64, w.lb.reads,
-	      w.lb.atomics);
+	load_verified_str(&w.la, buf, sizeof(buf));
+	CHECK(load_all_verified(&w.la), "a verified %s", buf);
+	load_verified_str(&w.lb, buf, sizeof(buf));
+	CHECK(load_all_verified(&w.lb), "b verified %s", buf);
 	CHECK(mrue_state(p.a) == MRUE_QPS_RTS && mrue_state(p.b) ==
 	      MRUE_QPS_RTS, "state");
 	load_fini(&w.la);
