@@ -72,8 +72,11 @@ if [ -f "$top/userspace/provider/libmetaroce-rdmav34.so" ]; then
 		[ -f "$stage/etc/libibverbs.d/metaroce.driver" ] ||
 		die "make install did not install the provider"
 fi
-for t in "$top"/userspace/tools/mr-*; do
-	[ -x "$t" ] && cp "$t" "$stage/usr/bin/"
+# mr-ue and mr-ue-verbs: the user-space endpoint and its verbs peer
+# (userspace/endpoint, built with ASan and UBSan).
+ep="$top/userspace/endpoint/build"
+for t in "$top"/userspace/tools/mr-* "$ep/mr-ue" "$ep/mr-ue-verbs"; do
+	[ -f "$t" ] && [ -x "$t" ] && cp "$t" "$stage/usr/bin/"
 done
 
 # Shared libraries of everything above, resolved on the host.
