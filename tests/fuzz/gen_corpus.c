@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Seed corpus generator for the fuzzers, built from the real encoder.
- * Usage: gen_corpus OUTDIR  (writes OUTDIR/fuzz_decode/ and OUTDIR/fuzz_rx/;
- * the directories must exist). Deterministic: same seeds every run.
+ * Usage: gen_corpus OUTDIR  (writes OUTDIR/fuzz_decode/, OUTDIR/fuzz_rx/
+ * and OUTDIR/fuzz_req/; the directories must exist). Deterministic: same
+ * seeds every run.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +264,223 @@ static void gen_rx(void)
 	write_file("fuzz_rx", "beyond_trim", rx, rx_len);
 }
 
+/*
+ * fuzz_req input (see fuzz_req.c): a 40-byte header (initial PSN, retry
+ * and RNR budgets, fixed window, max_rd_atomic, verbs timeout, timestamp
+ * offset, 16 WR descriptors), then records.
+ */
+enum { Q_SEND, Q_SEND_IMM, Q_SEND_INV, Q_WRITE, Q_WRITE_IMM, Q_READ,
+       Q_ATOMIC_CS, Q_ATOMIC_FA, Q_LOCAL, Q_REFUSED = 10 };
+enum { R_ADVANCE, R_FIRE, R_ACK, R_NACK, R_READ_RESP, R_ATOMIC_RESP,
+       R_PROBE_REPLY, R_SERVE, R_RAW, R_FAULT };
+#define REQ_PSN		1000
+
+static u8 rq[4096];
+static size_t rq_len;
+
+struct req_cfg {
+	u8 retry_cnt, rnr_retry, rd_code, timeout;	/* timeout 0: never */
+	bool cc_fixed;
+};
+
+/* Header: @n descriptors (op | len class << 4 | fence 0x80, byte), cycled. */
+static void req_start(const struct req_cfg *c, const u8 (*d)[2], int n)
+{
+	int i;
+
+	rq[0] = REQ_PSN >> 16;
+	rq[1] = REQ_PSN >> 8;
+	rq[2] = REQ_PSN & 0xff;
+	rq[3] = c->retry_cnt | c->rnr_retry << 3 | (c->cc_fixed ? 0x40 : 0);
+	rq[4] = c->rd_code | c->timeout << 3;
+	rq[5] = rq[6] = rq[7] = 0;	/* timestamp offset 0 */
+	for (i = 0; i < 16; i++) {
+		rq[8 + 2 * i] = d[i % n][0];
+		rq[9 + 2 * i] = d[i % n][1];
+	}
+	rq_len = 40;
+}
+
+static void req_rec(int n, ...)
+{
+	va_list ap;
+	int i;
+
+	va_start(ap, n);
+	for (i = 0; i < n; i++)
+		rq[rq_len++] = (u8)va_arg(ap, int);
+	va_end(ap);
+}
+
+/* A raw ACK of every PSN before @cum, echoing the first send at 1 s. */
+static void req_raw_ack(u32 cum, bool bad_icrc)
+{
+	struct mr_pkt p;
+	int len;
+
+	base(&p, MR_OP_ACK, 0);
+	p.psn = 0;
+	p.flags = 0;
+	p.akh.cum_psn = cum;
+	p.akh.ts_echo = 1000 * 1000;	/* mr_txsb_ts() of the harness's t0 */
+	p.akh.credit = MR_CREDIT_UNLIMITED;
+	p.akh.pkt_count = 1;
+	len = enc(&p, rq + rq_len + 3, sizeof(rq) - rq_len - 3);
+	rq[rq_len] = R_RAW;
+	rq[rq_len + 1] = (u8)(len >> 8 | (bad_icrc ? 0x80 : 0));
+	rq[rq_len + 2] = (u8)len;
+	rq_len += 3 + len;
+}
+
+static void req_write(const char *name)
+{
+	write_file("fuzz_req", name, rq, rq_len);
+}
+
+static void gen_req(void)
+{
+	/* every RC opcode; lengths 0, <MTU, MTU, multi-packet; a fence */
+	static const u8 all[][2] = {
+		{ Q_SEND | 1 << 4, 9 }, { Q_SEND_IMM | 0 << 4, 0 },
+		{ Q_SEND_INV | 3 << 4, 7 }, { Q_WRITE | 2 << 4, 0 },
+		{ Q_WRITE_IMM | 4 << 4, 0x83 }, { Q_READ | 3 << 4, 40 },
+		{ Q_ATOMIC_CS, 0 }, { Q_ATOMIC_FA | 0x80, 0 },
+		{ Q_READ | 0 << 4, 0 }, { Q_WRITE | 6 << 4, 2 },
+		{ Q_READ | 5 << 4, 33 }, { Q_SEND | 0x80 | 1 << 4, 1 },
+	};
+	static const u8 sends[][2] = {
+		{ Q_SEND | 3 << 4, 0 }, { Q_WRITE | 1 << 4, 20 },
+	};
+	static const u8 read_head[][2] = {
+		{ Q_READ | 4 << 4, 4 }, { Q_SEND | 1 << 4, 9 },
+		{ Q_WRITE | 3 << 4, 0 }, { Q_SEND | 1 << 4, 9 },
+	};
+	static const u8 atomics[][2] = {
+		{ Q_ATOMIC_FA, 0 }, { Q_ATOMIC_CS, 0 }, { Q_SEND, 0 },
+	};
+	static const u8 big_read[][2] = {
+		{ Q_READ | 7 << 4, 200 }, { Q_SEND | 1 << 4, 3 },
+	};
+	static const u8 local[][2] = {
+		{ Q_LOCAL, 0 }, { Q_SEND | 1 << 4, 9 }, { Q_LOCAL, 2 },
+		{ Q_WRITE | 3 << 4, 1 },
+	};
+	static const u8 refused[][2] = {
+		{ Q_SEND | 1 << 4, 9 }, { Q_WRITE | 1 << 4, 9 },
+		{ Q_REFUSED, 6 }, { Q_SEND | 1 << 4, 9 },
+	};
+	struct req_cfg never = { 7, 7, 7, 0, true };
+	struct req_cfg dctcp = { 7, 7, 7, 0, false };
+	struct req_cfg rnr0 = { 7, 0, 7, 0, true };
+	int i;
+
+	/* clean transfer: an honest responder answers and ACKs each turn */
+	req_start(&never, all, MR_ARRAY_SIZE(all));
+	for (i = 0; i < 6; i++)
+		req_rec(4, R_SERVE, 0, 8, R_FIRE);
+	req_write("clean_all_ops");
+
+	/* the same under the kernel's default congestion control */
+	req_start(&dctcp, all, MR_ARRAY_SIZE(all));
+	for (i = 0; i < 6; i++)
+		req_rec(6, R_SERVE, 0, 8, R_ADVANCE, 4, 9);
+	req_write("clean_dctcp");
+
+	/* a READ longer than one READ range: the next range follows */
+	req_start(&never, big_read, MR_ARRAY_SIZE(big_read));
+	for (i = 0; i < 8; i++)
+		req_rec(3, R_SERVE, 0, 0xff);
+	req_write("read_two_ranges");
+
+	/* loss: a SACK of the later packets, RACK and the RTO resend */
+	req_start(&never, sends, MR_ARRAY_SIZE(sends));
+	req_rec(7, R_ACK, 2, 2, 3, 12, 0, 1);
+	req_rec(4, R_ADVANCE, 6, 0, R_FIRE);
+	req_rec(4, R_SERVE, 0, 0, R_FIRE);
+	req_rec(3, R_SERVE, 0, 0);
+	req_write("loss_sack");
+
+	/* NACK SEQ_ERR and TRIMMED, a stale ACK, an aged one */
+	req_start(&never, sends, MR_ARRAY_SIZE(sends));
+	req_rec(6, R_NACK, 1, 2, 1, 0, 0);
+	req_rec(6, R_NACK, 0, 3, 1 | 2 << 1, 0, 0);
+	req_rec(7, R_ACK, 5, 0, 0, 0, 0, 1);
+	req_rec(7, R_ACK, 0xf2, 0, 0, 0, 0, 1);
+	req_rec(7, R_ACK, 9, 0, 0, 0xf5, 0, 1);
+	req_rec(4, R_SERVE, 0, 0, R_FIRE);
+	req_write("nack_seq_trim");
+
+	/* fatal NACKs at the head: the WR fails, the rest is flushed */
+	for (i = 0; i < 3; i++) {
+		static const char *const n[] = {
+			"nack_rem_access", "nack_inv_req", "nack_rem_op",
+		};
+
+		req_start(&never, sends, MR_ARRAY_SIZE(sends));
+		req_rec(6, R_NACK, 3 + i, 0, 1, 0, 0);
+		req_rec(3, R_SERVE, 0, 0);
+		req_write(n[i]);
+	}
+
+	/* RNR: a pause, the resend; then with rnr_retry 0 the WR fails */
+	req_start(&never, sends, MR_ARRAY_SIZE(sends));
+	req_rec(6, R_NACK, 2, 0, 1, 0, 1);
+	req_rec(4, R_FIRE, R_SERVE, 0, 0);
+	req_write("nack_rnr");
+	req_start(&rnr0, sends, MR_ARRAY_SIZE(sends));
+	req_rec(6, R_NACK, 2, 0, 1, 0, 1);
+	req_write("nack_rnr_exceeded");
+
+	/* READ responses backwards, duplicated, one trimmed: asked again */
+	req_start(&never, read_head, MR_ARRAY_SIZE(read_head));
+	req_rec(5, R_READ_RESP, 0, 0, 0x85, 0x80);
+	req_rec(5, R_READ_RESP, 0, 1, 0, 0x01);
+	req_rec(4, R_FIRE, R_SERVE, 1, 0);
+	req_rec(4, R_SERVE, 0, 0, R_FIRE);
+	req_write("read_reorder_trim");
+
+	/* atomics answered, one twice, and a READ too late after its WR */
+	req_start(&never, atomics, MR_ARRAY_SIZE(atomics));
+	req_rec(4, R_ATOMIC_RESP, 0, 0x80, 7);
+	req_rec(4, R_ATOMIC_RESP, 1, 0, 9);
+	req_rec(4, R_SERVE, 0, 0, R_FIRE);
+	req_rec(3, R_SERVE, 0, 0);
+	req_write("atomics");
+
+	/* a silent peer: RTOs, dead paths probed, a probe answered */
+	req_start(&never, sends, MR_ARRAY_SIZE(sends));
+	for (i = 0; i < 10; i++)
+		req_rec(1, R_FIRE);
+	req_rec(3, R_PROBE_REPLY, 0, 0);
+	req_rec(3, R_PROBE_REPLY, 1, 0x81);
+	req_rec(3, R_SERVE, 0, 0);
+	req_write("dead_paths_probe");
+
+	/* raw ACKs through mr_pkt_receive(): one with a bad ICRC */
+	req_start(&never, sends, MR_ARRAY_SIZE(sends));
+	req_raw_ack(REQ_PSN + 2, true);
+	req_raw_ack(REQ_PSN + 2, false);
+	req_rec(3, R_SERVE, 0, 0);
+	req_write("raw_ack");
+
+	/* no memory for a packet, then a READ's buffer fails at the head */
+	req_start(&never, read_head, MR_ARRAY_SIZE(read_head));
+	req_rec(4, R_FAULT, 0, R_ADVANCE, 10);
+	req_rec(1, 0);
+	req_rec(2, R_FAULT, 2);
+	req_rec(5, R_READ_RESP, 3, 0, 0, 0);
+	req_rec(3, R_SERVE, 0, 0);
+	req_write("faults");
+
+	/* local operations in SQ order; a WR refused when posted */
+	req_start(&never, local, MR_ARRAY_SIZE(local));
+	req_rec(4, R_SERVE, 0, 0, R_FIRE);
+	req_write("local_ops");
+	req_start(&never, refused, MR_ARRAY_SIZE(refused));
+	req_rec(4, R_SERVE, 0, 0, R_FIRE);
+	req_write("refused_at_post");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i;
@@ -275,5 +494,6 @@ int main(int argc, char **argv)
 		payload[i] = (u8)(i * 13 + 5);
 	gen_decode();
 	gen_rx();
+	gen_req();
 	return 0;
 }
