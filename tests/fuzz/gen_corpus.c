@@ -361,6 +361,9 @@ static void gen_req(void)
 	static const u8 big_read[][2] = {
 		{ Q_READ | 7 << 4, 200 }, { Q_SEND | 1 << 4, 3 },
 	};
+	static const u8 long_sends[][2] = {
+		{ Q_SEND | 6 << 4, 31 }, { Q_WRITE | 6 << 4, 31 },
+	};
 	static const u8 local[][2] = {
 		{ Q_LOCAL, 0 }, { Q_SEND | 1 << 4, 9 }, { Q_LOCAL, 2 },
 		{ Q_WRITE | 3 << 4, 1 },
@@ -399,6 +402,16 @@ static void gen_req(void)
 	req_rec(4, R_SERVE, 0, 0, R_FIRE);
 	req_rec(3, R_SERVE, 0, 0);
 	req_write("loss_sack");
+
+	/*
+	 * 256 packets outstanding (MR-WIN-3): a SACK frees congestion
+	 * window, not the send window; then everything is acknowledged
+	 */
+	req_start(&never, long_sends, MR_ARRAY_SIZE(long_sends));
+	req_rec(7, R_ACK, 0, 2, 0, 63, 0, 1);
+	req_rec(4, R_SERVE, 0, 0, R_FIRE);
+	req_rec(3, R_SERVE, 0, 0);
+	req_write("window_full");
 
 	/* NACK SEQ_ERR and TRIMMED, a stale ACK, an aged one */
 	req_start(&never, sends, MR_ARRAY_SIZE(sends));
