@@ -1096,7 +1096,7 @@ static void deliver(struct mr_pkt *p, const u8 *pl)
 	if (len <= 0)
 		return;		/* not a packet a responder can send */
 	if (p->flags & MR_F_TRIM) {
-		/* what a trimming switch leaves: headers, 4 bytes (MR-ICRC-5) */
+		/* what a trimming switch leaves: the headers and 4 bytes */
 		len -= (int)p->payload_len;
 	}
 	if (mr_pkt_receive(F.pktbuf, (u32)len, &q))
@@ -1322,7 +1322,7 @@ static void rec_probe_reply(struct in *in)
 		return;
 	i = (F.n_probes - 1 - k % MR_MIN(F.n_probes, NPROBE)) % NPROBE;
 	base(&p, MR_OP_PROBE_REPLY);
-	/* echoes the probe's PSN (its identifier), ts and path (MR-MP-11) */
+	/* echoes the probe's PSN (its identifier), ts and path */
 	p.psn = F.probes[i].psn ^ (mode & 0x01);
 	p.ts = F.probes[i].ts - (mode & 0x02 ? 1000000 : 0);
 	p.path = (F.probes[i].path + (mode >> 2 & 3)) % MR_MAX_PATHS;
