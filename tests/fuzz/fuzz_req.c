@@ -806,11 +806,11 @@ static bool complete(void)
 		w = &F.sq[F.head % SQ];
 		x = fwr_at(F.head);
 		st = 0xEE;
-		if (!mr_requester_complete(&F.r, F.head, F.now, in_error, NULL,
-					   &st)) {
-			CHECK(!in_error);
+		/* in Error the caller completes by mr_swqe_flushed() */
+		if (in_error)
+			st = mr_swqe_flushed(w, ST_FLUSH);
+		else if (!mr_requester_complete(&F.r, F.head, F.now, NULL, &st))
 			break;
-		}
 		if (in_error) {
 			/* MR-VERBS-25: its own error, or a flush */
 			CHECK(st == mr_swqe_flushed(w, ST_FLUSH));
