@@ -14,9 +14,13 @@ enum mr_done mr_req_head_done(const struct mr_done_head *h,
 		/*
 		 * A READ/ATOMIC keeps its WR until its last request PSN is
 		 * cumulatively acknowledged: a lost request PSN can only be
-		 * resent (and so acknowledged) from its WR.
+		 * resent (and so acknowledged) from its WR. Once the
+		 * scoreboard failed nothing is resent or acknowledged any
+		 * more: with all its data it succeeds, before the WR that
+		 * failed (MR-VERBS-22).
 		 */
-		if (h->ok && answered && !mr_psn_before(h->first_psn, sb->una))
+		if (h->ok && answered && !sb->failed &&
+		    !mr_psn_before(h->first_psn, sb->una))
 			return MR_DONE_WAIT;
 		return MR_DONE_OWN;
 	}

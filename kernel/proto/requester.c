@@ -34,6 +34,32 @@ void mr_requester_start(struct mr_requester *r,
 	r->failed_ns = 0;
 	r->halted = false;
 	r->tx_nomem = false;
+	/* No PSN of the window was sent by this incarnation yet. */
+	memset(r->pkt_msn, 0xff, sizeof(r->pkt_msn));
+}
+
+/*
+ * Was @psn, one of the last MR_TXSB_WIN PSNs sent, a request of message
+ * @msn? A response names the request it answers by both (MR-HDR-8,
+ * MR-REL-26); one that names another message's PSN is not an answer.
+ */
+static bool mr_psn_of_msn(const struct mr_requester *r, u32 psn, u32 msn)
+{
+	u32 base = mr_psn_sub(r->snd.sb.nxt, MR_TXSB_WIN);
+
+	return mr_psn_in_window(psn, base, MR_TXSB_WIN) &&
+	       r->pkt_msn[psn & MR_TXSB_WIN_MASK] == msn;
+}
+
+/*
+ * @w failed with @st: nothing after it is sent or executed (MR-VERBS-25).
+ * A WR that already finished keeps its first status.
+ */
+static void mr_fail_wr(struct mr_requester *r, struct mr_swqe *w, u8 st)
+{
+	if (w->state != MR_SWQE_DONE)
+		mr_swqe_done(w, st);
+	r->halted = true;
 }
 
 /* SQ index past the WQEs started (cur too once partly sent). */
@@ -209,7 +235,7 @@ static bool mr_run_timers(struct mr_requester *r, u32 head, u32 tail,
 		w = r->ops->wqe(ctx, head);
 	r->ops->event(ctx, MR_REQ_EV_RETRY_EXC, 1, w);
 	if (w)
-		mr_swqe_done(w, r->p.status[MR_REQ_ST_RETRY_EXC]);
+		mr_fail_wr(r, w, r->p.status[MR_REQ_ST_RETRY_EXC]);
 	return true;
 }
 
@@ -280,6 +306,15 @@ static int mr_send_retx(struct mr_requester *r, u32 head, u64 now,
 		w = ent ? mr_requester_find(r, head, ent->msn, ctx) : NULL;
 		if (!w)
 			break;
+		if (w->state == MR_SWQE_DONE && w->status) {
+			/*
+			 * Nothing of a failed WR goes out again (MR-VERBS-25):
+			 * the PSN waits as if resent, and the retry budget
+			 * ends the QP if nothing else does.
+			 */
+			mr_txsb_on_retx(&r->snd.sb, psn, ent->path, now);
+			continue;
+		}
 		path = mr_path_pick_other(&r->snd.pt, ent->path);
 		slot = psn & MR_TXSB_WIN_MASK;
 		/*
@@ -292,7 +327,7 @@ static int mr_send_retx(struct mr_requester *r, u32 head, u64 now,
 		if (rc) {
 			/* The source buffer went bad under us: fail the WR. */
 			if (rc != MR_REQ_TX_AGAIN)
-				mr_swqe_done(w, (u8)rc);
+				mr_fail_wr(r, w, (u8)rc);
 			break;
 		}
 		mr_txsb_on_retx(&r->snd.sb, psn, path, now);
@@ -324,6 +359,7 @@ static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
 	w->rdq.progress_ns = now;
 	r->pkt_off[psn & MR_TXSB_WIN_MASK] = off;
 	r->pkt_len[psn & MR_TXSB_WIN_MASK] = rlen;
+	r->pkt_msn[psn & MR_TXSB_WIN_MASK] = w->msn;
 	mr_sender_on_sent(&r->snd, path, now);
 	if (retx)
 		r->ops->event(ctx, MR_REQ_EV_RETX, 1, w);
@@ -484,7 +520,7 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 	bool first, last, done = false;
 	struct mr_swqe *w;
 	u32 psn;
-	u8 path;
+	u8 path, st;
 	int rc;
 
 	while (budget > 0 && r->cur != tail && !r->halted) {
@@ -501,8 +537,11 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 		}
 		if (first && !w->op) {
 			/* Local operation, in SQ order. */
-			mr_swqe_done(w, r->ops->local(ctx, w));
+			st = r->ops->local(ctx, w);
+			mr_swqe_done(w, st);
 			r->cur++;
+			if (st)
+				r->halted = true;
 			done = true;
 			continue;
 		}
@@ -532,6 +571,7 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 				(last ? MR_TXE_LAST : 0), path, now, &psn);
 		r->pkt_off[psn & MR_TXSB_WIN_MASK] = r->cur_off;
 		r->pkt_len[psn & MR_TXSB_WIN_MASK] = w->rdq.rd.req_end;
+		r->pkt_msn[psn & MR_TXSB_WIN_MASK] = w->msn;
 		if (first)
 			mr_started_msg(r, w, r->cur);
 		mr_sender_on_sent(&r->snd, path, now);
@@ -555,6 +595,9 @@ bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
 	bool done;
 
 	done = mr_run_timers(r, head, tail, now, ctx);
+	/* A QP whose retries are spent sends nothing, probes neither. */
+	if (r->snd.sb.failed)
+		return done;
 	mr_run_paths(r, now, ctx);
 	r->tx_nomem = false;
 	budget = mr_send_retx(r, head, now, budget, ctx);
@@ -676,7 +719,7 @@ static bool mr_on_read_resp(struct mr_requester *r, struct mr_swqe *w,
 		return false;
 	st = r->ops->place(ctx, w, off, p->payload, len);
 	if (st) {
-		mr_swqe_done(w, st);
+		mr_fail_wr(r, w, st);
 		return true;
 	}
 	/*
@@ -693,8 +736,12 @@ static void mr_on_atomic_resp(struct mr_requester *r, struct mr_swqe *w,
 			      const struct mr_pkt *p, void *ctx)
 {
 	u64 orig = p->atomic_orig;
+	u8 st = r->ops->place(ctx, w, 0, &orig, sizeof(orig));
 
-	mr_swqe_done(w, r->ops->place(ctx, w, 0, &orig, sizeof(orig)));
+	if (st)
+		mr_fail_wr(r, w, st);
+	else
+		mr_swqe_done(w, 0);
 }
 
 /*
@@ -744,6 +791,10 @@ static void mr_on_response(struct mr_requester *r, u32 head,
 	struct mr_txsb_result res = {};
 	bool ok = false;
 
+	if (w && !mr_psn_of_msn(r, p->psn, w->msn)) {
+		r->ops->event(ctx, MR_REQ_EV_ACK_BAD, 1, w);
+		return;
+	}
 	if (w && w->state == MR_SWQE_SENT && w->op == MR_OP_READ_REQ &&
 	    p->opcode == MR_OP_READ_RESP && !w->length) {
 		mr_on_empty_read_resp(r, w, p, now, ctx);

@@ -75,7 +75,7 @@ enum mr_req_event {
 	MR_REQ_EV_RNR,		/* ... an RNR NACK: the sender pauses */
 	MR_REQ_EV_SPURIOUS_RTO,	/* an RTO was found spurious, undone */
 	MR_REQ_EV_ACK_AGED,	/* ts_echo no recent stamp (MR-SEC-6) */
-	MR_REQ_EV_ACK_BAD,	/* acknowledges PSNs never sent */
+	MR_REQ_EV_ACK_BAD,	/* names PSNs never sent (for its message) */
 	MR_REQ_EV_TRIMMED,	/* a trimmed response (MR-REL-16) */
 	MR_REQ_EV_RESP_DUP,	/* a response or probe reply of nothing due */
 };
@@ -168,6 +168,8 @@ struct mr_requester {
 	 */
 	u32 pkt_off[MR_TXSB_WIN];
 	u32 pkt_len[MR_TXSB_WIN];
+	/* ... and its message: a response must name both (MR-REL-26). */
+	u32 pkt_msn[MR_TXSB_WIN];
 };
 
 /*

@@ -51,10 +51,7 @@
  *
  * FUZZ_REQ_TRACE=1 in the environment prints what happens (records,
  * packets both ways, state changes, completions) and which invariant
- * failed. While an engine bug is open, its invariant can be stepped past
- * to fuzz for others (make run FUZZ_DEFS=-D...): FUZZ_REQ_LET_* lets the
- * engine do it, FUZZ_REQ_DROP_UNMATCHED_RESP drops those responses before
- * the engine sees them. The reproducers are in repro/fuzz_req/.
+ * failed. The inputs of the engine bugs it found are in the corpus.
  *
  * Invariants, enforced with abort(), checked through the callbacks and
  * the engine's public state:
@@ -321,11 +318,9 @@ static void check_new_msg(struct fwr *x, const struct mr_pkt *p)
 
 		/* WRs start in SQ order */
 		CHECK(y->started || y->local_ran);
-#ifndef FUZZ_REQ_LET_SEND_AFTER_ERROR
 		/* none after a WR that failed (MR-VERBS-22, MR-VERBS-25) */
 		CHECK(F.sq[i % SQ].state != MR_SWQE_DONE ||
 		      !F.sq[i % SQ].status);
-#endif
 		/* MR-VERBS-9: a fence waits for earlier READ/ATOMIC WRs */
 		CHECK(!(F.sq[x->idx % SQ].fence && answered(y->op)));
 		if (answered(y->op))
@@ -424,11 +419,7 @@ static int fz_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
 	/* A new PSN, within the window (MR-WIN-3), for unfinished work. */
 	CHECK(F.r.snd.sb.nxt == p->psn);
 	CHECK(mr_psn_dist(p->psn, F.r.snd.sb.una) < MR_WINDOW);
-#ifdef FUZZ_REQ_LET_SEND_AFTER_ERROR
-	CHECK(w->state != MR_SWQE_DONE || w->status);
-#else
 	CHECK(w->state != MR_SWQE_DONE);
-#endif
 	if (!x->started) {
 		CHECK(p->flags & MR_F_FIRST);
 		check_new_msg(x, p);
@@ -540,9 +531,7 @@ static void fz_probe(void *ctx, struct mr_pkt *p)
 {
 	(void)ctx;
 	/* MR-RETRY-9: no packet once a budget is spent or the QP failed */
-#ifndef FUZZ_REQ_LET_PROBE_AFTER_FAIL
 	CHECK(!F.r.snd.sb.failed && !F.fatal);
-#endif
 	/* MR-MP-9: MBH only, no flags, a path of the table */
 	CHECK(p->opcode == MR_OP_PROBE && !p->flags &&
 	      p->path < F.r.snd.pt.n);
@@ -738,10 +727,6 @@ static void check_state(void)
 			      x->seen_status);
 		CHECK(w->op == x->op && w->state <= MR_SWQE_DONE);
 		CHECK(w->state >= x->seen_state);
-#ifdef FUZZ_REQ_LET_RETRY_OVER_ERROR
-		if (w->status == ST_RETRY)
-			x->seen_status = 0;
-#endif
 		CHECK(x->seen_state != MR_SWQE_DONE || !x->seen_status ||
 		      w->status == x->seen_status);
 		if (w->state == MR_SWQE_DONE &&
@@ -1021,17 +1006,6 @@ static void deliver_rx(const struct mr_pkt *p)
 	      p->opcode, p->psn, p->dxh.msn, p->dxh.offset, p->payload_len,
 	      p->flags, p->akh.cum_psn, p->nkh.reason, p->nkh.nack_psn,
 	      p->akh.ts_echo);
-#ifdef FUZZ_REQ_DROP_UNMATCHED_RESP
-	/* what MR-REL-26 asks the engine to drop, dropped before it */
-	if ((p->opcode == MR_OP_READ_RESP || p->opcode == MR_OP_ATOMIC_RESP) &&
-	    !trimmed) {
-		e = plog_get(p->psn);
-		if (!mr_psn_before(p->psn, F.nxt) ||
-		    (mr_psn_dist(F.nxt, p->psn) <= PLOG &&
-		     (!e || !answered(e->op) || e->msn != p->dxh.msn)))
-			return;
-	}
-#endif
 	F.rejected = false;
 	F.dup = false;
 	F.cur = p->opcode == MR_OP_READ_RESP ||
@@ -1417,12 +1391,6 @@ static void drain(void)
 	TRACE("drain\n");
 	F.draining = true;
 	for (i = 0; i < DRAIN_MAX && F.head != F.tail; i++) {
-#ifdef FUZZ_REQ_LET_DONE_WAIT_AFTER_FAIL
-		if (F.r.snd.sb.failed &&
-		    F.sq[F.head % SQ].state == MR_SWQE_DONE &&
-		    !F.sq[F.head % SQ].status)
-			return;
-#endif
 		CHECK(F.armed != MR_TIME_NEVER);
 		F.now = F.armed;
 		req_run();
