@@ -19,6 +19,8 @@
 #include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "params.h"
+
 struct mroce_av;
 
 #define MROCE_DRV_NAME		"metaroce"
@@ -149,6 +151,9 @@ struct mroce_dev {
 	atomic_t num_pd, num_ah, num_cq, num_qp, num_srq, num_mr;
 
 	struct mroce_stats __percpu *stats;
+
+	/* Transport parameters (params.c); their own lock, a leaf. */
+	struct mroce_params params;
 
 	/* Deferred unregistration on NETDEV_UNREGISTER (main.c). */
 	struct work_struct unreg_work;

@@ -203,29 +203,9 @@ static void mroce_dealloc_driver(struct ib_device *ibdev)
 		mroce_net_detach(dev);
 	free_percpu(dev->stats);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
+	mroce_params_destroy(&dev->params);
 	mroce_devs_del(dev);
 }
-
-/*
- * /sys/class/infiniband/<ibdev>/metaroce_abi_version: only this module
- * creates it, so the provider claims exactly the metaroce devices.
- */
-static ssize_t metaroce_abi_version_show(struct device *device,
-					 struct device_attribute *attr,
-					 char *buf)
-{
-	return sysfs_emit(buf, "%u\n", METAROCE_UVERBS_ABI_VERSION);
-}
-static DEVICE_ATTR_RO(metaroce_abi_version);
-
-static struct attribute *mroce_attrs[] = {
-	&dev_attr_metaroce_abi_version.attr,
-	NULL,
-};
-
-static const struct attribute_group mroce_attr_group = {
-	.attrs = mroce_attrs,
-};
 
 static const struct ib_device_ops mroce_dev_ops = {
 	.owner = THIS_MODULE,
@@ -233,7 +213,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = METAROCE_UVERBS_ABI_VERSION,
 	/* The provider's device match (provider.rst, "Device matching"). */
-	.device_group = &mroce_attr_group,
+	.device_group = &mroce_dev_attr_group,
 
 	.alloc_hw_port_stats = mroce_alloc_hw_port_stats,
 	.alloc_mr = mroce_alloc_mr,
@@ -307,6 +287,7 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1);
 	mroce_dev_init_unreg_work(dev);
 	mroce_init_attr(dev);
+	mroce_params_init(&dev->params);
 	err = mroce_devs_add(dev);
 	if (err) {
 		/* Not on the list: dealloc_driver's list_del_init is a no-op. */

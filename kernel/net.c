@@ -27,10 +27,6 @@
 
 #include "metaroce.h"
 
-static unsigned char mroce_dscp = 26;	/* AF31 */
-module_param_named(dscp, mroce_dscp, byte, 0644);
-MODULE_PARM_DESC(dscp, "DSCP of MetaRoCE packets when the AH has no traffic class (default 26)");
-
 static unsigned int mroce_net_id;
 
 /*
@@ -205,10 +201,12 @@ void mroce_net_detach(struct mroce_dev *dev)
 	dev->mnet = NULL;
 }
 
-static u8 mroce_tos(const struct mroce_av *av, bool ect)
+/* The AH's traffic class, else the device's dscp (MR-ENC-4). */
+static u8 mroce_tos(struct mroce_dev *dev, const struct mroce_av *av,
+		    bool ect)
 {
 	u8 tos = av->tclass ? av->tclass & ~INET_ECN_MASK :
-			      (u8)(mroce_dscp << 2);
+			      (u8)(mroce_param(&dev->params, MROCE_P_DSCP) << 2);
 
 	return ect ? tos | INET_ECN_ECT_0 : tos;
 }
@@ -322,7 +320,7 @@ int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
 	__be16 sport = htons(0xC000 | (entropy & 0x3fff));
 	struct mroce_net *mnet = dev->mnet;
 	unsigned int len = skb->len;
-	u8 tos = mroce_tos(av, ect);
+	u8 tos = mroce_tos(dev, av, ect);
 	struct socket *sock;
 	int err = -EAFNOSUPPORT;
 

@@ -24,34 +24,6 @@
 
 #define MROCE_TX_BATCH	16	/* packets built per lock hold */
 
-/*
- * Congestion control knobs over the core's defaults (MR-CC-*). The
- * delay (Swift) component is off by default on this software device:
- * its RTT samples include host scheduling latency, which is not fabric
- * queueing and routinely exceeds the 10-20 us target, so on loaded or
- * virtualised hosts it collapses the window for no network reason.
- * ECN (DCTCP), loss and trim signals stay on.
- */
-static bool mroce_cc_delay;
-module_param_named(cc_delay, mroce_cc_delay, bool, 0644);
-MODULE_PARM_DESC(cc_delay, "Use the delay (Swift) congestion signal (default off)");
-
-static bool mroce_cc_fixed;
-module_param_named(cc_fixed, mroce_cc_fixed, bool, 0644);
-MODULE_PARM_DESC(cc_fixed, "Fixed full window, no congestion control (comparison mode)");
-
-/*
- * Dead-path detection and probing (MR-MP-8..12). Off by default until
- * it is validated: enabling it made transfers fail in the test VM.
- */
-static bool mroce_path_health;
-module_param_named(path_health, mroce_path_health, bool, 0644);
-MODULE_PARM_DESC(path_health, "Dead-path detection and probing (experimental, default off)");
-
-static unsigned char mroce_paths = MR_PATH_DEFAULT;
-module_param_named(paths, mroce_paths, byte, 0644);
-MODULE_PARM_DESC(paths, "Paths (UDP source port entropies) per QP, 1..64; 1 = single path");
-
 static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 {
 	switch (op) {
@@ -514,18 +486,9 @@ void mroce_req_start(struct mroce_qp *qp)
 	tp.verbs_timeout_ns = cap ? cap : MR_TIME_NEVER;
 	tp.ts_offset = qp->ts_offset;
 	mr_cc_default_params(&cp);
-	if (mroce_cc_fixed) {
-		cp.mode = MR_CC_FIXED;
-	} else if (!mroce_cc_delay) {
-		cp.use_delay = false;
-		/* Sub-packet windows only make sense with delay pacing. */
-		cp.min_cwnd = MR_CC_ONE;
-	}
 	mr_path_default_params(&pp);
-	if (mroce_paths <= 1)
-		pp.single = true;
-	else
-		pp.n_paths = min_t(u8, mroce_paths, MR_PATH_MAX);
+	/* The device's parameters as they are now (MR-CC-18). */
+	mroce_params_req(&qp->dev->params, &tp, &cp, &pp, &rp.path_health);
 	mtu = min(a->path_mtu, READ_ONCE(qp->dev->active_mtu));
 	rp.mtu = ib_mtu_enum_to_int(mtu);
 	rp.max_rd_atomic = a->max_rd_atomic;
@@ -533,7 +496,6 @@ void mroce_req_start(struct mroce_qp *qp)
 	rp.sq_size = qp->sq.size;
 	/* Probe identifiers an off-path forger cannot predict (MR-SEC-3). */
 	rp.probe_id = get_random_u32();
-	rp.path_health = mroce_path_health;
 	memcpy(rp.status, mroce_req_status, sizeof(rp.status));
 
 	spin_lock_bh(&qp->sq.lock);

@@ -39,16 +39,6 @@ static const u8 mroce_rcv_ev_cnt[] = {
 	[MR_RCV_EV_RKEY] = MROCE_CNT_RKEY_VIOLATIONS,
 };
 
-unsigned int mroce_seq_err_us = 100;
-MR_KUNIT_EXPORT(mroce_seq_err_us);
-module_param_named(seq_err_interval_us, mroce_seq_err_us, uint, 0644);
-MODULE_PARM_DESC(seq_err_interval_us, "Per-QP interval of NACK SEQ_ERR and of answers to duplicates beyond a burst, us (default 100)");
-
-static u64 mroce_seq_err_ns(void)
-{
-	return (u64)READ_ONCE(mroce_seq_err_us) * NSEC_PER_USEC;
-}
-
 static const struct mr_receiver_ops mroce_rcv_ops;
 
 u16 mroce_resp_entropy(struct mroce_qp *qp, u8 path)
@@ -75,12 +65,20 @@ void mroce_resp_start(struct mroce_qp *qp)
 	spin_unlock_bh(&qp->resp_lock);
 }
 
-/* The engine's configuration from the QP and the module. resp_lock held. */
+/*
+ * The engine's configuration from the QP and the device, per packet:
+ * seq_err_interval_us (MR-REL-10, default 100 us) is one NACK SEQ_ERR or
+ * repeated fatal NACK per QP per interval; answers to duplicates (ACKs,
+ * READ and ATOMIC replays) a burst of MR_RCV_DUP_BURST, then one per
+ * interval (MR-SEC-8). resp_lock held.
+ */
 static void mroce_resp_conf(struct mroce_qp *qp)
 {
 	struct mr_receiver *r = &qp->resp->rcv;
 
-	r->seq_err_interval_ns = mroce_seq_err_ns();
+	r->seq_err_interval_ns = (u64)mroce_param(&qp->dev->params,
+						  MROCE_P_SEQ_ERR_US) *
+				 NSEC_PER_USEC;
 	r->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
 	r->rnr_timer = qp->attr.min_rnr_timer;
 }

@@ -11,14 +11,6 @@
 #include "metaroce.h"
 
 /*
- * seq_err_interval (MR-REL-10, module parameter, default 100 us): one
- * NACK SEQ_ERR or repeated fatal NACK per QP per interval; answers to
- * duplicates (ACKs, READ and ATOMIC replays) a burst of MR_RCV_DUP_BURST,
- * then one per interval (MR-SEC-8).
- */
-extern unsigned int mroce_seq_err_us;
-
-/*
  * Per-packet (or per-pass) context of the responder, filled under
  * resp_lock and acted on after it is dropped: packets to send,
  * completion notifications, state changes. The engine's ops get it as

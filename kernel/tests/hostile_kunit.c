@@ -795,7 +795,8 @@ static void mrt_h_rate_limits(struct kunit *test)
 	 * limit on any machine (under emulation with KASAN one packet takes
 	 * about 100 us, the default interval).
 	 */
-	mroce_seq_err_us = 10000;
+	KUNIT_ASSERT_EQ(test, mroce_param_set(&mrt_db->params,
+					      MROCE_P_SEQ_ERR_US, 10000), 0);
 	/* 200 out-of-window requests, as fast as one CPU takes them. */
 	for (i = 0; i < MRT_FLOOD; i++) {
 		p.psn = (MRT_PSN + 1000 + i) & MR_PSN_MASK;
@@ -818,7 +819,8 @@ static void mrt_h_rate_limits(struct kunit *test)
 	ack = mrt_h_cnt(mrt_db, MROCE_CNT_ACK_TX) - ack;
 	KUNIT_EXPECT_GE(test, ack, 1ULL);
 	KUNIT_EXPECT_LE_MSG(test, ack, 16 + us / 10000, "in %llu us", us);
-	mroce_seq_err_us = 100;
+	KUNIT_ASSERT_EQ(test, mroce_param_set(&mrt_db->params,
+					      MROCE_P_SEQ_ERR_US, 100), 0);
 	KUNIT_EXPECT_EQ(test, mrt_qp_state(b.qp), IB_QPS_RTS);
 	mrt_ep_free(&b);
 }
