@@ -114,8 +114,13 @@ static void run_count(void)
 	struct tpacket_stats st;
 	socklen_t sl = sizeof(st);
 	struct in_addr pa;
+	/* Source ports and TOS bytes of the packets read (not the drops). */
+	static uint8_t sport_seen[65536 / 8];
+	uint8_t tos_seen[256 / 8] = { 0 };
+	unsigned int n_sports = 0;
 	uint8_t f[256];
-	int c;
+	ssize_t len;
+	int c, i;
 
 	role = "count";
 	if (inet_pton(AF_INET, O.peer, &pa) != 1)
@@ -157,16 +162,32 @@ static void run_count(void)
 	while (!count_stop && now_s() - t_start < O.time_s) {
 		struct pollfd pf = { .fd = c, .events = POLLIN };
 
-		if (poll(&pf, 1, 200) > 0)
-			while (recv(c, f, sizeof(f), MSG_DONTWAIT) > 0)
-				;
+		if (poll(&pf, 1, 200) <= 0)
+			continue;
+		while ((len = recv(c, f, sizeof(f), MSG_DONTWAIT)) > 0) {
+			/* Ethernet, IPv4 (the filter's), UDP source port */
+			size_t udp = 14 + (size_t)(f[14] & 0xf) * 4;
+			unsigned int sp;
+
+			if ((size_t)len < udp + 2)
+				continue;
+			sp = (unsigned int)f[udp] << 8 | f[udp + 1];
+			if (!(sport_seen[sp / 8] & (1u << (sp % 8))))
+				n_sports++;
+			sport_seen[sp / 8] |= (uint8_t)(1u << (sp % 8));
+			tos_seen[f[15] / 8] |= (uint8_t)(1u << (f[15] % 8));
+		}
 	}
 	sl = sizeof(st);
 	if (getsockopt(c, SOL_PACKET, PACKET_STATISTICS, &st, &sl))
 		die("PACKET_STATISTICS: %s", strerror(errno));
 	/* tp_packets includes the drops (af_packet adds them). */
-	printf("HOSTILE-COUNT from=%s packets=%u socket_drops=%u\n", O.peer,
-	       st.tp_packets, st.tp_drops);
+	printf("HOSTILE-COUNT from=%s packets=%u socket_drops=%u sports=%u tos=",
+	       O.peer, st.tp_packets, st.tp_drops, n_sports);
+	for (i = 0, c = 0; i < 256; i++)
+		if (tos_seen[i / 8] & (1u << (i % 8)))
+			printf("%s0x%02x", c++ ? "," : "", i);
+	printf("%s\n", c ? "" : "none");
 	exit(0);
 }
 
