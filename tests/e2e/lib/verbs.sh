@@ -9,9 +9,10 @@
 # The same functions run over Soft-RoCE (rxe, the baseline) and over
 # MetaRoCE (mr0); only the device type and name differ:
 #
-#   vt_setup TYPE NAME     load the module, "rdma link add NAME type TYPE
-#                          netdev eth0", wait for ACTIVE, find the RoCE v2
-#                          GID of the IPv4 address ($VT_GID), meet the peer
+#   vt_setup TYPE NAME     load the module (with $VT_MODPARAMS), "rdma link
+#                          add NAME type TYPE netdev eth0", wait for ACTIVE,
+#                          find the RoCE v2 GID of the IPv4 address
+#                          ($VT_GID), meet the peer
 #   vt_devinfo             ibv_devinfo -v: sane attributes
 #   vt_pingpong            ibv_rc_pingpong, ibv_srq_pingpong, both directions
 #   vt_perftest_all        perftest bw/lat, several sizes up to 1 MiB, both
@@ -28,6 +29,7 @@ VT_TYPE=""
 VT_DEV=""
 VT_GID=""
 VT_MOD=""
+VT_MODPARAMS=${VT_MODPARAMS:-}
 
 # vt_gid_index: the index of $VT_DEV's RoCE v2 GID for $MR_MY_IP (the
 # IPv4-mapped GID ::ffff:a.b.c.d), or nothing.
@@ -55,7 +57,8 @@ vt_setup() {
 	metaroce) VT_MOD=metaroce ;;
 	*) mr_fail "vt_setup: unknown device type $VT_TYPE" ;;
 	esac
-	modprobe "$VT_MOD" || mr_fail "modprobe $VT_MOD"
+	# shellcheck disable=SC2086
+	modprobe "$VT_MOD" $VT_MODPARAMS || mr_fail "modprobe $VT_MOD $VT_MODPARAMS"
 	rdma link add "$VT_DEV" type "$VT_TYPE" netdev eth0 ||
 		mr_fail "rdma link add $VT_DEV type $VT_TYPE netdev eth0"
 	vs_n=0

@@ -1,0 +1,230 @@
+# topology: pair
+# timeout: 900
+# Per-device transport parameters (MR-CC-18): the module parameters give
+# new devices their initial values, the attributes in
+# /sys/class/infiniband/mr0/ change one device's at run time, and each
+# non-default value below has an effect the scenario observes:
+#
+#  1. "modprobe metaroce paths=65" fails (a load-time value out of range).
+#  2. Both VMs load the module with udp_port=4794 paths=2 dscp=10
+#     cc_delay=1; mr0's attributes show those values and the spec's
+#     defaults for the rest; path_health is set to 1 on both.  During an
+#     ib_write_bw from the client (all it sends are its QP's requests) the
+#     server counts the client's packets to UDP port 4794 at its NIC
+#     (mr-hostile --count): some arrive (udp_port, MR-ENC-1), every one
+#     with DSCP 10 (MR-ENC-4), from 2 source ports, or up to 2 more per
+#     path re-roll the client counted (paths, MR-MP-1, MR-MP-7).  mr-verify
+#     (every RC opcode, both VMs requester in turn, byte-exact) passes
+#     with cc_delay=1, path_health=1 and paths=2.
+#  3. Writes out of range or inconsistent with the rest of the set fail
+#     with EINVAL and leave the value unchanged.
+#  4. The client's device only: paths=1, dscp=46.  The next ib_write_bw's
+#     packets come from exactly one source port (MR-MP-13) with DSCP 46,
+#     while the server's device keeps its own values.
+#  5. Client: cc_fixed=1, cc_fixed_cwnd 100 packets; server: cc_init_cwnd
+#     7 packets, init_rto_us 30000, seq_err_interval_us 5000.  During a
+#     timed ib_write_bw, "rdma -dd res show qp" shows the client's RC QP
+#     at drv_cwnd_pkts 100 (the fixed window, MR-CC-17) and the server's,
+#     whose requester sends nothing in a WRITE test, at drv_cwnd_pkts 7 and
+#     drv_rto_us 30000 (the initial window and RTO the QP took at RTS).
+#     mr-verify passes again under these values.
+#  (seq_err_interval_us's effect, the rate of NACKs for out-of-window
+#  requests, is checked by KUnit's mrt_h_rate_limits with a non-default
+#  interval; here only traffic under it.)
+. /mr/e2e/verbs.sh
+
+PA=/sys/class/infiniband/mr0
+PA_PORT=4794
+
+# pa_expect NAME VALUE: attribute NAME of mr0 reads VALUE.
+pa_expect() {
+	pe_v=$(cat "$PA/$1") || mr_fail "cannot read $PA/$1"
+	[ "$pe_v" = "$2" ] || mr_fail "$PA/$1 is $pe_v, expected $2"
+}
+
+# pa_set NAME VALUE: write it; it must read back.
+pa_set() {
+	echo "$2" >"$PA/$1" || mr_fail "writing $2 to $PA/$1 failed"
+	pa_expect "$1" "$2"
+	mr_log "mr0 $1 = $2"
+}
+
+# pa_refused NAME VALUE: the write fails with EINVAL, the value stays.
+pa_refused() {
+	pr_old=$(cat "$PA/$1")
+	if (echo "$2" >"$PA/$1") 2>/tmp/pa.err; then
+		mr_fail "$PA/$1 accepted $2"
+	fi
+	grep -q 'Invalid argument' /tmp/pa.err ||
+		mr_fail "$PA/$1 = $2 refused with '$(cat /tmp/pa.err)', expected EINVAL"
+	pa_expect "$1" "$pr_old"
+}
+
+# pa_counter NAME: a counter of mr0/1.
+pa_counter() {
+	pc_v=$(rdma statistic show link mr0/1 | tr -s '[:space:]' '\n' |
+		awk -v k="$1" 'p == k { print; exit } { p = $0 }')
+	case "$pc_v" in
+	'' | *[!0-9]*) mr_fail "counter $1 of mr0/1 not found" ;;
+	esac
+	echo "$pc_v"
+}
+
+# pa_wire STEP PATHS DSCP: during an ib_write_bw from the client, the
+# server counts the client's packets to $PA_PORT and checks their source
+# ports and DSCP; the client tells it how many path re-rolls it made.
+pa_wire() {
+	pw_rr0=$(pa_counter path_rerolls)
+	if [ "$MR_ROLE" = server ]; then
+		mr-hostile --count "$MR_PEER_IP" -i eth0 --udp-port $PA_PORT \
+			--time 600 >/tmp/count.out 2>&1 &
+		pw_count=$!
+		sleep 1
+	fi
+	vt_pair server 120 /tmp/pt.out ib_write_bw -d mr0 -x "$VT_GID" -F \
+		-s 65536 -n 50 || {
+		vt_show /tmp/pt.out
+		mr_fail "$1: ib_write_bw exit status $vp_rc"
+	}
+	pw_rr=$(($(pa_counter path_rerolls) - pw_rr0))
+	pw_verdict=ok
+	if [ "$MR_ROLE" = server ]; then
+		sleep 1
+		kill "$pw_count"
+		wait "$pw_count" || true
+		pw_rr=$(vt_xchg "pa-rr-$1" -)
+		sed 's/^/  | /' /tmp/count.out
+		pw_line=$(grep '^HOSTILE-COUNT' /tmp/count.out || true)
+		pw_pkts=$(echo "$pw_line" | sed -n 's/.* packets=\([0-9]*\).*/\1/p')
+		pw_sports=$(echo "$pw_line" | sed -n 's/.* sports=\([0-9]*\).*/\1/p')
+		pw_tos=$(echo "$pw_line" | sed -n 's/.* tos=\([0-9a-fx,]*\).*/\1/p')
+		if [ "$2" -eq 1 ]; then
+			pw_max=1
+		else
+			pw_max=$(($2 + pw_rr))
+		fi
+		if [ -z "$pw_pkts" ] || [ "$pw_pkts" -lt 1000 ]; then
+			pw_verdict="only '${pw_pkts}' packets to port $PA_PORT"
+		elif [ "$pw_sports" -lt "$2" ] || [ "$pw_sports" -gt "$pw_max" ]; then
+			pw_verdict="$pw_sports source ports, expected $2..$pw_max (paths $2, $pw_rr re-rolls)"
+		else
+			for pw_t in $(echo "$pw_tos" | tr , ' '); do
+				[ $((pw_t >> 2)) -eq "$3" ] ||
+					pw_verdict="TOS $pw_t, expected DSCP $3"
+			done
+		fi
+		mr_log "$1: $pw_pkts packets, $pw_sports source ports ($pw_rr re-rolls), TOS $pw_tos: $pw_verdict"
+		vt_xchg "pa-v-$1" "$pw_verdict" >/dev/null
+	else
+		vt_xchg "pa-rr-$1" "$pw_rr" >/dev/null
+		pw_verdict=$(vt_xchg "pa-v-$1" -)
+	fi
+	[ "$pw_verdict" = ok ] || mr_fail "$1: $pw_verdict"
+}
+
+# pa_verify STEP: mr-verify, every RC opcode, the server listening; both
+# VMs are requester in turn.  Byte-exact on both sides.
+pa_verify() {
+	vt_verify_peer=$MR_PEER_IP
+	vt_verify server -d mr0 -g "$VT_GID" --connect-timeout 90 \
+		-s 0,1,mtu+1,4097,65536 -n 8 --phase-bytes 1m
+	[ $rc -eq 0 ] ||
+		mr_fail "$1: mr-verify exit status $rc: $(grep -m1 -E 'FAIL|MISMATCH|error' /tmp/verify.out)"
+	grep -q 'PASS: .* msgs=[1-9]' /tmp/verify.out ||
+		mr_fail "$1: mr-verify printed no PASS summary"
+}
+
+# pa_qp_field FIELD: FIELD of this VM's RC QP of mr0, from the transport
+# state ("rdma -dd res show qp"), sampled while ib_write_bw runs.
+pa_qp_field() {
+	rdma -dd res show qp link mr0/1 2>/dev/null |
+		awk -v k="drv_$1" '/type RC/ { for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'
+}
+
+# 1. A load-time value out of range fails the load.
+if modprobe metaroce paths=65 2>/tmp/modprobe.err; then
+	mr_fail "modprobe metaroce paths=65 succeeded"
+fi
+mr_log "modprobe metaroce paths=65 refused: $(cat /tmp/modprobe.err)"
+[ ! -d /sys/module/metaroce ] || mr_fail "metaroce loaded by a refused modprobe"
+
+# 2. Module parameters as the device's initial values.
+VT_MODPARAMS="udp_port=$PA_PORT paths=2 dscp=10 cc_delay=1"
+vt_setup metaroce mr0
+pa_expect paths 2
+pa_expect dscp 10
+pa_expect cc_delay 1
+pa_expect cc_fixed 0
+pa_expect path_health 0
+# MR-CC-18: the spec's defaults (windows and fractions in 1/65536).
+pa_expect cc_init_cwnd $((32 << 16))
+pa_expect cc_min_cwnd $((65536 / 64))
+pa_expect cc_beta $((65536 * 4 / 5))
+pa_expect init_rto_us 10000
+pa_expect seq_err_interval_us 100
+pa_expect path_probe_interval_us 500
+[ "$(cat /sys/module/metaroce/parameters/udp_port)" = $PA_PORT ] ||
+	mr_fail "udp_port is not $PA_PORT"
+pa_set path_health 1
+pa_wire loaded 2 10
+pa_verify loaded
+
+# 3. Refused writes.
+pa_refused paths 0
+pa_refused paths 65
+pa_refused paths abc
+pa_refused dscp 64
+pa_refused cc_fixed 2
+pa_refused seq_err_interval_us 0
+pa_refused cc_g_shift 17
+pa_refused cc_max_cwnd $(((256 << 16) + 1))
+pa_refused cc_max_cwnd $((8 << 16))
+pa_refused min_rto_us 2000000
+mr_log "out-of-range and inconsistent writes refused with EINVAL"
+
+# 4. The client's device only: one path, DSCP 46.
+if [ "$MR_ROLE" = client ]; then
+	pa_set paths 1
+	pa_set dscp 46
+else
+	pa_expect paths 2
+	pa_expect dscp 10
+fi
+pa_wire single 1 46
+
+# 5. Congestion control parameters reach the QPs at RTS.
+if [ "$MR_ROLE" = client ]; then
+	pa_set cc_fixed_cwnd $((100 << 16))
+	pa_set cc_fixed 1
+else
+	pa_set cc_init_cwnd $((7 << 16))
+	pa_set init_rto_us 30000
+	pa_set seq_err_interval_us 5000
+fi
+vt_pair server 120 /tmp/pt.out ib_write_bw -d mr0 -x "$VT_GID" -F \
+	-s 65536 -D 10 >/dev/null 2>&1 &
+pa_bw=$!
+pa_cwnd=""
+pa_n=0
+while [ -z "$pa_cwnd" ] && [ $pa_n -lt 60 ]; do
+	sleep 0.5
+	pa_cwnd=$(pa_qp_field cwnd_pkts)
+	pa_rto=$(pa_qp_field rto_us)
+	pa_n=$((pa_n + 1))
+done
+rdma -dd res show qp link mr0/1 | sed 's/^/  | /'
+pa_rc=0
+wait $pa_bw || pa_rc=$?
+vt_show /tmp/pt.out
+[ $pa_rc -eq 0 ] || mr_fail "timed ib_write_bw: exit status $pa_rc"
+if [ "$MR_ROLE" = client ]; then
+	[ "$pa_cwnd" = 100 ] ||
+		mr_fail "client RC QP: cwnd_pkts '$pa_cwnd', expected the fixed window 100"
+else
+	[ "$pa_cwnd" = 7 ] && [ "$pa_rto" = 30000 ] ||
+		mr_fail "server RC QP: cwnd_pkts '$pa_cwnd' rto_us '$pa_rto', expected 7 and 30000"
+fi
+mr_log "RC QP at RTS: cwnd_pkts $pa_cwnd rto_us $pa_rto"
+pa_verify cc
+
+vt_teardown
