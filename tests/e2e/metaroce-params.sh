@@ -103,8 +103,10 @@ pa_wire() {
 		else
 			pw_max=$(($2 + pw_rr))
 		fi
-		if [ -z "$pw_pkts" ] || [ "$pw_pkts" -lt 1000 ]; then
-			pw_verdict="only '${pw_pkts}' packets to port $PA_PORT"
+		if [ -z "$pw_pkts" ] || [ -z "$pw_sports" ] || [ -z "$pw_tos" ]; then
+			pw_verdict="no count from mr-hostile: '$pw_line'"
+		elif [ "$pw_pkts" -lt 1000 ]; then
+			pw_verdict="only $pw_pkts packets to port $PA_PORT"
 		elif [ "$pw_sports" -lt "$2" ] || [ "$pw_sports" -gt "$pw_max" ]; then
 			pw_verdict="$pw_sports source ports, expected $2..$pw_max (paths $2, $pw_rr re-rolls)"
 		else
