@@ -18,6 +18,7 @@
  *   mroce_devs_lock (main.c)  - global device list
  *   mroce_net.lock            - per-namespace socket refcount + dev list
  *   dev->port_lock            - port state / active MTU
+ *   dev->params.lock (mutex)  - the device's parameter set (a leaf)
  *   qp->modify_lock (mutex)   - serialises modify_qp/destroy_qp
  *   qp->sq.lock               - send queue ring, requester state
  *   qp->resp_lock             - responder state (struct mroce_resp)
