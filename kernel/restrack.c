@@ -64,6 +64,8 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 	    rdma_nl_put_driver_u64(msg, "rto_spurious", sb->st.spurious_rto) ||
 	    rdma_nl_put_driver_u64(msg, "cuts_loss_rand",
 				   req->rq.snd.cc.st.cuts_loss_rand) ||
+	    rdma_nl_put_driver_u64(msg, "cuts_delay",
+				   req->rq.snd.cc.st.cuts_delay) ||
 	    rdma_nl_put_driver_u64(msg, "rto_us",
 				   div_u64(mr_txsb_rto(sb), 1000)) ||
 	    rdma_nl_put_driver_u64(msg, "srtt_us",
