@@ -7,27 +7,34 @@
 #
 #  1. "modprobe metaroce paths=65" fails (a load-time value out of range).
 #  2. Both VMs load the module with udp_port=4794 paths=2 dscp=10
-#     cc_delay=1; mr0's attributes show those values and the spec's
-#     defaults for the rest; path_health is set to 1 on both.  During an
-#     ib_write_bw from the client (all it sends are its QP's requests) the
-#     server counts the client's packets to UDP port 4794 at its NIC
-#     (mr-hostile --count): some arrive (udp_port, MR-ENC-1), every one
-#     with DSCP 10 (MR-ENC-4), from 2 source ports, or up to 2 more per
-#     path re-roll the client counted (paths, MR-MP-1, MR-MP-7).  mr-verify
-#     (every RC opcode, both VMs requester in turn, byte-exact) passes
-#     with cc_delay=1, path_health=1 and paths=2.
+#     cc_delay=1 cc_fixed=1; mr0's attributes show those values and the
+#     spec's defaults for the rest; path_health is set to 1 on both.
+#     During an ib_write_bw from the client (all it sends are its QP's
+#     requests) the server counts the client's packets to UDP port 4794 at
+#     its NIC (mr-hostile --count): at least 1000 arrive (udp_port,
+#     MR-ENC-1), every one with DSCP 10 (MR-ENC-4), from 2 source ports, or
+#     up to 2 more per path re-roll the client counted (paths, MR-MP-1,
+#     MR-MP-7).  mr-verify (every RC opcode, both VMs requester in turn,
+#     byte-exact) passes with cc_fixed=1, path_health=1 and paths=2.
 #  3. Writes out of range or inconsistent with the rest of the set fail
 #     with EINVAL and leave the value unchanged.
 #  4. The client's device only: paths=1, dscp=46.  The next ib_write_bw's
 #     packets come from exactly one source port (MR-MP-13) with DSCP 46,
 #     while the server's device keeps its own values.
-#  5. Client: cc_fixed=1, cc_fixed_cwnd 100 packets; server: cc_init_cwnd
+#  5. Client: cc_fixed_cwnd 100 packets; server: cc_fixed=0, cc_init_cwnd
 #     7 packets, init_rto_us 30000, seq_err_interval_us 5000.  During a
 #     timed ib_write_bw, "rdma -dd res show qp" shows the client's RC QP
 #     at drv_cwnd_pkts 100 (the fixed window, MR-CC-17) and the server's,
 #     whose requester sends nothing in a WRITE test, at drv_cwnd_pkts 7 and
-#     drv_rto_us 30000 (the initial window and RTO the QP took at RTS).
-#     mr-verify passes again under these values.
+#     drv_rto_us 30000: the values the QPs took at RTS.
+#  6. Client: cc_fixed=0 and a delay target of the base RTT alone
+#     (cc_target_fixed_us, cc_target_per_hop_us, cc_fs_range_us 0).  A
+#     timed ib_write_bw with cc_delay=0 makes no delay-driven cut
+#     (drv_cuts_delay 0), one with cc_delay=1 makes some: RTT samples above
+#     the smallest one seen exceed that target.
+#  7. Both: cc_delay=1 with cc_target_fixed_us 100000 (an emulated host's
+#     RTT is milliseconds, far above the default 10 us target, where the
+#     window collapses below a packet): mr-verify passes, byte-exact.
 #  (seq_err_interval_us's effect, the rate of NACKs for out-of-window
 #  requests, is checked by KUnit's mrt_h_rate_limits with a non-default
 #  interval; here only traffic under it.)
@@ -136,11 +143,32 @@ pa_verify() {
 		mr_fail "$1: mr-verify printed no PASS summary"
 }
 
-# pa_qp_field FIELD: FIELD of this VM's RC QP of mr0, from the transport
-# state ("rdma -dd res show qp"), sampled while ib_write_bw runs.
-pa_qp_field() {
-	rdma -dd res show qp link mr0/1 2>/dev/null |
-		awk -v k="drv_$1" '/type RC/ { for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'
+# pa_timed STEP: a 6 s ib_write_bw from the client (-D 6), during which
+# this VM's RC QP's transport state ("rdma -dd res show qp") is sampled
+# every 0.5 s; pa_field reads the last sample.
+pa_timed() {
+	rm -f /tmp/qp.last
+	vt_pair server 120 /tmp/pt.out ib_write_bw -d mr0 -x "$VT_GID" -F \
+		-s 65536 -D 6 >/dev/null 2>&1 &
+	pt_pid=$!
+	while kill -0 $pt_pid 2>/dev/null; do
+		rdma -dd res show qp link mr0/1 2>/dev/null | grep 'type RC' \
+			>/tmp/qp.now || true
+		! grep -q drv_cwnd_pkts /tmp/qp.now || cp /tmp/qp.now /tmp/qp.last
+		sleep 0.5
+	done
+	pt_rc=0
+	wait $pt_pid || pt_rc=$?
+	vt_show /tmp/pt.out
+	[ $pt_rc -eq 0 ] || mr_fail "$1: timed ib_write_bw exit status $pt_rc"
+	[ -s /tmp/qp.last ] || mr_fail "$1: no RC QP with its transport state seen"
+	sed 's/^/  | /' /tmp/qp.last
+}
+
+# pa_field FIELD: drv_FIELD of the last RC QP sample.
+pa_field() {
+	tr -s '[:space:]' '\n' </tmp/qp.last |
+		awk -v k="drv_$1" 'p == k { print; exit } { p = $0 }'
 }
 
 # 1. A load-time value out of range fails the load.
@@ -151,12 +179,12 @@ mr_log "modprobe metaroce paths=65 refused: $(cat /tmp/modprobe.err)"
 [ ! -d /sys/module/metaroce ] || mr_fail "metaroce loaded by a refused modprobe"
 
 # 2. Module parameters as the device's initial values.
-VT_MODPARAMS="udp_port=$PA_PORT paths=2 dscp=10 cc_delay=1"
+VT_MODPARAMS="udp_port=$PA_PORT paths=2 dscp=10 cc_delay=1 cc_fixed=1"
 vt_setup metaroce mr0
 pa_expect paths 2
 pa_expect dscp 10
 pa_expect cc_delay 1
-pa_expect cc_fixed 0
+pa_expect cc_fixed 1
 pa_expect path_health 0
 # MR-CC-18: the spec's defaults (windows and fractions in 1/65536).
 pa_expect cc_init_cwnd $((32 << 16))
@@ -197,36 +225,45 @@ pa_wire single 1 46
 # 5. Congestion control parameters reach the QPs at RTS.
 if [ "$MR_ROLE" = client ]; then
 	pa_set cc_fixed_cwnd $((100 << 16))
-	pa_set cc_fixed 1
 else
+	pa_set cc_fixed 0
 	pa_set cc_init_cwnd $((7 << 16))
 	pa_set init_rto_us 30000
 	pa_set seq_err_interval_us 5000
 fi
-vt_pair server 120 /tmp/pt.out ib_write_bw -d mr0 -x "$VT_GID" -F \
-	-s 65536 -D 10 >/dev/null 2>&1 &
-pa_bw=$!
-pa_cwnd=""
-pa_n=0
-while [ -z "$pa_cwnd" ] && [ $pa_n -lt 60 ]; do
-	sleep 0.5
-	pa_cwnd=$(pa_qp_field cwnd_pkts)
-	pa_rto=$(pa_qp_field rto_us)
-	pa_n=$((pa_n + 1))
-done
-rdma -dd res show qp link mr0/1 | sed 's/^/  | /'
-pa_rc=0
-wait $pa_bw || pa_rc=$?
-vt_show /tmp/pt.out
-[ $pa_rc -eq 0 ] || mr_fail "timed ib_write_bw: exit status $pa_rc"
+pa_timed rts
 if [ "$MR_ROLE" = client ]; then
-	[ "$pa_cwnd" = 100 ] ||
-		mr_fail "client RC QP: cwnd_pkts '$pa_cwnd', expected the fixed window 100"
+	[ "$(pa_field cwnd_pkts)" = 100 ] ||
+		mr_fail "client RC QP: cwnd_pkts '$(pa_field cwnd_pkts)', expected the fixed window 100"
 else
-	[ "$pa_cwnd" = 7 ] && [ "$pa_rto" = 30000 ] ||
-		mr_fail "server RC QP: cwnd_pkts '$pa_cwnd' rto_us '$pa_rto', expected 7 and 30000"
+	[ "$(pa_field cwnd_pkts)" = 7 ] && [ "$(pa_field rto_us)" = 30000 ] ||
+		mr_fail "server RC QP: cwnd_pkts '$(pa_field cwnd_pkts)' rto_us '$(pa_field rto_us)', expected 7 and 30000"
 fi
-mr_log "RC QP at RTS: cwnd_pkts $pa_cwnd rto_us $pa_rto"
-pa_verify cc
+mr_log "RC QP at RTS: cwnd_pkts $(pa_field cwnd_pkts) rto_us $(pa_field rto_us)"
+
+# 6. The delay signal, off and on, against a target of the base RTT.
+if [ "$MR_ROLE" = client ]; then
+	pa_set cc_fixed 0
+	pa_set cc_target_fixed_us 0
+	pa_set cc_target_per_hop_us 0
+	pa_set cc_fs_range_us 0
+	pa_set cc_delay 0
+fi
+pa_timed delay0
+[ "$MR_ROLE" = server ] || [ "$(pa_field cuts_delay)" = 0 ] ||
+	mr_fail "cc_delay 0: cuts_delay '$(pa_field cuts_delay)', expected 0"
+[ "$MR_ROLE" = server ] || pa_set cc_delay 1
+pa_timed delay1
+if [ "$MR_ROLE" = client ]; then
+	pa_c=$(pa_field cuts_delay)
+	[ -n "$pa_c" ] && [ "$pa_c" -gt 0 ] ||
+		mr_fail "cc_delay 1: cuts_delay '$pa_c', expected some"
+	mr_log "cc_delay 1: $pa_c delay-driven cuts, cwnd_pkts $(pa_field cwnd_pkts)"
+fi
+
+# 7. Byte-exact under the delay signal, with a target above the RTT.
+pa_set cc_delay 1
+pa_set cc_target_fixed_us 100000
+pa_verify delay
 
 vt_teardown
