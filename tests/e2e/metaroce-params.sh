@@ -8,33 +8,35 @@
 #  1. "modprobe metaroce paths=65" fails (a load-time value out of range).
 #  2. Both VMs load the module with udp_port=4794 paths=2 dscp=10
 #     cc_delay=1 cc_fixed=1; mr0's attributes show those values and the
-#     spec's defaults for the rest; path_health is set to 1 on both.
-#     During an ib_write_bw from the client (all it sends are its QP's
-#     requests) the server counts the client's packets to UDP port 4794 at
-#     its NIC (mr-hostile --count): at least 1000 arrive (udp_port,
-#     MR-ENC-1), every one with DSCP 10 (MR-ENC-4), from 2 source ports, or
-#     up to 2 more per path re-roll the client counted (paths, MR-MP-1,
-#     MR-MP-7).  mr-verify (every RC opcode, both VMs requester in turn,
-#     byte-exact) passes with cc_fixed=1, path_health=1 and paths=2.
+#     spec's defaults for the rest.  With cc_fixed and cc_delay back at 0
+#     (the steps below choose their own), during an ib_write_bw from the
+#     client (all it sends are its QP's requests) the server counts the
+#     client's packets to UDP port 4794 at its NIC (mr-hostile --count): at
+#     least 1000 arrive (udp_port, MR-ENC-1), every one with DSCP 10
+#     (MR-ENC-4), from 2 source ports, or up to 2 more per path re-roll the
+#     client counted (paths, MR-MP-1, MR-MP-7).
 #  3. Writes out of range or inconsistent with the rest of the set fail
 #     with EINVAL and leave the value unchanged.
 #  4. The client's device only: paths=1, dscp=46.  The next ib_write_bw's
 #     packets come from exactly one source port (MR-MP-13) with DSCP 46,
 #     while the server's device keeps its own values.
-#  5. Client: cc_fixed_cwnd 100 packets; server: cc_fixed=0, cc_init_cwnd
-#     7 packets, init_rto_us 30000, seq_err_interval_us 5000.  During a
-#     timed ib_write_bw, "rdma -dd res show qp" shows the client's RC QP
-#     at drv_cwnd_pkts 100 (the fixed window, MR-CC-17) and the server's,
-#     whose requester sends nothing in a WRITE test, at drv_cwnd_pkts 7 and
-#     drv_rto_us 30000: the values the QPs took at RTS.
+#  5. Client: cc_fixed=1 with cc_fixed_cwnd 16 packets; server:
+#     cc_init_cwnd 7 packets, init_rto_us 30000, seq_err_interval_us 5000.
+#     During a timed ib_write_bw, "rdma -dd res show qp" shows the client's
+#     RC QP at drv_cwnd_pkts 16 (the fixed window, MR-CC-17) and the
+#     server's, whose requester sends nothing in a WRITE test, at
+#     drv_cwnd_pkts 7 and drv_rto_us 30000: the values the QPs took at RTS.
 #  6. Client: cc_fixed=0 and a delay target of the base RTT alone
 #     (cc_target_fixed_us, cc_target_per_hop_us, cc_fs_range_us 0).  A
 #     timed ib_write_bw with cc_delay=0 makes no delay-driven cut
 #     (drv_cuts_delay 0), one with cc_delay=1 makes some: RTT samples above
 #     the smallest one seen exceed that target.
-#  7. Both: cc_delay=1 with cc_target_fixed_us 100000 (an emulated host's
-#     RTT is milliseconds, far above the default 10 us target, where the
-#     window collapses below a packet): mr-verify passes, byte-exact.
+#  7. mr-verify (every RC opcode, both VMs requester in turn, byte-exact)
+#     passes on both devices under cc_fixed=1 (a 16-packet window), under
+#     cc_delay=1 with cc_target_fixed_us 100000 (an emulated host's RTT is
+#     milliseconds, far above the default 10 us target, where the window
+#     collapses below a packet and a transfer crawls) and under
+#     path_health=1, each alone.
 #  (seq_err_interval_us's effect, the rate of NACKs for out-of-window
 #  requests, is checked by KUnit's mrt_h_rate_limits with a non-default
 #  interval; here only traffic under it.)
@@ -77,6 +79,31 @@ pa_counter() {
 	echo "$pc_v"
 }
 
+# pa_sample_start / pa_sample_stop: while a tool runs, this VM's RC QP's
+# transport state ("rdma -dd res show qp") every 0.5 s; the last sample
+# with it stays in /tmp/qp.last (pa_field), and pa_sample_stop prints it
+# with the device's counters.
+pa_sample_start() {
+	rm -f /tmp/qp.last
+	(
+		while :; do
+			rdma -dd res show qp link mr0/1 2>/dev/null |
+				grep 'type RC' >/tmp/qp.now || true
+			! grep -q drv_cwnd_pkts /tmp/qp.now ||
+				cp /tmp/qp.now /tmp/qp.last
+			sleep 0.5
+		done
+	) &
+	ps_pid=$!
+}
+
+pa_sample_stop() {
+	kill $ps_pid
+	wait $ps_pid || true
+	[ ! -s /tmp/qp.last ] || sed 's/^/  QP | /' /tmp/qp.last
+	rdma statistic show link mr0/1 | sed 's/^/  ST | /'
+}
+
 # pa_wire STEP PATHS DSCP: during an ib_write_bw from the client, the
 # server counts the client's packets to $PA_PORT and checks their source
 # ports and DSCP; the client tells it how many path re-rolls it made.
@@ -88,10 +115,14 @@ pa_wire() {
 		pw_count=$!
 		sleep 1
 	fi
+	pa_sample_start
+	pw_rc=0
 	vt_pair server 120 /tmp/pt.out ib_write_bw -d mr0 -x "$VT_GID" -F \
-		-s 65536 -n 50 || {
+		-s 65536 -n 50 || pw_rc=$?
+	pa_sample_stop
+	[ $pw_rc -eq 0 ] || {
 		vt_show /tmp/pt.out
-		mr_fail "$1: ib_write_bw exit status $vp_rc"
+		mr_fail "$1: ib_write_bw exit status $pw_rc"
 	}
 	pw_rr=$(($(pa_counter path_rerolls) - pw_rr0))
 	pw_verdict=ok
@@ -135,34 +166,26 @@ pa_wire() {
 # VMs are requester in turn.  Byte-exact on both sides.
 pa_verify() {
 	vt_verify_peer=$MR_PEER_IP
+	pa_sample_start
 	vt_verify server -d mr0 -g "$VT_GID" --connect-timeout 90 \
 		-s 0,1,mtu+1,4097,65536 -n 8 --phase-bytes 1m
+	pa_sample_stop
 	[ $rc -eq 0 ] ||
 		mr_fail "$1: mr-verify exit status $rc: $(grep -m1 -E 'FAIL|MISMATCH|error' /tmp/verify.out)"
 	grep -q 'PASS: .* msgs=[1-9]' /tmp/verify.out ||
 		mr_fail "$1: mr-verify printed no PASS summary"
 }
 
-# pa_timed STEP: a 6 s ib_write_bw from the client (-D 6), during which
-# this VM's RC QP's transport state ("rdma -dd res show qp") is sampled
-# every 0.5 s; pa_field reads the last sample.
+# pa_timed STEP: a 6 s ib_write_bw from the client (-D 6), sampled.
 pa_timed() {
-	rm -f /tmp/qp.last
-	vt_pair server 120 /tmp/pt.out ib_write_bw -d mr0 -x "$VT_GID" -F \
-		-s 65536 -D 6 >/dev/null 2>&1 &
-	pt_pid=$!
-	while kill -0 $pt_pid 2>/dev/null; do
-		rdma -dd res show qp link mr0/1 2>/dev/null | grep 'type RC' \
-			>/tmp/qp.now || true
-		! grep -q drv_cwnd_pkts /tmp/qp.now || cp /tmp/qp.now /tmp/qp.last
-		sleep 0.5
-	done
+	pa_sample_start
 	pt_rc=0
-	wait $pt_pid || pt_rc=$?
+	vt_pair server 120 /tmp/pt.out ib_write_bw -d mr0 -x "$VT_GID" -F \
+		-s 65536 -D 6 || pt_rc=$?
+	pa_sample_stop
 	vt_show /tmp/pt.out
 	[ $pt_rc -eq 0 ] || mr_fail "$1: timed ib_write_bw exit status $pt_rc"
 	[ -s /tmp/qp.last ] || mr_fail "$1: no RC QP with its transport state seen"
-	sed 's/^/  | /' /tmp/qp.last
 }
 
 # pa_field FIELD: drv_FIELD of the last RC QP sample.
@@ -195,9 +218,10 @@ pa_expect seq_err_interval_us 100
 pa_expect path_probe_interval_us 500
 [ "$(cat /sys/module/metaroce/parameters/udp_port)" = $PA_PORT ] ||
 	mr_fail "udp_port is not $PA_PORT"
-pa_set path_health 1
+# The traffic below sets its own congestion control.
+pa_set cc_fixed 0
+pa_set cc_delay 0
 pa_wire loaded 2 10
-pa_verify loaded
 
 # 3. Refused writes.
 pa_refused paths 0
@@ -224,17 +248,17 @@ pa_wire single 1 46
 
 # 5. Congestion control parameters reach the QPs at RTS.
 if [ "$MR_ROLE" = client ]; then
-	pa_set cc_fixed_cwnd $((100 << 16))
+	pa_set cc_fixed_cwnd $((16 << 16))
+	pa_set cc_fixed 1
 else
-	pa_set cc_fixed 0
 	pa_set cc_init_cwnd $((7 << 16))
 	pa_set init_rto_us 30000
 	pa_set seq_err_interval_us 5000
 fi
 pa_timed rts
 if [ "$MR_ROLE" = client ]; then
-	[ "$(pa_field cwnd_pkts)" = 100 ] ||
-		mr_fail "client RC QP: cwnd_pkts '$(pa_field cwnd_pkts)', expected the fixed window 100"
+	[ "$(pa_field cwnd_pkts)" = 16 ] ||
+		mr_fail "client RC QP: cwnd_pkts '$(pa_field cwnd_pkts)', expected the fixed window 16"
 else
 	[ "$(pa_field cwnd_pkts)" = 7 ] && [ "$(pa_field rto_us)" = 30000 ] ||
 		mr_fail "server RC QP: cwnd_pkts '$(pa_field cwnd_pkts)' rto_us '$(pa_field rto_us)', expected 7 and 30000"
@@ -261,9 +285,17 @@ if [ "$MR_ROLE" = client ]; then
 	mr_log "cc_delay 1: $pa_c delay-driven cuts, cwnd_pkts $(pa_field cwnd_pkts)"
 fi
 
-# 7. Byte-exact under the delay signal, with a target above the RTT.
+# 7. Byte-exact under each of cc_fixed, cc_delay and path_health.
+pa_set cc_delay 0
+pa_set cc_fixed_cwnd $((16 << 16))
+pa_set cc_fixed 1
+pa_verify fixed
+pa_set cc_fixed 0
 pa_set cc_delay 1
 pa_set cc_target_fixed_us 100000
 pa_verify delay
+pa_set cc_delay 0
+pa_set path_health 1
+pa_verify health
 
 vt_teardown
