@@ -181,13 +181,14 @@ pa_verify() {
 		mr_fail "$1: mr-verify printed no PASS summary"
 }
 
-# pa_timed STEP: a 6 s ib_write_bw from the client (-D 6), sampled; the
-# client's RC QP must show its transport state.
+# pa_timed STEP [SIZE DEPTH]: a 6 s ib_write_bw from the client (-D 6) of
+# SIZE-byte messages (default 65536), at most DEPTH outstanding (default
+# 128), sampled; the client's RC QP must show its transport state.
 pa_timed() {
 	pa_sample_start
 	pt_rc=0
 	vt_pair server 120 /tmp/pt.out ib_write_bw -d mr0 -x "$VT_GID" -F \
-		-s 65536 -D 6 || pt_rc=$?
+		-s "${2:-65536}" -t "${3:-128}" -D 6 || pt_rc=$?
 	pa_sample_stop
 	vt_show /tmp/pt.out
 	[ $pt_rc -eq 0 ] || mr_fail "$1: timed ib_write_bw exit status $pt_rc"
@@ -300,11 +301,12 @@ if [ "$MR_ROLE" = client ]; then
 	pa_set cc_fs_range_us 0
 	pa_set cc_delay 0
 fi
-pa_timed delay0
+# Small messages, few outstanding: the window may collapse below a packet.
+pa_timed delay0 4096 8
 [ "$MR_ROLE" = server ] || [ "$(pa_field cuts_delay)" = 0 ] ||
 	mr_fail "cc_delay 0: cuts_delay '$(pa_field cuts_delay)', expected 0"
 [ "$MR_ROLE" = server ] || pa_set cc_delay 1
-pa_timed delay1
+pa_timed delay1 4096 8
 if [ "$MR_ROLE" = client ]; then
 	pa_c=$(pa_field cuts_delay)
 	[ -n "$pa_c" ] && [ "$pa_c" -gt 0 ] ||
