@@ -146,34 +146,33 @@ static int mroce_resp_rd_build(void *ctx, const struct mr_rdresp_chunk *ch)
 	struct sk_buff *skb;
 	struct mr_pkt r;
 	u8 *payload;
+	int rc = 0;
 
 	if (mroce_resp_rkey(qp, ch->rkey, ch->va + ch->off, ch->len,
-			    IB_ACCESS_REMOTE_READ, &mr))
-		goto gone;
+			    IB_ACCESS_REMOTE_READ, &mr)) {
+		mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
+		return MR_RDRESP_GONE;
+	}
 	mr_rdresp_read_pkt(ch, &r);
 	r.dqpn = qp->attr.dest_qpn;
 	r.sqpn = qp->ibqp.qp_num;
 	r.ts = mroce_qp_ts(qp, mroce_now());
 	skb = mroce_pkt_new(qp, &r, &payload);
 	if (IS_ERR(skb)) {
-		if (mr)
-			mroce_mr_put(mr);
-		mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
-		return MR_RDRESP_NOMEM;
-	}
-	if (ch->len &&
-	    mroce_mr_copy(mr, ch->va + ch->off, payload, ch->len, false)) {
+		rc = MR_RDRESP_NOMEM;
+	} else if (ch->len && mroce_mr_copy(mr, ch->va + ch->off, payload,
+					    ch->len, false)) {
 		kfree_skb(skb);
-		mroce_mr_put(mr);
-		goto gone;
+		rc = MR_RDRESP_GONE;
 	}
 	if (mr)
 		mroce_mr_put(mr);
+	if (rc) {
+		mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
+		return rc;
+	}
 	mroce_pkt_queue(&c->txq, skb, mroce_resp_entropy(qp, ch->path), true);
 	return 0;
-gone:
-	mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
-	return MR_RDRESP_GONE;
 }
 
 /* Pacing gap of the QP's READ responses (MR-CC-19); 0: none. */

@@ -538,10 +538,11 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 		if (first && !w->op) {
 			/* Local operation, in SQ order. */
 			st = r->ops->local(ctx, w);
-			mr_swqe_done(w, st);
-			r->cur++;
 			if (st)
-				r->halted = true;
+				mr_fail_wr(r, w, st);
+			else
+				mr_swqe_done(w, 0);
+			r->cur++;
 			done = true;
 			continue;
 		}
@@ -559,11 +560,9 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 		if (rc == MR_REQ_TX_AGAIN)
 			break;
 		if (rc) {
-			/* Nothing after a failed WR executes (MR-VERBS-25). */
-			mr_swqe_done(w, (u8)rc);
+			mr_fail_wr(r, w, (u8)rc);
 			r->cur++;
 			r->cur_off = 0;
-			r->halted = true;
 			return true;
 		}
 		mr_txsb_on_send(&r->snd.sb, w->msn,
