@@ -122,6 +122,13 @@ static struct socket *mroce_sock_create(struct net *net,
 		udp_cfg.family = AF_INET6;
 		udp_cfg.ipv6_v6only = 1;
 		udp_cfg.local_ip6 = in6addr_any;
+		/*
+		 * A zero IPv6 UDP checksum is accepted (no_check6_rx): a
+		 * trimming switch may zero it rather than recompute it
+		 * (MR-ENC-3, MR-TRIM-5). Sent packets carry one (the xmit
+		 * helper is told so per packet).
+		 */
+		udp_cfg.use_udp6_rx_checksums = 0;
 	} else {
 		udp_cfg.family = AF_INET;
 		udp_cfg.local_ip.s_addr = htonl(INADDR_ANY);

@@ -5,8 +5,8 @@
  * transport parameter (MR-CC-18: every parameter configurable per device,
  * the spec's defaults).  A store is checked against the parameter's range
  * and against the rest of the set (-EINVAL); a QP copies the set when it
- * enters RTS (mroce_params_req), except dscp and seq_err_interval_us,
- * which apply to the next packet.
+ * enters RTS (mroce_params_req), except dscp, trim_dscp and
+ * seq_err_interval_us, which apply to the next packet.
  *
  * The module parameters paths, dscp, cc_delay and cc_fixed (0444) are the
  * initial values of devices created after the module was loaded.
@@ -36,6 +36,8 @@ static const struct mroce_param_range mroce_param_range[MROCE_P_NUM] = {
 	[MROCE_P_CC_DELAY] = { 0, 1 },
 	[MROCE_P_CC_FIXED] = { 0, 1 },			/* MR-CC-17 */
 	[MROCE_P_DSCP] = { 0, 63 },
+	/* 64 (MR_TRIM_DSCP_OFF): no codepoint marks a trimmed packet */
+	[MROCE_P_TRIM_DSCP] = { 0, MR_TRIM_DSCP_OFF },
 	/* 0 would lift the limit MR-SEC-8 requires. */
 	[MROCE_P_SEQ_ERR_US] = { 1, MROCE_US_MAX },
 	[MROCE_P_CC_G_SHIFT] = { 1, 16 },
@@ -182,6 +184,7 @@ void mroce_params_init(struct mroce_params *p)
 	v[MROCE_P_CC_DELAY] = mroce_mp_cc_delay.val;
 	v[MROCE_P_CC_FIXED] = mroce_mp_cc_fixed.val;
 	v[MROCE_P_DSCP] = mroce_mp_dscp.val;
+	v[MROCE_P_TRIM_DSCP] = MR_TRIM_DSCP_DEFAULT;
 	v[MROCE_P_SEQ_ERR_US] = 100;
 	v[MROCE_P_CC_G_SHIFT] = cp.g_shift;
 	v[MROCE_P_CC_INIT_CWND] = cp.init_cwnd;
@@ -362,6 +365,7 @@ MROCE_PARAM_ATTR(path_health, MROCE_P_PATH_HEALTH);
 MROCE_PARAM_ATTR(cc_delay, MROCE_P_CC_DELAY);
 MROCE_PARAM_ATTR(cc_fixed, MROCE_P_CC_FIXED);
 MROCE_PARAM_ATTR(dscp, MROCE_P_DSCP);
+MROCE_PARAM_ATTR(trim_dscp, MROCE_P_TRIM_DSCP);
 MROCE_PARAM_ATTR(seq_err_interval_us, MROCE_P_SEQ_ERR_US);
 MROCE_PARAM_ATTR(cc_g_shift, MROCE_P_CC_G_SHIFT);
 MROCE_PARAM_ATTR(cc_init_cwnd, MROCE_P_CC_INIT_CWND);
@@ -399,6 +403,7 @@ static struct attribute *mroce_dev_attrs[] = {
 	&mroce_pa_cc_delay.attr.attr,
 	&mroce_pa_cc_fixed.attr.attr,
 	&mroce_pa_dscp.attr.attr,
+	&mroce_pa_trim_dscp.attr.attr,
 	&mroce_pa_seq_err_interval_us.attr.attr,
 	&mroce_pa_cc_g_shift.attr.attr,
 	&mroce_pa_cc_init_cwnd.attr.attr,

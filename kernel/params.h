@@ -29,6 +29,7 @@ enum mroce_param {
 	MROCE_P_CC_DELAY,
 	MROCE_P_CC_FIXED,
 	MROCE_P_DSCP,
+	MROCE_P_TRIM_DSCP,	/* MR-TRIM-2, MR_TRIM_DSCP_OFF: none */
 	MROCE_P_SEQ_ERR_US,
 	MROCE_P_CC_G_SHIFT,
 	MROCE_P_CC_INIT_CWND,
@@ -65,8 +66,8 @@ enum mroce_param {
  * One device's parameter set.  @lock serialises stores and the copy a QP
  * takes when it enters RTS, so that a QP never sees half of a change that
  * involves two values (e.g. cc_min_cwnd <= cc_init_cwnd).  Each value is
- * also written with WRITE_ONCE: dscp and seq_err_interval_us are read
- * per packet with READ_ONCE, without the mutex.
+ * also written with WRITE_ONCE: dscp, trim_dscp and seq_err_interval_us
+ * are read per packet with READ_ONCE, without the mutex.
  */
 struct mroce_params {
 	struct mutex lock;

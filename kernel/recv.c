@@ -5,7 +5,7 @@
  *
  * Order of checks (MR-MAL-2), each failure dropping the packet and
  * counting it once (MR-MAL-1): decode and validation by the core
- * (version, malformed), ICRC, destination QP (unknown QPN, or a source
+ * (version, malformed), ICRC unless trimmed (MR-TRIM-2), destination QP (unknown QPN, or a source
  * QP / address that is not the connected peer). Only then is the packet
  * handed to the responder (requests) or the completer (responses,
  * ACK/NACK), which apply the state and sequence checks.
@@ -19,13 +19,16 @@
 
 #include "metaroce.h"
 
-static bool mroce_skb_ce(struct sk_buff *skb)
+/* The IP DS field (DSCP << 2 | ECN) of a received packet, if it has one. */
+static bool mroce_skb_dsfield(struct sk_buff *skb, u8 *ds)
 {
 	if (skb->protocol == htons(ETH_P_IP))
-		return INET_ECN_is_ce(ip_hdr(skb)->tos);
-	if (skb->protocol == htons(ETH_P_IPV6))
-		return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
-	return false;
+		*ds = ipv4_get_dsfield(ip_hdr(skb));
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		*ds = ipv6_get_dsfield(ipv6_hdr(skb));
+	else
+		return false;
+	return true;
 }
 
 /*
@@ -101,6 +104,8 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 	enum mr_rx_role role;
 	struct mroce_qp *qp;
 	struct mr_pkt p;
+	u8 ds, dscp = MR_DSCP_UNKNOWN;
+	bool ce = false;
 	int err;
 
 	mroce_count(dev, MROCE_CNT_RX_PKTS);
@@ -110,14 +115,25 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
 		goto drop;
 	}
-	/* MR-MAL-2 steps 2..9: the core's pure function. */
-	err = mr_pkt_receive(skb->data, skb->len, &p);
+	/*
+	 * MR-MAL-2 steps 2..9: the core's pure function, told the DSCP a
+	 * trimming switch re-marks cut packets with (MR-TRIM-2).
+	 */
+	if (mroce_skb_dsfield(skb, &ds)) {
+		dscp = ds >> 2;
+		ce = INET_ECN_is_ce(ds);
+	}
+	err = mr_pkt_receive(skb->data, skb->len, dscp,
+			     mroce_param(&dev->params, MROCE_P_TRIM_DSCP), &p);
 	if (err) {
 		mroce_count(dev, err == MR_ERR_VERSION ?
 			    MROCE_CNT_VERSION_DROPS : err == MR_ERR_ICRC ?
-			    MROCE_CNT_ICRC_DROPS : MROCE_CNT_MALFORMED_DROPS);
+			    MROCE_CNT_ICRC_DROPS : err == MR_ERR_TRIMMED ?
+			    MROCE_CNT_TRIM_DROPS : MROCE_CNT_MALFORMED_DROPS);
 		goto drop;
 	}
+	if (p.flags & MR_F_TRIM)
+		mroce_count(dev, MROCE_CNT_TRIMMED_RX);
 
 	qp = mroce_qp_get(dev, p.dqpn);
 	if (!qp) {
@@ -144,11 +160,11 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 	}
 
 	if (role == MR_RX_REQUEST)
-		mroce_resp_rcv(qp, &p, mroce_skb_ce(skb));
+		mroce_resp_rcv(qp, &p, ce);
 	else if (role == MR_RX_PROBE)
 		mroce_probe_reply(qp, &p);
 	else
-		mroce_req_rcv(qp, &p, mroce_skb_ce(skb));
+		mroce_req_rcv(qp, &p, ce);
 put:
 	mroce_qp_put(qp);
 drop:

@@ -57,6 +57,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_RATE_LIMITED].name = "rate_limited",
 	[MROCE_CNT_ACK_AGE_DROPS].name = "ack_age_drops",
 	[MROCE_CNT_TRIM_DROPS].name = "trimmed_drops",
+	[MROCE_CNT_TRIMMED_RX].name = "trimmed_received",
 	[MROCE_CNT_RESP_DROPS].name = "response_drops",
 };
 

@@ -41,6 +41,8 @@ void mr_receiver_init(struct mr_receiver *r, u32 init_psn, u64 now_ns)
 	r->seq_err_ns = 0;
 	r->dup_tokens = MR_RCV_DUP_BURST;
 	r->dup_refill_ns = now_ns;
+	r->trim_tokens = MR_RCV_TRIM_BURST;
+	r->trim_refill_ns = now_ns;
 }
 
 static void count(struct mr_receiver *r, struct rcv_call *c,
@@ -61,31 +63,51 @@ static bool seq_err_ok(struct mr_receiver *r, u64 now)
 }
 
 /*
- * May a duplicate be answered (ACK, READ or ATOMIC replay)? A token
- * bucket: MR_RCV_DUP_BURST, then one per seq_err interval (MR-SEC-8).
+ * A token bucket of @burst answers refilled one per seq_err interval:
+ * may one more go? What may not is counted (MR-SEC-8).
  */
-static bool dup_token(struct mr_receiver *r, struct rcv_call *c,
-		      const struct mr_pkt *p)
+static bool take_token(struct mr_receiver *r, struct rcv_call *c,
+		       const struct mr_pkt *p, u32 burst, u32 *tokens,
+		       u64 *refill_ns)
 {
 	u64 refill = r->seq_err_interval_ns ? r->seq_err_interval_ns : 1;
 	u64 n;
 
-	if (c->now > r->dup_refill_ns) {
-		n = mr_div64_u64(c->now - r->dup_refill_ns, refill);
-		if (n >= MR_RCV_DUP_BURST - r->dup_tokens) {
-			r->dup_tokens = MR_RCV_DUP_BURST;
-			r->dup_refill_ns = c->now;
+	if (c->now > *refill_ns) {
+		n = mr_div64_u64(c->now - *refill_ns, refill);
+		if (n >= burst - *tokens) {
+			*tokens = burst;
+			*refill_ns = c->now;
 		} else if (n) {
-			r->dup_tokens += (u32)n;
-			r->dup_refill_ns += n * refill;
+			*tokens += (u32)n;
+			*refill_ns += n * refill;
 		}
 	}
-	if (!r->dup_tokens) {
+	if (!*tokens) {
 		count(r, c, MR_RCV_EV_RATE_LIMITED, p);
 		return false;
 	}
-	r->dup_tokens--;
+	(*tokens)--;
 	return true;
+}
+
+/* May a duplicate be answered (ACK, READ or ATOMIC replay)? MR-SEC-8 */
+static bool dup_token(struct mr_receiver *r, struct rcv_call *c,
+		      const struct mr_pkt *p)
+{
+	return take_token(r, c, p, MR_RCV_DUP_BURST, &r->dup_tokens,
+			  &r->dup_refill_ns);
+}
+
+/*
+ * May a trimmed packet be NACKed? Its headers are unauthenticated
+ * (MR-TRIM-3), so the NACKs it provokes are bounded (MR-TRIM-4).
+ */
+static bool trim_token(struct mr_receiver *r, struct rcv_call *c,
+		       const struct mr_pkt *p)
+{
+	return take_token(r, c, p, MR_RCV_TRIM_BURST, &r->trim_tokens,
+			  &r->trim_refill_ns);
 }
 
 /* ---- ACK / NACK -------------------------------------------------------- */
@@ -359,13 +381,14 @@ bool mr_receiver_on_pkt(struct mr_receiver *r, const struct mr_pkt *p,
 	if (p->flags & MR_F_TRIM) {
 		/*
 		 * A switch cut the payload: ask for it again (MR-REL-16),
-		 * unless it is past an error point.
+		 * unless it is past an error point, within the rate of
+		 * MR-TRIM-4.
 		 */
 		if (cls != MR_RX_NEW && cls != MR_RX_NEW_OOO)
 			count(r, &c, MR_RCV_EV_TRIM_DUP, p);
 		else if (r->err_valid && !mr_psn_before(p->psn, r->err_psn))
 			count(r, &c, MR_RCV_EV_ERR_POINT, p);
-		else
+		else if (trim_token(r, &c, p))
 			send_ack(r, &c, MR_NACK_TRIMMED, p->psn);
 		return false;
 	}

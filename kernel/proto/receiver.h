@@ -30,6 +30,8 @@
 
 /* Answers to duplicates before the rate limit applies (MR-SEC-8). */
 #define MR_RCV_DUP_BURST	16
+/* NACK TRIMMED: a burst, then one per seq_err interval (MR-TRIM-4). */
+#define MR_RCV_TRIM_BURST	16
 /* How long a fatal NACK is repeated after the error (MR-REL-28). */
 #define MR_RCV_ERR_REPEAT_NS	(1000ULL * 1000 * 1000)
 
@@ -140,6 +142,8 @@ struct mr_receiver {
 	u64 seq_err_ns;		/* last NACK SEQ_ERR or repeated fatal NACK */
 	u32 dup_tokens;		/* answers to duplicates still allowed */
 	u64 dup_refill_ns;
+	u32 trim_tokens;	/* NACK TRIMMED still allowed (MR-TRIM-4) */
+	u64 trim_refill_ns;
 };
 
 /*

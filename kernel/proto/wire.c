@@ -131,6 +131,7 @@ static const char * const mr_err_names[MR_ERR_NUM] = {
 	[-MR_ERR_MSG_MISMATCH] = "msg_mismatch",
 	[-MR_ERR_ACK_RANGE] = "ack_range",
 	[-MR_ERR_ACK_AGE] = "ack_age",
+	[-MR_ERR_TRIMMED] = "trimmed",
 };
 
 const char *mr_err_name(int err)
@@ -268,7 +269,11 @@ int mr_pkt_validate(const struct mr_pkt *p)
 
 /* ---- Decode ---- */
 
-int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out)
+/*
+ * Decode; @trim: the packet is known trimmed although its MBH may not say
+ * so (MR-TRIM-2), validated as if TRIM were set.
+ */
+static int mr_decode(const u8 *buf, u32 len, bool trim, struct mr_pkt *out)
 {
 	const struct mr_op_desc *d;
 	struct mr_wire_mbh mbh;
@@ -399,6 +404,15 @@ int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out)
 	p.payload = buf + off;
 	p.payload_len = len - off - MR_ICRC_LEN;
 
+	if (trim) {
+		/*
+		 * Only a payload was cut: a packet whose content is its
+		 * headers cannot be used at all (MR-TRIM-3).
+		 */
+		if (!(d->flags_ok & MR_F_TRIM))
+			return MR_ERR_TRIMMED;
+		p.flags |= MR_F_TRIM;
+	}
 	err = mr_pkt_validate(&p);
 	if (err)
 		return err;
@@ -406,14 +420,29 @@ int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out)
 	memcpy(out, &p, sizeof(p));
 	return 0;
 }
+
+int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out)
+{
+	return mr_decode(buf, len, false, out);
+}
 MR_KUNIT_EXPORT(mr_pkt_decode);
 
-int mr_pkt_receive(const u8 *buf, u32 len, struct mr_pkt *out)
+int mr_pkt_receive(const u8 *buf, u32 len, u8 dscp, u8 trim_dscp,
+		   struct mr_pkt *out)
 {
 	struct mr_pkt p;
+	bool marked = trim_dscp < MR_TRIM_DSCP_OFF && dscp == trim_dscp;
 	int err;
 
-	err = mr_pkt_decode(buf, len, &p);
+	/*
+	 * A switch that trims re-marks the DSCP and cuts at a fixed length
+	 * without parsing MetaRoCE (MR-TRIM-1): a marked packet is whole
+	 * only if its ICRC says so; otherwise its headers are unauthenticated
+	 * hints (MR-TRIM-2). Unmarked: MR-MAL-2 steps 2..9 in order.
+	 */
+	if (marked && len >= MR_ICRC_LEN && !mr_icrc_check(buf, len))
+		marked = false;
+	err = mr_decode(buf, len, marked, &p);
 	if (err)
 		return err;
 	if (p.flags & MR_F_TRIM) {

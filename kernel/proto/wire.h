@@ -23,6 +23,18 @@
 #define MR_ENTROPY_MASK		0x3FFF	/* 14 bits of per-packet entropy */
 #define MR_DSCP_DEFAULT		26	/* AF31 */
 
+/* ---- Packet trimming (MR-TRIM-1, MR-TRIM-2) ---- */
+
+/*
+ * DSCP a trimming switch re-marks a cut packet with, by default: 6 is
+ * unassigned in the standards pool and used by no common QoS profile.
+ */
+#define MR_TRIM_DSCP_DEFAULT	6
+#define MR_TRIM_DSCP_OFF	64	/* no DSCP marks a trimmed packet */
+#define MR_DSCP_UNKNOWN		0xFF	/* the caller cannot read the DSCP */
+/* UDP payload a trimmed data packet keeps at least: WRITE_IMM + 4. */
+#define MR_TRIM_MIN_UDP		60
+
 /* ---- Reliability constants (MR-WIN-1, MR-REL-1) ---- */
 
 #define MR_WINDOW		256	/* max outstanding PSNs per QP */
@@ -130,9 +142,10 @@ enum mr_err {
 	MR_ERR_MSG_MISMATCH	= -17,	/* msg_len/opcode/... differ for a msn */
 	MR_ERR_ACK_RANGE	= -18,	/* ACK/NACK names PSNs never sent */
 	MR_ERR_ACK_AGE		= -19,	/* ACK/NACK ts_echo future or too old */
+	MR_ERR_TRIMMED		= -20,	/* trimmed, of an opcode without payload */
 };
 
-#define MR_ERR_NUM		20	/* counters needed: index -err */
+#define MR_ERR_NUM		21	/* counters needed: index -err */
 
 /* Short stable name of an error code ("trunc", "icrc", ...), or "?". */
 const char *mr_err_name(int err);
@@ -406,13 +419,26 @@ int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out);
 /*
  * MR-MAL-2 steps 2..9, the checks that depend on the packet alone, as the
  * one pure function every receiver runs: mr_pkt_decode(), then the ICRC,
- * except on a trimmed packet (MR-ICRC-5), whose payload is gone: @out
- * then carries none (payload NULL, payload_len 0), so a trimmed request
- * can only be NACKed and a trimmed response only mark a range missing.
+ * except on a trimmed packet (MR-ICRC-5, MR-TRIM-2), whose payload is
+ * gone: @out then has MR_F_TRIM set and carries no payload (payload NULL,
+ * payload_len 0), so a trimmed request can only be NACKed and a trimmed
+ * response only mark a range missing (MR-TRIM-3).
+ *
+ * A packet is trimmed if its MBH has TRIM set (the v1 form) or if it
+ * arrived with @dscp == @trim_dscp and its ICRC does not verify (the
+ * v1.1 form: a switch cut it to a fixed length and re-marked it without
+ * parsing MetaRoCE; its LAST flag and payload bytes are not checked). A
+ * marked packet whose ICRC verifies is whole and received as such.
+ * @dscp is the received IP DSCP (MR_DSCP_UNKNOWN if the caller cannot
+ * read it), @trim_dscp the device's trimmed codepoint (MR_TRIM_DSCP_OFF:
+ * none).
+ *
  * Returns 0 and fills @out, or a negative enum mr_err (MR_ERR_ICRC for a
- * bad ICRC; a receiver counts each under its own name).
+ * bad ICRC, MR_ERR_TRIMMED for a trimmed packet of an opcode without
+ * payload; a receiver counts each under its own name).
  */
-int mr_pkt_receive(const u8 *buf, u32 len, struct mr_pkt *out);
+int mr_pkt_receive(const u8 *buf, u32 len, u8 dscp, u8 trim_dscp,
+		   struct mr_pkt *out);
 
 /* Which side of a connection a packet that passed mr_pkt_receive() is for. */
 enum mr_rx_role {

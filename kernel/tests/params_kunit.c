@@ -30,6 +30,7 @@ static void mrt_p_defaults(struct kunit *test)
 		{ MROCE_P_CC_DELAY, 0 },
 		{ MROCE_P_CC_FIXED, 0 },
 		{ MROCE_P_DSCP, 26 },
+		{ MROCE_P_TRIM_DSCP, 6 },	/* MR-TRIM-2 */
 		{ MROCE_P_SEQ_ERR_US, 100 },
 		{ MROCE_P_CC_G_SHIFT, 4 },		/* g = 1/16 */
 		{ MROCE_P_CC_INIT_CWND, 32 << 16 },
@@ -93,6 +94,10 @@ static void mrt_p_refused(struct kunit *test)
 	mrt_p_try(test, p, MROCE_P_PATHS, 1, 0);
 	mrt_p_try(test, p, MROCE_P_DSCP, 64, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_DSCP, 63, 0);
+	/* MR-TRIM-2: a codepoint, or 64 for none */
+	mrt_p_try(test, p, MROCE_P_TRIM_DSCP, 65, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_TRIM_DSCP, 64, 0);
+	mrt_p_try(test, p, MROCE_P_TRIM_DSCP, 0, 0);
 	mrt_p_try(test, p, MROCE_P_CC_FIXED, 2, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_PATH_HEALTH, 1, 0);
 	/* MR-SEC-8: the rate limit cannot be switched off. */

@@ -344,7 +344,8 @@ NOINLINE static bool stage_rx_data(const u8 *buf, u32 len)
 {
 	struct mr_pkt p;
 
-	if (mr_pkt_receive(buf, len, &p))
+	if (mr_pkt_receive(buf, len, MR_DSCP_UNKNOWN, MR_TRIM_DSCP_OFF,
+			   &p))
 		abort();
 	if (mr_receiver_on_pkt(&S.rcv, &p, false, S.now, NULL))
 		abort();
@@ -382,7 +383,8 @@ NOINLINE static void stage_rx_ack(const u8 *buf, u32 len)
 {
 	struct mr_pkt p;
 
-	if (mr_pkt_receive(buf, len, &p))
+	if (mr_pkt_receive(buf, len, MR_DSCP_UNKNOWN, MR_TRIM_DSCP_OFF,
+			   &p))
 		abort();
 	mr_requester_on_pkt(&S.rq, S.head, S.tail, &p, S.now, NULL);
 	rq_complete_post();

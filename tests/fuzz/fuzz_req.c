@@ -31,7 +31,8 @@
  *            function (MR-MAL-2), with the ICRC recomputed over them
  *            first unless the record says not to: a mutation cannot keep
  *            a CRC32C valid, and without this every mutated packet would
- *            stop at the ICRC
+ *            stop at the ICRC; bit 14 of the length: it arrived with the
+ *            trimmed DSCP (MR-TRIM-2)
  *   FAULT    the next emit finds no memory or a bad source buffer, the
  *            next placement fails
  *
@@ -1073,7 +1074,8 @@ static void deliver(struct mr_pkt *p, const u8 *pl)
 		/* what a trimming switch leaves: the headers and 4 bytes */
 		len -= (int)p->payload_len;
 	}
-	if (mr_pkt_receive(F.pktbuf, (u32)len, &q))
+	if (mr_pkt_receive(F.pktbuf, (u32)len, MR_DSCP_UNKNOWN,
+			   MR_TRIM_DSCP_OFF, &q))
 		return;
 	deliver_rx(&q);
 }
@@ -1344,10 +1346,12 @@ static void rec_raw(struct in *in)
 {
 	u32 len = (u32)get(in) << 8, flags;
 	struct mr_pkt p;
+	bool marked;
 	u8 *b;
 
 	len |= get(in);
 	flags = len >> 15;
+	marked = (len >> 14) & 1;
 	len &= 0x7ff;
 	if (len > in->n - in->off)
 		len = (u32)(in->n - in->off);
@@ -1359,7 +1363,9 @@ static void rec_raw(struct in *in)
 	in->off += len;
 	if (!flags && len >= 4)
 		mr_icrc_put(b, len - 4);
-	if (!mr_pkt_receive(b, len, &p)) {
+	/* bit 14 of the length: it came with the trimmed DSCP (MR-TRIM-2) */
+	if (!mr_pkt_receive(b, len, marked ? MR_TRIM_DSCP_DEFAULT :
+			    MR_DSCP_UNKNOWN, MR_TRIM_DSCP_DEFAULT, &p)) {
 		switch (p.opcode) {
 		case MR_OP_ACK:
 		case MR_OP_NACK:

@@ -312,6 +312,44 @@ static void test_trimmed(void **state)
 	assert_int_equal(t.n_out, 1);
 }
 
+/*
+ * MR-TRIM-4, MR-SEC-8: a trimmed packet is unauthenticated, so the NACK
+ * TRIMMED it provokes is rate-limited per QP: a burst of 16, then one per
+ * seq_err interval; what is withheld is counted and marks nothing.
+ */
+static void test_trimmed_rate(void **state)
+{
+	struct mr_pkt p;
+	u32 i;
+
+	(void)state;
+	for (i = 0; i < MR_RCV_TRIM_BURST + 2; i++) {
+		p = pkt(MR_OP_SEND, PSN0, i, 64, 0, 0);
+		p.flags |= MR_F_TRIM;
+		p.payload_len = 0;
+		assert_false(rx(&p));
+	}
+	assert_int_equal(t.n_out, MR_RCV_TRIM_BURST);
+	assert_int_equal(t.ev[MR_RCV_EV_RATE_LIMITED], 2);
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_TRIMMED);
+	assert_int_equal(last_out()->nkh.nack_psn,
+			 PSN0 + MR_RCV_TRIM_BURST - 1);
+	assert_int_equal(t.n_placed, 0);
+	/* a withheld one stays new: its later trimmed copy is NACKed */
+	now += 100 * US;
+	p = pkt(MR_OP_SEND, PSN0, MR_RCV_TRIM_BURST, 64, 0, 0);
+	p.flags |= MR_F_TRIM;
+	p.payload_len = 0;
+	assert_false(rx(&p));
+	assert_int_equal(t.n_out, MR_RCV_TRIM_BURST + 1);
+	assert_int_equal(last_out()->nkh.nack_psn, PSN0 + MR_RCV_TRIM_BURST);
+	assert_false(rx(&p));
+	assert_int_equal(t.n_out, MR_RCV_TRIM_BURST + 1);
+	assert_int_equal(t.ev[MR_RCV_EV_RATE_LIMITED], 3);
+	/* duplicates' answers have their own bucket (MR-SEC-8) */
+	assert_int_equal(r.dup_tokens, MR_RCV_DUP_BURST);
+}
+
 /* RNR: NACKed with the timer, nothing recorded; the retry is new. */
 static void test_rnr(void **state)
 {
@@ -498,6 +536,7 @@ int main(void)
 		cmocka_unit_test_setup(test_seq_err_rate, setup),
 		cmocka_unit_test_setup(test_dup_answers_bounded, setup),
 		cmocka_unit_test_setup(test_trimmed, setup),
+		cmocka_unit_test_setup(test_trimmed_rate, setup),
 		cmocka_unit_test_setup(test_rnr, setup),
 		cmocka_unit_test_setup(test_msn_ssn_bounds, setup),
 		cmocka_unit_test_setup(test_deliver_failure, setup),

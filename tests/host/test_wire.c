@@ -755,6 +755,19 @@ static void test_icrc_bitflip(void **state)
 	assert_int_equal(mr_icrc_check(raw, 4), 0);
 }
 
+/* Received without the trimmed DSCP (MR-TRIM-2). */
+static int rx_plain(const u8 *raw, u32 len, struct mr_pkt *out)
+{
+	return mr_pkt_receive(raw, len, 0, MR_TRIM_DSCP_DEFAULT, out);
+}
+
+/* Received with the trimmed DSCP (MR-TRIM-2). */
+static int rx_marked(const u8 *raw, u32 len, struct mr_pkt *out)
+{
+	return mr_pkt_receive(raw, len, MR_TRIM_DSCP_DEFAULT,
+			      MR_TRIM_DSCP_DEFAULT, out);
+}
+
 /*
  * MR-MAL-2 steps 2..9 as one pure function: the ICRC is checked after
  * decode, except on a trimmed packet, whose payload is then not exposed
@@ -769,7 +782,7 @@ static void test_receive(void **state)
 	(void)state;
 	t_sample_pkt(&p, MR_OP_WRITE_IMM, 200);
 	len = t_write_raw(&p, VER1, p.flags, raw);
-	assert_int_equal(mr_pkt_receive(raw, len, &out), 0);
+	assert_int_equal(rx_plain(raw, len, &out), 0);
 	assert_int_equal(out.opcode, MR_OP_WRITE_IMM);
 	assert_int_equal(out.payload_len, 200);
 	assert_ptr_equal(out.payload, raw + len - 4 - 200);
@@ -779,22 +792,124 @@ static void test_receive(void **state)
 	memset(&out, 0xA5, sizeof(out));
 	assert_int_equal(mr_pkt_decode(raw, len, &out), 0);
 	memset(&out, 0xA5, sizeof(out));
-	assert_int_equal(mr_pkt_receive(raw, len, &out), MR_ERR_ICRC);
+	assert_int_equal(rx_plain(raw, len, &out), MR_ERR_ICRC);
 	assert_int_equal(out.opcode, 0xA5);
 
 	/* trimmed: no ICRC check, no payload */
 	len = t_write_raw(&p, VER1, p.flags | MR_F_TRIM, raw);
 	raw[len - 1] ^= 0xFF;
-	assert_int_equal(mr_pkt_receive(raw, len, &out), 0);
+	assert_int_equal(rx_plain(raw, len, &out), 0);
 	assert_true(out.flags & MR_F_TRIM);
 	assert_null(out.payload);
 	assert_int_equal(out.payload_len, 0);
 
 	/* decode errors come first, under their own names */
 	len = t_write_raw(&p, VER1, p.flags, raw);
-	assert_int_equal(mr_pkt_receive(raw, 3, &out), MR_ERR_TRUNC);
+	assert_int_equal(rx_plain(raw, 3, &out), MR_ERR_TRUNC);
 	len = t_write_raw(&p, 0x20, p.flags, raw);
-	assert_int_equal(mr_pkt_receive(raw, len, &out), MR_ERR_VERSION);
+	assert_int_equal(rx_plain(raw, len, &out), MR_ERR_VERSION);
+}
+
+/*
+ * MR-TRIM-1, MR-TRIM-2: a switch that cuts a packet to a fixed length and
+ * re-marks its DSCP, without parsing MetaRoCE or setting TRIM. Marked and
+ * failing its ICRC, the packet is trimmed: flags get TRIM, no payload,
+ * LAST and the payload bytes are not checked. Marked and whole, it is an
+ * ordinary packet. Unmarked (or detection off, or another DSCP), the cut
+ * packet is malformed or an ICRC drop as before (MR-MAL-2).
+ */
+static void test_receive_trim_dscp(void **state)
+{
+	u8 raw[BUFSZ];
+	struct mr_pkt p, out;
+	u32 len, hl;
+
+	(void)state;
+	/* the last packet of a message, cut 20 bytes into its payload */
+	t_sample_pkt(&p, MR_OP_WRITE_IMM, 200);
+	len = t_write_raw(&p, VER1, p.flags, raw);
+	hl = mr_pkt_hdr_len(MR_OP_WRITE_IMM);
+	assert_int_equal(hl + 4, MR_TRIM_MIN_UDP);
+	memset(&out, 0xA5, sizeof(out));
+	assert_int_equal(rx_marked(raw, hl + 20, &out), 0);
+	assert_true(out.flags & MR_F_TRIM);
+	assert_true(out.flags & MR_F_LAST);
+	assert_null(out.payload);
+	assert_int_equal(out.payload_len, 0);
+	assert_int_equal(out.psn, p.psn);
+	assert_int_equal(out.dqpn, p.dqpn);
+	/* unmarked, LAST no longer matches the bytes: malformed (step 7) */
+	assert_int_equal(rx_plain(raw, hl + 20, &out), MR_ERR_FLAGS);
+	/* detection off, or another codepoint: the same */
+	assert_int_equal(mr_pkt_receive(raw, hl + 20, MR_TRIM_DSCP_DEFAULT,
+					MR_TRIM_DSCP_OFF, &out), MR_ERR_FLAGS);
+	assert_int_equal(mr_pkt_receive(raw, hl + 20, 26,
+					MR_TRIM_DSCP_DEFAULT, &out),
+			 MR_ERR_FLAGS);
+	/* the whole packet with the mark: not trimmed, payload kept */
+	assert_int_equal(rx_marked(raw, len, &out), 0);
+	assert_false(out.flags & MR_F_TRIM);
+	assert_int_equal(out.payload_len, 200);
+	/* headers + 4 bytes are the least a trimmed packet keeps */
+	assert_int_equal(rx_marked(raw, hl + 4, &out), 0);
+	assert_true(out.flags & MR_F_TRIM);
+	assert_int_equal(rx_marked(raw, hl + 3, &out), MR_ERR_HDR_LEN);
+
+	/* a middle packet, cut: unmarked it is an ICRC drop (step 9) */
+	t_sample_pkt(&p, MR_OP_SEND, 100);
+	p.flags &= ~(MR_F_FIRST | MR_F_LAST);
+	p.dxh.offset = 1000;
+	p.dxh.msg_len = 4000;
+	len = t_write_raw(&p, VER1, p.flags, raw);
+	assert_int_equal(rx_plain(raw, len - 40, &out), MR_ERR_ICRC);
+	assert_int_equal(rx_marked(raw, len - 40, &out), 0);
+	assert_true(out.flags & MR_F_TRIM);
+	assert_int_equal(out.dxh.offset, 1000);
+	/* the header rules still hold: a range beyond the message is out */
+	p.dxh.msg_len = 1000;
+	len = t_write_raw(&p, VER1, p.flags, raw);
+	assert_int_equal(rx_marked(raw, len - 40, &out), MR_ERR_RANGE);
+
+	/* responses and datagrams: trimmed as well (MR-REL-16) */
+	t_sample_pkt(&p, MR_OP_READ_RESP, 300);
+	len = t_write_raw(&p, VER1, p.flags, raw);
+	assert_int_equal(rx_marked(raw, len - 100, &out), 0);
+	assert_true(out.flags & MR_F_TRIM);
+	t_sample_pkt(&p, MR_OP_UD_SEND_IMM, 300);
+	len = t_write_raw(&p, VER1, p.flags, raw);
+	assert_int_equal(rx_marked(raw, len - 100, &out), 0);
+	assert_true(out.flags & MR_F_TRIM);
+}
+
+/*
+ * MR-TRIM-3: a packet whose content is its headers cannot lose a payload;
+ * marked and failing its ICRC it is dropped under its own name, and the
+ * output is untouched. Whole, it is received.
+ */
+static void test_receive_trim_ctrl(void **state)
+{
+	static const u8 ops[] = {
+		MR_OP_ACK, MR_OP_NACK, MR_OP_READ_REQ, MR_OP_ATOMIC_CS,
+		MR_OP_ATOMIC_FA, MR_OP_ATOMIC_RESP, MR_OP_PROBE,
+		MR_OP_PROBE_REPLY,
+	};
+	u8 raw[BUFSZ];
+	struct mr_pkt p, out;
+	unsigned int i;
+	u32 len;
+
+	(void)state;
+	for (i = 0; i < sizeof(ops); i++) {
+		t_sample_pkt(&p, ops[i], 0);
+		len = t_write_raw(&p, VER1, p.flags, raw);
+		assert_int_equal(rx_marked(raw, len, &out), 0);
+		raw[len - 1] ^= 0x5A;
+		memset(&out, 0xA5, sizeof(out));
+		assert_int_equal(rx_marked(raw, len, &out), MR_ERR_TRIMMED);
+		assert_int_equal(out.opcode, 0xA5);
+		assert_int_equal(rx_plain(raw, len, &out), MR_ERR_ICRC);
+	}
+	assert_string_equal(mr_err_name(MR_ERR_TRIMMED), "trimmed");
 }
 
 /* Which side of a QP each opcode is for (MR-MAL-2 step 10). */
@@ -933,6 +1048,8 @@ int main(void)
 		cmocka_unit_test(test_crc32c_vectors),
 		cmocka_unit_test(test_icrc_bitflip),
 		cmocka_unit_test(test_receive),
+		cmocka_unit_test(test_receive_trim_dscp),
+		cmocka_unit_test(test_receive_trim_ctrl),
 		cmocka_unit_test(test_rx_role),
 		cmocka_unit_test(test_mutation_consistency),
 		cmocka_unit_test(test_fetch_add_compare),

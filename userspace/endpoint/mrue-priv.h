@@ -66,7 +66,7 @@ struct mrue_mr {
 struct mrue_held {
 	u64 due;
 	u32 len;
-	bool ce;
+	u8 tos;			/* IP TOS byte: DSCP and ECN */
 	bool used;
 	struct sockaddr_in src;
 	u8 buf[MRUE_DGRAM_MAX];

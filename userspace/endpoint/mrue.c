@@ -423,18 +423,22 @@ int mrue_send_pkt(struct mrue *ue, struct mr_pkt *p, const void *payload,
  * packet alone (steps 2..9, mr_pkt_receive), QP, peer (MR-SEC-4), PMTU
  * (MR-MAL-4); then the engine that takes it.
  */
-static void mrue_rx(struct mrue *ue, const u8 *buf, u32 len, bool ce,
+static void mrue_rx(struct mrue *ue, const u8 *buf, u32 len, u8 tos,
 		    const struct sockaddr_in *src)
 {
+	bool ce = (tos & 0x3) == 0x3;
 	enum mr_rx_role role;
 	struct mr_pkt p;
 	int err;
 
 	ue->now = mrue_clock();
-	err = mr_pkt_receive(buf, len, &p);
+	/* A switch's trimmed DSCP marks a cut packet (MR-TRIM-2). */
+	err = mr_pkt_receive(buf, len, tos >> 2, MR_TRIM_DSCP_DEFAULT, &p);
 	if (err) {
 		if (err == MR_ERR_ICRC)
 			ue->st.drop_icrc++;
+		else if (err == MR_ERR_TRIMMED)
+			ue->st.drop_trimmed++;
 		else
 			ue->st.drop_decode++;
 		if (err == MR_ERR_VERSION)
@@ -457,6 +461,8 @@ static void mrue_rx(struct mrue *ue, const u8 *buf, u32 len, bool ce,
 		ue->st.drop_payload++;
 		return;
 	}
+	if (p.flags & MR_F_TRIM)
+		ue->st.rx_trimmed++;
 	if (role == MR_RX_REQUEST)
 		mrue_resp_rcv(ue, &p, ce);
 	else if (role == MR_RX_PROBE)
@@ -466,7 +472,7 @@ static void mrue_rx(struct mrue *ue, const u8 *buf, u32 len, bool ce,
 }
 
 /* Hold a copy of a datagram in the shim; a full shim lets one go first. */
-static void mrue_shim_hold(struct mrue *ue, const u8 *buf, u32 len, bool ce,
+static void mrue_shim_hold(struct mrue *ue, const u8 *buf, u32 len, u8 tos,
 			   const struct sockaddr_in *src)
 {
 	struct mrue_held *h = NULL, *old = NULL;
@@ -483,12 +489,12 @@ static void mrue_shim_hold(struct mrue *ue, const u8 *buf, u32 len, bool ce,
 	if (!h) {
 		old->used = false;
 		ue->n_held--;
-		mrue_rx(ue, old->buf, old->len, old->ce, &old->src);
+		mrue_rx(ue, old->buf, old->len, old->tos, &old->src);
 		h = old;
 	}
 	memcpy(h->buf, buf, len);
 	h->len = len;
-	h->ce = ce;
+	h->tos = tos;
 	h->src = *src;
 	h->due = mrue_clock() + (u64)ue->cfg.hold_us * 1000 / 2 +
 		 mrue_splitmix(&ue->shim_rng) %
@@ -510,7 +516,7 @@ static void mrue_shim_release(struct mrue *ue, u64 now)
 			continue;
 		h->used = false;
 		ue->n_held--;
-		mrue_rx(ue, h->buf, h->len, h->ce, &h->src);
+		mrue_rx(ue, h->buf, h->len, h->tos, &h->src);
 	}
 }
 
@@ -529,7 +535,7 @@ static u64 mrue_shim_deadline(const struct mrue *ue)
  * The receive shim, before decoding: loss, reordering (held back for
  * about hold_us) and duplication (handled now and a copy later).
  */
-static void mrue_shim(struct mrue *ue, u32 len, bool ce,
+static void mrue_shim(struct mrue *ue, u32 len, u8 tos,
 		      const struct sockaddr_in *src)
 {
 	if (mrue_chance(ue, ue->cfg.loss_ppm)) {
@@ -537,38 +543,37 @@ static void mrue_shim(struct mrue *ue, u32 len, bool ce,
 		return;
 	}
 	if (mrue_chance(ue, ue->cfg.reorder_ppm)) {
-		mrue_shim_hold(ue, ue->rxbuf, len, ce, src);
+		mrue_shim_hold(ue, ue->rxbuf, len, tos, src);
 		return;
 	}
 	if (mrue_chance(ue, ue->cfg.dup_ppm)) {
 		ue->st.shim_dups++;
-		mrue_shim_hold(ue, ue->rxbuf, len, ce, src);
+		mrue_shim_hold(ue, ue->rxbuf, len, tos, src);
 	}
-	mrue_rx(ue, ue->rxbuf, len, ce, src);
+	mrue_rx(ue, ue->rxbuf, len, tos, src);
 }
 
 /*
- * The CE codepoint of a received datagram (IP_RECVTOS); the socket's
- * drop count (SO_RXQ_OVFL) on the way.
+ * The TOS byte (DSCP, ECN) of a received datagram (IP_RECVTOS), or
+ * MR_DSCP_UNKNOWN << 2 (no CE, no DSCP) without one; the socket's drop
+ * count (SO_RXQ_OVFL) on the way.
  */
-static bool mrue_msg_ce(struct mrue *ue, struct msghdr *msg)
+static u8 mrue_msg_tos(struct mrue *ue, struct msghdr *msg)
 {
 	struct cmsghdr *cm;
-	bool ce = false;
+	u8 tos = (u8)(MR_DSCP_UNKNOWN << 2);
 	u32 drops;
-	u8 tos;
 
 	for (cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR(msg, cm)) {
 		if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS) {
 			memcpy(&tos, CMSG_DATA(cm), 1);
-			ce = (tos & 0x3) == 0x3;
 		} else if (cm->cmsg_level == SOL_SOCKET &&
 			   cm->cmsg_type == SO_RXQ_OVFL) {
 			memcpy(&drops, CMSG_DATA(cm), sizeof(drops));
 			ue->st.sock_drops = drops;
 		}
 	}
-	return ce;
+	return tos;
 }
 
 /* Take what the socket has, a batch at most. */
@@ -604,7 +609,7 @@ static void mrue_rx_batch(struct mrue *ue)
 			ue->st.drop_oversize++;
 			continue;
 		}
-		mrue_shim(ue, (u32)n, mrue_msg_ce(ue, &msg), &src);
+		mrue_shim(ue, (u32)n, mrue_msg_tos(ue, &msg), &src);
 	}
 }
 

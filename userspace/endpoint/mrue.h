@@ -199,6 +199,8 @@ struct mrue_stats {
 	uint64_t drop_decode;	/* mr_pkt_decode() refused it */
 	uint64_t drop_version;	/* ... of which a wrong version */
 	uint64_t drop_icrc;
+	uint64_t drop_trimmed;	/* trimmed, no payload to lose (MR-TRIM-3) */
+	uint64_t rx_trimmed;	/* taken as trimmed (MR-TRIM-2), not a drop */
 	uint64_t drop_qpn;	/* not this QP, UD, or QP not connected */
 	uint64_t drop_src;	/* not from the connected peer (MR-SEC-4) */
 	uint64_t drop_payload;	/* payload beyond the PMTU (MR-MAL-4) */
