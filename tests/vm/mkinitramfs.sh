@@ -106,7 +106,7 @@ done
 want="virtio_pci virtio_net virtio_rng ib_core ib_uverbs ib_umad rdma_cm
 	rdma_ucm ib_cm iw_cm rdma_rxe udp_tunnel ip6_udp_tunnel veth
 	sch_netem sch_prio sch_tbf cls_u32 cls_matchall act_gact 8021q bonding
-	dummy
+	dummy sch_ingress cls_bpf
 	crc32_generic crc32c_generic crc32c_intel libcrc32c"
 for m in $want; do
 	# Built-in or absent in this kernel: nothing to copy.
@@ -134,6 +134,16 @@ mkdir -p "$stage/mr/e2e"
 for f in "$top"/tests/e2e/lib/*.sh; do
 	if [ -f "$f" ]; then cp "$f" "$stage/mr/e2e/"; fi
 done
+# The trimming switch of metaroce-trim (tc eBPF, guest/trim.bpf.c), for
+# the port the module uses by default.
+mkdir -p "$stage/mr/bpf"
+mr_port=$(awk '$1 == "#define" && $2 == "MR_UDP_PORT" {print $3}' \
+	"$top/kernel/proto/wire.h")
+[ -n "$mr_port" ] || die "no MR_UDP_PORT in kernel/proto/wire.h"
+${CLANG:-clang} -O2 -g -target bpf -Wall -Werror -DMR_PORT="$mr_port" \
+	-I/usr/include/"$(gcc -print-multiarch)" \
+	-c "$here/guest/trim.bpf.c" -o "$stage/mr/bpf/trim.o" ||
+	die "clang -target bpf guest/trim.bpf.c failed (run scripts/install-deps.sh)"
 chmod +x "$stage/init"
 echo "root:x:0:0:root:/root:/bin/sh" >"$stage/etc/passwd"
 echo "root:x:0:" >"$stage/etc/group"
