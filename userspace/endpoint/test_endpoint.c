@@ -694,6 +694,62 @@ static int test_hostile(void)
 	return run_both(0, 0, 0, 70, 700, 0xBAD3, &sa, &sbs);
 }
 
+/*
+ * MR-TRIM-2, MR-TRIM-3, MR-REL-16: datagrams with the trimmed DSCP (6) as a
+ * switch leaves them, cut at a fixed length with no TRIM flag: a cut SEND
+ * is taken as trimmed and NACKed TRIMMED, nothing delivered; a PROBE with
+ * a failing ICRC is dropped as trimmed; the same SEND whole is received.
+ */
+static int test_trimmed(void)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	struct mrue_info ia, ib;
+	struct mrue_stats st;
+	struct mrue_cfg ca, cb;
+	static uint8_t buf[2048];
+	int tos = MR_TRIM_DSCP_DEFAULT << 2;
+	struct mr_pkt pk;
+	struct pair p;
+	int fd, n;
+
+	cfg_lo(&ca, 0x7121);
+	cfg_lo(&cb, 0x7122);
+	CHECK(pair_open(&p, &ca, &cb) == 0, "pair");
+	mrue_local_info(p.a, &ia);
+	mrue_local_info(p.b, &ib);
+	to.sin_addr.s_addr = ib.addr;
+	to.sin_port = htons(ib.port);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK(fd >= 0, "socket");
+	CHECK(setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) == 0,
+	      "IP_TOS");
+
+	n = forge(buf, sizeof(buf), ia.qpn, ib.qpn, ia.psn, 200);
+	CHECK(n > 100, "encode");
+	send_raw(fd, &to, buf, (size_t)n - 100);	/* cut: trimmed */
+	memset(&pk, 0, sizeof(pk));
+	pk.opcode = MR_OP_PROBE;
+	pk.dqpn = ib.qpn;
+	pk.sqpn = ia.qpn;
+	n = mr_pkt_encode(&pk, buf, sizeof(buf));
+	CHECK(n > 0, "probe");
+	buf[n - 1] ^= 0x21;
+	send_raw(fd, &to, buf, (size_t)n);		/* cut probe: dropped */
+	settle(&p, 30);
+	mrue_get_stats(p.b, &st);
+	CHECK(st.rx_trimmed == 1 && st.nacks_tx[MR_NACK_TRIMMED] == 1 &&
+	      st.drop_trimmed == 1 && st.drop_icrc == 0 &&
+	      st.drop_decode == 0 && st.recv_cqes == 0 &&
+	      st.probe_replies == 0,
+	      "trimmed %" PRIu64 " nack %" PRIu64 " dropped %" PRIu64
+	      " icrc %" PRIu64 " decode %" PRIu64, st.rx_trimmed,
+	      st.nacks_tx[MR_NACK_TRIMMED], st.drop_trimmed, st.drop_icrc,
+	      st.drop_decode);
+	close(fd);
+	pair_close(&p);
+	return 0;
+}
+
 /* ---- 2. the tool as two processes ------------------------------------------ */
 
 struct proc {
@@ -869,6 +925,7 @@ static const struct tcase tests[] = {
 	{ "rnr", test_rnr },
 	{ "local-and-retry", test_local_and_retry },
 	{ "hostile", test_hostile },
+	{ "trimmed", test_trimmed },
 	{ "tool-clean", test_tool_clean },
 	{ "tool-lossy", test_tool_lossy },
 };
