@@ -611,6 +611,27 @@ static int forge(uint8_t *buf, size_t size, uint32_t sqpn, uint32_t dqpn,
 }
 
 /*
+ * A connected pair (seeds @seed, @seed + 1) and a socket @fd to send
+ * datagrams to b as if from a's host.
+ */
+static int hostile_open(struct pair *p, uint64_t seed, struct mrue_info *ia,
+			struct mrue_info *ib, struct sockaddr_in *to, int *fd)
+{
+	struct mrue_cfg ca, cb;
+
+	cfg_lo(&ca, seed);
+	cfg_lo(&cb, seed + 1);
+	CHECK(pair_open(p, &ca, &cb) == 0, "pair");
+	mrue_local_info(p->a, ia);
+	mrue_local_info(p->b, ib);
+	to->sin_addr.s_addr = ib->addr;
+	to->sin_port = htons(ib->port);
+	*fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK(*fd >= 0, "socket");
+	return 0;
+}
+
+/*
  * The peer is untrusted: garbage, a corrupted ICRC, the wrong QPN, the
  * wrong source QPN or address, an oversized datagram and a payload
  * beyond the PMTU are each dropped and counted once, in MR-MAL-2 order,
@@ -621,7 +642,6 @@ static int test_hostile(void)
 {
 	struct mrue_info ia, ib;
 	struct mrue_stats st, sa, sbs;
-	struct mrue_cfg ca, cb;
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	struct sockaddr_in from = { .sin_family = AF_INET };
 	static uint8_t buf[9000];
@@ -629,15 +649,8 @@ static int test_hostile(void)
 	struct pair p;
 	int fd, n, i;
 
-	cfg_lo(&ca, 0xBAD1);
-	cfg_lo(&cb, 0xBAD2);
-	CHECK(pair_open(&p, &ca, &cb) == 0, "pair");
-	mrue_local_info(p.a, &ia);
-	mrue_local_info(p.b, &ib);
-	to.sin_addr.s_addr = ib.addr;
-	to.sin_port = htons(ib.port);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	CHECK(fd >= 0, "socket");
+	if (hostile_open(&p, 0xBAD1, &ia, &ib, &to, &fd))
+		return -1;
 
 	for (i = 0; i < 50; i++)
 		buf[i] = (uint8_t)(i * 37 + 11);
@@ -705,22 +718,14 @@ static int test_trimmed(void)
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	struct mrue_info ia, ib;
 	struct mrue_stats st;
-	struct mrue_cfg ca, cb;
 	static uint8_t buf[2048];
 	int tos = MR_TRIM_DSCP_DEFAULT << 2;
 	struct mr_pkt pk;
 	struct pair p;
 	int fd, n;
 
-	cfg_lo(&ca, 0x7121);
-	cfg_lo(&cb, 0x7122);
-	CHECK(pair_open(&p, &ca, &cb) == 0, "pair");
-	mrue_local_info(p.a, &ia);
-	mrue_local_info(p.b, &ib);
-	to.sin_addr.s_addr = ib.addr;
-	to.sin_port = htons(ib.port);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	CHECK(fd >= 0, "socket");
+	if (hostile_open(&p, 0x7121, &ia, &ib, &to, &fd))
+		return -1;
 	CHECK(setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) == 0,
 	      "IP_TOS");
 
