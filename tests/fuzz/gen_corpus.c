@@ -313,7 +313,8 @@ static void req_rec(int n, ...)
 }
 
 /* A raw ACK of every PSN before @cum, echoing the first send at 1 s. */
-static void req_raw_ack(u32 cum, bool bad_icrc)
+/* @marked: it arrives with the trimmed DSCP (MR-TRIM-2). */
+static void req_raw_ack_dscp(u32 cum, bool bad_icrc, bool marked)
 {
 	struct mr_pkt p;
 	int len;
@@ -327,9 +328,15 @@ static void req_raw_ack(u32 cum, bool bad_icrc)
 	p.akh.pkt_count = 1;
 	len = enc(&p, rq + rq_len + 3, sizeof(rq) - rq_len - 3);
 	rq[rq_len] = R_RAW;
-	rq[rq_len + 1] = (u8)(len >> 8 | (bad_icrc ? 0x80 : 0));
+	rq[rq_len + 1] = (u8)(len >> 8 | (bad_icrc ? 0x80 : 0) |
+			      (marked ? 0x40 : 0));
 	rq[rq_len + 2] = (u8)len;
 	rq_len += 3 + len;
+}
+
+static void req_raw_ack(u32 cum, bool bad_icrc)
+{
+	req_raw_ack_dscp(cum, bad_icrc, false);
 }
 
 static void req_write(const char *name)
@@ -475,6 +482,16 @@ static void gen_req(void)
 	req_raw_ack(REQ_PSN + 2, false);
 	req_rec(3, R_SERVE, 0, 0);
 	req_write("raw_ack");
+
+	/*
+	 * raw ACKs with the trimmed DSCP: a bad ICRC makes it a trimmed
+	 * ACK, dropped (MR-TRIM-3); a good one is a whole ACK
+	 */
+	req_start(&never, sends, MR_ARRAY_SIZE(sends));
+	req_raw_ack_dscp(REQ_PSN + 2, true, true);
+	req_raw_ack_dscp(REQ_PSN + 2, false, true);
+	req_rec(3, R_SERVE, 0, 0);
+	req_write("raw_ack_trim_dscp");
 
 	/* no memory for a packet, then a READ's buffer fails at the head */
 	req_start(&never, read_head, MR_ARRAY_SIZE(read_head));
