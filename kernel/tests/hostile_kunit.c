@@ -913,6 +913,83 @@ static void mrt_h_addresses(struct kunit *test)
 	mrt_ep_free(&u);
 }
 
+/* What a trimming switch leaves of a packet: its head, no TRIM flag. */
+static void mrt_h_cut(u8 *buf, u32 *len)
+{
+	*len -= 200;
+}
+
+/* To device B from A's address, with the IP DSCP @dscp. */
+static void mrt_h_to_b_dscp(struct kunit *test, const struct mr_pkt *p,
+			    void (*mangle)(u8 *buf, u32 *len), u8 dscp)
+{
+	struct sk_buff *skb = mrt_craft_skb(test, p, MRT_IP_A, MRT_IP_B,
+					    mangle, PACKET_HOST);
+
+	ip_hdr(skb)->tos = dscp << 2;
+	local_bh_disable();
+	mroce_rcv(mrt_db, skb);
+	local_bh_enable();
+}
+
+/*
+ * MR-TRIM-2, MR-TRIM-3, MR-REL-16: a WRITE cut by a switch that re-marks
+ * the DSCP and does not set TRIM is taken as trimmed by the kernel glue
+ * (the DSCP read from the IP header, the device's trim_dscp): NACKed
+ * TRIMMED, nothing placed, no ICRC drop. With trim_dscp 64 (none) the cut
+ * packet is malformed (LAST no longer matches); whole and marked, it is
+ * placed.
+ */
+static void mrt_h_trim_dscp(struct kunit *test)
+{
+	struct mroce_params *prm = &mrt_db->params;
+	u64 rx, nack, icrc, bad;
+	struct mrt_ep b = {};
+	struct mr_pkt p;
+	u8 *buf, *data;
+
+	buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	data = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, buf && data);
+	mrt_fill(data, 256, 5);
+	mrt_h_vpeer(test, &b, mrt_db, mrt_gb, MRT_IP_A);
+	mrt_h_req(&p, MR_OP_WRITE, b.qp, MRT_VPEER, MRT_PSN, 0, 0x40000000);
+	p.rxh.va = (uintptr_t)buf;
+	p.rxh.rkey = b.pd->unsafe_global_rkey;
+	p.dxh.msg_len = 256;
+	p.payload = data;
+	p.payload_len = 256;
+
+	rx = mrt_h_cnt(mrt_db, MROCE_CNT_TRIMMED_RX);
+	nack = mrt_h_cnt(mrt_db, MROCE_CNT_NACK_TX_TRIMMED);
+	icrc = mrt_h_cnt(mrt_db, MROCE_CNT_ICRC_DROPS);
+	bad = mrt_h_cnt(mrt_db, MROCE_CNT_MALFORMED_DROPS);
+	KUNIT_ASSERT_EQ(test, mroce_param(prm, MROCE_P_TRIM_DSCP),
+			MR_TRIM_DSCP_DEFAULT);
+	mrt_h_to_b_dscp(test, &p, mrt_h_cut, MR_TRIM_DSCP_DEFAULT);
+	KUNIT_EXPECT_EQ(test, mrt_h_cnt(mrt_db, MROCE_CNT_TRIMMED_RX), rx + 1);
+	KUNIT_EXPECT_EQ(test, mrt_h_cnt(mrt_db, MROCE_CNT_NACK_TX_TRIMMED),
+			nack + 1);
+	KUNIT_EXPECT_EQ(test, mrt_h_cnt(mrt_db, MROCE_CNT_ICRC_DROPS), icrc);
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0, 256));
+
+	/* No trimmed codepoint: the cut packet is what it looks like. */
+	KUNIT_ASSERT_EQ(test, mroce_param_set(prm, MROCE_P_TRIM_DSCP,
+					      MR_TRIM_DSCP_OFF), 0);
+	mrt_h_to_b_dscp(test, &p, mrt_h_cut, MR_TRIM_DSCP_DEFAULT);
+	KUNIT_EXPECT_EQ(test, mrt_h_cnt(mrt_db, MROCE_CNT_MALFORMED_DROPS),
+			bad + 1);
+	KUNIT_EXPECT_EQ(test, mrt_h_cnt(mrt_db, MROCE_CNT_TRIMMED_RX), rx + 1);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(prm, MROCE_P_TRIM_DSCP,
+					      MR_TRIM_DSCP_DEFAULT), 0);
+
+	/* Marked but whole (its ICRC verifies): placed. */
+	mrt_h_to_b_dscp(test, &p, NULL, MR_TRIM_DSCP_DEFAULT);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, data, 256), 0);
+	KUNIT_EXPECT_EQ(test, mrt_h_cnt(mrt_db, MROCE_CNT_TRIMMED_RX), rx + 1);
+	mrt_ep_free(&b);
+}
+
 /*
  * MR-SEC-6, MR-REL-20: an ACK whose ts_echo is not a recent timestamp of
  * the requester's own clock completes nothing, whatever cum_psn it
@@ -1056,6 +1133,7 @@ static struct kunit_case mrt_hostile_cases[] = {
 	KUNIT_CASE(mrt_h_timestamps),
 	KUNIT_CASE(mrt_h_fatal_ahead),
 	KUNIT_CASE(mrt_h_trimmed),
+	KUNIT_CASE(mrt_h_trim_dscp),
 	KUNIT_CASE(mrt_h_read_resp_oversize),
 	KUNIT_CASE(mrt_h_read_gaps),
 	KUNIT_CASE(mrt_h_send_inv),
