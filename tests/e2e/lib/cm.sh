@@ -32,8 +32,11 @@
 # handshake, and a client that gets there before the server listens again
 # is rejected; the tool's own retry then uses the rdma_cm ID it just
 # destroyed (a general protection fault in librdmacm, seen under TCG) and
-# its server waits for good.
-CM_ATTEMPTS=3
+# its server waits for good. On a loaded host the listening VM can lose
+# that race three times in a row (seen with ib_write_bw -R while other
+# builds ran: "RDMA_CM_EVENT_REJECTED; error: 8", invalid service ID,
+# each time); an attempt costs seconds, so five are allowed.
+CM_ATTEMPTS=5
 cm_seq=0
 cm_run() {
 	cr_name=$1
