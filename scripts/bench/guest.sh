@@ -532,7 +532,7 @@ devname() {
 }
 
 # setup_dev TRANSPORT: create its RDMA device on eth0, or print why not and
-# return 1. rxe (UDP port 4791) and MetaRoCE (4793) coexist on the NIC.
+# return 1. rxe (UDP port 4791) and MetaRoCE (4794) coexist on the NIC.
 setup_dev() {
 	dev=$(devname "$1")
 	# The uverbs character devices: not a dependency of the metaroce module.
