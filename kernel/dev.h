@@ -24,7 +24,6 @@
 struct mroce_av;
 
 #define MROCE_DRV_NAME		"metaroce"
-#define MROCE_UDP_PORT_DEFAULT	4793
 
 /*
  * Worst-case bytes between the netdev payload start and the IB payload:

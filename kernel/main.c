@@ -11,14 +11,20 @@
 #include <linux/module.h>
 #include <linux/if_arp.h>
 #include <linux/rtnetlink.h>
+#include <linux/stringify.h>
 #include <rdma/rdma_netlink.h>
 
 #include "metaroce.h"
 
-unsigned short mroce_udp_port = MROCE_UDP_PORT_DEFAULT;
+/*
+ * The UDP destination port (MR-ENC-1): MR_UDP_PORT (MR-ENC-11) unless set,
+ * for lab use and for talking to pre-1.1 peers (their default was 4793).
+ */
+unsigned short mroce_udp_port = MR_UDP_PORT;
 MR_KUNIT_EXPORT(mroce_udp_port);
 module_param_named(udp_port, mroce_udp_port, ushort, 0444);
-MODULE_PARM_DESC(udp_port, "UDP destination port of MetaRoCE packets (default 4793)");
+MODULE_PARM_DESC(udp_port, "UDP destination port of MetaRoCE packets (default "
+		 __stringify(MR_UDP_PORT) "; other values for lab use and pre-1.1 peers)");
 
 /*
  * Every mroce_dev from allocation to dealloc_driver. mroce_devs_lock

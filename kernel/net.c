@@ -6,7 +6,8 @@
  * the receive hook handing packets to the datapath.
  *
  * Encapsulation: Ethernet / IPv4 or IPv6 / UDP (dst port udp_port,
- * default 4793; src port 0xC000 | 14-bit entropy) / MetaRoCE (MR-ENC-1).
+ * default MR_UDP_PORT; src port 0xC000 | 14-bit entropy) / MetaRoCE
+ * (MR-ENC-1, MR-ENC-11).
  */
 
 #include <linux/module.h>

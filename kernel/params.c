@@ -50,7 +50,7 @@ static const struct mroce_param_range mroce_param_range[MROCE_P_NUM] = {
 	[MROCE_P_CC_MAX_MDF] = { 0, MROCE_FP_ONE },
 	[MROCE_P_CC_LOSS_MDF] = { 0, MROCE_FP_ONE },
 	[MROCE_P_CC_LOSS_RAND_MDF] = { 0, MROCE_FP_ONE },
-	[MROCE_P_CC_LOSS_THRESH] = { 0, MROCE_FP_ONE },
+	[MROCE_P_CC_LOSS_BURST] = { 0, MROCE_FP_ONE },
 	[MROCE_P_CC_TRIM_MDF] = { 0, MROCE_FP_ONE },
 	[MROCE_P_CC_TARGET_FIXED_US] = { 0, MROCE_US_MAX },
 	[MROCE_P_CC_TARGET_PER_HOP_US] = { 0, MROCE_US_MAX },
@@ -175,7 +175,7 @@ void mroce_params_init(struct mroce_params *p)
 	u32 *v = p->v;
 
 	mutex_init(&p->lock);
-	/* The spec's defaults (MR-CC-18) are the core's. */
+	/* The spec's software profile (MR-CC-18) is the core's default. */
 	mr_txsb_default_params(&tp);
 	mr_cc_default_params(&cp);
 	mr_path_default_params(&pp);
@@ -195,7 +195,7 @@ void mroce_params_init(struct mroce_params *p)
 	v[MROCE_P_CC_MAX_MDF] = cp.max_mdf;
 	v[MROCE_P_CC_LOSS_MDF] = cp.loss_mdf;
 	v[MROCE_P_CC_LOSS_RAND_MDF] = cp.loss_rand_mdf;
-	v[MROCE_P_CC_LOSS_THRESH] = cp.loss_thresh;
+	v[MROCE_P_CC_LOSS_BURST] = cp.loss_burst;
 	v[MROCE_P_CC_TRIM_MDF] = cp.trim_mdf;
 	v[MROCE_P_CC_TARGET_FIXED_US] = cp.target_fixed_ns / NSEC_PER_USEC;
 	v[MROCE_P_CC_TARGET_PER_HOP_US] = cp.target_per_hop_ns / NSEC_PER_USEC;
@@ -266,7 +266,7 @@ void mroce_params_req(struct mroce_params *p, struct mr_txsb_params *tp,
 	cp->max_mdf = v[MROCE_P_CC_MAX_MDF];
 	cp->loss_mdf = v[MROCE_P_CC_LOSS_MDF];
 	cp->loss_rand_mdf = v[MROCE_P_CC_LOSS_RAND_MDF];
-	cp->loss_thresh = v[MROCE_P_CC_LOSS_THRESH];
+	cp->loss_burst = v[MROCE_P_CC_LOSS_BURST];
 	cp->trim_mdf = v[MROCE_P_CC_TRIM_MDF];
 	cp->target_fixed_ns = v[MROCE_P_CC_TARGET_FIXED_US] * NSEC_PER_USEC;
 	cp->target_per_hop_ns = v[MROCE_P_CC_TARGET_PER_HOP_US] * NSEC_PER_USEC;
@@ -376,7 +376,7 @@ MROCE_PARAM_ATTR(cc_beta, MROCE_P_CC_BETA);
 MROCE_PARAM_ATTR(cc_max_mdf, MROCE_P_CC_MAX_MDF);
 MROCE_PARAM_ATTR(cc_loss_mdf, MROCE_P_CC_LOSS_MDF);
 MROCE_PARAM_ATTR(cc_loss_rand_mdf, MROCE_P_CC_LOSS_RAND_MDF);
-MROCE_PARAM_ATTR(cc_loss_thresh, MROCE_P_CC_LOSS_THRESH);
+MROCE_PARAM_ATTR(cc_loss_burst, MROCE_P_CC_LOSS_BURST);
 MROCE_PARAM_ATTR(cc_trim_mdf, MROCE_P_CC_TRIM_MDF);
 MROCE_PARAM_ATTR(cc_target_fixed_us, MROCE_P_CC_TARGET_FIXED_US);
 MROCE_PARAM_ATTR(cc_target_per_hop_us, MROCE_P_CC_TARGET_PER_HOP_US);
@@ -414,7 +414,7 @@ static struct attribute *mroce_dev_attrs[] = {
 	&mroce_pa_cc_max_mdf.attr.attr,
 	&mroce_pa_cc_loss_mdf.attr.attr,
 	&mroce_pa_cc_loss_rand_mdf.attr.attr,
-	&mroce_pa_cc_loss_thresh.attr.attr,
+	&mroce_pa_cc_loss_burst.attr.attr,
 	&mroce_pa_cc_trim_mdf.attr.attr,
 	&mroce_pa_cc_target_fixed_us.attr.attr,
 	&mroce_pa_cc_target_per_hop_us.attr.attr,

@@ -58,7 +58,15 @@ fi
 # (prints its own "dissector: N passed, N failed").
 sh tests/dissector/check.sh || rc=1
 
-# MR-CONF-6: the committed traceability table matches the sources.
+# MR-CONF-6: the committed traceability table matches the sources, and
+# every requirement carries an RFC 2119 keyword; --selftest shows that the
+# keyword check fails on a requirement without one.
+if python3 tests/conformance/traceability.py --selftest; then
+	echo "traceability-selftest: 1 passed, 0 failed"
+else
+	echo "traceability-selftest: 0 passed, 1 failed"
+	rc=1
+fi
 if python3 tests/conformance/traceability.py --check; then
 	echo "traceability: 1 passed, 0 failed"
 else

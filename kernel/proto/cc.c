@@ -71,7 +71,7 @@ void mr_cc_default_params(struct mr_cc_params *p)
 	 * and cost a third of the bandwidth in the simulation.)
 	 */
 	p->loss_rand_mdf = MR_CC_ONE / 16;
-	p->loss_thresh = MR_CC_ONE / 4;
+	p->loss_burst = MR_CC_ONE / 4;
 	/*
 	 * Target = base_rtt + 10 us + 5 hops * 1 us: 10 us of queueing is
 	 * about one BDP at 100 Gb/s (enough to keep the bottleneck busy);
@@ -115,7 +115,7 @@ int mr_cc_init(struct mr_cc *cc, const struct mr_cc_params *p)
 	    p->g_shift == 0 || p->g_shift > 16 ||
 	    p->beta > MR_CC_ONE || p->max_mdf > MR_CC_ONE ||
 	    p->loss_mdf > MR_CC_ONE || p->trim_mdf > MR_CC_ONE ||
-	    p->loss_rand_mdf > MR_CC_ONE || p->loss_thresh > MR_CC_ONE ||
+	    p->loss_rand_mdf > MR_CC_ONE || p->loss_burst > MR_CC_ONE ||
 	    (p->fs_range_ns && (!p->fs_min_cwnd ||
 				p->fs_min_cwnd >= p->fs_max_cwnd)))
 		return MR_ERR_INVAL;
@@ -213,7 +213,7 @@ static bool loss_is_congestion(const struct mr_cc *cc, u64 now)
 	    now - cc->cong_ns <= (cc->rtt_valid ? 2 * cc->srtt_ns : 0))
 		return true;
 	total = MR_MAX(total, (u64)(cc->cwnd >> MR_CC_SHIFT));
-	return total && (lost << MR_CC_SHIFT) >= cc->p.loss_thresh * total;
+	return total && (lost << MR_CC_SHIFT) >= cc->p.loss_burst * total;
 }
 
 static u64 isqrt64(u64 x)
@@ -451,7 +451,7 @@ static void cong_signal(struct mr_cc *cc, u64 now)
 /*
  * MR-CC-10: a loss cuts by loss_mdf when something else says a queue is
  * full (CE, a trim or a delay above target within the last two srtt, or
- * a loss fraction of loss_thresh or more), else by loss_rand_mdf.
+ * a loss fraction of loss_burst or more), else by loss_rand_mdf.
  */
 void mr_cc_on_loss(struct mr_cc *cc, u64 now_ns, u32 n)
 {

@@ -50,7 +50,7 @@ struct mr_cc_params {
 	u32 max_mdf;		/* largest decrease fraction per cut */
 	u32 loss_mdf;		/* decrease on loss with congestion evidence */
 	u32 loss_rand_mdf;	/* decrease on loss without (MR-CC-10) */
-	u32 loss_thresh;	/* loss fraction that is evidence by itself */
+	u32 loss_burst;		/* loss fraction that is evidence by itself */
 	u32 trim_mdf;		/* decrease fraction on a trimmed NACK */
 	u32 target_fixed_ns;	/* Swift target: base_rtt + this ... */
 	u32 target_per_hop_ns;	/* ... + hops * this ... */

@@ -18,7 +18,7 @@
 /* ---- Encapsulation (MR-ENC-1, MR-VER-1) ---- */
 
 #define MR_VERSION		1
-#define MR_UDP_PORT		4793	/* default UDP destination port */
+#define MR_UDP_PORT		4794	/* default UDP dst port (MR-ENC-11) */
 #define MR_ENTROPY_BASE		0xC000	/* UDP source port = base | entropy */
 #define MR_ENTROPY_MASK		0x3FFF	/* 14 bits of per-packet entropy */
 #define MR_DSCP_DEFAULT		26	/* AF31 */

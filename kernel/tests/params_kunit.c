@@ -18,7 +18,7 @@ static struct mroce_params *mrt_p_new(struct kunit *test)
 }
 
 /*
- * MR-CC-18: a new device starts with the defaults of the spec's tables,
+ * MR-CC-18: a new device starts with the spec's software profile,
  * in the attributes' units (us; packets and fractions in 1/65536).  The
  * module is loaded without parameters in this tier.
  */
@@ -41,7 +41,7 @@ static void mrt_p_defaults(struct kunit *test)
 		{ MROCE_P_CC_MAX_MDF, 65536 / 2 },
 		{ MROCE_P_CC_LOSS_MDF, 65536 / 2 },
 		{ MROCE_P_CC_LOSS_RAND_MDF, 65536 / 16 },
-		{ MROCE_P_CC_LOSS_THRESH, 65536 / 4 },
+		{ MROCE_P_CC_LOSS_BURST, 65536 / 4 },
 		{ MROCE_P_CC_TRIM_MDF, 65536 / 2 },
 		{ MROCE_P_CC_TARGET_FIXED_US, 10 },
 		{ MROCE_P_CC_TARGET_PER_HOP_US, 1 },

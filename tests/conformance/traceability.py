@@ -9,8 +9,17 @@ Documentation/metaroce/traceability.rst.
 
   traceability.py            write the table, print the coverage summary
   traceability.py --check    exit 1 if the committed table is not current,
-                             a cited ID is undefined, or an inspection
-                             entry names an undefined ID
+                             a cited ID is undefined, an inspection
+                             entry names an undefined ID, a requirement
+                             carries no RFC 2119 keyword, or the admin
+                             guide's SHOULD table (MR-CONF-2) misses a
+                             requirement with a SHOULD or lists one
+                             without
+  traceability.py --selftest check the checks on a made-up spec
+
+Every requirement's text (its label to the next label or section heading)
+must hold an RFC 2119/8174 keyword in capitals: a paragraph without one is
+informative text and gets no ID (spec.rst, "Requirement language").
 """
 import os
 import re
@@ -20,9 +29,22 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SPEC = os.path.join(TOP, "Documentation", "metaroce", "spec.rst")
 TABLE = os.path.join(TOP, "Documentation", "metaroce", "traceability.rst")
 INSPECTION = os.path.join(TOP, "tests", "conformance", "inspection.txt")
+# The implementation's list of the SHOULDs it meets or not (MR-CONF-2).
+ADMIN = os.path.join(TOP, "Documentation", "metaroce", "admin-guide.rst")
+SHOULD_SECTION = "Conformance: the SHOULDs (MR-CONF-2)"
 ID = re.compile(r"\bMR-[A-Z]+-[0-9]+\b")
 LABEL = re.compile(r"^\.\. _(MR-[A-Z]+-[0-9]+):\s*$")
 TEST_EXT = (".c", ".h", ".sh", ".py")
+# RFC 2119/8174 keywords; MUST NOT, SHALL NOT, SHOULD NOT and NOT
+# RECOMMENDED contain one of these.  Upper case only: "must" is prose.
+KEYWORD = re.compile(r"\b(MUST|REQUIRED|SHALL|SHOULD|RECOMMENDED|MAY|"
+                     r"OPTIONAL)\b")
+# Requirements whose text another v1.1 change rewrites: exempt from the
+# keyword check until that change lands.  An entry whose requirement has a
+# keyword is an error, so the list cannot outlive its reason.
+KEYWORD_PENDING = {
+    "MR-MP-11": "path state text (MR-MP-1, MR-MP-6..12) under revision",
+}
 
 
 def id_key(rid):
@@ -30,38 +52,98 @@ def id_key(rid):
     return (area, int(n))
 
 
-def read_spec():
-    """Return {id: 'MUST'|'SHOULD'|'MAY'|'-'} from the requirement texts."""
-    reqs = {}
+def read_texts(lines):
+    """Return {id: text} of the requirements in the spec's lines: the text
+    after an ID's label up to the next label or section heading."""
+    texts = {}
     cur = None
     text = []
 
     def close():
         if cur:
-            body = " ".join(text)
-            for word in ("MUST", "SHOULD", "MAY"):
-                if re.search(r"\b%s\b" % word, body):
-                    reqs[cur] = word
-                    break
-            else:
-                reqs[cur] = "-"
+            texts[cur] = " ".join(t for t in text if t)
 
-    with open(SPEC) as f:
-        for line in f:
-            m = LABEL.match(line)
-            if m:
+    for line in lines:
+        m = LABEL.match(line)
+        if m:
+            close()
+            cur = m.group(1)
+            text = []
+        elif cur:
+            if re.match(r"^[=~^-]{4,}\s*$", line):
+                # the heading's title line went into text; harmless for
+                # the keyword search only if it has none, so drop it
+                text = text[:-1]
                 close()
-                cur = m.group(1)
-                text = []
-            elif cur:
-                # A requirement's text runs to the next label or section.
-                if re.match(r"^[=~^-]{4,}\s*$", line):
-                    close()
-                    cur = None
-                else:
-                    text.append(line.strip())
+                cur = None
+            else:
+                text.append(line.strip())
     close()
-    return reqs
+    return texts
+
+
+def level(text):
+    """'MUST'|'SHOULD'|'MAY'|'-' for a requirement's text."""
+    for word in ("MUST", "SHALL", "REQUIRED", "SHOULD", "RECOMMENDED",
+                 "MAY", "OPTIONAL"):
+        if re.search(r"\b%s\b" % word, text):
+            return {"SHALL": "MUST", "REQUIRED": "MUST",
+                    "RECOMMENDED": "SHOULD",
+                    "OPTIONAL": "MAY"}.get(word, word)
+    return "-"
+
+
+def keyword_errors(texts, pending):
+    """(id, message) for requirements without an RFC 2119 keyword and for
+    pending exemptions that are no longer needed or name no requirement."""
+    errs = []
+    for rid in sorted(texts, key=id_key):
+        has = bool(KEYWORD.search(texts[rid]))
+        if not has and rid not in pending:
+            errs.append((rid, "%s has no RFC 2119 keyword (MUST, SHOULD, "
+                         "MAY, ...): give it one or make it informative "
+                         "text" % rid))
+        elif has and rid in pending:
+            errs.append((rid, "%s has a keyword now: remove it from "
+                         "KEYWORD_PENDING" % rid))
+    for rid in sorted(set(pending) - set(texts), key=id_key):
+        errs.append((rid, "KEYWORD_PENDING names %s, which is not defined"
+                     % rid))
+    return errs
+
+
+def should_errors(texts, admin_lines):
+    """(id, message) for requirements with a SHOULD that the admin guide's
+    SHOULD table does not list, and for rows that name no such one."""
+    shoulds = {rid for rid, t in texts.items()
+               if re.search(r"\b(SHOULD|RECOMMENDED)\b", t)}
+    listed = set()
+    inside = False
+    for line in admin_lines:
+        if line.strip() == SHOULD_SECTION:
+            inside = True
+        elif inside and re.match(r"^[=~^-]{4,}\s*$", line):
+            continue
+        elif inside and line and not line[0].isspace() and listed:
+            break                   # the next section's title
+        elif inside:
+            m = re.match(r"^   \* - (MR-[A-Z]+-[0-9]+)\s*$", line)
+            if m:
+                listed.add(m.group(1))
+    errs = [(rid, "%s has a SHOULD but no row in %s, \"%s\""
+             % (rid, os.path.relpath(ADMIN, TOP), SHOULD_SECTION))
+            for rid in sorted(shoulds - listed, key=id_key)]
+    errs += [(rid, "%s, \"%s\", lists %s, which has no SHOULD"
+              % (os.path.relpath(ADMIN, TOP), SHOULD_SECTION, rid))
+             for rid in sorted(listed - shoulds, key=id_key)]
+    return errs
+
+
+def read_spec():
+    """Return {id: level} and {id: text} of the spec's requirements."""
+    with open(SPEC) as f:
+        texts = read_texts(f.read().split("\n"))
+    return {rid: level(t) for rid, t in texts.items()}, texts
 
 
 def test_sources():
@@ -152,9 +234,81 @@ def render(reqs, cites, insp):
                             len(inspected), len(open_))
 
 
+# Made-up requirements X-n, named MR-X-n when the self-test runs (not here,
+# so that tests/host/check-spec-ids.sh does not take them for citations).
+SELFTEST_SPEC = """
+Area
+====
+
+.. _X-1:
+
+**X-1** A sender MUST do this.
+
+.. _X-2:
+
+**X-2** A sender does this; it must, lower case is prose.
+
+.. _X-3:
+
+**X-3** The table:
+
+====  =====
+a     b
+====  =====
+1     2
+====  =====
+
+Later text that a requirement incorporates MAY hold the keyword.
+
+Next section with MUST in its title
+-----------------------------------
+
+.. _X-4:
+
+**X-4** No keyword; the heading above is not its text.
+
+.. _X-5:
+
+**X-5** Pending, and NOT RECOMMENDED already.
+
+.. _X-6:
+
+**X-6** Pending and without keyword.
+"""
+
+
+def selftest():
+    x = "MR-X-"         # + n: not written out, see SELFTEST_SPEC
+    spec = re.sub(r"(?<![A-Z0-9-])X-([0-9])", x + r"\1", SELFTEST_SPEC)
+    texts = read_texts(spec.split("\n"))
+    errs = keyword_errors(texts, {x + "5": "", x + "6": "", x + "9": ""})
+    got = sorted(rid for rid, _ in errs)
+    want = [x + n for n in "2459"]
+    levels = [level(texts[x + n]) for n in "1235"]
+    ok = got == want and levels == ["MUST", "-", "MAY", "SHOULD"]
+    if not ok:
+        print("traceability selftest: flagged %s (want %s), levels %s"
+              % (got, want, levels))
+        for _, e in errs:
+            print("  " + e)
+    # the SHOULD table: X-5 (NOT RECOMMENDED) missing, X-1 (MUST) extra
+    admin = [SHOULD_SECTION, "=" * len(SHOULD_SECTION), "", "Text.", "",
+             ".. list-table::", "", "   * - Requirement",
+             "   * - " + x + "1", "     - met", "", "Next section",
+             "============", "", "   * - " + x + "5"]
+    serrs = should_errors(texts, admin)
+    sgot = sorted(rid for rid, _ in serrs)
+    if sgot != [x + "1", x + "5"]:
+        print("traceability selftest: SHOULD table check flagged %s" % sgot)
+        ok = False
+    return 0 if ok else 1
+
+
 def main():
+    if "--selftest" in sys.argv[1:]:
+        return selftest()
     check = "--check" in sys.argv[1:]
-    reqs = read_spec()
+    reqs, texts = read_spec()
     cites = cited_by_tests()
     insp = read_inspection()
     bad = 0
@@ -165,6 +319,13 @@ def main():
     for rid in sorted(set(insp) - set(reqs)):
         print("traceability: inspection entry %s is not defined" % rid)
         bad += 1
+    for _, err in keyword_errors(texts, KEYWORD_PENDING):
+        print("traceability: " + err)
+        bad += 1
+    with open(ADMIN) as f:
+        for _, err in should_errors(texts, f.read().split("\n")):
+            print("traceability: " + err)
+            bad += 1
     text, (n, musts, tested, inspected, open_) = render(reqs, cites, insp)
     print("traceability: %d requirements, %d MUST: %d cited by tests, "
           "%d by inspection, %d not yet covered"

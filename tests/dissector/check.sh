@@ -23,7 +23,14 @@
 #                frames to another UDP port are not MetaRoCE;
 #   spec-example the spec's example packet shows the spec's values;
 #   sack-wrap    the SACK bitmap decodes into the PSNs across 2^24;
-#   port-pref, decode-as, dst-port-only: the UDP port rules;
+#   port-pref, decode-as, dst-port-only, old-port: the UDP port rules
+#                (MR-ENC-1); a frame to 4793 (pre-1.1, UET) is MetaRoCE
+#                only with Decode As;
+#   spec-port    the default port is the same in spec.rst (MR-ENC-11),
+#                wire.h (MR_UDP_PORT, what mkpcap writes) and the
+#                dissector, and is none of the ports MR-VER-8 and
+#                MR-ENC-11 rule out (4791 RoCEv2, 4793 UET, 4789/4790
+#                VXLAN, 49152..65535 MetaRoCE's source ports);
 #   robustness   no Lua error on copies with random bytes changed or cut
 #                by a snapshot length;
 #   spec-opcodes, spec-flags, spec-reasons, spec-sizes: the dissector's
@@ -45,6 +52,9 @@ golden=$here/golden
 build=$here/build
 update=0
 [ "${1:-}" = "--update" ] && update=1
+# The default UDP port: the codec's, which mkpcap's frames are sent to.
+port=$(sed -n 's/^#define MR_UDP_PORT[[:space:]]*\([0-9]*\).*/\1/p' \
+	"$top/kernel/proto/wire.h")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -170,7 +180,7 @@ ts -T fields -E separator='|' -E occurrence=a -E aggregator=';' \
 while IFS='|' read -r n dport comment opcode status info expert; do
 	codec=$(printf '%s\n' "$comment" | sed -n 's/.*(codec: \([^),]*\).*/\1/p')
 	why=""
-	if [ "$dport" != 4793 ]; then
+	if [ "$dport" != "$port" ]; then
 		[ -z "$opcode" ] || why="UDP port $dport decoded as MetaRoCE"
 	elif [ -z "$opcode" ] && [ "$codec" != trunc ] &&
 	     [ "$codec" != version ]; then
@@ -251,9 +261,30 @@ got=$(port_frames -o metaroce.udp_port:0 -d udp.port==5001,metaroce)
 if [ "$got" = "5001 " ]; then ok; else
 	not_ok "decode-as: with udp_port 0 and Decode As 5001 decoded ports '$got', want '5001 '"
 fi
-got=$(ts -Y 'udp.srcport == 4793' -T fields -e metaroce.opcode -e data.len)
+got=$(ts -Y "udp.srcport == $port" -T fields -e metaroce.opcode -e data.len)
 if [ "$got" = "	24" ]; then ok; else
-	not_ok "dst-port-only: a datagram from port 4793 gave '$got', want data only"
+	not_ok "dst-port-only: a datagram from port $port gave '$got', want data only"
+fi
+got=$(ts -Y 'udp.dstport == 4793' -T fields -e udp.dstport -e metaroce.opcode)
+got2=$(port_frames -d udp.port==4793,metaroce)
+if [ "$got" = "4793	" ] && [ "$got2" = "4793 $port " ]; then ok; else
+	not_ok "old-port: to 4793 by default '$got' (want '4793' and no opcode), with Decode As 4793 decoded ports '$got2' (want '4793 $port ')"
+fi
+
+# The default port, MR-ENC-11: spec, codec and dissector agree, and it is
+# not a port MR-VER-8 or MR-ENC-11 rule out.
+spec_port=$(awk '/^\.\. _MR-ENC-11:/ { on = 1; next }
+	on && /^\.\. _/ { exit } on { s = s " " $0 } END { print s }' "$spec" |
+	sed -n 's/.*default MetaRoCE UDP destination port is \([0-9]*\).*/\1/p' |
+	head -1)
+lport=$(sed -n 's/^local DEFAULT_PORT = \([0-9]*\).*/\1/p' "$lua")
+case $port in
+""|4789|4790|4791|4793) pbad="excluded" ;;
+*) if [ "$port" -ge 49152 ]; then pbad="in 49152..65535"; else pbad=""; fi ;;
+esac
+if [ -n "$port" ] && [ "$spec_port" = "$port" ] && [ "$lport" = "$port" ] &&
+   [ -z "$pbad" ]; then ok; else
+	not_ok "spec-port: spec.rst '$spec_port', wire.h '$port'${pbad:+ ($pbad)}, metaroce.lua '$lport'"
 fi
 
 # Damaged copies: random bytes changed (editcap -E, fixed seeds) and

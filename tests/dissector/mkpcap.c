@@ -652,10 +652,16 @@ static void malformed(void)
 	bad(b, n, MR_ERR_FIELD, 1, "UD_SEND whose DETH source QPN differs");
 }
 
-/* Frames that exercise the port rules, not the codec. */
+/*
+ * Frames that exercise the port rules, not the codec (MR-ENC-1): the last
+ * one goes to 4793, pre-1.1's default and UET's port, which is not
+ * MetaRoCE's default (MR-VER-8, MR-ENC-11) and so MetaRoCE only with
+ * Decode As.
+ */
 static void ports(void)
 {
 	u8 b[BUF_MAX];
+	char c[96];
 	struct mr_pkt p;
 	u32 n;
 
@@ -665,9 +671,12 @@ static void ports(void)
 	      "PROBE to UDP port 5000 (MetaRoCE only with udp_port 5000)");
 	frame(&(struct frame){ .dport = 5001, .v = V_OK }, b, n,
 	      "PROBE to UDP port 5001 (MetaRoCE only with Decode As)");
+	snprintf(c, sizeof(c), "PROBE from port %u to 50000: not MetaRoCE (destination port only)",
+		 MR_UDP_PORT);
 	frame(&(struct frame){ .sport = MR_UDP_PORT, .dport = 50000,
-			       .v = V_OK }, b, n,
-	      "PROBE from port 4793 to 50000: not MetaRoCE (destination port only)");
+			       .v = V_OK }, b, n, c);
+	frame(&(struct frame){ .dport = 4793, .v = V_OK }, b, n,
+	      "PROBE to UDP port 4793, pre-1.1 MetaRoCE and UET (MetaRoCE only with Decode As)");
 }
 
 int main(int argc, char **argv)

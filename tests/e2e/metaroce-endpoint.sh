@@ -3,10 +3,13 @@
 # The user-space endpoint (userspace/endpoint: libmrue, the tool mr-ue)
 # against the kernel device: the server VM loads the module and creates
 # mr0 on eth0, the client VM does not load it and runs mr-ue on UDP port
-# 4793 of its own address (the module's udp_port, where the kernel sends
-# every packet). Neither receiver may validate the UDP source port
-# (MR-ENC-2): the kernel's carry its path entropy (0xC000 | entropy), the
-# endpoint's is its bound port 4793 (mrue.h: one socket, one path).
+# 4794 of its own address (the module's default udp_port, where the kernel
+# sends every packet: MR-ENC-1, MR-ENC-11; the server's port is read from
+# the module, the client's is the spec's default, and the two must agree,
+# so a module and an endpoint built with different defaults fail here).
+# Neither receiver may validate the UDP source port (MR-ENC-2): the
+# kernel's carry its path entropy (0xC000 | entropy), the endpoint's is
+# its bound port 4794 (mrue.h: one socket, one path).
 # mr-ue-verbs runs the same verified workload on mr0 through libibverbs
 # and the project's provider (userspace/endpoint/mr-ue-chan.h: the
 # handshake; mr-ue-load.h: the workload): each side posts every RC opcode
@@ -20,7 +23,7 @@
 #            2% random loss, 25% of the packets sent at once and the rest
 #            4 ms late (reordering); mr-ue listens
 #   loss-v   the same, mr-ue-verbs listens and mr-ue connects (bound to
-#            UDP 4793 with --udp-port)
+#            UDP 4794 with --udp-port)
 #
 # Each case: both tools exit 0 (a tool exits 0 only if it verified
 # everything and the peer said it did too) and each side's result line
@@ -61,7 +64,7 @@ if [ "$MR_ROLE" = server ]; then
 else
 	# The endpoint alone: no module, nothing of the kernel's on the port.
 	[ ! -d /sys/module/metaroce ] || mr_fail "metaroce is loaded on the endpoint's VM"
-	EP_UDP_PORT=4793
+	EP_UDP_PORT=4794	# MR-ENC-11: the default; mr0's must be it too
 fi
 mr_wait_peer
 # Both must agree on the port the kernel sends to.

@@ -26,7 +26,7 @@ for c in tx_packets rx_packets retransmissions icrc_drops malformed_drops; do
 done
 
 # A QP's transport state (the drv_* attributes of "rdma -dd res show qp",
-# live PSNs among them) is shown to the administrator only. mr0's GSI QP
+# live PSNs among them) is shown to the administrator only (MR-SEC-12). mr0's GSI QP
 # (lqpn 1, a kernel QP) exists from registration on; an unprivileged user
 # (setpriv to nobody: no capabilities) still sees it listed, without the
 # attributes. setpriv by full path: busybox has an applet of that name

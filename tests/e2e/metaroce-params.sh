@@ -6,12 +6,12 @@
 # non-default value below has an effect the scenario observes:
 #
 #  1. "modprobe metaroce paths=65" fails (a load-time value out of range).
-#  2. Both VMs load the module with udp_port=4794 paths=2 dscp=10
+#  2. Both VMs load the module with udp_port=4793 paths=2 dscp=10
 #     cc_delay=1 cc_fixed=1; mr0's attributes show those values and the
 #     spec's defaults for the rest.  With cc_fixed and cc_delay back at 0
 #     (the steps below choose their own), during an ib_write_bw from the
 #     client (all it sends are its QP's requests) the server counts the
-#     client's packets to UDP port 4794 at its NIC (mr-hostile --count): at
+#     client's packets to UDP port 4793 at its NIC (mr-hostile --count): at
 #     least 1000 arrive (udp_port, MR-ENC-1), every one with DSCP 10
 #     (MR-ENC-4), from 2 source ports, or up to 2 more per path re-roll the
 #     client counted (paths, MR-MP-1, MR-MP-7).
@@ -46,7 +46,9 @@
 . /mr/e2e/verbs.sh
 
 PA=/sys/class/infiniband/mr0
-PA_PORT=4794
+# Not the default 4794 (MR-ENC-11): the pre-1.1 default, one of the
+# values the parameter is kept for.
+PA_PORT=4793
 
 # pa_expect NAME VALUE: attribute NAME of mr0 reads VALUE.
 pa_expect() {

@@ -476,12 +476,12 @@ static void test_loss_random_vs_congestion(void **state)
 	mr_cc_on_loss(&cc, t, 1);
 	assert_int_equal(cc.cwnd, 30 * ONE);
 
-	/* loss_thresh 0: every loss is congestion (the rule before) */
+	/* loss_burst 0: every loss is congestion (the rule before) */
 	{
 		struct mr_cc_params p;
 
 		mr_cc_default_params(&p);
-		p.loss_thresh = 0;
+		p.loss_burst = 0;
 		assert_int_equal(mr_cc_init(&cc, &p), 0);
 		ack_pkts(&t, 100);
 		cc.cwnd = 32 * ONE;

@@ -999,6 +999,97 @@ static void test_mutation_consistency(void **state)
 }
 
 /* MR-HDR-14: ATOMIC_FA's compare is sent as zero and ignored on receipt. */
+/*
+ * The default UDP destination port (MR-ENC-11): 4794, the value requested
+ * from IANA. Never 4791, RoCEv2's, nor 4793, UET's (MR-VER-8); not a VXLAN
+ * port (4789, 4790); below the range of MetaRoCE's own source ports
+ * (MR-ENC-2), so no source port can be it.
+ */
+static void test_udp_port_default(void **state)
+{
+	static const unsigned int excluded[] = { 4789, 4790, 4791, 4793 };
+	unsigned int i, e;
+
+	(void)state;
+	assert_int_equal(MR_UDP_PORT, 4794);
+	for (i = 0; i < MR_ARRAY_SIZE(excluded); i++)
+		assert_int_not_equal(MR_UDP_PORT, excluded[i]);
+	assert_true(MR_UDP_PORT >= 1024 && MR_UDP_PORT < 49152);
+	for (e = 0; e <= MR_ENTROPY_MASK; e++)
+		assert_int_not_equal(MR_ENTROPY_BASE | e, MR_UDP_PORT);
+}
+
+/*
+ * The registries of the IANA section against the codec (MR-IANA-1,
+ * MR-IANA-2): the codec knows exactly the assigned opcodes, each in the
+ * range MR-VER-5 gives its class and none in 0x00 or the Experimental
+ * Use range; the encoder takes exactly the assigned NACK reasons
+ * (MR-REL-5) and flag bits (MR-HDR-3, MR-VER-2), and writes the assigned
+ * version (MR-VER-1).
+ */
+static void test_registries(void **state)
+{
+	enum { RQ, RS, PC };	/* MR-VER-5's classes */
+	static const struct { u8 op, cls; } reg[] = {
+		{ MR_OP_SEND, RQ }, { MR_OP_SEND_IMM, RQ },
+		{ MR_OP_SEND_INV, RQ }, { MR_OP_WRITE, RQ },
+		{ MR_OP_WRITE_IMM, RQ }, { MR_OP_READ_REQ, RQ },
+		{ MR_OP_ATOMIC_CS, RQ }, { MR_OP_ATOMIC_FA, RQ },
+		{ MR_OP_UD_SEND, RQ }, { MR_OP_UD_SEND_IMM, RQ },
+		{ MR_OP_ACK, RS }, { MR_OP_NACK, RS },
+		{ MR_OP_READ_RESP, RS }, { MR_OP_ATOMIC_RESP, RS },
+		{ MR_OP_PROBE, PC }, { MR_OP_PROBE_REPLY, PC },
+	};
+	static const u8 lo[] = { 0x01, 0x20, 0x30 }, hi[] = { 0x1F, 0x2F, 0x3F };
+	const struct mr_op_desc *d;
+	u16 flags = 0;
+	u8 raw[BUFSZ];
+	struct mr_pkt p;
+	unsigned int op, i, n = 0, r;
+	int err;
+
+	(void)state;
+	for (op = 0; op < 256; op++) {
+		d = mr_op_desc((u8)op);
+		for (i = 0; i < MR_ARRAY_SIZE(reg); i++)
+			if (reg[i].op == op)
+				break;
+		if (i == MR_ARRAY_SIZE(reg)) {
+			if (d)
+				fail_msg("opcode 0x%02x known but not registered", op);
+			continue;
+		}
+		if (!d)
+			fail_msg("registered opcode 0x%02x unknown", op);
+		n++;
+		flags |= d->flags_ok;
+		assert_true(op >= lo[reg[i].cls] && op <= hi[reg[i].cls]);
+		/* Requests consume PSNs; path control has no headers. */
+		if (reg[i].cls != RQ)
+			assert_false(d->attrs & MR_OPA_REQ);
+		if (reg[i].cls == PC)
+			assert_int_equal(d->hdrs, 0);
+	}
+	assert_int_equal(n, MR_ARRAY_SIZE(reg));
+	assert_int_equal(flags, MR_F_KNOWN);
+	assert_int_equal(MR_F_KNOWN, 0x007F);
+
+	for (r = 0; r < 256; r++) {
+		t_sample_pkt(&p, MR_OP_NACK, 0);
+		p.nkh.reason = (u8)r;
+		p.nkh.rnr_timer = 0;
+		err = mr_pkt_encode_hdr(&p, raw, sizeof(raw));
+		if (r >= 1 && r <= 6)	/* MR-REL-5's values */
+			assert_int_equal(err, MR_MBH_LEN + MR_AKH_LEN + MR_NKH_LEN);
+		else
+			assert_int_equal(err, MR_ERR_FIELD);
+	}
+	assert_int_equal(MR_VERSION, 1);
+	t_sample_pkt(&p, MR_OP_PROBE, 0);
+	assert_true(mr_pkt_encode_hdr(&p, raw, sizeof(raw)) > 0);
+	assert_int_equal(raw[0], MR_VERSION << 4);
+}
+
 static void test_fetch_add_compare(void **state)
 {
 	u8 buf[BUFSZ];
@@ -1053,6 +1144,8 @@ int main(void)
 		cmocka_unit_test(test_rx_role),
 		cmocka_unit_test(test_mutation_consistency),
 		cmocka_unit_test(test_fetch_add_compare),
+		cmocka_unit_test(test_udp_port_default),
+		cmocka_unit_test(test_registries),
 	};
 
 	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);

@@ -14,10 +14,11 @@
  * (default: the first RoCE v2 GID of an IPv4 address, ::ffff:a.b.c.d);
  * the peer's GID is its IPv4 address mapped the same way. --udp-port:
  * the UDP port the device receives on, told to the peer (MetaRoCE: the
- * module's udp_port, default 4793); the peer's must be the same, since
- * the kernel sends every packet to that port (from a source port that
- * carries the path's entropy, MR-ENC-2). --qp-timeout: the local ACK
- * timeout code (default 14, MR-RETRY-3); retry_cnt and rnr_retry are 7.
+ * module's udp_port, default MR_UDP_PORT, MR-ENC-11); the peer's must be
+ * the same, since the kernel sends every packet to that port (from a
+ * source port that carries the path's entropy, MR-ENC-2). --qp-timeout:
+ * the local ACK timeout code (default 14, MR-RETRY-3); retry_cnt and
+ * rnr_retry are 7.
  * --listen PORT: the TCP port of the handshake. The rest as mr-ue.
  * Exit status 0 only if everything completed successfully and verified
  * on this side, and the peer said so too.

@@ -26,7 +26,8 @@
  *
  * The peer may be mr-ue-verbs on a kernel device instead (the same
  * channel): then this endpoint must bind the UDP port the kernel sends
- * to, its udp_port (4793 by default), with --listen 4793 or --udp-port.
+ * to, its udp_port (MR_UDP_PORT, 4794 by default: MR-ENC-11), with
+ * --listen 4794 or --udp-port 4794.
  */
 #define _GNU_SOURCE
 #include <getopt.h>

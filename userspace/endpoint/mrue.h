@@ -41,8 +41,8 @@
  *    and so the path is single (one entropy); the engine runs with
  *    pp.single. MR-ENC-2 asks for a source port 0xC000 | entropy: bind
  *    such a port (or add a transmit socket) where that matters. To talk
- *    to the kernel device, bind UDP port 4793 (MR_UDP_PORT, wire.h) and
- *    connect to the peer's 4793.
+ *    to the kernel device, bind its udp_port (MR_UDP_PORT, wire.h, 4794
+ *    by default: MR-ENC-11) and connect to the peer's same port.
  *  - MR-SEC-4: the source address of every packet must be the peer's and
  *    its MBH source QPN the peer's QPN; the destination address is the
  *    socket's bound address (bind a specific address to enforce it).

@@ -6,10 +6,13 @@
 -- Install: copy this file into ~/.local/lib/wireshark/plugins/ (one user)
 -- or /usr/lib/x86_64-linux-gnu/wireshark/plugins/ (every user), or load it
 -- for one run with `tshark -X lua_script:metaroce.lua`.  It registers on
--- UDP destination port 4793 (preference "metaroce.udp_port") and is offered
--- under "Decode As..." for any other UDP port.  Filter fields start with
--- "metaroce." (Documentation/metaroce/admin-guide.rst, "Looking at MetaRoCE
--- packets").
+-- UDP destination port 4794, the default of spec v1.1 (MR-ENC-11;
+-- preference "metaroce.udp_port") and is offered under "Decode As..." for
+-- any other UDP port: a lab port, or 4793 of pre-1.1 builds, is read with
+-- `tshark -d udp.port==4793,metaroce` (Wireshark: Analyze, Decode As, UDP
+-- port 4793, MetaRoCE) or by setting the preference.  Filter fields start
+-- with "metaroce." (Documentation/metaroce/admin-guide.rst, "Looking at
+-- MetaRoCE packets").
 --
 -- Layout: first the spec transcribed as tables (flags, opcodes, NACK
 -- reasons, one table per header diagram), then the code that walks them.
@@ -22,7 +25,7 @@ local band, bor, bxor = bit.band, bit.bor, bit.bxor
 local lshift, rshift = bit.lshift, bit.rshift
 
 local MR_VERSION = 1		-- MR-VER-1
-local DEFAULT_PORT = 4793	-- MR-ENC-1
+local DEFAULT_PORT = 4794	-- MR-ENC-1, MR-ENC-11
 local ENTROPY_BASE = 0xC000	-- UDP source port = base | entropy (MR-ENC-2)
 local ENTROPY_MASK = 0x3FFF
 local MBH_LEN = 20

@@ -7,7 +7,7 @@
 #
 # Devices (generic over the RDMA device type, so the plumbing is proven
 # over Soft-RoCE too):
-#   fault_device_up TYPE      metaroce (mr0, UDP 4793) or rxe (rxe0, 4791) on
+#   fault_device_up TYPE      metaroce (mr0, its udp_port) or rxe (rxe0, 4791) on
 #                             eth0; sets FAULT_DEV, FAULT_UDP_PORT
 #   fault_device_down
 # Faults, on this VM's eth0 egress (each VM sets its own: both directions):
@@ -49,7 +49,8 @@ fault_device_up() {
 	metaroce)
 		modprobe metaroce || mr_fail "modprobe metaroce"
 		FAULT_DEV=mr0
-		FAULT_UDP_PORT=$(cat /sys/module/metaroce/parameters/udp_port 2>/dev/null || echo 4793)
+		FAULT_UDP_PORT=$(cat /sys/module/metaroce/parameters/udp_port) ||
+			mr_fail "metaroce has no udp_port parameter"
 		rdma link add mr0 type metaroce netdev "$FAULT_IF" ||
 			mr_fail "rdma link add mr0"
 		;;
