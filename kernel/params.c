@@ -5,8 +5,14 @@
  * transport parameter (MR-CC-18: every parameter configurable per device,
  * the spec's defaults).  A store is checked against the parameter's range
  * and against the rest of the set (-EINVAL); a QP copies the set when it
+<<<<<<< HEAD
  * enters RTS (mroce_params_req), except dscp, trim_dscp and
  * seq_err_interval_us, which apply to the next packet.
+=======
+ * enters RTS (mroce_params_req) or, for ack_every and ack_delay_us, RTR
+ * (mroce_params_resp), except dscp and seq_err_interval_us, which apply
+ * to the next packet.
+>>>>>>> ackrule
  *
  * The module parameters paths, dscp, cc_delay and cc_fixed (0444) are the
  * initial values of devices created after the module was loaded.
@@ -71,6 +77,10 @@ static const struct mroce_param_range mroce_param_range[MROCE_P_NUM] = {
 	[MROCE_P_PATH_ECN_THRESH] = { 0, MR_PATH_FP_ONE },
 	[MROCE_P_PATH_DEAD_RTOS] = { 1, 255 },
 	[MROCE_P_PATH_PROBE_INTERVAL_US] = { 1, MROCE_US_MAX },
+	/* MR-REL-3: at most 8 packets per ACK (MR-REL-14's margin). */
+	[MROCE_P_ACK_EVERY] = { 1, MR_RXWIN_ACK_EVERY_MAX },
+	/* MR-REL-13: also at most min_rto / 4 (mroce_params_check). */
+	[MROCE_P_ACK_DELAY_US] = { 1, MROCE_US_MAX },
 };
 
 /* ---- module parameters: initial values of new devices ------------------ */
@@ -163,6 +173,12 @@ int mroce_params_check(const u32 *v)
 	     v[MROCE_P_CC_FS_MIN_CWND] >= v[MROCE_P_CC_FS_MAX_CWND]) ||
 	    v[MROCE_P_MIN_RTO_US] > v[MROCE_P_MAX_RTO_US])
 		return -EINVAL;
+	/*
+	 * MR-REL-13: a delayed ACK must never be what fires the peer's RTO;
+	 * either value may move, the other is held to it.
+	 */
+	if (v[MROCE_P_ACK_DELAY_US] > v[MROCE_P_MIN_RTO_US] / 4)
+		return -EINVAL;
 	return 0;
 }
 MR_KUNIT_EXPORT(mroce_params_check);
@@ -215,6 +231,9 @@ void mroce_params_init(struct mroce_params *p)
 	v[MROCE_P_PATH_DEAD_RTOS] = pp.dead_rtos;
 	v[MROCE_P_PATH_PROBE_INTERVAL_US] =
 		div_u64(pp.probe_interval_ns, NSEC_PER_USEC);
+	/* The software device profile (MR-REL-3, MR-REL-13). */
+	v[MROCE_P_ACK_EVERY] = MR_RXWIN_ACK_EVERY;
+	v[MROCE_P_ACK_DELAY_US] = div_u64(MR_RXWIN_DELACK_NS, NSEC_PER_USEC);
 	WARN_ON(mroce_params_check(v));
 }
 MR_KUNIT_EXPORT(mroce_params_init);
@@ -298,6 +317,17 @@ void mroce_params_req(struct mroce_params *p, struct mr_txsb_params *tp,
 	*path_health = v[MROCE_P_PATH_HEALTH];
 }
 MR_KUNIT_EXPORT(mroce_params_req);
+
+void mroce_params_resp(struct mroce_params *p, u16 *ack_every,
+		       u64 *delack_ns)
+{
+	/* One consistent pair (mroce_params_check() held for it). */
+	mutex_lock(&p->lock);
+	*ack_every = p->v[MROCE_P_ACK_EVERY];
+	*delack_ns = (u64)p->v[MROCE_P_ACK_DELAY_US] * NSEC_PER_USEC;
+	mutex_unlock(&p->lock);
+}
+MR_KUNIT_EXPORT(mroce_params_resp);
 
 /* ---- attributes -------------------------------------------------------- */
 
@@ -395,6 +425,8 @@ MROCE_PARAM_ATTR(path_reroll_rounds, MROCE_P_PATH_REROLL_ROUNDS);
 MROCE_PARAM_ATTR(path_ecn_thresh, MROCE_P_PATH_ECN_THRESH);
 MROCE_PARAM_ATTR(path_dead_rtos, MROCE_P_PATH_DEAD_RTOS);
 MROCE_PARAM_ATTR(path_probe_interval_us, MROCE_P_PATH_PROBE_INTERVAL_US);
+MROCE_PARAM_ATTR(ack_every, MROCE_P_ACK_EVERY);
+MROCE_PARAM_ATTR(ack_delay_us, MROCE_P_ACK_DELAY_US);
 
 static struct attribute *mroce_dev_attrs[] = {
 	&dev_attr_metaroce_abi_version.attr,
@@ -433,6 +465,8 @@ static struct attribute *mroce_dev_attrs[] = {
 	&mroce_pa_path_ecn_thresh.attr.attr,
 	&mroce_pa_path_dead_rtos.attr.attr,
 	&mroce_pa_path_probe_interval_us.attr.attr,
+	&mroce_pa_ack_every.attr.attr,
+	&mroce_pa_ack_delay_us.attr.attr,
 	NULL,
 };
 /* metaroce_abi_version, one file per parameter, NULL */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * MetaRoCE per-device transport parameters (MR-CC-18): the congestion
- * control, loss recovery and path parameters of the spec's tables, the
- * path count, DSCP and the SEQ_ERR interval.  Each is a device attribute
+ * control, loss recovery, ACK coalescing and path parameters of the
+ * spec's tables, the path count, DSCP and the SEQ_ERR interval.  Each is a device attribute
  * /sys/class/infiniband/<ibdev>/<name> (params.c); a few module
  * parameters give new devices their initial values.
  */
@@ -59,6 +59,8 @@ enum mroce_param {
 	MROCE_P_PATH_ECN_THRESH,
 	MROCE_P_PATH_DEAD_RTOS,
 	MROCE_P_PATH_PROBE_INTERVAL_US,
+	MROCE_P_ACK_EVERY,
+	MROCE_P_ACK_DELAY_US,
 	MROCE_P_NUM
 };
 
@@ -90,6 +92,13 @@ int mroce_param_set(struct mroce_params *p, enum mroce_param id, u32 val);
 void mroce_params_req(struct mroce_params *p, struct mr_txsb_params *tp,
 		      struct mr_cc_params *cp, struct mr_path_params *pp,
 		      bool *path_health);
+
+/*
+ * The responder's ACK coalescing (MR-REL-3, MR-REL-13) for a QP entering
+ * RTR: packets per ACK and the delayed-ACK time. May sleep.
+ */
+void mroce_params_resp(struct mroce_params *p, u16 *ack_every,
+		       u64 *delack_ns);
 
 static inline u32 mroce_param(const struct mroce_params *p,
 			      enum mroce_param id)

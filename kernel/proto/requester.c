@@ -203,6 +203,9 @@ static int mr_emit(struct mr_requester *r, struct mr_swqe *w, u32 off,
 	m.ssn = w->ssn;
 	m.length = w->length;
 	*last = mr_req_segment(&m, off, r->p.mtu, rlen, retx, &p);
+	/* Feedback before the window runs dry (MR-REL-14). */
+	if (mr_sender_window_low(&r->snd))
+		p.flags |= MR_F_ACKREQ;
 	p.path = path;
 	p.psn = psn;
 	p.ts = mr_txsb_stamp(&r->snd.sb, now);

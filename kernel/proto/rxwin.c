@@ -118,6 +118,13 @@ int mr_rxwin_mark(struct mr_rxwin *w, u32 psn)
 	if (cls != MR_RX_NEW && cls != MR_RX_NEW_OOO)
 		return MR_ERR_PSN;
 	d = mr_psn_dist(psn, w->cum_psn);
+	/*
+	 * A new hole (MR-REL-3 c): beyond the PSN after the highest one
+	 * received - the missing PSNs before it were never reported. Bit 0
+	 * (cum_psn) is never set, so the first out-of-order PSN is one.
+	 */
+	w->last_hole = d && !mr_map_test(w->map, d - 1) &&
+		       mr_map_find(w->map, d + 1, true) == MR_SACK_BITS;
 	mr_map_set(w->map, d);
 	run = 0;
 	if (d == 0) {
@@ -155,7 +162,7 @@ bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
 	w->ts_echo = ts;
 	w->last_ce = ce;
 	if (ce) {
-		/* Echo congestion at once (MR-REL-3 e). */
+		/* Echo congestion at once (MR-REL-3 f). */
 		w->ce_count = mr_sat_inc16(w->ce_count);
 		w->ack_now = true;
 	}
@@ -163,22 +170,26 @@ bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
 		w->ack_now = true;
 
 	if (cls == MR_RX_DUP) {
-		/* The sender missed our ACK: repeat it now (MR-REL-7). */
+		/* The sender missed our ACK: repeat it now (MR-REL-3 e). */
 		w->dup_pkts++;
 		w->ack_now = true;
 	} else {
 		w->unacked = mr_sat_inc16(w->unacked);
 		/*
-		 * Out of order (MR-REL-3 c): PSN != cum_psn on arrival, or
-		 * the map was not empty - after mark that shows as holes
-		 * left behind (map not empty) or a filled hole (advance > 1).
+		 * Out of order, only what the requester must learn at once:
+		 * a new hole (MR-REL-3 c) for its loss detection, a fill of
+		 * the lowest hole that moves cum_psn past SACKed PSNs
+		 * (advance > 1, MR-REL-3 d). A packet inside the region
+		 * already reported is coalesced like an in-order one.
 		 */
 		if (cls == MR_RX_NEW_OOO) {
 			w->ooo_pkts++;
-			w->ack_now = true;
-		} else if (w->last_adv > 1 || !mr_map_empty(w->map)) {
+			if (w->last_hole)
+				w->ack_now = true;
+		} else if (w->last_adv > 1) {
 			w->ack_now = true;
 		}
+		/* Every ack_every accepted packets (MR-REL-3 a). */
 		if (w->unacked >= w->ack_every)
 			w->ack_now = true;
 	}

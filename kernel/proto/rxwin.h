@@ -7,7 +7,10 @@
  * therefore always 0. Arriving PSNs are classified as new (in order or out
  * of order), duplicate (before cum_psn or already received) or beyond the
  * window (>= cum_psn + 256), MR-REL-1. The ACK policy (MR-REL-3) counts
- * packets and CE marks since the last ACK and decides when to acknowledge.
+ * packets and CE marks since the last ACK and decides when to acknowledge:
+ * every ack_every accepted packets or after delack_ns, at once only for
+ * what the requester must learn promptly (a new hole, a filled lowest
+ * hole, a duplicate, CE, ACKREQ).
  *
  * Usage per arriving request packet (after decode and ICRC, MR-REL-6):
  *	cls = mr_rxwin_classify(w, psn);
@@ -29,7 +32,13 @@
 #include "psn.h"
 #include "wire.h"
 
-#define MR_RXWIN_ACK_EVERY	2	/* ACK every 2nd new data packet */
+/*
+ * ack_every and ack_delay (MR-REL-3, MR-REL-13) of the software device
+ * profile; ack_every at most MR_RXWIN_ACK_EVERY_MAX, the packets a
+ * requester keeps free before it asks for an ACK (MR-REL-14).
+ */
+#define MR_RXWIN_ACK_EVERY	4	/* ACK every 4th accepted packet */
+#define MR_RXWIN_ACK_EVERY_MAX	8
 #define MR_RXWIN_DELACK_NS	500000ULL /* delayed-ACK timer (MR-REL-13) */
 #define MR_RXWIN_STALE_AGE_US	100000U	/* stale_age (MR-WIN-6) */
 #define MR_RXWIN_FUTURE_AGE_US	1000000U /* future_age (MR-WIN-6) */
@@ -53,6 +62,7 @@ struct mr_rxwin {
 	u16	pkt_count;		/* packets seen (saturating) */
 	u16	unacked;		/* new packets not yet acknowledged */
 	u16	last_adv;		/* cum_psn advance of the last mark */
+	bool	last_hole;		/* the last mark opened a new hole */
 	bool	ack_now;		/* an immediate ACK is owed */
 	bool	last_ce;		/* the latest counted packet had CE */
 
@@ -73,8 +83,8 @@ struct mr_rxwin {
 	bool	ts_resync;
 
 	/* Configuration, defaults set by init; callers may change them. */
-	u16	ack_every;		/* >= 1 */
-	u64	delack_ns;
+	u16	ack_every;		/* 1..MR_RXWIN_ACK_EVERY_MAX */
+	u64	delack_ns;		/* ack_delay */
 	u32	stale_age_us;
 	u32	future_age_us;
 
@@ -142,7 +152,9 @@ bool mr_rxwin_received(const struct mr_rxwin *w, u32 psn);
 /*
  * Record @psn (which must classify NEW or NEW_OOO) as received and advance
  * cum_psn over the contiguous run. Returns the advance (0..256) or
- * MR_ERR_PSN without any change.
+ * MR_ERR_PSN without any change. Notes for mr_rxwin_note() whether @psn
+ * opened a new hole (MR-REL-3): it lies beyond the highest PSN received
+ * plus one, so PSNs below it are missing that no ACK has reported yet.
  */
 int mr_rxwin_mark(struct mr_rxwin *w, u32 psn);
 
@@ -150,8 +162,12 @@ int mr_rxwin_mark(struct mr_rxwin *w, u32 psn);
  * ACK policy (MR-REL-3, MR-REL-11, MR-REL-13) for one request packet of
  * class @cls that was accepted (after mark) or found duplicate: @flags
  * its MBH flags, @ce whether its IP header carried CE, @ts its MBH.ts.
- * Returns true if an ACK should be sent now; otherwise it may arm the
- * delayed-ACK timer. MR_RX_BEYOND packets are only counted (returns
+ * Returns true if an ACK should be sent now: the ack_every-th accepted
+ * packet since the last ACK, a new hole, a fill of the lowest hole that
+ * moves cum_psn past SACKed PSNs, a duplicate, CE or ACKREQ. Otherwise
+ * (in order, or inside the out-of-order region already reported) the
+ * packet is coalesced: the delayed-ACK timer runs from the first
+ * unacknowledged one. MR_RX_BEYOND packets are only counted (returns
  * false: the caller's NACK SEQ_ERR replaces the ACK).
  */
 bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,

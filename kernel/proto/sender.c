@@ -11,6 +11,15 @@ bool mr_sender_can_send(const struct mr_sender *s, u64 now_ns)
 	       mr_cc_can_send(&s->cc, now_ns, mr_txsb_inflight(&s->sb));
 }
 
+bool mr_sender_window_low(const struct mr_sender *s)
+{
+	u32 cwnd = mr_cc_window(&s->cc) >> MR_CC_SHIFT;
+
+	return cwnd < 2 * MR_SENDER_ACKREQ_FREE ||
+	       mr_txsb_outstanding(&s->sb) + 1 + MR_SENDER_ACKREQ_FREE >
+	       MR_TXSB_WIN;
+}
+
 void mr_sender_on_sent(struct mr_sender *s, u8 path, u64 now_ns)
 {
 	mr_cc_on_send(&s->cc, now_ns);

@@ -30,6 +30,19 @@ struct mr_sender {
 /* May a packet (new or retransmitted) go now: window, RNR pause, pacing. */
 bool mr_sender_can_send(const struct mr_sender *s, u64 now_ns);
 
+/* Free packets under which a request asks for an ACK (MR-REL-14). */
+#define MR_SENDER_ACKREQ_FREE	8
+
+/*
+ * MR-REL-14: the next packet carries ACKREQ, so that a responder that
+ * coalesces ACKs (MR-REL-3, at most 8 packets per ACK) answers it at
+ * once: while the congestion window is below 2 * MR_SENDER_ACKREQ_FREE
+ * packets (a window that would hold one coalesced ACK or none per round
+ * trip), and when it leaves fewer than MR_SENDER_ACKREQ_FREE packets of
+ * the scoreboard window free (MR-WIN-3).
+ */
+bool mr_sender_window_low(const struct mr_sender *s);
+
 /*
  * A request packet went out on @path: congestion control (pacing) and the
  * path table learn of it. The scoreboard was told by mr_txsb_on_send() or

@@ -60,6 +60,9 @@ static void mrt_p_defaults(struct kunit *test)
 		{ MROCE_P_PATH_ECN_THRESH, 65536 / 2 },
 		{ MROCE_P_PATH_DEAD_RTOS, 3 },
 		{ MROCE_P_PATH_PROBE_INTERVAL_US, 500 },
+		/* MR-REL-3, MR-REL-13: the software device profile. */
+		{ MROCE_P_ACK_EVERY, 4 },
+		{ MROCE_P_ACK_DELAY_US, 500 },
 	};
 	struct mroce_params *p = mrt_p_new(test);
 	int i;
@@ -129,6 +132,20 @@ static void mrt_p_refused(struct kunit *test)
 	mrt_p_try(test, p, MROCE_P_INIT_RTO_US, 0, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_PATH_DEAD_RTOS, 0, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_PATH_REROLL_ROUNDS, 256, -EINVAL);
+
+	/* MR-REL-3: 1 to 8 packets per ACK. */
+	mrt_p_try(test, p, MROCE_P_ACK_EVERY, 0, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_ACK_EVERY, 9, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_ACK_EVERY, 8, 0);
+	mrt_p_try(test, p, MROCE_P_ACK_EVERY, 1, 0);
+	/* MR-REL-13: ack_delay <= min_rto / 4 (5000 us), whichever moves. */
+	mrt_p_try(test, p, MROCE_P_ACK_DELAY_US, 0, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_ACK_DELAY_US, 1251, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_ACK_DELAY_US, 1250, 0);
+	mrt_p_try(test, p, MROCE_P_MIN_RTO_US, 4999, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_ACK_DELAY_US, 25, 0);
+	mrt_p_try(test, p, MROCE_P_MIN_RTO_US, 100, 0);
+	mrt_p_try(test, p, MROCE_P_MIN_RTO_US, 99, -EINVAL);
 	KUNIT_EXPECT_EQ(test, mroce_params_check(p->v), 0);
 	mroce_params_destroy(p);
 }
@@ -183,10 +200,29 @@ static void mrt_p_req(struct kunit *test)
 	mroce_params_destroy(p);
 }
 
+/* What a QP entering RTR takes for its ACK coalescing (MR-REL-3, -13). */
+static void mrt_p_resp(struct kunit *test)
+{
+	struct mroce_params *p = mrt_p_new(test);
+	u64 delack_ns;
+	u16 every;
+
+	mroce_params_resp(p, &every, &delack_ns);
+	KUNIT_EXPECT_EQ(test, every, (u16)MR_RXWIN_ACK_EVERY);
+	KUNIT_EXPECT_EQ(test, delack_ns, MR_RXWIN_DELACK_NS);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_EVERY, 2), 0);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_DELAY_US, 25), 0);
+	mroce_params_resp(p, &every, &delack_ns);
+	KUNIT_EXPECT_EQ(test, every, 2);
+	KUNIT_EXPECT_EQ(test, delack_ns, 25000ULL);
+	mroce_params_destroy(p);
+}
+
 static struct kunit_case mrt_params_cases[] = {
 	KUNIT_CASE(mrt_p_defaults),
 	KUNIT_CASE(mrt_p_refused),
 	KUNIT_CASE(mrt_p_req),
+	KUNIT_CASE(mrt_p_resp),
 	{}
 };
 

@@ -16,7 +16,9 @@
 #     (MR-ENC-4), from 2 source ports, or up to 2 more per path re-roll the
 #     client counted (paths, MR-MP-1, MR-MP-7).
 #  3. Writes out of range or inconsistent with the rest of the set fail
-#     with EINVAL and leave the value unchanged.
+#     with EINVAL and leave the value unchanged (among them ack_every 0
+#     and 9, ack_delay_us above min_rto_us / 4, and min_rto_us below four
+#     times ack_delay_us).
 #  4. The client's device only: paths=1, dscp=46.  The next ib_write_bw's
 #     packets come from exactly one source port (MR-MP-13) with DSCP 46,
 #     while the server's device keeps its own values.
@@ -28,7 +30,9 @@
 #     7 (with the default 256-packet cap it grows past it within the first
 #     RTTs), and the RTO is never below 40 ms (about 10-25 ms with the
 #     default 5 ms floor under emulation).  The server's
-#     seq_err_interval_us is 5000 meanwhile.
+#     seq_err_interval_us is 5000 meanwhile, and its ACK coalescing the
+#     most the spec allows (ack_every 8, ack_delay_us 1250 = min_rto / 4,
+#     MR-REL-3, MR-REL-13): the transfers pass under it.
 #  6. Client: cc_fixed=0 and a delay target of the base RTT alone
 #     (cc_target_fixed_us, cc_target_per_hop_us, cc_fs_range_us 0).  A
 #     timed ib_write_bw with cc_delay=0 makes no delay-driven cut
@@ -234,6 +238,8 @@ pa_expect cc_beta $((65536 * 4 / 5))
 pa_expect init_rto_us 10000
 pa_expect seq_err_interval_us 100
 pa_expect path_probe_interval_us 500
+pa_expect ack_every 4
+pa_expect ack_delay_us 500
 [ "$(cat /sys/module/metaroce/parameters/udp_port)" = $PA_PORT ] ||
 	mr_fail "udp_port is not $PA_PORT"
 # The traffic below sets its own congestion control.
@@ -252,6 +258,10 @@ pa_refused cc_g_shift 17
 pa_refused cc_max_cwnd $(((256 << 16) + 1))
 pa_refused cc_max_cwnd $((8 << 16))
 pa_refused min_rto_us 2000000
+pa_refused ack_every 0
+pa_refused ack_every 9
+pa_refused ack_delay_us 1251
+pa_refused min_rto_us 1999
 mr_log "out-of-range and inconsistent writes refused with EINVAL"
 
 # 4. The client's device only: one path, DSCP 46.
@@ -270,6 +280,8 @@ if [ "$MR_ROLE" = client ]; then
 	pa_set cc_fixed 1
 else
 	pa_set seq_err_interval_us 5000
+	pa_set ack_every 8
+	pa_set ack_delay_us 1250
 fi
 pa_timed fixed
 if [ "$MR_ROLE" = client ]; then
@@ -293,6 +305,9 @@ if [ "$MR_ROLE" = client ]; then
 	pa_set cc_max_cwnd $((256 << 16))
 	pa_set cc_init_cwnd $((32 << 16))
 	pa_set min_rto_us 5000
+else
+	pa_set ack_every 4
+	pa_set ack_delay_us 500
 fi
 
 # 6. The delay signal, off and on, against a target of the base RTT.

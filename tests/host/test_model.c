@@ -408,6 +408,7 @@ struct requester {
 	u64 reads, atomics;	/* verified at completion */
 	u64 trim_junk;		/* corrupted trimmed responses dropped */
 	u64 dup_resps, trimmed_resps;
+	u64 aged_acks;		/* ACKs/NACKs dropped by MR-SEC-6 */
 };
 
 /* ---------------------------------------------------------- responder */
@@ -425,6 +426,7 @@ struct responder {
 	u64 icrc_drops, placed, dup_drops, trims_nacked, trim_dups, acks;
 	u64 bytes;		/* payload of completed messages */
 	u64 trim_junk;		/* corrupted trimmed packets dropped */
+	u64 garbled_trims;	/* corrupted trimmed requests received */
 	u64 probes_limited;	/* PROBEs not answered (rate limit) */
 	u64 rate_limited;	/* answers to duplicates withheld */
 };
@@ -629,6 +631,16 @@ static void rq_event(void *ctx, enum mr_req_event ev, u64 n,
 		break;
 	case MR_REQ_EV_TRIMMED:
 		m->rq.trimmed_resps += n;
+		break;
+	case MR_REQ_EV_ACK_AGED:
+		/*
+		 * A trimmed request has no ICRC (MR-ICRC-5): a bit flip in
+		 * its MBH.ts passes the responder's window (MR-WIN-6) and its
+		 * NACK TRIMMED echoes that ts, which MR-SEC-6 then refuses.
+		 * Nothing else may make an echo look aged.
+		 */
+		m->rq.aged_acks += n;
+		assert_true(m->rq.aged_acks <= m->rp.garbled_trims);
 		break;
 	case MR_REQ_EV_RTO:
 	case MR_REQ_EV_REROLLS:
@@ -1059,6 +1071,7 @@ static void rp_on_pkt(struct model *m, const struct spkt *k)
 	 * only ever used for a NACK, never placed (MR-ICRC-5).
 	 */
 	trimmed = k->len >= 4 && (k->buf[3] & MR_F_TRIM);
+	rp->garbled_trims += trimmed && k->corrupted;
 	if (!trimmed) {
 		if (mr_icrc_check(k->buf, k->len)) {
 			assert_true(k->corrupted);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Host tests: receiver window (MR-WIN-2, MR-REL-1) and ACK policy
- * (MR-REL-3).
+ * (MR-REL-3, MR-REL-13): coalescing every ack_every packets or ack_delay,
+ * immediate only for new holes, hole fills, duplicates, CE and ACKREQ.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "bitmap.h"
 #include "rxwin.h"
 #include "mr_test_util.h"
 
@@ -141,69 +143,200 @@ static void test_sack_content(void **state)
 	}
 }
 
-static void test_ack_every_second(void **state)
+/* Mark @psn (new) and note it without flags, CE or duplicate. */
+static bool t_accept(struct mr_rxwin *w, u32 psn, u64 now)
+{
+	enum mr_rx_class cls = mr_rxwin_classify(w, psn);
+
+	assert_true(cls == MR_RX_NEW || cls == MR_RX_NEW_OOO);
+	assert_true(mr_rxwin_mark(w, psn) >= 0);
+	return mr_rxwin_note(w, cls, 0, false, psn, now);
+}
+
+/* MR-REL-3 a, MR-REL-13: in order, an ACK every ack_every packets. */
+static void test_ack_every_n(void **state)
 {
 	struct mr_rxwin w;
 	struct mr_akh akh;
-	u32 psn = 0xFFFFFE;
+	u32 psn = 0xFFFFFE, i;
 
 	(void)state;
 	mr_rxwin_init(&w, psn);
-	assert_int_equal(mr_rxwin_mark(&w, psn), 1);
-	assert_false(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 111, 1000));
-	/* Delayed-ACK timer armed by the lone packet. */
-	assert_false(mr_rxwin_ack_due(&w, 1000));
+	assert_int_equal(w.ack_every, MR_RXWIN_ACK_EVERY);
+	assert_true(MR_RXWIN_ACK_EVERY <= MR_RXWIN_ACK_EVERY_MAX);
+	/* Across the PSN wrap: ack_every - 1 coalesced, then one ACK. */
+	for (i = 1; i < MR_RXWIN_ACK_EVERY; i++) {
+		assert_false(t_accept(&w, psn, 1000 * i));
+		psn = mr_psn_add(psn, 1);
+	}
+	/* The timer runs from the first unacknowledged packet. */
 	assert_false(mr_rxwin_ack_due(&w, 1000 + MR_RXWIN_DELACK_NS - 1));
 	assert_true(mr_rxwin_ack_due(&w, 1000 + MR_RXWIN_DELACK_NS));
-	psn = mr_psn_add(psn, 1);
-	assert_int_equal(mr_rxwin_mark(&w, psn), 1);
-	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 222, 2000));
+	assert_true(t_accept(&w, psn, 5000));
 	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), 0);
-	assert_int_equal(akh.cum_psn, 0);
-	assert_int_equal(akh.pkt_count, 2);
+	assert_int_equal(akh.cum_psn, mr_psn_add(psn, 1));
+	assert_int_equal(akh.pkt_count, MR_RXWIN_ACK_EVERY);
 	assert_int_equal(akh.ce_count, 0);
-	assert_int_equal(akh.ts_echo, 222);
+	assert_int_equal(akh.ts_echo, psn);
 	/* Reset: the timer is disarmed, counters restart. */
 	assert_false(mr_rxwin_ack_due(&w, ~0ULL));
-	assert_int_equal(mr_rxwin_mark(&w, 0), 1);
-	assert_false(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 333, 3000));
+	psn = mr_psn_add(psn, 1);
+	assert_false(t_accept(&w, psn, 6000));
 	assert_int_equal(w.pkt_count, 1);
-	assert_true(mr_rxwin_ack_due(&w, 3000 + MR_RXWIN_DELACK_NS));
-	/* ack_every is a knob. */
-	w.ack_every = 1;
-	assert_int_equal(mr_rxwin_mark(&w, 1), 1);
+
+	/* ack_every is a knob: 1 acknowledges every packet... */
 	mr_rxwin_ack_fill(&w, &akh);
-	assert_int_equal(mr_rxwin_mark(&w, 2), 1);
-	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 1, 1));
+	w.ack_every = 1;
+	psn = mr_psn_add(psn, 1);
+	assert_true(t_accept(&w, psn, 7000));
+	mr_rxwin_ack_fill(&w, &akh);
+	/* ... the maximum every 8th. */
+	w.ack_every = MR_RXWIN_ACK_EVERY_MAX;
+	for (i = 1; i < MR_RXWIN_ACK_EVERY_MAX; i++) {
+		psn = mr_psn_add(psn, 1);
+		assert_false(t_accept(&w, psn, 8000));
+	}
+	psn = mr_psn_add(psn, 1);
+	assert_true(t_accept(&w, psn, 8000));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.pkt_count, MR_RXWIN_ACK_EVERY_MAX);
 }
 
+/*
+ * MR-REL-3 g, MR-REL-13: the delayed-ACK timer runs from the first
+ * unacknowledged packet, not from the latest; the ACK it triggers echoes
+ * the latest packet (MR-REL-11) and covers all of them.
+ */
+static void test_ack_timer(void **state)
+{
+	struct mr_rxwin w;
+	struct mr_akh akh;
+
+	(void)state;
+	mr_rxwin_init(&w, 100);
+	w.delack_ns = 25000;		/* a NIC's ack_delay */
+	assert_false(t_accept(&w, 100, 1000));
+	assert_false(t_accept(&w, 101, 20000));
+	assert_false(mr_rxwin_ack_due(&w, 25999));
+	assert_true(mr_rxwin_ack_due(&w, 26000));
+	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), 0);
+	assert_int_equal(akh.pkt_count, 2);
+	assert_int_equal(akh.ts_echo, 101);
+	assert_int_equal(akh.cum_psn, 102);
+	assert_false(mr_rxwin_ack_due(&w, ~0ULL));
+	/* An immediate ACK leaves no timer behind. */
+	mr_rxwin_mark(&w, 102);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW, MR_F_ACKREQ, false, 1, 30000));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_false(mr_rxwin_ack_due(&w, ~0ULL));
+	/* Out-of-order packets that are coalesced start it too. */
+	assert_true(t_accept(&w, 105, 40000));	/* new hole */
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_false(t_accept(&w, 104, 41000));	/* inside */
+	assert_false(mr_rxwin_ack_due(&w, 65999));
+	assert_true(mr_rxwin_ack_due(&w, 66000));
+}
+
+/*
+ * MR-REL-3 c: only a packet that opens a new hole (beyond the highest
+ * PSN received + 1) is acknowledged at once; one that lands inside the
+ * region already reported, or extends its highest run, is coalesced like
+ * an in-order packet.
+ */
+static void test_ack_new_hole(void **state)
+{
+	struct mr_rxwin w;
+	struct mr_akh akh;
+
+	(void)state;
+	mr_rxwin_init(&w, 0xFFFFFD);	/* the holes straddle the wrap */
+	assert_false(t_accept(&w, 0xFFFFFD, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	/* 0xFFFFFE missing: FFFFFF opens the first hole. */
+	assert_true(t_accept(&w, 0xFFFFFF, 0));
+	assert_int_equal(w.ooo_pkts, 1);
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, 0xFFFFFE);
+	assert_true(mr_sack_test(akh.sack, 1));
+	/* Extends the highest run: no new hole. */
+	assert_false(t_accept(&w, 0, 0));
+	assert_false(t_accept(&w, 1, 0));
+	/* 2, 3 missing: 4 opens a new hole. */
+	assert_true(t_accept(&w, 4, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	/* 7 opens another one beyond 4. */
+	assert_true(t_accept(&w, 7, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	/* Inside the reported region: 3 and 5 fill parts of holes. */
+	assert_false(t_accept(&w, 3, 0));
+	assert_false(t_accept(&w, 5, 0));
+	assert_int_equal(w.ooo_pkts, 7);
+	/* The third coalesced packet since the ACK; ack_every counts it. */
+	assert_false(t_accept(&w, 8, 0));
+	assert_true(t_accept(&w, 9, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.pkt_count, 4);
+	assert_int_equal(akh.cum_psn, 0xFFFFFE);
+	/* Right after an ACK, 11 skips 10: a new hole again. */
+	assert_true(t_accept(&w, 11, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	/* A new hole far out in the window, at its last PSN. */
+	assert_true(t_accept(&w, mr_psn_add(0xFFFFFE, 255), 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_true(mr_sack_test(akh.sack, 255));
+}
+
+/*
+ * MR-REL-3 d: the packet at cum_psn is acknowledged at once when cum_psn
+ * then moves past SACKed PSNs (it filled the lowest hole); one that
+ * leaves a hole right after it is coalesced.
+ */
+static void test_ack_hole_fill(void **state)
+{
+	struct mr_rxwin w;
+	struct mr_akh akh;
+
+	(void)state;
+	mr_rxwin_init(&w, 10);
+	assert_true(t_accept(&w, 12, 0));	/* new hole: 10, 11 */
+	mr_rxwin_ack_fill(&w, &akh);
+	/* 10 fills part of the lowest hole, 11 is still missing. */
+	assert_false(t_accept(&w, 10, 0));
+	assert_int_equal(w.cum_psn, 11);
+	/* 11: cum_psn jumps past SACKed 12. */
+	assert_true(t_accept(&w, 11, 0));
+	assert_int_equal(w.last_adv, 2);
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, 13);
+	assert_true(mr_map_empty(akh.sack));
+	/* In order again: coalesced. */
+	assert_false(t_accept(&w, 13, 0));
+}
+
+/* MR-REL-3 b, e, f, MR-REL-11, MR-REL-12: ACKREQ, duplicate, CE. */
 static void test_ack_immediate_triggers(void **state)
 {
 	struct mr_rxwin w;
 	struct mr_akh akh;
 
 	(void)state;
-	/* ACKREQ. */
+	/* ACKREQ (the last packet of a message, MR-REL-14). */
 	mr_rxwin_init(&w, 0);
 	mr_rxwin_mark(&w, 0);
 	assert_true(mr_rxwin_note(&w, MR_RX_NEW, MR_F_ACKREQ, false, 1, 0));
 	mr_rxwin_ack_fill(&w, &akh);
-	/* Out of order. */
-	assert_int_equal(mr_rxwin_classify(&w, 5), MR_RX_NEW_OOO);
-	mr_rxwin_mark(&w, 5);
-	assert_true(mr_rxwin_note(&w, MR_RX_NEW_OOO, 0, false, 2, 0));
-	mr_rxwin_ack_fill(&w, &akh);
-	assert_true(mr_sack_test(akh.sack, 4));
-	/* In order but holes remain beyond it. */
-	mr_rxwin_mark(&w, 1);
-	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 3, 0));
+	/* ACKREQ on a packet inside the reported region too. */
+	assert_true(t_accept(&w, 5, 0));
 	mr_rxwin_ack_fill(&w, &akh);
 	mr_rxwin_mark(&w, 3);
-	mr_rxwin_mark(&w, 4);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW_OOO, MR_F_ACKREQ, false, 2,
+				  0));
 	mr_rxwin_ack_fill(&w, &akh);
-	/* Hole fill that empties the map (advance > 1). */
+	assert_true(mr_sack_test(akh.sack, 2));
+	assert_true(mr_sack_test(akh.sack, 4));
+	mr_rxwin_mark(&w, 1);
+	mr_rxwin_mark(&w, 4);
 	assert_int_equal(mr_rxwin_mark(&w, 2), 4);
-	assert_true(mr_rxwin_note(&w, MR_RX_NEW, 0, false, 4, 0));
 	mr_rxwin_ack_fill(&w, &akh);
 	assert_int_equal(akh.cum_psn, 6);
 	/* Duplicate. */
@@ -212,7 +345,6 @@ static void test_ack_immediate_triggers(void **state)
 	assert_int_equal(w.dup_pkts, 1);
 	mr_rxwin_ack_fill(&w, &akh);
 	/* Beyond the window: only counted, no ACK (the NACK replaces it). */
-	mr_rxwin_ack_fill(&w, &akh);
 	assert_false(mr_rxwin_note(&w, mr_rxwin_classify(&w, 6 + 256), 0,
 				   true, 6, 0));
 	assert_int_equal(w.beyond_pkts, 1);
@@ -241,6 +373,11 @@ static void test_ack_immediate_triggers(void **state)
 	assert_true(mr_rxwin_note(&w, MR_RX_DUP, 0, true, 11, 0));
 	assert_int_equal(mr_rxwin_ack_fill(&w, &akh), MR_F_ECE);
 	assert_int_equal(akh.ts_echo, 11);
+	/* CE on a coalescible out-of-order packet: at once as well. */
+	assert_true(t_accept(&w, 14, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	mr_rxwin_mark(&w, 12);
+	assert_true(mr_rxwin_note(&w, MR_RX_NEW_OOO, 0, true, 12, 0));
 }
 
 static void test_counters_saturate(void **state)
@@ -462,7 +599,10 @@ int main(void)
 		cmocka_unit_test(test_mark_and_advance),
 		cmocka_unit_test(test_full_window_wrap),
 		cmocka_unit_test(test_sack_content),
-		cmocka_unit_test(test_ack_every_second),
+		cmocka_unit_test(test_ack_every_n),
+		cmocka_unit_test(test_ack_timer),
+		cmocka_unit_test(test_ack_new_hole),
+		cmocka_unit_test(test_ack_hole_fill),
 		cmocka_unit_test(test_ack_immediate_triggers),
 		cmocka_unit_test(test_counters_saturate),
 		cmocka_unit_test(test_random_vs_reference),

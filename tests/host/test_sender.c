@@ -8,7 +8,8 @@
  * a congestion signal of its path (MR-CC-9); an expiry collapses the
  * window, re-rolls the paths in flight (MR-MP-12) and counts its losses
  * per path; a response acknowledges its request selectively (MR-REL-21);
- * refused feedback changes nothing.
+ * refused feedback changes nothing; a packet asks for an ACK when the
+ * windows run low (MR-REL-14).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -232,6 +233,45 @@ static void test_sender_implicit_ack(void **state)
 	assert_int_equal(s.sb.una, PSN0 + 1);
 }
 
+/*
+ * MR-REL-14: ACKREQ while the congestion window is below twice the free
+ * margin (a responder coalescing up to 8 packets per ACK, MR-REL-3,
+ * would leave such a window waiting for ack_delay, and its one or two
+ * ACKs per round trip are easily all lost), and on the packet that
+ * leaves fewer than 8 packets of the scoreboard window free.
+ */
+static void test_sender_window_low(void **state)
+{
+	struct mr_cc_params cp;
+	struct mr_sender s;
+	u32 psn;
+
+	(void)state;
+	sender_init(&s, 4);
+	/* init_cwnd 32 packets, nothing out: coalescing is fine. */
+	assert_false(mr_sender_window_low(&s));
+	send_n(&s, 16, T0);
+	assert_false(mr_sender_window_low(&s));
+
+	/* A window of 15 packets: every packet asks. */
+	memset(&s.cc, 0, sizeof(s.cc));
+	mr_cc_default_params(&cp);
+	cp.init_cwnd = MR_CC_PKTS(2 * MR_SENDER_ACKREQ_FREE - 1);
+	assert_int_equal(mr_cc_init(&s.cc, &cp), 0);
+	assert_true(mr_sender_window_low(&s));
+	cp.init_cwnd = MR_CC_PKTS(2 * MR_SENDER_ACKREQ_FREE);
+	assert_int_equal(mr_cc_init(&s.cc, &cp), 0);
+	assert_false(mr_sender_window_low(&s));
+
+	/* The scoreboard: 247 out, the next leaves 8 free; 248, 7. */
+	sender_init(&s, 4);
+	send_n(&s, MR_TXSB_WIN - MR_SENDER_ACKREQ_FREE - 1, T0);
+	assert_false(mr_sender_window_low(&s));
+	assert_int_equal(mr_txsb_on_send(&s.sb, 999, MR_TXE_FIRST | MR_TXE_LAST,
+					 0, T0, &psn), 0);
+	assert_true(mr_sender_window_low(&s));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_sender_rto),
 		cmocka_unit_test(test_sender_spurious_rto_undo),
 		cmocka_unit_test(test_sender_implicit_ack),
+		cmocka_unit_test(test_sender_window_low),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
