@@ -120,6 +120,22 @@ static inline u16 mr_path_sport(const struct mr_path_table *pt, u8 idx)
 	return MR_PATH_SPORT_BASE | pt->path[idx].entropy;
 }
 
+/*
+ * The responder's entropy for the ACK, NACK, READ_RESP, ATOMIC_RESP and
+ * PROBE_REPLY it sends on the peer's path @path, whose latest packet came
+ * with entropy @req_entropy (low 14 bits of its UDP source port), on QP
+ * @qpn (MR-MP-15): fixed while the peer keeps the path's entropy, so the
+ * reverse route is as stable as the forward one, and distinct for each
+ * entropy of one path (0x5bd1 is odd), so every re-roll of the path by
+ * the peer moves its reverse route too (MR-MP-20).
+ */
+static inline u16 mr_path_reply_entropy(u32 qpn, u8 path, u16 req_entropy)
+{
+	return (u16)((qpn * 0x9e37U + path * 0x2f1U +
+		      (u32)(req_entropy & MR_PATH_ENTROPY_MASK) * 0x5bd1U) &
+		     MR_PATH_ENTROPY_MASK);
+}
+
 /* Override an entropy (e.g. a RoCE-style flow hash); 0 or MR_ERR_INVAL. */
 int mr_path_set_entropy(struct mr_path_table *pt, u8 idx, u16 entropy);
 
