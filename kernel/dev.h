@@ -202,7 +202,8 @@ int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
 	       bool ect);
 
 /* Receive path entry (recv.c); consumes @skb, data at the base header. */
-void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb);
+/* @sport: the UDP source port the packet came from (MR-MP-15). */
+void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport);
 
 /* Hardware counters (stats.c) */
 struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,

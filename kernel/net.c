@@ -73,6 +73,7 @@ static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct mroce_net *mnet = rcu_dereference_sk_user_data(sk);
 	struct mroce_dev *dev, *found = NULL;
+	u16 sport;
 
 	if (!mnet)
 		goto drop;
@@ -100,8 +101,9 @@ static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		mroce_count(found, MROCE_CNT_MALFORMED_DROPS);
 		kfree_skb(skb);
 	} else {
+		sport = ntohs(((struct udphdr *)skb->data)->source);
 		__skb_pull(skb, sizeof(struct udphdr));
-		mroce_rcv(found, skb);
+		mroce_rcv(found, skb, sport);
 	}
 	ib_device_put(&found->ibdev);
 	return 0;

@@ -104,13 +104,9 @@ void mroce_pkt_flush(struct mroce_qp *qp, struct sk_buff_head *q)
 }
 
 /* Send one packet now, unqueued (the PROBE_REPLY, recv.c). */
-void mroce_pkt_send(struct mroce_qp *qp, struct sk_buff *skb, u8 path,
+void mroce_pkt_send(struct mroce_qp *qp, struct sk_buff *skb, u16 entropy,
 		    bool ect)
 {
-	/* Responder entropy: a fixed spread of the echoed path index. */
-	u16 entropy = (qp->ibqp.qp_num * 0x9e37 + path * 0x2f1) &
-		      MR_ENTROPY_MASK;
-
 	mroce_pkt_finish(skb, entropy, ect);
 	mroce_xmit(qp->dev, &qp->attr.av, &qp->dst_cache, skb,
 		   mroce_cb(skb)->entropy, ect);

@@ -211,6 +211,11 @@ struct mroce_qp {
 	u32 ts_offset;
 	/* When it may answer a PROBE (rate limit, MR-MP-10); receive path. */
 	u64 probe_reply_next;
+	/*
+	 * Entropy of the latest request or PROBE per peer path index: the
+	 * responder's packets on that path follow it (MR-MP-15).
+	 */
+	u16 rx_entropy[MR_PATH_MAX];
 	/* SQD with notification: raise SQ_DRAINED when drained (sq.lock). */
 	bool sqd_notify;
 
@@ -260,7 +265,7 @@ struct sk_buff *mroce_pkt_new_av(struct mroce_dev *dev,
 				 const struct mroce_av *av, struct mr_pkt *p,
 				 u8 **payload);
 void mroce_pkt_finish(struct sk_buff *skb, u16 entropy, bool ect);
-void mroce_pkt_send(struct mroce_qp *qp, struct sk_buff *skb, u8 path,
+void mroce_pkt_send(struct mroce_qp *qp, struct sk_buff *skb, u16 entropy,
 		    bool ect);
 void mroce_pkt_queue(struct sk_buff_head *q, struct sk_buff *skb,
 		     u16 entropy, bool ect);

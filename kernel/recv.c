@@ -18,6 +18,7 @@
 #include <net/route.h>
 
 #include "metaroce.h"
+#include "resp.h"
 
 /* The IP DS field (DSCP << 2 | ECN) of a received packet, if it has one. */
 static bool mroce_skb_dsfield(struct sk_buff *skb, u8 *ds)
@@ -96,10 +97,10 @@ static void mroce_probe_reply(struct mroce_qp *qp, const struct mr_pkt *p)
 	r.sqpn = qp->ibqp.qp_num;
 	skb = mroce_pkt_new(qp, &r, &payload);
 	if (!IS_ERR(skb))
-		mroce_pkt_send(qp, skb, p->path, false);
+		mroce_pkt_send(qp, skb, mroce_resp_entropy(qp, p->path), false);
 }
 
-void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
+void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 {
 	enum mr_rx_role role;
 	struct mroce_qp *qp;
@@ -159,6 +160,13 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		goto put;
 	}
 
+	/*
+	 * What the responder sends on this path follows the path's entropy
+	 * (MR-MP-15), so a re-roll by the requester, after a loss, an RTO or
+	 * an unanswered PROBE, moves the reverse route too (MR-MP-20).
+	 */
+	if (role == MR_RX_REQUEST || role == MR_RX_PROBE)
+		WRITE_ONCE(qp->rx_entropy[p.path], sport & MR_ENTROPY_MASK);
 	if (role == MR_RX_REQUEST)
 		mroce_resp_rcv(qp, &p, ce);
 	else if (role == MR_RX_PROBE)

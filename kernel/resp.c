@@ -41,9 +41,14 @@ static const u8 mroce_rcv_ev_cnt[] = {
 
 static const struct mr_receiver_ops mroce_rcv_ops;
 
+/*
+ * Entropy of what the responder sends on the requester's path @path: it
+ * follows the entropy the path's requests last came with (MR-MP-15).
+ */
 u16 mroce_resp_entropy(struct mroce_qp *qp, u8 path)
 {
-	return (qp->ibqp.qp_num * 0x9e37 + path * 0x2f1) & MR_ENTROPY_MASK;
+	return mr_path_reply_entropy(qp->ibqp.qp_num, path,
+				     READ_ONCE(qp->rx_entropy[path]));
 }
 
 /*

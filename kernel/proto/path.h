@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * MetaRoCE multipath: per-QP path table (MR-MP-1..13).
+ * MetaRoCE multipath: per-QP path table (MR-MP-1..13), following the
+ * spec's path state table (MR-MP-17..26).
  *
  * A path is an index (carried in MBH.path, echoed by the responder) bound
  * to a 14-bit entropy value; the UDP source port 0xC000 | entropy steers
@@ -120,6 +121,22 @@ static inline u16 mr_path_sport(const struct mr_path_table *pt, u8 idx)
 	return MR_PATH_SPORT_BASE | pt->path[idx].entropy;
 }
 
+/*
+ * The responder's entropy for the ACK, NACK, READ_RESP, ATOMIC_RESP and
+ * PROBE_REPLY it sends on the peer's path @path, whose latest packet came
+ * with entropy @req_entropy (low 14 bits of its UDP source port), on QP
+ * @qpn (MR-MP-15): fixed while the peer keeps the path's entropy, so the
+ * reverse route is as stable as the forward one, and distinct for each
+ * entropy of one path (0x5bd1 is odd), so every re-roll of the path by
+ * the peer moves its reverse route too (MR-MP-20).
+ */
+static inline u16 mr_path_reply_entropy(u32 qpn, u8 path, u16 req_entropy)
+{
+	return (u16)((qpn * 0x9e37U + path * 0x2f1U +
+		      (u32)(req_entropy & MR_PATH_ENTROPY_MASK) * 0x5bd1U) &
+		     MR_PATH_ENTROPY_MASK);
+}
+
 /* Override an entropy (e.g. a RoCE-style flow hash); 0 or MR_ERR_INVAL. */
 int mr_path_set_entropy(struct mr_path_table *pt, u8 idx, u16 entropy);
 
@@ -140,14 +157,14 @@ void mr_path_on_loss(struct mr_path_table *pt, u8 idx, u32 n, u64 now_ns);
 void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns);
 /*
  * The QP's RTO fired while paths @mask had packets in flight: re-roll
- * them (PLB: a timeout means the route is bad), DEAD ones only when no
- * path is usable (MR-MP-12).  Returns paths re-rolled.
+ * them (PLB: a timeout means the route is bad, MR-MP-23), DEAD ones only
+ * when no path is usable (MR-MP-12).  Returns paths re-rolled.
  */
 u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
 /*
  * Periodic check (MR-MP-8): a path in @inflight_mask (packets in flight on
  * it, mr_txsb_paths_in_flight()) with nothing delivered for more than
- * dead_rtos * @rto_ns since the first packet sent on it after its last
+ * dead_rtos * @rto_ns (the RTO without backoff, mr_txsb_base_rto()) since the first packet sent on it after its last
  * delivery, and at least dead_min_pkts sent since, becomes DEAD
  * (re-rolled, probing scheduled).  Returns the mask of newly dead paths:
  * the caller marks their packets lost in the scoreboard so they go out on

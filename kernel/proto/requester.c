@@ -259,7 +259,7 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 	if (r->p.path_health) {
 		dead = mr_path_tick(&r->snd.pt,
 				    mr_txsb_paths_in_flight(&r->snd.sb),
-				    mr_txsb_rto(&r->snd.sb), now);
+				    mr_txsb_base_rto(&r->snd.sb), now);
 		for (i = 0; dead; dead >>= 1, i++)
 			if (dead & 1)
 				n += mr_txsb_mark_path_lost(&r->snd.sb, (u8)i,

@@ -80,7 +80,7 @@ void mr_sender_on_trim(struct mr_sender *s, u8 path, u64 now_ns);
  * Time passed: RNR pause end, RACK reorder deadline, RTO. Returns what
  * mr_txsb_on_timer() returned (MR_TXSB_RETRY_EXCEEDED: the QP fails).
  * An expiry collapses the window (MR-CC-11) and re-rolls the paths that
- * had packets in flight (MR-MP-12); losses then feed both as on an ACK.
+ * had packets in flight (MR-MP-23); losses then feed both as on an ACK.
  */
 int mr_sender_on_timer(struct mr_sender *s, u64 now_ns,
 		       struct mr_txsb_result *res);

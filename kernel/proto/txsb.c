@@ -127,7 +127,7 @@ static inline void res_init(struct mr_txsb *sb, struct mr_txsb_result *res)
 }
 
 /* RTO per RFC 6298 2.3 without backoff, clamped (MR-LOSS-6). */
-static u64 base_rto(const struct mr_txsb *sb)
+u64 mr_txsb_base_rto(const struct mr_txsb *sb)
 {
 	u64 rto;
 
@@ -144,7 +144,7 @@ static u64 base_rto(const struct mr_txsb *sb)
 
 u64 mr_txsb_rto(const struct mr_txsb *sb)
 {
-	u64 rto = base_rto(sb);
+	u64 rto = mr_txsb_base_rto(sb);
 	u32 i;
 
 	/* exponential backoff per expiry, capped (MR-LOSS-6, MR-LOSS-8) */

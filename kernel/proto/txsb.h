@@ -245,6 +245,8 @@ int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
 u64 mr_txsb_next_deadline(const struct mr_txsb *sb);
 /* Current RTO including backoff. */
 u64 mr_txsb_rto(const struct mr_txsb *sb);
+/* The RTO without backoff (the unit of dead_rtos, MR-MP-8). */
+u64 mr_txsb_base_rto(const struct mr_txsb *sb);
 /* Current RACK reordering window. */
 u64 mr_txsb_reo_wnd(const struct mr_txsb *sb);
 

@@ -40,7 +40,7 @@ static u64 mrt_h_feed(struct kunit *test, struct mroce_dev *dev,
 
 	local_bh_disable();
 	tx = mroce_counter_read(dev, MROCE_CNT_TX_PKTS);
-	mroce_rcv(dev, skb);
+	mroce_rcv(dev, skb, MR_ENTROPY_BASE);
 	tx = mroce_counter_read(dev, MROCE_CNT_TX_PKTS) - tx;
 	local_bh_enable();
 	return tx;
@@ -765,7 +765,7 @@ static u64 mrt_h_flood(struct mroce_dev *dev, struct sk_buff **flood)
 	local_bh_disable();
 	t0 = mroce_now();
 	for (i = 0; i < MRT_FLOOD; i++)
-		mroce_rcv(dev, flood[i]);
+		mroce_rcv(dev, flood[i], MR_ENTROPY_BASE);
 	t0 = mroce_now() - t0;
 	local_bh_enable();
 	return div_u64(t0, 1000);

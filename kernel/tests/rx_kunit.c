@@ -90,7 +90,7 @@ static void mrt_rx_feed(struct kunit *test, const struct mr_pkt *p,
 					    PACKET_HOST);
 
 	local_bh_disable();
-	mroce_rcv(mrt_db, skb);
+	mroce_rcv(mrt_db, skb, MR_ENTROPY_BASE);
 	local_bh_enable();
 }
 

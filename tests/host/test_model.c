@@ -26,7 +26,10 @@
  * serialisation gap per data packet) it measures goodput under random
  * loss (MR-CC-10); with a stall (a peer or path frozen for longer than
  * the RTO) it checks that the RTO is found spurious and undone
- * (MR-LOSS-15, MR-CC-11).
+ * (MR-LOSS-15, MR-CC-11).  The responder answers on the path of the
+ * packet it answers, from a source port that follows that path's request
+ * entropy as the kernel picks it (MR-MP-15); a black-holed reverse route
+ * recovers through the requester's re-rolls (MR-MP-26).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,6 +134,14 @@ struct model_cfg {
 	bool kill_path0;
 	u8 kill_paths;		/* with kill_path0: indices below it too */
 	u64 dead_until;
+	/*
+	 * or: from dead_from on, the link that the responder's packets on
+	 * path 0 hash onto black-holes responder -> requester packets (the
+	 * reverse route of path 0, MR-MP-26)
+	 */
+	bool kill_rev_link;
+	/* the responder's entropy ignores the request's (version 1.0) */
+	bool reply_fixed;
 	/* responder: PROBE_REPLY rate limit per QP (MR-MP-10), 0: none */
 	u64 probe_gap_ns;
 	/* requester */
@@ -221,10 +232,12 @@ struct channel {
 	u32 n_free;
 	u64 seq;
 	int dead_link;
+	int dead_rev_link;	/* responder -> requester, kill_rev_link */
 	u64 busy_until;		/* the bottleneck (gap_ns) */
 	/* counters */
 	u64 sent, lost, dups, corrupted, trimmed, ce_marked, reordered;
 	u64 dead_drops, max_depth;
+	u64 rev_dead_drops;
 };
 
 static bool pkt_before(const struct channel *c, u32 a, u32 b)
@@ -361,6 +374,11 @@ static void chan_send(struct channel *c, const struct model_cfg *cfg,
 		c->dead_drops++;
 		return;
 	}
+	if (!to_rsp && c->dead_rev_link >= 0 &&
+	    link_of(sport) == (u32)c->dead_rev_link) {
+		c->rev_dead_drops++;
+		return;
+	}
 	/* MBH.path is the high byte of bytes 4..7 */
 	if (to_rsp && cfg->kill_path0 && len > 4 &&
 	    (buf[4] < cfg->kill_paths || buf[4] == 0) &&
@@ -419,6 +437,8 @@ struct responder {
 	u8 rq_mem[MODEL_RRING][MODEL_MAX_MSG];	/* receive WQE buffers */
 	u64 atomic_word;	/* the word at ATOMIC_VA */
 	u8 path;		/* path of the packet being handled */
+	/* entropy of the latest request or PROBE per path (MR-MP-15) */
+	u16 rx_entropy[MR_PATH_MAX];
 	u64 read_resps, atomic_resps, replays, replay_drops;
 	u32 next_msn;		/* next completion expected */
 	u64 probe_reply_next;	/* when it may answer a PROBE */
@@ -467,6 +487,18 @@ static void read_bytes(const struct model *m, u32 slot, u32 off, u8 *out,
 static u32 path_rand(void *ctx)
 {
 	return (u32)rnd((u64 *)ctx);
+}
+
+/*
+ * The responder's source port on the requester's path @path, as the
+ * kernel picks it (kernel/resp.c): it follows the entropy the path's
+ * requests come with (MR-MP-15), unless reply_fixed.
+ */
+static u16 rp_sport(const struct model *m, u8 path)
+{
+	u16 e = m->cfg.reply_fixed ? 0 : m->rp.rx_entropy[path];
+
+	return MR_ENTROPY_BASE | mr_path_reply_entropy(RSP_QPN, path, e);
 }
 
 static void send_pkt(struct model *m, struct mr_pkt *p, u16 sport,
@@ -874,7 +906,7 @@ static void rp_atomic_resp(struct model *m, u32 msn, u32 psn, u64 orig,
 	r.sqpn = RSP_QPN;
 	r.ts = (u32)(m->now / US);
 	m->rp.atomic_resps++;
-	send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
+	send_pkt(m, &r, rp_sport(m, r.path), false);
 }
 
 /* Execute atomic @info on the word, once (MR-PLACE-16). */
@@ -981,7 +1013,7 @@ static int rp_read_build(void *ctx, const struct mr_rdresp_chunk *ch)
 	read_bytes(m, slot, ch->off, payload, ch->len);
 	r.payload = payload;
 	m->rp.read_resps++;
-	send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
+	send_pkt(m, &r, rp_sport(m, r.path), false);
 	return 0;
 }
 
@@ -1012,8 +1044,7 @@ static void rp_emit(void *ctx, struct mr_pkt *a)
 	a->sqpn = RSP_QPN;
 	a->ts = (u32)(m->now / US);
 	m->rp.acks++;
-	/* the responder's own, fixed entropy */
-	send_pkt(m, a, MR_ENTROPY_BASE | 0x155, false);
+	send_pkt(m, a, rp_sport(m, a->path), false);
 }
 
 static void rp_count(void *ctx, enum mr_rcv_event ev, const struct mr_pkt *p)
@@ -1092,6 +1123,7 @@ static void rp_on_pkt(struct model *m, const struct spkt *k)
 	}
 	assert_int_equal(rc, 0);
 	assert_int_equal(p.dqpn, RSP_QPN);
+	rp->rx_entropy[p.path] = k->sport & MR_ENTROPY_MASK;
 	if (p.opcode == MR_OP_PROBE) {
 		struct mr_pkt r;
 
@@ -1103,7 +1135,7 @@ static void rp_on_pkt(struct model *m, const struct spkt *k)
 		}
 		r.dqpn = REQ_QPN;
 		r.sqpn = RSP_QPN;
-		send_pkt(m, &r, MR_ENTROPY_BASE | 0x155, false);
+		send_pkt(m, &r, rp_sport(m, r.path), false);
 		return;
 	}
 	assert_true(mr_op_has(p.opcode, MR_OPA_REQ));
@@ -1146,6 +1178,7 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	m->init_psn = MR_PSN_MASK - (u32)(rnd(&m->rs) % 500);
 
 	m->ch.dead_link = -1;
+	m->ch.dead_rev_link = -1;
 	for (i = 0; i < MODEL_POOL; i++)
 		m->ch.free_list[i] = MODEL_POOL - 1 - i;
 	m->ch.n_free = MODEL_POOL;
@@ -1227,6 +1260,9 @@ static void model_run(struct model *m)
 			m->cwnd_after = mr_cc_window(&m->rq.e.snd.cc);
 		}
 
+		if (m->cfg.kill_rev_link && m->ch.dead_rev_link < 0 &&
+		    m->now >= m->cfg.dead_from)
+			m->ch.dead_rev_link = (int)link_of(rp_sport(m, 0));
 		if (m->cfg.kill_link && m->ch.dead_link < 0 &&
 		    m->now >= m->cfg.dead_from)
 			/* kill the link the busiest path (0) hashes onto */
@@ -1483,6 +1519,23 @@ static void test_model_fixed_window(void **state)
 }
 
 /*
+ * The kernel's parameters on a software fabric: no loss, ECN, trimming,
+ * duplication, corruption or far delays; PROBE_REPLYs at most one per
+ * 50 us (MR-MP-10).
+ */
+static void software_fabric(struct model_cfg *c)
+{
+	c->kernel_params = true;
+	c->probe_gap_ns = 50 * US;
+	c->loss_ppm = 0;
+	c->ce_ppm = 0;
+	c->trim_ppm = 0;
+	c->dup_ppm = 0;
+	c->corrupt_ppm = 0;
+	c->far_ppm = 0;
+}
+
+/*
  * Dead-path handling as the kernel runs it (path_health=1, kernel
  * defaults: no delay signal, T_verbs 67 ms, retry_cnt 7) on a fabric
  * whose round trip (~600 us, a loaded VM host) exceeds probe_interval
@@ -1503,16 +1556,8 @@ static void test_model_slow_probes(void **state)
 	c.name = "slow-probes";
 	c.seed ^= 0x6666;
 	c.n_msgs = 20000;
-	c.kernel_params = true;
-	c.probe_gap_ns = 50 * US;
-	/* a software fabric: no ECN, trimming, duplication or corruption */
-	c.loss_ppm = 0;
-	c.ce_ppm = 0;
-	c.trim_ppm = 0;
-	c.dup_ppm = 0;
-	c.corrupt_ppm = 0;
+	software_fabric(&c);
 	c.reorder_ppm = 20000;
-	c.far_ppm = 0;
 	c.base_ns = 300 * US;
 	c.jitter_ns = 20 * US;
 	c.kill_path0 = true;
@@ -1535,6 +1580,56 @@ static void test_model_slow_probes(void **state)
 	for (i = 0; i < g_model->rq.e.snd.pt.n; i++)
 		assert_int_not_equal(g_model->rq.e.snd.pt.path[i].state,
 				     MR_PATH_DEAD);
+}
+
+/*
+ * A black-holed reverse route (MR-MP-26): from 2 ms on, the fabric link
+ * that the responder's packets on path 0 hash onto drops everything
+ * towards the requester, for good; every forward route works.  With every
+ * opcode, the READ and ATOMIC responses of requests sent on path 0 are
+ * lost too.  The responder answers on the path of the packet it answers
+ * with an entropy that follows the path's request entropy (MR-MP-15), so
+ * the requester's re-roll after the RTO (MR-MP-23) moves path 0's reverse
+ * route off the dead link.  The same run with the version 1.0 reply
+ * entropy (a fixed spread of the path index, reply_fixed) re-rolls in
+ * vain: the reverse route never moves, drops go on for the whole run and
+ * the run takes far longer.
+ */
+static void test_model_reverse_dies(void **state)
+{
+	struct model_cfg c = lossy;
+	u64 drops, end;
+
+	(void)state;
+	c.name = "reverse-dies";
+	c.seed ^= 0x7777;
+	c.n_msgs = 20000;
+	c.all_ops = true;
+	software_fabric(&c);
+	c.kill_rev_link = true;
+	c.dead_from = 2 * MS;
+	run_cfg(&c);
+	printf("model[%s]: rev_dead_drops=%llu usable=%u\n", c.name,
+	       (unsigned long long)g_model->ch.rev_dead_drops,
+	       mr_path_usable(&g_model->rq.e.snd.pt));
+	drops = g_model->ch.rev_dead_drops;
+	end = g_model->now;
+	assert_true(drops > 0);
+	assert_true(g_model->rq.e.snd.pt.rerolls >= 1);
+	/* path 0 answers on a working link again */
+	assert_int_not_equal(link_of(rp_sport(g_model, 0)),
+			     (u32)g_model->ch.dead_rev_link);
+
+	c.name = "reverse-dies-fixed";
+	c.reply_fixed = true;
+	run_cfg(&c);
+	printf("model[%s]: rev_dead_drops=%llu usable=%u\n", c.name,
+	       (unsigned long long)g_model->ch.rev_dead_drops,
+	       mr_path_usable(&g_model->rq.e.snd.pt));
+	assert_int_equal(link_of(rp_sport(g_model, 0)),
+			 (u32)g_model->ch.dead_rev_link);
+	assert_true(drops < g_model->ch.rev_dead_drops);
+	assert_true(end < g_model->now);
 }
 
 /*
@@ -1643,6 +1738,7 @@ int main(void)
 		cmocka_unit_test(test_model_single_path),
 		cmocka_unit_test(test_model_fixed_window),
 		cmocka_unit_test(test_model_slow_probes),
+		cmocka_unit_test(test_model_reverse_dies),
 		cmocka_unit_test(test_model_random_loss_goodput),
 		cmocka_unit_test(test_model_stall_undo),
 	};

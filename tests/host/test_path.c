@@ -2,7 +2,8 @@
 /*
  * Host tests: multipath path table (kernel/proto/path.c): entropy
  * allocation (MR-MP-2), WRR spraying (MR-MP-4, MR-MP-5), rounds and
- * PLB-style re-rolls on ECN / loss / trims / RTO (MR-MP-6, MR-MP-7),
+ * PLB-style re-rolls on ECN / loss / trims (MR-MP-6, MR-MP-7) and on RTO
+ * (MR-MP-23),
  * dead-path detection (MR-MP-8), probing and revival (MR-MP-9, MR-MP-11)
  * also when a probe's round trip exceeds probe_interval,
  * all paths dead (MR-MP-12), single-path mode (MR-MP-13).

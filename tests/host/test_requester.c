@@ -8,9 +8,9 @@
  * is sent, MR-VERBS-25), retransmission of a lost packet exactly as it was
  * (MR-PLACE-14) on another path (MR-MP-5), in-order completion
  * (MR-VERBS-22), the retry budget (MR-RETRY-1), READ and atomic responses
- * placed once and acknowledging their request (MR-REL-21), a trimmed
- * READ response asked for again (MR-REL-16), and a fatal NACK failing
- * the WR it names with its status (MR-VERBS-22).
+ * placed once and acknowledging their request (MR-REL-21) on its path
+ * (MR-MP-19), a trimmed READ response asked for again (MR-REL-16), and a
+ * fatal NACK failing the WR it names with its status (MR-VERBS-22).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -452,6 +452,42 @@ static void test_responses(void **state)
 }
 
 /*
+ * Delivery shown by a READ_RESP or an ATOMIC_RESP is credited to the
+ * path its request was sent on (MR-MP-19), whatever path the response
+ * carries: READ traffic, whose requests are often acknowledged by their
+ * responses alone, keeps the paths it uses alive (MR-MP-8).
+ */
+static void test_response_credits_request_path(void **state)
+{
+	struct mr_path *rp, *ap;
+	u8 data[512];
+	u64 rd, ad;
+
+	(void)state;
+	memset(data, 0x5a, sizeof(data));
+	post(MR_OP_READ_REQ, 512, false);
+	post(MR_OP_ATOMIC_FA, 8, false);
+	run(0);
+	assert_int_equal(T.n_out, 2);
+	assert_int_not_equal(T.out[0].path, T.out[1].path);
+	rp = &T.r.snd.pt.path[T.out[0].path];
+	ap = &T.r.snd.pt.path[T.out[1].path];
+	assert_true(rp->pending && ap->pending);
+	rd = rp->delivered;
+	ad = ap->delivered;
+	/* no ACK at all: the responses alone */
+	respond(MR_OP_READ_RESP, T.out[0].psn, 0, 0, data, 512, 0, 50 * US);
+	assert_int_equal(rp->delivered, rd + 1);
+	assert_false(rp->pending);
+	assert_int_equal(rp->last_delivery_ns, 50 * US);
+	assert_true(ap->pending);
+	respond(MR_OP_ATOMIC_RESP, T.out[1].psn, 1, 0, NULL, 0, 0, 60 * US);
+	assert_int_equal(ap->delivered, ad + 1);
+	assert_false(ap->pending);
+	assert_int_equal(complete(70 * US, MR_DONE_OWN), 2);
+}
+
+/*
  * An empty READ's response places nothing but acknowledges its request
  * (MR-REL-21): the READ completes without waiting for an ACK; a copy of
  * that response is a duplicate.
@@ -584,6 +620,7 @@ int main(void)
 		cmocka_unit_test_setup(test_retry_budget, setup),
 		cmocka_unit_test_setup(test_responses, setup),
 		cmocka_unit_test_setup(test_empty_read_response, setup),
+		cmocka_unit_test_setup(test_response_credits_request_path, setup),
 		cmocka_unit_test_setup(test_fatal_nack, setup),
 		cmocka_unit_test_setup(test_complete_status, setup),
 		cmocka_unit_test_setup(test_refused_at_post, setup),

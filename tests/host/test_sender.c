@@ -6,7 +6,7 @@
  * credit is ignored (MR-REL-20, MR-CC-14); a spurious RTO is undone
  * before the ACK's own signals (MR-CC-11, MR-LOSS-15); a trimmed NACK is
  * a congestion signal of its path (MR-CC-9); an expiry collapses the
- * window, re-rolls the paths in flight (MR-MP-12) and counts its losses
+ * window, re-rolls the paths in flight (MR-MP-23) and counts its losses
  * per path; a response acknowledges its request selectively (MR-REL-21);
  * refused feedback changes nothing; a packet asks for an ACK when the
  * windows run low (MR-REL-14).
