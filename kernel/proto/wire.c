@@ -131,6 +131,7 @@ static const char * const mr_err_names[MR_ERR_NUM] = {
 	[-MR_ERR_MSG_MISMATCH] = "msg_mismatch",
 	[-MR_ERR_ACK_RANGE] = "ack_range",
 	[-MR_ERR_ACK_AGE] = "ack_age",
+	[-MR_ERR_PMTU] = "pmtu",
 };
 
 const char *mr_err_name(int err)
@@ -257,10 +258,12 @@ int mr_pkt_validate(const struct mr_pkt *p)
 	if (d->hdrs & MR_HDR_NKH) {
 		const struct mr_nkh *n = &p->nkh;
 
-		if (n->reason < MR_NACK_TRIMMED || n->reason > MR_NACK_REMOTE_OP)
+		if (n->reason < MR_NACK_TRIMMED || n->reason > MR_NACK_REASON_MAX)
 			return MR_ERR_FIELD;
+		/* The delay code of RNR and RESOURCE (MR-HDR-19). */
 		if (n->rnr_timer > MR_RNR_TIMER_MAX ||
-		    (n->rnr_timer && n->reason != MR_NACK_RNR))
+		    (n->rnr_timer && n->reason != MR_NACK_RNR &&
+		     n->reason != MR_NACK_RESOURCE))
 			return MR_ERR_FIELD;
 	}
 	return 0;
@@ -426,6 +429,27 @@ int mr_pkt_receive(const u8 *buf, u32 len, struct mr_pkt *out)
 	return 0;
 }
 MR_KUNIT_EXPORT(mr_pkt_receive);
+
+int mr_pkt_pmtu_check(const struct mr_pkt *p, u32 pmtu)
+{
+	const struct mr_op_desc *d = mr_op_desc(p->opcode);
+
+	if (!d || !pmtu || (pmtu & (pmtu - 1)))
+		return MR_ERR_INVAL;
+	if (!(d->attrs & MR_OPA_MULTI) && p->opcode != MR_OP_READ_REQ)
+		return 0;
+	if (p->payload_len > pmtu)
+		return MR_ERR_PAYLOAD;
+	/* Packet k of a message starts at k * PMTU (MR-HDR-4, MR-HDR-24). */
+	if (p->dxh.offset & (pmtu - 1))
+		return MR_ERR_PMTU;
+	/* Every packet but the last carries exactly PMTU bytes. */
+	if ((d->attrs & MR_OPA_MULTI) && !(p->flags & (MR_F_LAST | MR_F_TRIM)) &&
+	    p->payload_len != pmtu)
+		return MR_ERR_PMTU;
+	return 0;
+}
+MR_KUNIT_EXPORT(mr_pkt_pmtu_check);
 
 enum mr_rx_role mr_pkt_role(const struct mr_pkt *p)
 {

@@ -570,14 +570,18 @@ static void test_field_rules(void **state)
 	p.nkh.reason = 0;
 	p.nkh.rnr_timer = 0;
 	expect_invalid(&p, MR_ERR_FIELD);
-	p.nkh.reason = 7;
+	/* MR-REL-5: 8..255 reserved; 7 is RESOURCE since v1.1. */
+	p.nkh.reason = 8;
 	expect_invalid(&p, MR_ERR_FIELD);
-	for (v = MR_NACK_TRIMMED; v <= MR_NACK_REMOTE_OP; v++) {
+	p.nkh.reason = 255;
+	expect_invalid(&p, MR_ERR_FIELD);
+	for (v = MR_NACK_TRIMMED; v <= MR_NACK_RESOURCE; v++) {
 		p.nkh.reason = (u8)v;
 		p.nkh.rnr_timer = 0;
 		expect_valid(&p);
+		/* MR-HDR-19: a delay code with RNR and RESOURCE only. */
 		p.nkh.rnr_timer = 1;
-		if (v == MR_NACK_RNR)
+		if (v == MR_NACK_RNR || v == MR_NACK_RESOURCE)
 			expect_valid(&p);
 		else
 			expect_invalid(&p, MR_ERR_FIELD);
