@@ -764,6 +764,71 @@ static void test_icrc_bitflip(void **state)
  * decode, except on a trimmed packet, whose payload is then not exposed
  * (MR-ICRC-5); each failure has its own error.
  */
+/*
+ * MR-PLACE-9, MR-MAL-4, MR-HDR-4, MR-HDR-24: the QP's PMTU rules of a
+ * decoded packet, as both receivers run them (MR-MAL-2 step 11).
+ */
+static void test_pmtu_check(void **state)
+{
+	static const u8 ops[] = { MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_SEND_INV,
+				  MR_OP_WRITE, MR_OP_WRITE_IMM,
+				  MR_OP_READ_RESP };
+	struct mr_pkt p;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < MR_ARRAY_SIZE(ops); i++) {
+		/* packet 1 of 3 at PMTU 1024 */
+		t_sample_pkt(&p, ops[i], 1024);
+		p.dxh.msg_len = 2500;
+		p.dxh.offset = 1024;
+		p.flags &= (u16)~(MR_F_FIRST | MR_F_LAST);
+		assert_int_equal(mr_pkt_validate(&p), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
+		/* the same cut is wrong for every other PMTU */
+		assert_int_equal(mr_pkt_pmtu_check(&p, 512), MR_ERR_PAYLOAD);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 2048), MR_ERR_PMTU);
+		/* a non-last packet short of the PMTU */
+		p.payload_len = 1000;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), MR_ERR_PMTU);
+		/* ... unless trimmed: only its offset is known */
+		p.flags |= MR_F_TRIM;
+		p.payload_len = 0;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
+		p.dxh.offset = 1000;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), MR_ERR_PMTU);
+		/* the last packet: any length up to the PMTU */
+		t_sample_pkt(&p, ops[i], 452);
+		p.dxh.msg_len = 2500;
+		p.dxh.offset = 2048;
+		p.flags &= (u16)~MR_F_FIRST;
+		assert_int_equal(mr_pkt_validate(&p), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 512), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 256), MR_ERR_PAYLOAD);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 4096), MR_ERR_PMTU);
+		/* one packet carrying the whole message */
+		t_sample_pkt(&p, ops[i], 4096);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 4096), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 2048), MR_ERR_PAYLOAD);
+	}
+	/* READ_REQ: a range starting on a PMTU piece */
+	t_sample_pkt(&p, MR_OP_READ_REQ, 0);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 4096), 0);
+	p.dxh.offset = 4096 + 256;
+	assert_int_equal(mr_pkt_pmtu_check(&p, 256), 0);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 512), MR_ERR_PMTU);
+	/* single-packet opcodes without payload and control: no rule */
+	t_sample_pkt(&p, MR_OP_ATOMIC_FA, 0);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 256), 0);
+	t_sample_pkt(&p, MR_OP_NACK, 0);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 256), 0);
+	/* a PMTU that is no power of two is the caller's error */
+	t_sample_pkt(&p, MR_OP_WRITE, 100);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 0), MR_ERR_INVAL);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 1000), MR_ERR_INVAL);
+}
+
 static void test_receive(void **state)
 {
 	u8 raw[BUFSZ];
@@ -937,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_crc32c_vectors),
 		cmocka_unit_test(test_icrc_bitflip),
 		cmocka_unit_test(test_receive),
+		cmocka_unit_test(test_pmtu_check),
 		cmocka_unit_test(test_rx_role),
 		cmocka_unit_test(test_mutation_consistency),
 		cmocka_unit_test(test_fetch_add_compare),
