@@ -440,12 +440,20 @@ int mr_pkt_pmtu_check(const struct mr_pkt *p, u32 pmtu)
 		return 0;
 	if (p->payload_len > pmtu)
 		return MR_ERR_PAYLOAD;
-	/* Packet k of a message starts at k * PMTU (MR-HDR-4, MR-HDR-24). */
-	if (p->dxh.offset & (pmtu - 1))
-		return MR_ERR_PMTU;
-	/* Every packet but the last carries exactly PMTU bytes. */
-	if ((d->attrs & MR_OPA_MULTI) && !(p->flags & (MR_F_LAST | MR_F_TRIM)) &&
-	    p->payload_len != pmtu)
+	/*
+	 * A packet that is not its message's last carries one whole piece
+	 * of the sender's PMTU, a power of two of at least MR_PMTU_MIN and
+	 * at most ours, at a multiple of it (MR-HDR-4, MR-PLACE-9).
+	 */
+	if ((d->attrs & MR_OPA_MULTI) && !(p->flags & (MR_F_LAST | MR_F_TRIM))) {
+		if (p->payload_len < MR_PMTU_MIN ||
+		    (p->payload_len & (p->payload_len - 1)) ||
+		    (p->dxh.offset & (p->payload_len - 1)))
+			return MR_ERR_PMTU;
+		return 0;
+	}
+	/* Any other piece starts on a piece of the smallest PMTU. */
+	if (p->dxh.offset & (MR_PMTU_MIN - 1))
 		return MR_ERR_PMTU;
 	return 0;
 }

@@ -34,6 +34,7 @@
 #define MR_RNR_TIMER_MAX	31	/* IB RNR timer encoding is 5 bits */
 #define MR_ATOMIC_LEN		8	/* atomics operate on 64 bits */
 #define MR_QPN_MASK		0x00FFFFFFU	/* QPNs are 24 bits */
+#define MR_PMTU_MIN		256	/* the smallest PMTU (MR-ENC-11) */
 
 /* ---- Header sizes (MR-HDR-1) ---- */
 
@@ -425,13 +426,15 @@ int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out);
 int mr_pkt_receive(const u8 *buf, u32 len, struct mr_pkt *out);
 
 /*
- * The rules the QP's path MTU @pmtu (bytes, a power of two) sets for a
- * request or READ_RESP @p that passed mr_pkt_receive(), as the receiver
- * of either runs them once it knows the QP (MR-MAL-2 step 11): a payload
- * of at most @pmtu bytes, else MR_ERR_PAYLOAD (MR-MAL-4); a message cut
- * at multiples of @pmtu (MR-HDR-4, MR-HDR-24, MR-PLACE-9): DXH.offset a
- * multiple of @pmtu (SEND*, WRITE*, READ_REQ, READ_RESP), and a packet
- * without LAST carrying exactly @pmtu bytes, else MR_ERR_PMTU. A trimmed
+ * The rules the receiver's PMTU @pmtu (bytes, a power of two) sets for
+ * a request or READ_RESP @p that passed mr_pkt_receive(), as the
+ * receiver of either runs them once it knows the QP (MR-MAL-2 step 11):
+ * a payload of at most @pmtu bytes, else MR_ERR_PAYLOAD (MR-MAL-4); a
+ * message cut at a PMTU of the sender, at most @pmtu (MR-HDR-4,
+ * MR-HDR-24, MR-PLACE-9): a SEND*, WRITE* or READ_RESP packet without
+ * LAST carries a power of two of at least MR_PMTU_MIN bytes at an offset
+ * that is a multiple of it; every other packet of those and a READ_REQ
+ * starts at a multiple of MR_PMTU_MIN; else MR_ERR_PMTU. A trimmed
  * packet has lost its payload: only its offset is checked. Other opcodes
  * pass. 0 or a negative enum mr_err.
  */

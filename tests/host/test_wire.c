@@ -785,18 +785,30 @@ static void test_pmtu_check(void **state)
 		p.flags &= (u16)~(MR_F_FIRST | MR_F_LAST);
 		assert_int_equal(mr_pkt_validate(&p), 0);
 		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
-		/* the same cut is wrong for every other PMTU */
+		/* a receiver with a larger PMTU takes it, a smaller not */
+		assert_int_equal(mr_pkt_pmtu_check(&p, 2048), 0);
 		assert_int_equal(mr_pkt_pmtu_check(&p, 512), MR_ERR_PAYLOAD);
-		assert_int_equal(mr_pkt_pmtu_check(&p, 2048), MR_ERR_PMTU);
-		/* a non-last packet short of the PMTU */
+		/* a piece of 512 at a multiple of 512: a PMTU of 512 */
+		p.payload_len = 512;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
+		/* a non-last packet that is no whole piece of any PMTU */
 		p.payload_len = 1000;
 		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), MR_ERR_PMTU);
+		p.payload_len = 128;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), MR_ERR_PMTU);
+		/* a piece not at a multiple of its size */
+		p.payload_len = 1024;
+		p.dxh.offset = 512;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), MR_ERR_PMTU);
+		p.dxh.offset = 1024;
 		/* ... unless trimmed: only its offset is known */
 		p.flags |= MR_F_TRIM;
 		p.payload_len = 0;
 		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
 		p.dxh.offset = 1000;
 		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), MR_ERR_PMTU);
+		p.dxh.offset = 768;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
 		/* the last packet: any length up to the PMTU */
 		t_sample_pkt(&p, ops[i], 452);
 		p.dxh.msg_len = 2500;
@@ -806,6 +818,9 @@ static void test_pmtu_check(void **state)
 		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
 		assert_int_equal(mr_pkt_pmtu_check(&p, 512), 0);
 		assert_int_equal(mr_pkt_pmtu_check(&p, 256), MR_ERR_PAYLOAD);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 4096), 0);
+		p.dxh.offset = 2048 + 100;
+		p.dxh.msg_len = 2048 + 100 + 452;
 		assert_int_equal(mr_pkt_pmtu_check(&p, 4096), MR_ERR_PMTU);
 		/* one packet carrying the whole message */
 		t_sample_pkt(&p, ops[i], 4096);
@@ -816,7 +831,8 @@ static void test_pmtu_check(void **state)
 	t_sample_pkt(&p, MR_OP_READ_REQ, 0);
 	assert_int_equal(mr_pkt_pmtu_check(&p, 4096), 0);
 	p.dxh.offset = 4096 + 256;
-	assert_int_equal(mr_pkt_pmtu_check(&p, 256), 0);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 512), 0);
+	p.dxh.offset = 4096 + 8;
 	assert_int_equal(mr_pkt_pmtu_check(&p, 512), MR_ERR_PMTU);
 	/* single-packet opcodes without payload and control: no rule */
 	t_sample_pkt(&p, MR_OP_ATOMIC_FA, 0);

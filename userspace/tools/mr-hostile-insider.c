@@ -1272,9 +1272,9 @@ static void is_write(int arg, double end)
 }
 
 /*
- * WRITEs of the pattern at the next PSN not cut at the victim QP's PMTU:
- * a non-LAST packet short of the PMTU, an offset that is no multiple of
- * it. Dropped and counted (pmtu_drops), never placed, no answer
+ * WRITEs of the pattern at the next PSN not cut at any PMTU: a non-LAST
+ * packet that is no power of two, a LAST packet at an offset that is no
+ * multiple of 256. Dropped and counted (pmtu_drops), never placed, no answer
  * (MR-PLACE-9, MR-ENC-11); the counter must move. Then the WRITE as its
  * requester cuts it at that PSN.
  */
@@ -1302,13 +1302,13 @@ static void is_pmtu(int arg, double end)
 		p.rxh.va = I.base + off;
 		p.rxh.rkey = I.rkey;
 		if (sent % 2) {
-			/* offset PMTU / 2: the last PMTU bytes of a message */
-			p.dxh.offset = PMTU / 2;
-			p.dxh.msg_len = PMTU / 2 + PMTU;
+			/* the last packet of a message, at no piece's start */
+			p.dxh.offset = 8 + 8 * rnd_below(31);
+			p.dxh.msg_len = p.dxh.offset + PMTU;
 			p.payload_len = PMTU;
 		} else {
-			/* FIRST, not LAST, short of the PMTU */
-			p.payload_len = PMTU - 1 - rnd_below(PMTU / 2);
+			/* FIRST, not LAST, no whole piece of any PMTU */
+			p.payload_len = PMTU - 1 - rnd_below(PMTU / 2 - 1);
 		}
 		pat_fill(pl, I.pseed, off + p.dxh.offset, p.payload_len);
 		p.payload = pl;
