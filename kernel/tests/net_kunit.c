@@ -200,6 +200,7 @@ static void mrt_net_icmp_send(struct kunit *test, u16 sport)
 	iph->check = ip_fast_csum((u8 *)iph, iph->ihl);
 
 	skb_reset_network_header(skb);
+	skb_reset_mac_header(skb);	/* no link header: mac_len 0 */
 	skb->protocol = htons(ETH_P_IP);
 	skb->pkt_type = PACKET_HOST;
 	skb->dev = ndev;
