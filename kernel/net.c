@@ -98,7 +98,7 @@ static int mroce_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
 /*
  * An ICMP error (fragmentation needed, packet too big, unreachable)
  * for one of our packets: counted on the device whose netdev it came
- * in on (MR-ENC-12). The path layer finds such a path by its losses
+ * in on (MR-ENC-13). The path layer finds such a path by its losses
  * (MR-MP-8); the QP by its retry budget. Softirq, RCU held.
  */
 static void mroce_udp_err_rcv(struct sock *sk, struct sk_buff *skb,

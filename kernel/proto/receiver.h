@@ -124,7 +124,7 @@ struct mr_receiver {
 	/* Configuration (the caller may change it between calls). */
 	u64 seq_err_interval_ns;	/* MR-REL-10 interval, 0: none */
 	u32 max_dest_rd_atomic;		/* MR-VERBS-15 */
-	u32 pmtu;			/* the QP's path MTU, bytes (MR-ENC-11) */
+	u32 pmtu;			/* the QP's path MTU, bytes (MR-ENC-12) */
 	u8 rnr_timer;			/* NACK RNR's timer code */
 
 	u32 ssn_base;		/* ssn of the next receive WQE to complete */

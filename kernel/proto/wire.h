@@ -34,7 +34,7 @@
 #define MR_RNR_TIMER_MAX	31	/* IB RNR timer encoding is 5 bits */
 #define MR_ATOMIC_LEN		8	/* atomics operate on 64 bits */
 #define MR_QPN_MASK		0x00FFFFFFU	/* QPNs are 24 bits */
-#define MR_PMTU_MIN		256	/* the smallest PMTU (MR-ENC-11) */
+#define MR_PMTU_MIN		256	/* the smallest PMTU (MR-ENC-12) */
 
 /* ---- Header sizes (MR-HDR-1) ---- */
 

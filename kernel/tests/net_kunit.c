@@ -146,7 +146,7 @@ static void mrt_net_bridge_tx_ipv4(struct kunit *test)
 }
 
 /*
- * MR-ENC-12: an ICMP "fragmentation needed" that quotes a packet of ours
+ * MR-ENC-13: an ICMP "fragmentation needed" that quotes a packet of ours
  * (IPv4, DF, UDP source port an entropy port, destination the MetaRoCE
  * port) arrives at mrt_na's netdev from the peer: the stack hands it to
  * the tunnel socket and it is counted (icmp_errors), nothing else. One

@@ -1275,7 +1275,7 @@ static void is_write(int arg, double end)
  * WRITEs of the pattern at the next PSN not cut at any PMTU: a non-LAST
  * packet that is no power of two, a LAST packet at an offset that is no
  * multiple of 256. Dropped and counted (pmtu_drops), never placed, no answer
- * (MR-PLACE-9, MR-ENC-11); the counter must move. Then the WRITE as its
+ * (MR-PLACE-9, MR-ENC-12); the counter must move. Then the WRITE as its
  * requester cuts it at that PSN.
  */
 static void is_pmtu(int arg, double end)
