@@ -69,6 +69,49 @@ static bool mroce_dev_owns_daddr(struct mroce_dev *dev, struct sk_buff *skb)
 	return false;
 }
 
+/* The device of @mnet bound to the netdev @skb came in on, or NULL. RCU. */
+static struct mroce_dev *mroce_net_dev_of(struct mroce_net *mnet,
+					  const struct sk_buff *skb)
+{
+	struct mroce_dev *dev;
+
+	list_for_each_entry_rcu(dev, &mnet->devs, net_node)
+		if (dev->ndev == skb->dev)
+			return dev;
+	return NULL;
+}
+
+/*
+ * An ICMP error quotes a packet of ours when its UDP source port is a
+ * MetaRoCE entropy port (MR-ENC-2): take it (0), else leave it (the
+ * stack counts it as for any socket).
+ */
+static int mroce_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
+{
+	const struct udphdr *uh;
+
+	if (!pskb_may_pull(skb, skb_transport_offset(skb) + sizeof(*uh)))
+		return -EINVAL;
+	uh = udp_hdr(skb);
+	return (ntohs(uh->source) & ~0x3fff) == 0xC000 ? 0 : -ENOENT;
+}
+
+/*
+ * An ICMP error (fragmentation needed, packet too big, unreachable)
+ * for one of our packets: counted on the device whose netdev it came
+ * in on (MR-ENC-13). The path layer finds such a path by its losses
+ * (MR-MP-8); the QP by its retry budget. Softirq, RCU held.
+ */
+static void mroce_udp_err_rcv(struct sock *sk, struct sk_buff *skb,
+			      unsigned int udp_offset)
+{
+	struct mroce_net *mnet = rcu_dereference_sk_user_data(sk);
+	struct mroce_dev *dev = mnet ? mroce_net_dev_of(mnet, skb) : NULL;
+
+	if (dev)
+		mroce_count(dev, MROCE_CNT_ICMP_ERRORS);
+}
+
 static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct mroce_net *mnet = rcu_dereference_sk_user_data(sk);
@@ -79,12 +122,7 @@ static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 
 	/* encap_rcv runs in softirq under rcu_read_lock(). */
-	list_for_each_entry_rcu(dev, &mnet->devs, net_node) {
-		if (dev->ndev == skb->dev) {
-			found = dev;
-			break;
-		}
-	}
+	found = mroce_net_dev_of(mnet, skb);
 	if (!found && skb->dev && (skb->dev->flags & IFF_LOOPBACK)) {
 		list_for_each_entry_rcu(dev, &mnet->devs, net_node) {
 			if (mroce_dev_owns_daddr(dev, skb)) {
@@ -145,6 +183,8 @@ static struct socket *mroce_sock_create(struct net *net,
 	tnl_cfg.sk_user_data = mnet;
 	tnl_cfg.encap_type = 1;
 	tnl_cfg.encap_rcv = mroce_udp_encap_recv;
+	tnl_cfg.encap_err_lookup = mroce_udp_err_lookup;
+	tnl_cfg.encap_err_rcv = mroce_udp_err_rcv;
 	setup_udp_tunnel_sock(net, sock, &tnl_cfg);
 	return sock;
 }

@@ -272,16 +272,6 @@ void mroce_pkt_queue(struct sk_buff_head *q, struct sk_buff *skb,
 void mroce_pkt_flush(struct mroce_qp *qp, struct sk_buff_head *q);
 u64 mroce_now(void);
 
-/*
- * MR-MAL-4, both directions: a request or READ_RESP payload larger than
- * the QP's path MTU is dropped and counted (malformed), never placed.
- */
-static inline bool mroce_payload_over_pmtu(const struct mroce_qp *qp,
-					   const struct mr_pkt *p)
-{
-	return p->payload_len > ib_mtu_enum_to_int(qp->attr.path_mtu);
-}
-
 /* MBH.ts of a packet this QP sends at @now_ns: its own clock (MR-SEC-6). */
 static inline u32 mroce_qp_ts(const struct mroce_qp *qp, u64 now_ns)
 {

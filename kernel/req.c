@@ -392,6 +392,7 @@ static const u8 mroce_nack_rx_cnt[] = {
 	[MR_NACK_REMOTE_ACCESS] = MROCE_CNT_NACK_RX_REM_ACCESS,
 	[MR_NACK_INVALID_REQ] = MROCE_CNT_NACK_RX_INV_REQ,
 	[MR_NACK_REMOTE_OP] = MROCE_CNT_NACK_RX_REM_OP,
+	[MR_NACK_RESOURCE] = MROCE_CNT_NACK_RX_RESOURCE,
 };
 
 /* The counter of each engine event that is only counted (0: none). */
@@ -520,6 +521,7 @@ void mroce_req_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 {
 	struct mroce_req_io io = { .qp = qp };
 	struct mroce_sq *sq = &qp->sq;
+	int err;
 
 	if (!qp->req)
 		return;
@@ -532,10 +534,15 @@ void mroce_req_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 		spin_unlock_bh(&sq->lock);
 		return;
 	}
-	/* A response longer than the path MTU is malformed (MR-HDR-21). */
-	if ((p->opcode == MR_OP_READ_RESP || p->opcode == MR_OP_ATOMIC_RESP) &&
-	    !(p->flags & MR_F_TRIM) && mroce_payload_over_pmtu(qp, p))
-		mroce_count(qp->dev, MROCE_CNT_MALFORMED_DROPS);
+	/*
+	 * A READ_RESP longer than the path MTU is malformed (MR-MAL-4), one
+	 * not cut at it breaks MR-HDR-24 (MR-PLACE-9); ATOMIC_RESP carries
+	 * no payload (decode).
+	 */
+	err = mr_pkt_pmtu_check(p, ib_mtu_enum_to_int(qp->attr.path_mtu));
+	if (err)
+		mroce_count(qp->dev, err == MR_ERR_PMTU ? MROCE_CNT_PMTU_DROPS :
+				     MROCE_CNT_MALFORMED_DROPS);
 	else
 		mr_requester_on_pkt(&qp->req->rq, sq->head, sq->tail, p,
 				    mroce_now(), &io);

@@ -23,6 +23,7 @@ static const u8 mroce_nack_tx_cnt[] = {
 	[MR_NACK_REMOTE_ACCESS] = MROCE_CNT_NACK_TX_REM_ACCESS,
 	[MR_NACK_INVALID_REQ] = MROCE_CNT_NACK_TX_INV_REQ,
 	[MR_NACK_REMOTE_OP] = MROCE_CNT_NACK_TX_REM_OP,
+	[MR_NACK_RESOURCE] = MROCE_CNT_NACK_TX_RESOURCE,
 };
 
 static const u8 mroce_rcv_ev_cnt[] = {
@@ -37,6 +38,7 @@ static const u8 mroce_rcv_ev_cnt[] = {
 	[MR_RCV_EV_ERR_POINT] = MROCE_CNT_ERR_POINT_DROPS,
 	[MR_RCV_EV_MALFORMED] = MROCE_CNT_MALFORMED_DROPS,
 	[MR_RCV_EV_RKEY] = MROCE_CNT_RKEY_VIOLATIONS,
+	[MR_RCV_EV_PMTU] = MROCE_CNT_PMTU_DROPS,
 };
 
 static const struct mr_receiver_ops mroce_rcv_ops;
@@ -93,6 +95,7 @@ static void mroce_resp_conf(struct mroce_qp *qp)
 						  MROCE_P_SEQ_ERR_US) *
 				 NSEC_PER_USEC;
 	r->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
+	r->pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
 	r->rnr_timer = qp->attr.min_rnr_timer;
 }
 
@@ -517,10 +520,6 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 		mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		if (state == IB_QPS_ERR)
 			mr_receiver_on_pkt_in_error(&resp->rcv, p, now, &c);
-		goto out;
-	}
-	if (mroce_payload_over_pmtu(qp, p)) {
-		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
 		goto out;
 	}
 	c.error = mr_receiver_on_pkt(&resp->rcv, p, ce, now, &c);

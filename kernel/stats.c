@@ -59,6 +59,10 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_TRIM_DROPS].name = "trimmed_drops",
 	[MROCE_CNT_TRIMMED_RX].name = "trimmed_received",
 	[MROCE_CNT_RESP_DROPS].name = "response_drops",
+	[MROCE_CNT_NACK_TX_RESOURCE].name = "nack_sent_resource",
+	[MROCE_CNT_NACK_RX_RESOURCE].name = "nack_rcvd_resource",
+	[MROCE_CNT_PMTU_DROPS].name = "pmtu_drops",
+	[MROCE_CNT_ICMP_ERRORS].name = "icmp_errors",
 };
 
 u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c)

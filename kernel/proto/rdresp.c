@@ -74,11 +74,6 @@ static struct mr_rdresp_rec *mr_rdresp_rec_new(struct mr_rdresp *r)
 	return rec;
 }
 
-static u32 mr_rdresp_jobs(const struct mr_rdresp *r)
-{
-	return r->job_tail - r->job_head;
-}
-
 /*
  * Is [off, end) of READ @msn still to be sent by a queued job? Then a
  * re-request or replay of it adds nothing (it would send the bytes
@@ -108,7 +103,7 @@ static int mr_rdresp_queue(struct mr_rdresp *r, u32 msn, u32 psn, u64 va,
 		r->st.covered++;
 		return 0;
 	}
-	if (mr_rdresp_jobs(r) >= MR_RDRESP_JOBS) {
+	if (mr_rdresp_jobs_queued(r) >= MR_RDRESP_JOBS) {
 		r->st.job_drops++;
 		return MR_ERR_NOSPACE;
 	}

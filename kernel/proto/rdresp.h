@@ -150,6 +150,12 @@ enum mr_rdresp_replay mr_rdresp_replay(struct mr_rdresp *r,
 				       const struct mr_pkt *p, u32 next_msn,
 				       u64 *orig);
 
+/* READ response jobs queued (at most MR_RDRESP_JOBS). */
+static inline u32 mr_rdresp_jobs_queued(const struct mr_rdresp *r)
+{
+	return r->job_tail - r->job_head;
+}
+
 /* Jobs are queued. */
 static inline bool mr_rdresp_busy(const struct mr_rdresp *r)
 {

@@ -134,6 +134,8 @@ static void send_ack(struct mr_receiver *r, struct rcv_call *c, u8 reason,
 		a.nkh.nack_psn = psn;
 		if (reason == MR_NACK_RNR)
 			a.nkh.rnr_timer = r->rnr_timer;
+		else if (reason == MR_NACK_RESOURCE)
+			a.nkh.rnr_timer = MR_RCV_RESOURCE_TIMER;
 	}
 	r->ops->emit(c->ctx, &a);
 }
@@ -234,6 +236,19 @@ static u8 check(struct mr_receiver *r, struct rcv_call *c,
 }
 
 /*
+ * Is there room to record READ_REQ @p and, once it executes, to queue
+ * its responses (MR-REL-34)? Every READ range recorded and not executed
+ * may take a job when it executes, so it holds one in reserve.
+ */
+static bool rd_room(const struct mr_receiver *r, const struct mr_pkt *p)
+{
+	if (p->opcode != MR_OP_READ_REQ)
+		return true;
+	return mr_rdresp_jobs_queued(&r->rd) +
+	       mr_rxmsg_pending_ranges(&r->m) < MR_RDRESP_JOBS;
+}
+
+/*
  * A new request packet (MR-REL-6): checks, record, place, mark. Returns
  * true if it was accepted and an ACK is due at once.
  */
@@ -261,8 +276,20 @@ static bool on_new(struct mr_receiver *r, struct rcv_call *c,
 		error_point(r, c, reason, p->psn);
 		return false;
 	}
+	/*
+	 * A transient lack of room: not recorded, not marked, resent by
+	 * the requester after the delay (MR-REL-34).
+	 */
+	if (!rd_room(r, p)) {
+		send_ack(r, c, MR_NACK_RESOURCE, p->psn);
+		return false;
+	}
 
 	rc = mr_rxmsg_add(&r->m, p);
+	if (rc == MR_ERR_NOSPACE) {
+		send_ack(r, c, MR_NACK_RESOURCE, p->psn);
+		return false;
+	}
 	if (rc == MR_ERR_MSN_OLD) {
 		/* An executed msn under a new PSN (MR-REL-25). */
 		error_point(r, c, MR_NACK_INVALID_REQ, p->psn);
@@ -361,6 +388,19 @@ bool mr_receiver_on_pkt(struct mr_receiver *r, const struct mr_pkt *p,
 	};
 	enum mr_rx_class cls;
 	bool ack;
+	int rc;
+
+	/*
+	 * The QP's PMTU rules (MR-MAL-2 step 11): a payload over the PMTU
+	 * (MR-MAL-4) or a message not cut at it (MR-PLACE-9) is dropped
+	 * and counted, without an answer or any state change.
+	 */
+	rc = mr_pkt_pmtu_check(p, r->pmtu);
+	if (rc) {
+		count(r, &c, rc == MR_ERR_PMTU ? MR_RCV_EV_PMTU :
+			     MR_RCV_EV_MALFORMED, p);
+		return false;
+	}
 
 	/* A timestamp the peer's clock cannot have made (MR-WIN-6). */
 	switch (mr_rxwin_ts_check(&r->w, p->ts, now_ns)) {

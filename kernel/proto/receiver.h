@@ -32,6 +32,13 @@
 #define MR_RCV_DUP_BURST	16
 /* NACK TRIMMED: a burst, then one per seq_err interval (MR-TRIM-4). */
 #define MR_RCV_TRIM_BURST	16
+
+/*
+ * NACK RESOURCE's delay code (MR-REL-34): 14 is 1.28 ms in the RNR timer
+ * encoding (MR-RETRY-7), about what a software responder takes to send
+ * a queue of READ responses and free the room it lacked.
+ */
+#define MR_RCV_RESOURCE_TIMER	14
 /* How long a fatal NACK is repeated after the error (MR-REL-28). */
 #define MR_RCV_ERR_REPEAT_NS	(1000ULL * 1000 * 1000)
 
@@ -48,6 +55,7 @@ enum mr_rcv_event {
 	MR_RCV_EV_ERR_POINT,	/* at or past the error point (MR-VERBS-24) */
 	MR_RCV_EV_MALFORMED,	/* inconsistent with its QP or message */
 	MR_RCV_EV_RKEY,		/* a remote access error became fatal */
+	MR_RCV_EV_PMTU,		/* not cut at the QP's PMTU (MR-PLACE-9) */
 };
 
 /* A right a request needs over a remote range (MR-VERBS-21). */
@@ -119,6 +127,7 @@ struct mr_receiver {
 	/* Configuration (the caller may change it between calls). */
 	u64 seq_err_interval_ns;	/* MR-REL-10 interval, 0: none */
 	u32 max_dest_rd_atomic;		/* MR-VERBS-15 */
+	u32 pmtu;			/* the QP's path MTU, bytes (MR-ENC-12) */
 	u8 rnr_timer;			/* NACK RNR's timer code */
 
 	u32 ssn_base;		/* ssn of the next receive WQE to complete */
@@ -154,8 +163,12 @@ void mr_receiver_init(struct mr_receiver *r, u32 init_psn, u64 now_ns);
 
 /*
  * A request packet (decoded, for this QP, in a state that receives) with
- * CE mark @ce. Classifies it and does what it calls for: a new packet is
- * checked, recorded, placed and marked, then every message that became
+ * CE mark @ce. One that breaks the QP's PMTU rules is dropped and
+ * counted first (MR-MAL-4, MR-PLACE-9). Classifies it and does what it
+ * calls for: a new packet is
+ * checked, recorded (or refused with NACK RESOURCE when the room to
+ * record or answer it is lacking, MR-REL-34), placed and marked, then
+ * every message that became
  * due is delivered; a duplicate is answered within the rate limit; a
  * trimmed one NACKed (MR-REL-16); one beyond the window NACKed SEQ_ERR at
  * a bounded rate. The fatal NACK goes out when cum_psn reaches the error

@@ -215,13 +215,30 @@ static int mr_emit(struct mr_requester *r, struct mr_swqe *w, u32 off,
 	return rc;
 }
 
+/*
+ * The retry budget is spent (MR-RETRY-1, MR-RETRY-10): the oldest
+ * incomplete WR fails with RETRY_EXC.
+ */
+static void mr_fail_retry(struct mr_requester *r, u32 head, u32 tail,
+			  void *ctx)
+{
+	const struct mr_txsb_ent *ent;
+	struct mr_swqe *w;
+
+	ent = mr_txsb_get(&r->snd.sb, r->snd.sb.una);
+	w = ent ? mr_requester_find(r, head, ent->msn, ctx) : NULL;
+	if (!w && head != tail)
+		w = r->ops->wqe(ctx, head);
+	r->ops->event(ctx, MR_REQ_EV_RETRY_EXC, 1, w);
+	if (w)
+		mr_fail_wr(r, w, r->p.status[MR_REQ_ST_RETRY_EXC]);
+}
+
 /* Deadlines: RTO, RACK, RNR. Returns true if a WQE failed. */
 static bool mr_run_timers(struct mr_requester *r, u32 head, u32 tail,
 			  u64 now, void *ctx)
 {
 	struct mr_txsb_result res = {};
-	const struct mr_txsb_ent *ent;
-	struct mr_swqe *w;
 	int rc;
 
 	if (mr_txsb_next_deadline(&r->snd.sb) > now)
@@ -232,13 +249,7 @@ static bool mr_run_timers(struct mr_requester *r, u32 head, u32 tail,
 		r->ops->event(ctx, MR_REQ_EV_RTO, 1, NULL);
 	if (rc != MR_TXSB_RETRY_EXCEEDED)
 		return false;
-	ent = mr_txsb_get(&r->snd.sb, r->snd.sb.una);
-	w = ent ? mr_requester_find(r, head, ent->msn, ctx) : NULL;
-	if (!w && head != tail)
-		w = r->ops->wqe(ctx, head);
-	r->ops->event(ctx, MR_REQ_EV_RETRY_EXC, 1, w);
-	if (w)
-		mr_fail_wr(r, w, r->p.status[MR_REQ_ST_RETRY_EXC]);
+	mr_fail_retry(r, head, tail, ctx);
 	return true;
 }
 
@@ -681,9 +692,12 @@ static void mr_on_feedback(struct mr_requester *r, u32 head, u32 tail,
 	case MR_TXSB_RNR_WAIT:
 		r->ops->event(ctx, MR_REQ_EV_RNR, 1, NULL);
 		break;
+	case MR_TXSB_RESOURCE_WAIT:
+		/* Paused, then resent (MR-REL-34); counted by its reason. */
+		break;
 	case MR_TXSB_RETRY_EXCEEDED:
-		mr_fail_msn(r, head, tail, res.nack_msn, MR_REQ_ST_RETRY_EXC,
-			    ctx);
+		/* NACK RESOURCE spent the retry budget (MR-RETRY-10). */
+		mr_fail_retry(r, head, tail, ctx);
 		break;
 	case MR_TXSB_RNR_RETRY_EXCEEDED:
 		r->ops->event(ctx, MR_REQ_EV_RNR, 1, NULL);

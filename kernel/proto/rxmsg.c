@@ -143,8 +143,11 @@ static int mr_rxmsg_add_range(struct mr_rxmsg *m, const struct mr_pkt *p)
 		mr_rxmsg_psn_set(m, p->psn);
 		return MR_RXMSG_READ_RANGE;
 	}
-	/* Full: refuse; the requester retransmits it later. */
-	return MR_ERR_MSN_RANGE;
+	/*
+	 * Full: refuse, nothing recorded; the responder NACKs it RESOURCE
+	 * and the requester sends it again after the delay (MR-REL-34).
+	 */
+	return MR_ERR_NOSPACE;
 }
 
 int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
@@ -279,4 +282,13 @@ bool mr_rxmsg_pop_completed(struct mr_rxmsg *m, struct mr_rxmsg_info *out)
 	memset(e, 0, sizeof(*e));
 	m->head_msn++;
 	return true;
+}
+
+u32 mr_rxmsg_pending_ranges(const struct mr_rxmsg *m)
+{
+	u32 i, n = m->n_rdat;
+
+	for (i = 0; i < MR_RXMSG_RDX; i++)
+		n += m->rdx[i].active;
+	return n;
 }

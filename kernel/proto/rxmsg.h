@@ -89,8 +89,9 @@ void mr_rxmsg_init(struct mr_rxmsg *m, u32 init_msn, u32 init_psn);
  *	counted and the range queued; it is no new message and comes out of
  *	mr_rxmsg_pop_completed() with info.extra = 1 when due (MR-PLACE-16);
  *  or a negative enum mr_err without any change: MR_ERR_MSN_OLD (msn
- *  already completed, not a READ_REQ), MR_ERR_MSN_RANGE (also: the
- *  extra-range queue is full), MR_ERR_MSG_MISMATCH (fields differ from the
+ *  already completed, not a READ_REQ), MR_ERR_MSN_RANGE, MR_ERR_NOSPACE
+ *  (the extra-range queue is full: a transient lack, MR-REL-34),
+ *  MR_ERR_MSG_MISMATCH (fields differ from the
  *  message record, MR-PLACE-14; an ATOMIC under a second PSN),
  *  MR_ERR_RANGE, MR_ERR_INVAL.
  */
@@ -127,6 +128,13 @@ static inline u32 mr_rxmsg_pending_rd_atomic(const struct mr_rxmsg *m)
 {
 	return m->n_rdat;
 }
+
+/*
+ * READ ranges recorded and not yet executed, new READs (and atomics)
+ * and extra ranges alike: each may need a READ response job when it
+ * executes (MR-REL-34). Bounded work: MR_RXMSG_RDX slots.
+ */
+u32 mr_rxmsg_pending_ranges(const struct mr_rxmsg *m);
 
 /*
  * An error point (MR-VERBS-24): from now on no message or READ range

@@ -657,6 +657,49 @@ static void lose_from(struct mr_txsb *sb, u32 from,
 	}
 }
 
+/*
+ * Pause all sending for the delay @code encodes (MR-RETRY-6,
+ * MR-RETRY-10); the RTO does not run meanwhile (MR-RETRY-8).
+ * mr_txsb_on_timer() then declares @psn and every later undelivered PSN
+ * lost. A pause already running ends at the later of both times and
+ * resends from the earlier PSN.
+ */
+static void pause(struct mr_txsb *sb, u32 psn, u8 code, u64 now_ns,
+		  struct mr_txsb_result *res)
+{
+	u64 until;
+
+	res->rnr_wait_ns = mr_rnr_timer_ns(code);
+	until = now_ns + res->rnr_wait_ns;
+	if (sb->rnr_wait) {
+		if (mr_psn_before(psn, sb->pause_psn))
+			sb->pause_psn = psn;
+		if (until > sb->rnr_until_ns)
+			sb->rnr_until_ns = until;
+	} else {
+		sb->rnr_wait = true;
+		sb->pause_psn = psn;
+		sb->rnr_until_ns = until;
+	}
+	sb->rto_start_ns = sb->rnr_until_ns;
+}
+
+/*
+ * Retry budget (MR-RETRY-1): an expiry counts at most once per T_verbs
+ * without progress. True when the count exceeds retry_cnt: the QP fails
+ * (retry_cnt counts retries as in IB: 0 fails on the first counted
+ * expiry).
+ */
+static bool count_expiry(struct mr_txsb *sb, u64 now_ns)
+{
+	if (sb->p.verbs_timeout_ns != MR_TIME_NEVER &&
+	    now_ns - sb->retry_ref_ns >= sb->p.verbs_timeout_ns) {
+		sb->rto_expiries++;
+		sb->retry_ref_ns = now_ns;
+	}
+	return sb->rto_expiries > sb->p.retry_cnt;
+}
+
 int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *ack,
 		    const struct mr_nkh *nkh, u64 now_ns,
 		    struct mr_txsb_result *res)
@@ -726,11 +769,27 @@ int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *ack,
 		 * does not run meanwhile (MR-RETRY-8).  mr_txsb_on_timer()
 		 * then declares the packets lost.
 		 */
-		res->rnr_wait_ns = mr_rnr_timer_ns(nkh->rnr_timer);
-		sb->rnr_wait = true;
-		sb->rnr_until_ns = now_ns + res->rnr_wait_ns;
-		sb->rto_start_ns = sb->rnr_until_ns;
+		pause(sb, nack_psn, nkh->rnr_timer, now_ns, res);
 		return MR_TXSB_RNR_WAIT;
+	case MR_NACK_RESOURCE:
+		/* a repeat for the PSN the pause already covers: no-op */
+		if ((sb->rnr_wait && !mr_psn_before(nack_psn, sb->pause_psn)) ||
+		    !nack_current(sb, e, ack->ts_echo))
+			break;
+		/*
+		 * The responder lacked room for the request: no loss, no
+		 * congestion, but no progress either.  Charged to the retry
+		 * budget as an RTO expiry is, at most once per T_verbs
+		 * (MR-RETRY-10), so a responder that never finds room fails
+		 * the QP in the time a dead path would.
+		 */
+		if (count_expiry(sb, now_ns)) {
+			sb->failed = true;
+			return MR_TXSB_RETRY_EXCEEDED;
+		}
+		sb->st.resource++;
+		pause(sb, nack_psn, nkh->rnr_timer, now_ns, res);
+		return MR_TXSB_RESOURCE_WAIT;
 	case MR_NACK_SEQ_ERR:
 		/*
 		 * The responder saw a PSN beyond its window; the AKH already
@@ -797,7 +856,7 @@ int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
 		 * too (MR-RETRY-6).
 		 */
 		sb->rnr_wait = false;
-		lose_from(sb, sb->rnr_psn, res);
+		lose_from(sb, sb->pause_psn, res);
 	}
 	if (sb->reo_deadline_ns && now_ns >= sb->reo_deadline_ns)
 		rack_detect(sb, now_ns, res);
@@ -814,18 +873,8 @@ int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
 
 	sb->st.rto++;
 	res->rto_fired = true;
-	/*
-	 * Retry budget (MR-RETRY-1): at most one counted expiry per T_verbs
-	 * without progress; when the count exceeds retry_cnt the QP fails.
-	 * retry_cnt counts retries as in IB: retry_cnt = 0 fails on the
-	 * first counted expiry.
-	 */
-	if (sb->p.verbs_timeout_ns != MR_TIME_NEVER &&
-	    now_ns - sb->retry_ref_ns >= sb->p.verbs_timeout_ns) {
-		sb->rto_expiries++;
-		sb->retry_ref_ns = now_ns;
-	}
-	if (sb->rto_expiries > sb->p.retry_cnt) {
+	/* Retry budget (MR-RETRY-1). */
+	if (count_expiry(sb, now_ns)) {
 		sb->failed = true;
 		return MR_TXSB_RETRY_EXCEEDED;
 	}

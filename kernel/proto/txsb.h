@@ -82,6 +82,7 @@ enum mr_txsb_status {
 	MR_TXSB_RETRY_EXCEEDED,		/* retry_cnt exhausted: QP error */
 	MR_TXSB_RNR_RETRY_EXCEEDED,	/* rnr_retry exhausted: QP error */
 	MR_TXSB_RNR_WAIT,		/* RNR NACK accepted, sending paused */
+	MR_TXSB_RESOURCE_WAIT,		/* NACK RESOURCE accepted, paused */
 	MR_TXSB_TRIMMED,		/* trimmed PSN queued for retransmit */
 	MR_TXSB_SEQ_ERR,		/* peer saw a PSN outside its window */
 	MR_TXSB_REM_ACCESS_ERR,		/* NACK REMOTE_ACCESS: QP error */
@@ -114,7 +115,7 @@ struct mr_txsb_result {
 	u32 nack_psn;		/* PSN of an effective NACK */
 	u32 nack_msn;
 	u8 nack_path;
-	u64 rnr_wait_ns;	/* RNR delay requested by the responder */
+	u64 rnr_wait_ns;	/* RNR/RESOURCE delay the responder asked for */
 	u64 path_delivered_mask;	/* paths with newly delivered packets */
 	u64 path_lost_mask;		/* paths with newly lost packets */
 	u16 path_delivered[MR_TXSB_MAX_PATHS];
@@ -133,6 +134,7 @@ struct mr_txsb_stats {
 	u64 rto;		/* RTO expirations */
 	u64 spurious_rto;	/* RTO episodes undone (MR-LOSS-15) */
 	u64 rnr;		/* RNR NACKs honoured */
+	u64 resource;		/* RESOURCE NACKs honoured (MR-REL-34) */
 	u64 trims;		/* trimmed NACKs honoured */
 	u64 ignored_nacks;	/* NACKs for no outstanding copy */
 	u64 seq_err;		/* NACK SEQ_ERR received */
@@ -176,10 +178,11 @@ struct mr_txsb {
 	bool rto_pending;	/* expired, no delivering ACK since */
 	u32 rto_ts;		/* MBH.ts clock at the episode's 1st expiry */
 
-	/* RNR (MR-RETRY-5/6) */
+	/* RNR (MR-RETRY-5/6) and RESOURCE (MR-RETRY-10) pauses */
 	bool rnr_active;	/* an RNR'd PSN is not yet delivered */
 	bool rnr_wait;		/* sending paused until rnr_until_ns */
 	u32 rnr_psn;
+	u32 pause_psn;		/* resent from here when the pause ends */
 	u32 rnr_count;
 	u64 rnr_until_ns;
 

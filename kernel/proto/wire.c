@@ -132,6 +132,7 @@ static const char * const mr_err_names[MR_ERR_NUM] = {
 	[-MR_ERR_ACK_RANGE] = "ack_range",
 	[-MR_ERR_ACK_AGE] = "ack_age",
 	[-MR_ERR_TRIMMED] = "trimmed",
+	[-MR_ERR_PMTU] = "pmtu",
 };
 
 const char *mr_err_name(int err)
@@ -258,10 +259,12 @@ int mr_pkt_validate(const struct mr_pkt *p)
 	if (d->hdrs & MR_HDR_NKH) {
 		const struct mr_nkh *n = &p->nkh;
 
-		if (n->reason < MR_NACK_TRIMMED || n->reason > MR_NACK_REMOTE_OP)
+		if (n->reason < MR_NACK_TRIMMED || n->reason > MR_NACK_REASON_MAX)
 			return MR_ERR_FIELD;
+		/* The delay code of RNR and RESOURCE (MR-HDR-19). */
 		if (n->rnr_timer > MR_RNR_TIMER_MAX ||
-		    (n->rnr_timer && n->reason != MR_NACK_RNR))
+		    (n->rnr_timer && n->reason != MR_NACK_RNR &&
+		     n->reason != MR_NACK_RESOURCE))
 			return MR_ERR_FIELD;
 	}
 	return 0;
@@ -455,6 +458,35 @@ int mr_pkt_receive(const u8 *buf, u32 len, u8 dscp, u8 trim_dscp,
 	return 0;
 }
 MR_KUNIT_EXPORT(mr_pkt_receive);
+
+int mr_pkt_pmtu_check(const struct mr_pkt *p, u32 pmtu)
+{
+	const struct mr_op_desc *d = mr_op_desc(p->opcode);
+
+	if (!d || !pmtu || (pmtu & (pmtu - 1)))
+		return MR_ERR_INVAL;
+	if (!(d->attrs & MR_OPA_MULTI) && p->opcode != MR_OP_READ_REQ)
+		return 0;
+	if (p->payload_len > pmtu)
+		return MR_ERR_PAYLOAD;
+	/*
+	 * A packet that is not its message's last carries one whole piece
+	 * of the sender's PMTU, a power of two of at least MR_PMTU_MIN and
+	 * at most ours, at a multiple of it (MR-HDR-4, MR-PLACE-9).
+	 */
+	if ((d->attrs & MR_OPA_MULTI) && !(p->flags & (MR_F_LAST | MR_F_TRIM))) {
+		if (p->payload_len < MR_PMTU_MIN ||
+		    (p->payload_len & (p->payload_len - 1)) ||
+		    (p->dxh.offset & (p->payload_len - 1)))
+			return MR_ERR_PMTU;
+		return 0;
+	}
+	/* Any other piece starts on a piece of the smallest PMTU. */
+	if (p->dxh.offset & (MR_PMTU_MIN - 1))
+		return MR_ERR_PMTU;
+	return 0;
+}
+MR_KUNIT_EXPORT(mr_pkt_pmtu_check);
 
 enum mr_rx_role mr_pkt_role(const struct mr_pkt *p)
 {

@@ -46,6 +46,7 @@
 #define MR_RNR_TIMER_MAX	31	/* IB RNR timer encoding is 5 bits */
 #define MR_ATOMIC_LEN		8	/* atomics operate on 64 bits */
 #define MR_QPN_MASK		0x00FFFFFFU	/* QPNs are 24 bits */
+#define MR_PMTU_MIN		256	/* the smallest PMTU (MR-ENC-12) */
 
 /* ---- Header sizes (MR-HDR-1) ---- */
 
@@ -113,7 +114,15 @@ enum mr_nack_reason {
 	MR_NACK_REMOTE_ACCESS	= 4,
 	MR_NACK_INVALID_REQ	= 5,
 	MR_NACK_REMOTE_OP	= 6,
+	/*
+	 * v1.1: the responder lacks a transient resource for the request at
+	 * nack_psn (not received); resend it after the delay rnr_timer
+	 * encodes (MR-REL-34).
+	 */
+	MR_NACK_RESOURCE	= 7,
 };
+
+#define MR_NACK_REASON_MAX	MR_NACK_RESOURCE
 
 /* ---- Error codes ----
  *
@@ -143,9 +152,10 @@ enum mr_err {
 	MR_ERR_ACK_RANGE	= -18,	/* ACK/NACK names PSNs never sent */
 	MR_ERR_ACK_AGE		= -19,	/* ACK/NACK ts_echo future or too old */
 	MR_ERR_TRIMMED		= -20,	/* trimmed, of an opcode without payload */
+	MR_ERR_PMTU		= -21,	/* not cut at the QP's PMTU (MR-PLACE-9) */
 };
 
-#define MR_ERR_NUM		21	/* counters needed: index -err */
+#define MR_ERR_NUM		22	/* counters needed: index -err */
 
 /* Short stable name of an error code ("trunc", "icrc", ...), or "?". */
 const char *mr_err_name(int err);
@@ -395,8 +405,9 @@ static inline bool mr_sack_test(const u64 *sack, unsigned int i)
  *     requests: AXH.va % 8 == 0, else ALIGN.
  *  7. Single-packet opcodes (READ_REQ, ATOMIC_*, ATOMIC_RESP, UD_*): FIRST
  *     and LAST both set, else FLAGS (MR-HDR-23).
- *  8. AKH: SACK bit 0 == 0 (MR-HDR-18), else FIELD. NKH: reason in 1..6,
- *     rnr_timer <= 31 and == 0 unless reason is RNR, else FIELD. DETH
+ *  8. AKH: SACK bit 0 == 0 (MR-HDR-18), else FIELD. NKH: reason in 1..7,
+ *     rnr_timer <= 31 and == 0 unless reason is RNR or RESOURCE, else
+ *     FIELD. DETH
  *     src_qpn == MBH src QPN, else FIELD.
  *  Flags allowed (MR-HDR-22): ACKREQ and RETX on requests (RETX also on
  *  READ_RESP, ATOMIC_RESP); SE on SEND*, WRITE_IMM, UD_*; FIRST/LAST on
@@ -439,6 +450,21 @@ int mr_pkt_decode(const u8 *buf, u32 len, struct mr_pkt *out);
  */
 int mr_pkt_receive(const u8 *buf, u32 len, u8 dscp, u8 trim_dscp,
 		   struct mr_pkt *out);
+
+/*
+ * The rules the receiver's PMTU @pmtu (bytes, a power of two) sets for
+ * a request or READ_RESP @p that passed mr_pkt_receive(), as the
+ * receiver of either runs them once it knows the QP (MR-MAL-2 step 11):
+ * a payload of at most @pmtu bytes, else MR_ERR_PAYLOAD (MR-MAL-4); a
+ * message cut at a PMTU of the sender, at most @pmtu (MR-HDR-4,
+ * MR-HDR-24, MR-PLACE-9): a SEND*, WRITE* or READ_RESP packet without
+ * LAST carries a power of two of at least MR_PMTU_MIN bytes at an offset
+ * that is a multiple of it; every other packet of those and a READ_REQ
+ * starts at a multiple of MR_PMTU_MIN; else MR_ERR_PMTU. A trimmed
+ * packet has lost its payload: only its offset is checked. Other opcodes
+ * pass. 0 or a negative enum mr_err.
+ */
+int mr_pkt_pmtu_check(const struct mr_pkt *p, u32 pmtu);
 
 /* Which side of a connection a packet that passed mr_pkt_receive() is for. */
 enum mr_rx_role {

@@ -12,7 +12,13 @@
  */
 
 #include <linux/delay.h>
+#include <linux/icmp.h>
+#include <linux/inet.h>
+#include <linux/ip.h>
 #include <linux/netdevice.h>
+#include <linux/udp.h>
+#include <net/checksum.h>
+#include <net/ip.h>
 
 #include "kunit_fixture.h"
 
@@ -139,7 +145,92 @@ static void mrt_net_bridge_tx_ipv4(struct kunit *test)
 	mrt_net_bridge_tx(test, false);
 }
 
+/*
+ * MR-ENC-13: an ICMP "fragmentation needed" that quotes a packet of ours
+ * (IPv4, DF, UDP source port an entropy port, destination the MetaRoCE
+ * port) arrives at mrt_na's netdev from the peer: the stack hands it to
+ * the tunnel socket and it is counted (icmp_errors), nothing else. One
+ * quoting another UDP source port is not ours and not counted. The MTU
+ * it names (65000) is above the route's, so the route is unchanged.
+ */
+static void mrt_net_icmp_send(struct kunit *test, u16 sport)
+{
+	struct net_device *ndev = mrt_na->ndev;
+	struct iphdr *iph, *q;
+	struct icmphdr *ic;
+	struct sk_buff *skb;
+	struct udphdr *uh;
+	u32 len = sizeof(*iph) + sizeof(*ic) + sizeof(*q) + sizeof(*uh) + 8;
+
+	skb = alloc_skb(LL_MAX_HEADER + len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, LL_MAX_HEADER);
+	iph = skb_put_zero(skb, len);
+	ic = (struct icmphdr *)(iph + 1);
+	q = (struct iphdr *)(ic + 1);
+	uh = (struct udphdr *)(q + 1);
+
+	/* the packet of ours that did not fit: A -> B, DF */
+	q->version = 4;
+	q->ihl = 5;
+	q->tot_len = htons(1100);
+	q->frag_off = htons(IP_DF);
+	q->ttl = 64;
+	q->protocol = IPPROTO_UDP;
+	q->saddr = in_aton(MRT_BR_IP_A);
+	q->daddr = in_aton(MRT_BR_IP_B);
+	q->check = ip_fast_csum((u8 *)q, q->ihl);
+	uh->source = htons(sport);
+	uh->dest = htons(mroce_udp_port);
+	uh->len = htons(1080);
+
+	ic->type = ICMP_DEST_UNREACH;
+	ic->code = ICMP_FRAG_NEEDED;
+	ic->un.frag.mtu = htons(65000);
+	ic->checksum = ip_compute_csum(ic, len - sizeof(*iph));
+
+	/* from B (a router on the path would do as well) to A */
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tot_len = htons(len);
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_ICMP;
+	iph->saddr = in_aton(MRT_BR_IP_B);
+	iph->daddr = in_aton(MRT_BR_IP_A);
+	iph->check = ip_fast_csum((u8 *)iph, iph->ihl);
+
+	skb_reset_network_header(skb);
+	skb_reset_mac_header(skb);	/* no link header: mac_len 0 */
+	skb->protocol = htons(ETH_P_IP);
+	skb->pkt_type = PACKET_HOST;
+	skb->dev = ndev;
+	KUNIT_ASSERT_EQ(test, netif_rx(skb), NET_RX_SUCCESS);
+}
+
+static void mrt_net_icmp_counted(struct kunit *test)
+{
+	u64 c0, c;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, mrt_na);
+	c0 = mroce_counter_read(mrt_na, MROCE_CNT_ICMP_ERRORS);
+	mrt_net_icmp_send(test, 0xC000 | 0x123);
+	for (i = 0; i < 50; i++) {
+		c = mroce_counter_read(mrt_na, MROCE_CNT_ICMP_ERRORS);
+		if (c != c0)
+			break;
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, c, c0 + 1);
+	/* not an entropy port (MR-ENC-2): someone else's packet */
+	mrt_net_icmp_send(test, 40000);
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, mroce_counter_read(mrt_na,
+						 MROCE_CNT_ICMP_ERRORS), c0 + 1);
+}
+
 static struct kunit_case mrt_net_cases[] = {
+	KUNIT_CASE(mrt_net_icmp_counted),
 	KUNIT_CASE(mrt_net_bridge_tx_ipv6),
 	KUNIT_CASE(mrt_net_bridge_tx_ipv4),
 	{}

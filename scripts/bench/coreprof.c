@@ -605,6 +605,7 @@ int main(int argc, char **argv)
 	mr_receiver_init(&S.rcv, 0xFFFF00, 0);
 	S.rcv.ops = &rcv_ops;
 	S.rcv.seq_err_interval_ns = 100 * US;	/* the kernel's default */
+	S.rcv.pmtu = S.mtu;
 	S.min_cwnd_seen = ~0U;
 
 	run();

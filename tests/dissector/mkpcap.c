@@ -488,12 +488,14 @@ static void nacks_and_sacks(void)
 		[MR_NACK_REMOTE_ACCESS] = "REMOTE_ACCESS",
 		[MR_NACK_INVALID_REQ] = "INVALID_REQ",
 		[MR_NACK_REMOTE_OP] = "REMOTE_OP",
+		[MR_NACK_RESOURCE] = "RESOURCE",
 	};
 	char what[80];
 	struct mr_pkt p;
 	unsigned int r, i;
 
-	for (r = MR_NACK_TRIMMED; r <= MR_NACK_REMOTE_OP; r++) {
+	/* MR-REL-5, MR-HDR-19: every reason, RESOURCE with its delay. */
+	for (r = MR_NACK_TRIMMED; r <= MR_NACK_REASON_MAX; r++) {
 		base(&p, MR_OP_NACK, 0, 0);
 		p.akh.cum_psn = 0x000100;
 		p.akh.msn = 100;
@@ -501,7 +503,8 @@ static void nacks_and_sacks(void)
 		p.akh.pkt_count = 1;
 		p.akh.credit = 32;
 		p.nkh.reason = r;
-		p.nkh.rnr_timer = r == MR_NACK_RNR ? 14 : 0;
+		p.nkh.rnr_timer = r == MR_NACK_RNR || r == MR_NACK_RESOURCE ?
+				  14 : 0;
 		p.nkh.nack_psn = 0x000100 + (r == MR_NACK_SEQ_ERR ? 300 : 0);
 		snprintf(what, sizeof(what), "NACK %s", reasons[r]);
 		good(&p, what);
@@ -635,8 +638,8 @@ static void malformed(void)
 	p.nkh.reason = MR_NACK_TRIMMED;
 	p.nkh.nack_psn = 0x000200;
 	n = enc(&p, b);
-	b[MR_MBH_LEN + MR_AKH_LEN] = 7;		/* NKH.reason */
-	bad(b, n, MR_ERR_FIELD, 1, "NACK reason 7 (reserved)");
+	b[MR_MBH_LEN + MR_AKH_LEN] = 8;		/* NKH.reason */
+	bad(b, n, MR_ERR_FIELD, 1, "NACK reason 8 (reserved)");
 
 	base(&p, MR_OP_PROBE, 0, 0x000002);
 	n = enc(&p, b);

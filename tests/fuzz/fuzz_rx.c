@@ -201,6 +201,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s->r.ops = &fz_ops;
 	s->r.seq_err_interval_ns = 100000;
 	s->r.max_dest_rd_atomic = 16;
+	/* Any PMTU, so that every size of payload gets past MR-PLACE-9. */
+	s->r.pmtu = 256U << (data[6] % 5);
 
 	while (off + 2 <= size) {
 		size_t len = (size_t)data[off] << 8 | data[off + 1];

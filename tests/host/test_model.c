@@ -1070,6 +1070,7 @@ static void rp_count(void *ctx, enum mr_rcv_event ev, const struct mr_pkt *p)
 		break;
 	case MR_RCV_EV_STALE:
 	case MR_RCV_EV_FUTURE:
+	case MR_RCV_EV_PMTU:
 		/* only a trimmed packet (no ICRC) can carry a garbled ts */
 		assert_true(rp_cur && rp_cur->corrupted);
 		rp->trim_junk++;
@@ -1217,6 +1218,8 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	m->rp.rcv.seq_err_interval_ns = 100 * US;	/* the kernel's default */
 	/* matched to the requester's max_rd_atomic (MR-VERBS-15) */
 	m->rp.rcv.max_dest_rd_atomic = 16;
+	/* both ends use one PMTU (MR-ENC-12) */
+	m->rp.rcv.pmtu = MODEL_MTU;
 	memset(m->rp.wr_mem, 0xA5, sizeof(m->rp.wr_mem));
 	memset(m->rp.rq_mem, 0xA5, sizeof(m->rp.rq_mem));
 }

@@ -30,7 +30,7 @@ struct rec {
 	struct mr_rxmsg_info done[64];	/* messages delivered */
 	u32 n_done;
 	u32 replays;
-	u32 ev[MR_RCV_EV_RKEY + 1];
+	u32 ev[MR_RCV_EV_PMTU + 1];
 	/* scripted answers */
 	u8 check_psn_reason;		/* returned by check for check_psn */
 	u32 check_psn;
@@ -108,6 +108,7 @@ static int setup(void **state)
 	r.ops = &t_ops;
 	r.seq_err_interval_ns = 100 * US;
 	r.max_dest_rd_atomic = 4;
+	r.pmtu = MTU;
 	r.rnr_timer = 7;
 	return 0;
 }
@@ -369,6 +370,108 @@ static void test_rnr(void **state)
 }
 
 /*
+ * MR-PLACE-9, MR-MAL-4, MR-HDR-24: a request not cut at the QP's PMTU
+ * is dropped and counted (pmtu), one over the PMTU as malformed; no
+ * answer, nothing placed or marked; the genuine packets then pass.
+ */
+static void test_pmtu_rules(void **state)
+{
+	struct mr_pkt p = pkt(MR_OP_WRITE, PSN0, 0, 2, 0, 0);
+	struct mr_pkt q = pkt(MR_OP_WRITE, PSN0, 1, 2, 0, 0);
+	struct mr_pkt bad;
+
+	(void)state;
+	/* a non-LAST packet shorter than the PMTU */
+	bad = p;
+	bad.payload_len = MTU - 1;
+	assert_false(rx(&bad));
+	/* an offset that is no multiple of the PMTU */
+	bad = q;
+	bad.dxh.offset = MTU / 2;
+	bad.dxh.msg_len = MTU / 2 + MTU;
+	assert_false(rx(&bad));
+	/* a READ_REQ for a range not starting on a PMTU piece */
+	bad = read_req(PSN0, 0, MTU);
+	bad.dxh.offset = 8;
+	assert_false(rx(&bad));
+	assert_int_equal(t.ev[MR_RCV_EV_PMTU], 3);
+	/* a payload over the PMTU (MR-MAL-4) */
+	bad = q;
+	bad.payload_len = MTU + 1;
+	bad.dxh.msg_len = MTU + MTU + 1;
+	assert_false(rx(&bad));
+	assert_int_equal(t.ev[MR_RCV_EV_MALFORMED], 1);
+	assert_int_equal(t.n_out, 0);
+	assert_int_equal(t.n_placed, 0);
+	assert_int_equal(mr_rxwin_classify(&r.w, PSN0), MR_RX_NEW);
+	assert_int_equal(mr_rxwin_classify(&r.w, PSN0 + 1), MR_RX_NEW_OOO);
+	/* the message as its requester cuts it */
+	assert_false(rx(&p));
+	assert_false(rx(&q));
+	assert_int_equal(t.n_placed, 2);
+	assert_int_equal(t.n_done, 1);
+	assert_int_equal(t.ev[MR_RCV_EV_PMTU], 3);
+}
+
+/*
+ * MR-REL-34: a READ_REQ the responder has no room for (its READ
+ * response jobs, counting those reserved by READ ranges not yet
+ * executed; or its queue of extra READ ranges) is refused with NACK
+ * RESOURCE and the delay code, not recorded, not marked; sent again, it
+ * is taken once there is room. Such a NACK is not fatal.
+ */
+static void test_resource_nack(void **state)
+{
+	struct mr_rxmsg_info j;
+	struct mr_pkt p;
+	u32 k;
+
+	(void)state;
+	/* PSN0 (a SEND) is missing: the READ at PSN0 + 1 cannot execute */
+	memset(&j, 0, sizeof(j));
+	j.opcode = MR_OP_READ_REQ;
+	j.msn = 77;
+	j.va = VA;
+	j.extra = 1;
+	j.msg_len = MTU;
+	for (k = 0; k < MR_RDRESP_JOBS - 1; k++) {
+		j.offset = k * MTU;
+		assert_int_equal(mr_rdresp_read(&r.rd, &j, 0), 0);
+	}
+	p = read_req(PSN0 + 1, 1, MTU);
+	assert_false(rx(&p));	/* 127 jobs + 0 pending: taken */
+	assert_int_equal(t.n_out, 1);
+	assert_int_equal(t.out[0].opcode, MR_OP_ACK);
+	p = read_req(PSN0 + 2, 1, MTU);
+	p.dxh.offset = MTU;
+	assert_false(rx(&p));	/* 127 jobs + 1 pending: no room */
+	assert_int_equal(last_out()->opcode, MR_OP_NACK);
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_RESOURCE);
+	assert_int_equal(last_out()->nkh.rnr_timer, MR_RCV_RESOURCE_TIMER);
+	assert_int_equal(last_out()->nkh.nack_psn, PSN0 + 2);
+	assert_int_equal(mr_rxwin_classify(&r.w, PSN0 + 2), MR_RX_NEW_OOO);
+	assert_false(r.err_valid);
+	/* the jobs went out: the resent READ_REQ is taken */
+	mr_rdresp_clear_jobs(&r.rd);
+	assert_false(rx(&p));
+	assert_int_equal(last_out()->opcode, MR_OP_ACK);
+	/* extra ranges up to the queue's size, then RESOURCE */
+	for (k = 2; k <= MR_RXMSG_RDX; k++) {
+		p = read_req(PSN0 + 1 + k, 1, MTU);
+		p.dxh.offset = k * MTU;
+		assert_false(rx(&p));
+		assert_int_equal(last_out()->opcode, MR_OP_ACK);
+	}
+	p = read_req(PSN0 + 2 + MR_RXMSG_RDX, 1, MTU);
+	p.dxh.offset = (MR_RXMSG_RDX + 1) * MTU;
+	assert_false(rx(&p));
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_RESOURCE);
+	assert_int_equal(mr_rxwin_classify(&r.w, p.psn), MR_RX_NEW_OOO);
+	assert_false(r.err_valid);
+	assert_int_equal(t.n_done, 0);
+}
+
+/*
  * An msn or SSN further ahead than the PSN gap allows is no message of
  * the peer's: a fatal INVALID_REQ (MR-REL-25, MR-VERBS-20).
  */
@@ -538,6 +641,8 @@ int main(void)
 		cmocka_unit_test_setup(test_trimmed, setup),
 		cmocka_unit_test_setup(test_trimmed_rate, setup),
 		cmocka_unit_test_setup(test_rnr, setup),
+		cmocka_unit_test_setup(test_pmtu_rules, setup),
+		cmocka_unit_test_setup(test_resource_nack, setup),
 		cmocka_unit_test_setup(test_msn_ssn_bounds, setup),
 		cmocka_unit_test_setup(test_deliver_failure, setup),
 		cmocka_unit_test_setup(test_error_after_read_responses, setup),

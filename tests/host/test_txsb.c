@@ -1091,6 +1091,65 @@ static void test_rnr_exhaustion(void **state)
 	assert_int_equal(mr_txsb_on_retx(&sb, p0 + 1, 0, t), MR_ERR_INVAL);
 }
 
+/*
+ * MR-REL-34, MR-RETRY-10: NACK RESOURCE pauses the QP for its delay code,
+ * then resends from nack_psn; it is no RNR (the RNR budget is untouched)
+ * but is charged to the retry budget at most once per T_verbs, so a
+ * responder that never finds room fails the QP with RETRY_EXC.
+ */
+static void test_resource_nack(void **state)
+{
+	struct mr_txsb_params p;
+	struct mr_akh a;
+	struct mr_nkh n;
+	u64 t = 10 * US;
+	u32 psn, p0;
+	int i;
+
+	(void)state;
+	mr_txsb_default_params(&p);
+	p.retry_cnt = 1;
+	p.rnr_retry = 0;
+	p.verbs_timeout_ns = 1 * MS;
+	assert_int_equal(mr_txsb_init(&sb, &p, 50), 0);
+	p0 = send_n(4, 0, 0, 0);
+	ack_init(&a, p0 + 1, 0);	/* p0 delivered: progress at t */
+	nack_init(&n, MR_NACK_RESOURCE, 14, p0 + 1);	/* 1.28 ms */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t, &res),
+				 MR_TXSB_RESOURCE_WAIT);
+		assert_int_equal(res.rnr_wait_ns, 1280 * US);
+		/* charged once per T_verbs without progress: 0, then 1 */
+		assert_int_equal(sb.rto_expiries, (u32)i);
+		assert_int_equal(sb.rnr_count, 0);
+		assert_int_equal(sb.st.resource, (u64)i + 1);
+		/* paused, nothing lost yet, the RTO does not run */
+		assert_int_equal(sb.n_lost, 0);
+		assert_false(mr_txsb_can_send(&sb, t + 1279 * US));
+		assert_false(mr_txsb_next_retx(&sb, t + 1279 * US, &psn));
+		assert_int_equal(mr_txsb_on_timer(&sb, t + 1279 * US, &res),
+				 MR_TXSB_OK);
+		assert_false(res.rto_fired);
+		/* a repeat of the NACK is no second charge */
+		assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t + 1 * US,
+						 &res), MR_TXSB_IGNORED);
+		t += 1280 * US;
+		assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+		assert_true(mr_txsb_can_send(&sb, t));
+		/* resent from nack_psn: p0+1..p0+3 */
+		assert_int_equal(res.newly_lost, 3);
+		while (mr_txsb_next_retx(&sb, t, &psn))
+			assert_int_equal(mr_txsb_on_retx(&sb, psn, 0, t), 0);
+		a.ts_echo = mr_txsb_ts(t);
+		t += 10 * US;
+	}
+	/* the third, again a T_verbs later: E = 2 > retry_cnt */
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t, &res),
+			 MR_TXSB_RETRY_EXCEEDED);
+	assert_false(mr_txsb_can_send(&sb, t));
+	assert_true(mr_txsb_next_deadline(&sb) == MR_TIME_NEVER);
+}
+
 static void test_rnr_infinite_and_reset(void **state)
 {
 	struct mr_akh a;
@@ -1423,6 +1482,7 @@ int main(void)
 		cmocka_unit_test(test_progress_outside_acks),
 		cmocka_unit_test(test_rnr_exhaustion),
 		cmocka_unit_test(test_rnr_infinite_and_reset),
+		cmocka_unit_test(test_resource_nack),
 		cmocka_unit_test(test_trim_nack),
 		cmocka_unit_test(test_other_nacks),
 		cmocka_unit_test(test_verbs_timeout_budget),

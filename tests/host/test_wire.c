@@ -570,14 +570,18 @@ static void test_field_rules(void **state)
 	p.nkh.reason = 0;
 	p.nkh.rnr_timer = 0;
 	expect_invalid(&p, MR_ERR_FIELD);
-	p.nkh.reason = 7;
+	/* MR-REL-5: 8..255 reserved; 7 is RESOURCE since v1.1. */
+	p.nkh.reason = 8;
 	expect_invalid(&p, MR_ERR_FIELD);
-	for (v = MR_NACK_TRIMMED; v <= MR_NACK_REMOTE_OP; v++) {
+	p.nkh.reason = 255;
+	expect_invalid(&p, MR_ERR_FIELD);
+	for (v = MR_NACK_TRIMMED; v <= MR_NACK_RESOURCE; v++) {
 		p.nkh.reason = (u8)v;
 		p.nkh.rnr_timer = 0;
 		expect_valid(&p);
+		/* MR-HDR-19: a delay code with RNR and RESOURCE only. */
 		p.nkh.rnr_timer = 1;
-		if (v == MR_NACK_RNR)
+		if (v == MR_NACK_RNR || v == MR_NACK_RESOURCE)
 			expect_valid(&p);
 		else
 			expect_invalid(&p, MR_ERR_FIELD);
@@ -773,6 +777,87 @@ static int rx_marked(const u8 *raw, u32 len, struct mr_pkt *out)
  * decode, except on a trimmed packet, whose payload is then not exposed
  * (MR-ICRC-5); each failure has its own error.
  */
+/*
+ * MR-PLACE-9, MR-MAL-4, MR-HDR-4, MR-HDR-24: the QP's PMTU rules of a
+ * decoded packet, as both receivers run them (MR-MAL-2 step 11).
+ */
+static void test_pmtu_check(void **state)
+{
+	static const u8 ops[] = { MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_SEND_INV,
+				  MR_OP_WRITE, MR_OP_WRITE_IMM,
+				  MR_OP_READ_RESP };
+	struct mr_pkt p;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < MR_ARRAY_SIZE(ops); i++) {
+		/* packet 1 of 3 at PMTU 1024 */
+		t_sample_pkt(&p, ops[i], 1024);
+		p.dxh.msg_len = 2500;
+		p.dxh.offset = 1024;
+		p.flags &= (u16)~(MR_F_FIRST | MR_F_LAST);
+		assert_int_equal(mr_pkt_validate(&p), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
+		/* a receiver with a larger PMTU takes it, a smaller not */
+		assert_int_equal(mr_pkt_pmtu_check(&p, 2048), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 512), MR_ERR_PAYLOAD);
+		/* a piece of 512 at a multiple of 512: a PMTU of 512 */
+		p.payload_len = 512;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
+		/* a non-last packet that is no whole piece of any PMTU */
+		p.payload_len = 1000;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), MR_ERR_PMTU);
+		p.payload_len = 128;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), MR_ERR_PMTU);
+		/* a piece not at a multiple of its size */
+		p.payload_len = 1024;
+		p.dxh.offset = 512;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), MR_ERR_PMTU);
+		p.dxh.offset = 1024;
+		/* ... unless trimmed: only its offset is known */
+		p.flags |= MR_F_TRIM;
+		p.payload_len = 0;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
+		p.dxh.offset = 1000;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), MR_ERR_PMTU);
+		p.dxh.offset = 768;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
+		/* the last packet: any length up to the PMTU */
+		t_sample_pkt(&p, ops[i], 452);
+		p.dxh.msg_len = 2500;
+		p.dxh.offset = 2048;
+		p.flags &= (u16)~MR_F_FIRST;
+		assert_int_equal(mr_pkt_validate(&p), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 1024), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 512), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 256), MR_ERR_PAYLOAD);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 4096), 0);
+		p.dxh.offset = 2048 + 100;
+		p.dxh.msg_len = 2048 + 100 + 452;
+		assert_int_equal(mr_pkt_pmtu_check(&p, 4096), MR_ERR_PMTU);
+		/* one packet carrying the whole message */
+		t_sample_pkt(&p, ops[i], 4096);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 4096), 0);
+		assert_int_equal(mr_pkt_pmtu_check(&p, 2048), MR_ERR_PAYLOAD);
+	}
+	/* READ_REQ: a range starting on a PMTU piece */
+	t_sample_pkt(&p, MR_OP_READ_REQ, 0);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 4096), 0);
+	p.dxh.offset = 4096 + 256;
+	assert_int_equal(mr_pkt_pmtu_check(&p, 512), 0);
+	p.dxh.offset = 4096 + 8;
+	assert_int_equal(mr_pkt_pmtu_check(&p, 512), MR_ERR_PMTU);
+	/* single-packet opcodes without payload and control: no rule */
+	t_sample_pkt(&p, MR_OP_ATOMIC_FA, 0);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 256), 0);
+	t_sample_pkt(&p, MR_OP_NACK, 0);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 256), 0);
+	/* a PMTU that is no power of two is the caller's error */
+	t_sample_pkt(&p, MR_OP_WRITE, 100);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 0), MR_ERR_INVAL);
+	assert_int_equal(mr_pkt_pmtu_check(&p, 1000), MR_ERR_INVAL);
+}
+
 static void test_receive(void **state)
 {
 	u8 raw[BUFSZ];
@@ -1141,6 +1226,7 @@ int main(void)
 		cmocka_unit_test(test_receive),
 		cmocka_unit_test(test_receive_trim_dscp),
 		cmocka_unit_test(test_receive_trim_ctrl),
+		cmocka_unit_test(test_pmtu_check),
 		cmocka_unit_test(test_rx_role),
 		cmocka_unit_test(test_mutation_consistency),
 		cmocka_unit_test(test_fetch_add_compare),

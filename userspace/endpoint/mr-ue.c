@@ -199,7 +199,8 @@ static void report(const struct ue_peer *p, const struct load *l, bool ok)
 		 " drops=%" PRIu64 " sock_drops=%" PRIu64, s.tx_pkts, s.retx,
 		 s.rto, s.shim_drops, s.shim_dups, s.dup + s.old_dup,
 		 s.replays, s.rnr_events, s.drop_decode + s.drop_icrc +
-		 s.drop_trimmed + s.drop_qpn + s.drop_src + s.drop_payload + s.drop_oversize,
+		 s.drop_trimmed + s.drop_qpn + s.drop_src + s.drop_payload + s.drop_pmtu +
+		 s.drop_oversize,
 		 s.sock_drops);
 	chan_report(p, l, ok, extra);
 }

@@ -288,6 +288,7 @@ static void mrue_rcv_count(void *ctx, enum mr_rcv_event ev,
 		[MR_RCV_EV_ERR_POINT] = &st->err_point,
 		[MR_RCV_EV_MALFORMED] = &st->malformed,
 		[MR_RCV_EV_RKEY] = &st->rkey_violations,
+		[MR_RCV_EV_PMTU] = &st->drop_pmtu,
 	};
 
 	(void)p;
@@ -314,6 +315,8 @@ void mrue_resp_start(struct mrue *ue, u32 peer_psn, u8 peer_rd_atomic)
 	ue->rcv.seq_err_interval_ns = MRUE_SEQ_ERR_NS;
 	/* MR-VERBS-15: as many as the peer may have outstanding. */
 	ue->rcv.max_dest_rd_atomic = peer_rd_atomic;
+	/* Both ends took the smaller MTU at connect (MR-ENC-12). */
+	ue->rcv.pmtu = ue->mtu;
 	ue->rcv.rnr_timer = ue->cfg.min_rnr_timer;
 }
 

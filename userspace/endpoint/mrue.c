@@ -463,6 +463,11 @@ static void mrue_rx(struct mrue *ue, const u8 *buf, u32 len, u8 tos,
 	}
 	if (p.flags & MR_F_TRIM)
 		ue->st.rx_trimmed++;
+	/* A READ_RESP not cut at the PMTU (MR-HDR-24, MR-PLACE-9). */
+	if (p.opcode == MR_OP_READ_RESP && mr_pkt_pmtu_check(&p, ue->mtu)) {
+		ue->st.drop_pmtu++;
+		return;
+	}
 	if (role == MR_RX_REQUEST)
 		mrue_resp_rcv(ue, &p, ce);
 	else if (role == MR_RX_PROBE)

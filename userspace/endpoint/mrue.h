@@ -204,15 +204,16 @@ struct mrue_stats {
 	uint64_t drop_qpn;	/* not this QP, UD, or QP not connected */
 	uint64_t drop_src;	/* not from the connected peer (MR-SEC-4) */
 	uint64_t drop_payload;	/* payload beyond the PMTU (MR-MAL-4) */
+	uint64_t drop_pmtu;	/* not cut at the PMTU (MR-PLACE-9) */
 	uint64_t drop_state;	/* QP in Error (MR-MAL-5) */
 	/* requester (enum mr_req_event) */
 	uint64_t retx, rto, spurious_rto, acks_rx, sacks_rx, rnr_events;
-	uint64_t nacks_rx[7];	/* by MR_NACK_* reason */
+	uint64_t nacks_rx[8];	/* by MR_NACK_* reason, 1..7 */
 	uint64_t ack_aged, ack_bad, resp_dup, resp_trimmed, retry_exc;
 	uint64_t rd_stalled, rerolls;
 	/* responder (enum mr_rcv_event) */
 	uint64_t acks_tx;
-	uint64_t nacks_tx[7];	/* by MR_NACK_* reason */
+	uint64_t nacks_tx[8];	/* by MR_NACK_* reason, 1..7 */
 	uint64_t ce_seen, stale, future, beyond, rate_limited, trim_dup;
 	uint64_t dup, old_dup, err_point, malformed, rkey_violations;
 	uint64_t read_resps, atomic_resps, replays, replay_drops;

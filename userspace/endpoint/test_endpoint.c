@@ -239,6 +239,8 @@ static int test_clean(void)
 	      0, "the shim was off");
 	CHECK(sa.drop_icrc + sb.drop_icrc + sa.drop_decode + sb.drop_decode ==
 	      0, "nothing malformed");
+	/* MR-ENC-12, MR-PLACE-9: both ends cut at the agreed PMTU. */
+	CHECK(sa.drop_pmtu + sb.drop_pmtu == 0, "every packet cut at the PMTU");
 	CHECK(sa.read_resps > 0 && sb.read_resps > 0, "READ responses");
 	return 0;
 }

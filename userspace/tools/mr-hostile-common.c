@@ -1220,7 +1220,8 @@ uint32_t malform(unsigned int k, const struct mbase *m, uint8_t *b,
 		rand_ack(&p, true, m->ak_dqpn, m->ak_sqpn, m->ak_psn, m->ak_psn);
 		p.nkh.rnr_timer = 0;
 		n = enc(&p, b, cap);
-		b[hoff(MR_OP_NACK, MR_HDR_NKH)] = (uint8_t)(v % 2 ? 0 : 7 + v % 249);
+		/* 0 and 8..255 are reserved (MR-REL-5; 7 is RESOURCE) */
+		b[hoff(MR_OP_NACK, MR_HDR_NKH)] = (uint8_t)(v % 2 ? 0 : 8 + v % 248);
 		want = MR_ERR_FIELD;
 		break;
 	case MF_RNR_TIMER:

@@ -99,6 +99,7 @@ static struct ins {
 	bool ping_out, lat_reported;
 	char vstate[16];
 	int vserr;
+	long long vpmtu;	/* the victim device's pmtu_drops, -1: none */
 	/* valid packets sent, for retransmission of holes */
 	struct ihist {
 		bool used;
@@ -395,6 +396,11 @@ static bool ins_ctl_line(const char *l)
 	}
 	snprintf(I.vstate, sizeof(I.vstate), "%s", st);
 	I.vserr = serr;
+	{
+		const char *pm = strstr(l, " pmtu=");
+
+		I.vpmtu = pm ? strtoll(pm + 6, NULL, 10) : -1;
+	}
 	return true;
 }
 
@@ -1265,6 +1271,66 @@ static void is_write(int arg, double end)
 	}
 }
 
+/*
+ * WRITEs of the pattern at the next PSN not cut at any PMTU: a non-LAST
+ * packet that is no power of two, a LAST packet at an offset that is no
+ * multiple of 256. Dropped and counted (pmtu_drops), never placed, no answer
+ * (MR-PLACE-9, MR-ENC-12); the counter must move. Then the WRITE as its
+ * requester cuts it at that PSN.
+ */
+static void is_pmtu(int arg, double end)
+{
+	long long before;
+	unsigned int sent = 0;
+
+	(void)arg;
+	if (!ins_ask_state(3) || I.vpmtu < 0) {
+		ins_bad("the victim reports no pmtu_drops counter");
+		return;
+	}
+	before = I.vpmtu;
+	while (ins_more(end) && sent < 32) {
+		uint8_t b[4096], pl[PMTU];
+		struct mr_pkt p = { .opcode = MR_OP_WRITE };
+		uint64_t off = ins_off(4 * PMTU);
+		uint32_t n;
+
+		ins_fill(&p);
+		p.psn = I.next_psn;
+		p.dxh.msn = I.next_msn;
+		p.dxh.msg_len = 2 * PMTU;
+		p.rxh.va = I.base + off;
+		p.rxh.rkey = I.rkey;
+		if (sent % 2) {
+			/* the last packet of a message, at no piece's start */
+			p.dxh.offset = 8 + 8 * rnd_below(31);
+			p.dxh.msg_len = p.dxh.offset + PMTU;
+			p.payload_len = PMTU;
+		} else {
+			/* FIRST, not LAST, no whole piece of any PMTU */
+			p.payload_len = PMTU - 1 - rnd_below(PMTU / 2 - 1);
+		}
+		pat_fill(pl, I.pseed, off + p.dxh.offset, p.payload_len);
+		p.payload = pl;
+		p.flags = req_flags(MR_OP_WRITE, 0, p.dxh.offset, p.payload_len,
+				    p.dxh.msg_len);
+		n = enc(&p, b, sizeof(b));
+		ins_tx_attack(b, n);
+		sent++;
+		if (!ins_write(ins_off(2 * PMTU), 2 * PMTU, false, 0))
+			break;
+	}
+	ins_wait(0.2);
+	if (!ins_ask_state(3))
+		return;
+	if (I.vpmtu <= before)
+		ins_bad("%u packets not cut at the PMTU sent, the victim's pmtu_drops stayed at %lld (MR-PLACE-9)",
+			sent, before);
+	else
+		say("pmtu: %u mis-cut packets sent, pmtu_drops %lld -> %lld",
+		    sent, before, I.vpmtu);
+}
+
 static void is_send(int arg, double end)
 {
 	(void)arg;
@@ -1992,6 +2058,8 @@ static const struct istep isteps[] = {
 	{ "msn_bad", "far", DIE, is_msn_bad, MB_FAR, IR, 0, F_NOCHK,
 	  "a request whose MSN is 256 or more ahead (MR-REL-25)" },
 	{ "send", NULL, KEEP, is_send, 0, 0, 0, 0, "SENDs checked byte for byte by the victim" },
+	{ "pmtu", NULL, KEEP, is_pmtu, 0, 0, 0, 0,
+	  "WRITEs not cut at the PMTU (short non-last packet, misaligned offset): pmtu_drops moves (MR-PLACE-9)" },
 	{ "range", "beyond_end", DIE, is_refused, RG_BEYOND_END, RA, 0, 0, "WRITE across the end of the MR" },
 	{ "read_overlap", NULL, KEEP, is_read_overlap, 0, 0, 0, 0,
 	  "1 MiB READs in 64 KiB READ_REQs and overlapping re-requests" },

@@ -313,6 +313,24 @@ static void v_round(const char *l)
  * transport state (rdma -dd res show qp, kernel/restrack.c) while the QP
  * still exists, for the log.
  */
+/* The device's pmtu_drops counter (MR-PLACE-9), -1 if it has none. */
+static long long v_pmtu_drops(void)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/hw_counters/pmtu_drops",
+		 ibv_get_device_name(D.ctx->device), (int)O.ib_port);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 static void v_diag(unsigned int step)
 {
 	char cmd[160];
@@ -482,8 +500,9 @@ void run_victim(void)
 			} else if (!strncmp(l, "PING ", 5)) {
 				int s = qp_state(V.qp);
 
-				ctl_send("PONG %s state=%s serr=%d rerr=%d", l + 5,
-					 V.qp ? qps_name(s) : "-", V.serr_st, V.rerr_st);
+				ctl_send("PONG %s state=%s serr=%d rerr=%d pmtu=%lld", l + 5,
+					 V.qp ? qps_name(s) : "-", V.serr_st, V.rerr_st,
+					 v_pmtu_drops());
 			} else if (!strncmp(l, "DIAG ", 5)) {
 				v_diag((unsigned int)strtoul(l + 5, NULL, 10));
 			} else if (!strncmp(l, "END ", 4)) {

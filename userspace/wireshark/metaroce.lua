@@ -85,7 +85,7 @@ local OPCODES = {
 	[0x31] = { "PROBE_REPLY", "",            false, "",                "n/a" },
 }
 
--- NKH reasons (MR-REL-5): value = { name, fatal }.
+-- NKH reasons (MR-REL-5; 7 RESOURCE since v1.1): value = { name, fatal }.
 local NACK_REASONS = {
 	[1] = { "TRIMMED", false },
 	[2] = { "SEQ_ERR", false },
@@ -93,8 +93,10 @@ local NACK_REASONS = {
 	[4] = { "REMOTE_ACCESS", true },
 	[5] = { "INVALID_REQ", true },
 	[6] = { "REMOTE_OP", true },
+	[7] = { "RESOURCE", false },
 }
 local NACK_RNR = 3
+local NACK_RESOURCE = 7
 local RNR_TIMER_MAX = 31	-- MR-HDR-19
 
 -- Value strings derived from the tables above.
@@ -468,10 +470,11 @@ local function check_ext(name, sub, tvb, off, item, val, mbh, info)
 			item.reason:append_text(r[2] and " (fatal)" or " (not fatal)")
 		end
 		if val.rnr_timer > RNR_TIMER_MAX or
-		   (val.rnr_timer ~= 0 and val.reason ~= NACK_RNR) then
+		   (val.rnr_timer ~= 0 and val.reason ~= NACK_RNR and
+		    val.reason ~= NACK_RESOURCE) then
 			report(item.rnr_timer, ex.field,
 				"RNR timer must be 0..31, and 0 unless the reason " ..
-				"is RNR (MR-HDR-19; dropped: field)")
+				"is RNR or RESOURCE (MR-HDR-19; dropped: field)")
 		end
 		info[#info + 1] = (r and r[1] or ("reason " .. val.reason)) ..
 			" nack_psn=" .. hex24(val.nack_psn)
