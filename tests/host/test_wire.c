@@ -1164,7 +1164,7 @@ static void test_registries(void **state)
 		p.nkh.reason = (u8)r;
 		p.nkh.rnr_timer = 0;
 		err = mr_pkt_encode_hdr(&p, raw, sizeof(raw));
-		if (r >= 1 && r <= 6)	/* MR-REL-5's values */
+		if (r >= 1 && r <= 7)	/* MR-REL-5's values, 7 since v1.1 */
 			assert_int_equal(err, MR_MBH_LEN + MR_AKH_LEN + MR_NKH_LEN);
 		else
 			assert_int_equal(err, MR_ERR_FIELD);
