@@ -928,7 +928,7 @@ static void mrt_h_to_b_dscp(struct kunit *test, const struct mr_pkt *p,
 
 	ip_hdr(skb)->tos = dscp << 2;
 	local_bh_disable();
-	mroce_rcv(mrt_db, skb);
+	mroce_rcv(mrt_db, skb, MR_ENTROPY_BASE);
 	local_bh_enable();
 }
 
