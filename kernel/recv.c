@@ -147,6 +147,8 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb)
 		mroce_resp_rcv(qp, &p, mroce_skb_ce(skb));
 	else if (role == MR_RX_PROBE)
 		mroce_probe_reply(qp, &p);
+	else if (role == MR_RX_HELLO)
+		mroce_hello_rcv(qp, &p);
 	else
 		mroce_req_rcv(qp, &p, mroce_skb_ce(skb));
 put:

@@ -58,6 +58,12 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_ACK_AGE_DROPS].name = "ack_age_drops",
 	[MROCE_CNT_TRIM_DROPS].name = "trimmed_drops",
 	[MROCE_CNT_RESP_DROPS].name = "response_drops",
+	/* Connection setup, revision 1.1 (MR-VER-12, MR-VER-13, MR-VER-14) */
+	[MROCE_CNT_HELLO_SENT].name = "hello_sent",
+	[MROCE_CNT_HELLO_RECEIVED].name = "hello_received",
+	[MROCE_CNT_HELLO_UNANSWERED].name = "hello_unanswered",
+	[MROCE_CNT_HELLO_CONFLICT].name = "hello_conflict",
+	[MROCE_CNT_HELLO_LATE].name = "hello_late",
 };
 
 u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c)
