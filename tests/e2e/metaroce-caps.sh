@@ -27,6 +27,8 @@
 #             QP shows hello off and its hello_sent did not move.
 # shellcheck source=lib/verbs.sh
 . /mr/e2e/verbs.sh
+# shellcheck source=lib/cm.sh
+. /mr/e2e/cm.sh
 
 CP=/sys/class/infiniband/mr0
 
@@ -47,11 +49,9 @@ cp_counter() {
 	echo "$cc_v"
 }
 
-# cp_run CASE TOOL ARGS...: the timed perftest TOOL from the client (the
-# server listens), sampling this VM's RC QP into /tmp/caps.last.
-cp_run() {
-	cr_case=$1
-	shift
+# cp_sample_start / cp_sample_stop CASE: while a tool runs, this VM's RC
+# QP's state every 0.5 s; the last sample stays in /tmp/caps.last.
+cp_sample_start() {
 	rm -f /tmp/caps.last
 	(
 		while :; do
@@ -61,16 +61,37 @@ cp_run() {
 			sleep 0.5
 		done
 	) &
-	cr_pid=$!
+	cs_pid=$!
+}
+
+cp_sample_stop() {
+	kill $cs_pid
+	wait $cs_pid || true
+	[ ! -s /tmp/caps.last ] || sed 's/^/  QP | /' /tmp/caps.last
+	[ -s /tmp/caps.last ] || mr_fail "$1: no RC QP with its HELLO state seen"
+}
+
+# cp_run CASE TOOL ARGS...: the timed perftest TOOL (4 s) from the client,
+# the server listening, QPs connected out of band (TCP); sampled.
+cp_run() {
+	cr_case=$1
+	shift
+	cp_sample_start
 	cr_rc=0
 	vt_pair server 150 /tmp/caps.out "$@" -d mr0 -x "$VT_GID" -F -D 4 ||
 		cr_rc=$?
-	kill $cr_pid
-	wait $cr_pid || true
 	vt_show /tmp/caps.out
-	[ ! -s /tmp/caps.last ] || sed 's/^/  QP | /' /tmp/caps.last
 	[ $cr_rc -eq 0 ] || mr_fail "$cr_case: $1 exit status $cr_rc"
-	[ -s /tmp/caps.last ] || mr_fail "$cr_case: no RC QP with its HELLO state seen"
+	cp_sample_stop "$cr_case"
+}
+
+# cp_run_cm CASE: a timed ib_send_bw -R (4 s), connected through rdma_cm
+# (cm_run: attempts the perftest race rejects are run again); sampled.
+cp_run_cm() {
+	cp_sample_start
+	cm_run "$1" server "ib_send_bw -d mr0 -F -R -s 4096 -D 4" \
+		"ib_send_bw -d mr0 -F -R -s 4096 -D 4 $MR_PEER_IP" cm
+	cp_sample_stop "$1"
 }
 
 # cp_field FIELD: drv_FIELD of the last sample.
@@ -128,7 +149,8 @@ cp_same both
 
 # 2. The client a Core peer; connected through rdma_cm.
 [ "$MR_ROLE" = server ] || cp_set hello_caps 0
-cp_run core ib_send_bw -R -s 4096
+modprobe rdma_ucm || mr_fail "modprobe rdma_ucm"
+cp_run_cm core
 cp_expect core hello settled
 cp_expect core common_caps 1
 if [ "$MR_ROLE" = server ]; then
