@@ -185,4 +185,7 @@ else
 fi
 cp_same old
 
+# rdma_ucm holds ib_uverbs, which "modprobe -r metaroce" also unloads
+# (as lib/cm.sh does at its end).
+modprobe -r rdma_ucm || mr_fail "modprobe -r rdma_ucm"
 vt_teardown
