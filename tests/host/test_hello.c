@@ -4,7 +4,7 @@
  * (kernel/proto/hello.c; spec revision 1.1): the HELLO codec (MR-HDR-27,
  * MR-VER-9), the exchange between two objects (MR-VER-12, MR-VER-13),
  * bounded repeats and the 1.0 peer (MR-VER-14), late and conflicting
- * HELLOs (MR-VER-13, MR-SEC-12), PROBE gating (MR-VER-15), the READ
+ * HELLOs (MR-VER-13, MR-SEC-13), PROBE gating (MR-VER-15), the READ
  * range learnt (MR-VER-16) and acting as a 1.0 node (MR-VER-17).
  */
 #include <stdarg.h>
@@ -226,7 +226,7 @@ static void test_old_peer(void **state)
 }
 
 /*
- * MR-VER-13, MR-SEC-12: once settled, a different HELLO (a spoofed
+ * MR-VER-13, MR-SEC-13: once settled, a different HELLO (a spoofed
  * downgrade) is dropped unanswered; repeats of the same one are answered
  * at most once per reply gap (MR-VER-12, MR-SEC-8).
  */
