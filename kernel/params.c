@@ -39,6 +39,10 @@ struct mroce_param_range {
 static const struct mroce_param_range mroce_param_range[MROCE_P_NUM] = {
 	[MROCE_P_PATHS] = { 1, MR_PATH_MAX },		/* MR-MP-1 */
 	[MROCE_P_PATH_HEALTH] = { 0, 1 },
+	/* 0: act as a revision 1.0 node, no HELLO (MR-VER-17). */
+	[MROCE_P_HELLO] = { 0, 1 },
+	/* Capabilities announced; CORE is always added (MR-VER-11). */
+	[MROCE_P_HELLO_CAPS] = { 0, MR_CAP_IMPL },
 	[MROCE_P_CC_DELAY] = { 0, 1 },
 	[MROCE_P_CC_FIXED] = { 0, 1 },			/* MR-CC-17 */
 	[MROCE_P_DSCP] = { 0, 63 },
@@ -197,6 +201,8 @@ void mroce_params_init(struct mroce_params *p)
 	mr_path_default_params(&pp);
 	v[MROCE_P_PATHS] = mroce_mp_paths.val;
 	v[MROCE_P_PATH_HEALTH] = 0;
+	v[MROCE_P_HELLO] = 1;
+	v[MROCE_P_HELLO_CAPS] = MR_CAP_IMPL;
 	v[MROCE_P_CC_DELAY] = mroce_mp_cc_delay.val;
 	v[MROCE_P_CC_FIXED] = mroce_mp_cc_fixed.val;
 	v[MROCE_P_DSCP] = mroce_mp_dscp.val;
@@ -392,6 +398,8 @@ static ssize_t mroce_param_store(struct device *device,
 
 MROCE_PARAM_ATTR(paths, MROCE_P_PATHS);
 MROCE_PARAM_ATTR(path_health, MROCE_P_PATH_HEALTH);
+MROCE_PARAM_ATTR(hello, MROCE_P_HELLO);
+MROCE_PARAM_ATTR(hello_caps, MROCE_P_HELLO_CAPS);
 MROCE_PARAM_ATTR(cc_delay, MROCE_P_CC_DELAY);
 MROCE_PARAM_ATTR(cc_fixed, MROCE_P_CC_FIXED);
 MROCE_PARAM_ATTR(dscp, MROCE_P_DSCP);
@@ -432,6 +440,8 @@ static struct attribute *mroce_dev_attrs[] = {
 	&dev_attr_metaroce_abi_version.attr,
 	&mroce_pa_paths.attr.attr,
 	&mroce_pa_path_health.attr.attr,
+	&mroce_pa_hello.attr.attr,
+	&mroce_pa_hello_caps.attr.attr,
 	&mroce_pa_cc_delay.attr.attr,
 	&mroce_pa_cc_fixed.attr.attr,
 	&mroce_pa_dscp.attr.attr,

@@ -26,6 +26,8 @@ struct mr_txsb_params;
 enum mroce_param {
 	MROCE_P_PATHS,
 	MROCE_P_PATH_HEALTH,
+	MROCE_P_HELLO,
+	MROCE_P_HELLO_CAPS,
 	MROCE_P_CC_DELAY,
 	MROCE_P_CC_FIXED,
 	MROCE_P_DSCP,

@@ -672,8 +672,10 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (next != IB_QPS_SQD)
 			WRITE_ONCE(qp->sqd_notify, false);
 		/* Protocol state starts with the connection (MR-WIN-1). */
-		if (cur == IB_QPS_INIT && next == IB_QPS_RTR)
+		if (cur == IB_QPS_INIT && next == IB_QPS_RTR) {
 			mroce_resp_start(qp);
+			mroce_hello_start(qp);
+		}
 		if (cur == IB_QPS_RTR && next == IB_QPS_RTS)
 			mroce_req_start(qp);
 		mroce_qp_set_state(qp, next);
@@ -682,6 +684,9 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		/* WQEs a process posted before RTS: look at its SQ now. */
 		if (next == IB_QPS_RTS && cur != IB_QPS_RTS && qp->usq.hdr)
 			mroce_qp_doorbell(qp);
+		/* The first HELLO goes at RTS (MR-VER-14). */
+		if (cur == IB_QPS_RTR && next == IB_QPS_RTS && qp->req)
+			mroce_qp_kick(qp);
 		/*
 		 * SQD: IB_EVENT_SQ_DRAINED once every request already
 		 * started has completed; the requester reports it.

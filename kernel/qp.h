@@ -22,6 +22,7 @@
 #include "proto/rdreq.h"
 #include "proto/reqdone.h"
 #include "proto/requester.h"
+#include "proto/hello.h"
 #include "verbs.h"
 
 struct mroce_send_wqe {
@@ -78,6 +79,8 @@ struct mroce_send_wqe {
 struct mroce_req {
 	struct mr_requester rq;	/* the core's requester engine */
 	bool inited;		/* started at RTS: packets may be handled */
+	/* Connection setup with the peer (MR-VER-12), from RTR. */
+	struct mr_hello hello;
 };
 
 /*
@@ -251,6 +254,8 @@ void mroce_srq_slots_release(struct mroce_qp *qp, bool err);
 int mroce_proto_alloc(struct mroce_qp *qp);
 void mroce_proto_free(struct mroce_qp *qp);
 void mroce_req_start(struct mroce_qp *qp);
+void mroce_hello_start(struct mroce_qp *qp);
+void mroce_hello_rcv(struct mroce_qp *qp, const struct mr_pkt *p);
 void mroce_resp_start(struct mroce_qp *qp);
 void mroce_qp_stop_timers(struct mroce_qp *qp);
 

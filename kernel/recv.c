@@ -171,6 +171,8 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 		mroce_resp_rcv(qp, &p, ce);
 	else if (role == MR_RX_PROBE)
 		mroce_probe_reply(qp, &p);
+	else if (role == MR_RX_HELLO)
+		mroce_hello_rcv(qp, &p);
 	else
 		mroce_req_rcv(qp, &p, ce);
 put:

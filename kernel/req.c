@@ -376,6 +376,9 @@ static void mroce_req_probe(void *ctx, struct mr_pkt *p)
 	struct sk_buff *skb;
 	u8 *payload;
 
+	/* Not towards a peer that announced no Multipath (MR-VER-15). */
+	if (!mr_hello_may_probe(&qp->req->hello))
+		return;
 	p->dqpn = qp->attr.dest_qpn;
 	p->sqpn = qp->ibqp.qp_num;
 	skb = mroce_pkt_new(qp, p, &payload);
@@ -500,6 +503,7 @@ void mroce_req_start(struct mroce_qp *qp)
 	memcpy(rp.status, mroce_req_status, sizeof(rp.status));
 
 	spin_lock_bh(&qp->sq.lock);
+	mr_hello_on_rts(&req->hello, mroce_now());
 	WARN_ON(mr_txsb_init(&req->rq.snd.sb, &tp, a->sq_psn));
 	WARN_ON(mr_cc_init(&req->rq.snd.cc, &cp));
 	WARN_ON(mr_path_init(&req->rq.snd.pt, &pp, mroce_rand32, NULL,
@@ -509,6 +513,118 @@ void mroce_req_start(struct mroce_qp *qp)
 	req->inited = true;
 	WRITE_ONCE(qp->stopping, false);
 	spin_unlock_bh(&qp->sq.lock);
+}
+
+/* ---- connection setup (revision 1.1, MR-VER-9..MR-VER-17) ---- */
+
+/*
+ * Entering RTR: the exchange starts with what the device announces now:
+ * hello = 0 makes this QP a revision 1.0 node (MR-VER-17), hello_caps
+ * withholds capabilities (CORE is always announced). Its responder takes
+ * READ ranges up to the revision 1.0 limit, which it announces
+ * (MR-VER-16).
+ */
+void mroce_hello_start(struct mroce_qp *qp)
+{
+	const struct mroce_params *dp = &qp->dev->params;
+	struct mr_hello_params hp;
+
+	if (!qp->req)
+		return;
+	mr_hello_default_params(&hp);
+	hp.enabled = mroce_param(dp, MROCE_P_HELLO);
+	hp.caps = mroce_param(dp, MROCE_P_HELLO_CAPS) & MR_CAP_IMPL;
+	hp.max_read_range = MR_READ_RANGE_MAX;
+	spin_lock_bh(&qp->sq.lock);
+	mr_hello_init(&qp->req->hello, &hp);
+	spin_unlock_bh(&qp->sq.lock);
+}
+
+/* This QP's HELLO, as it stands now; sq.lock held. NULL without memory. */
+static struct sk_buff *mroce_hello_skb(struct mroce_qp *qp, u64 now)
+{
+	struct sk_buff *skb;
+	struct mr_pkt p;
+	u8 *payload;
+
+	mr_hello_fill(&qp->req->hello, &p);
+	p.dqpn = qp->attr.dest_qpn;
+	p.sqpn = qp->ibqp.qp_num;
+	p.ts = mroce_qp_ts(qp, now);
+	skb = mroce_pkt_new(qp, &p, &payload);
+	return IS_ERR(skb) ? NULL : skb;
+}
+
+/* The exchange's timer (MR-VER-14), from the requester run; sq.lock held. */
+static void mroce_hello_tick(struct mroce_qp *qp, u64 now,
+			     struct sk_buff_head *q)
+{
+	struct mroce_req *req = qp->req;
+	struct sk_buff *skb;
+
+	switch (mr_hello_on_timer(&req->hello, now)) {
+	case MR_HELLO_TX_SEND:
+		skb = mroce_hello_skb(qp, now);
+		if (!skb)
+			break;	/* lost like any packet: the next try comes */
+		mroce_pkt_queue(q, skb, mr_path_entropy(&req->rq.snd.pt, 0),
+				false);
+		mroce_count(qp->dev, MROCE_CNT_HELLO_SENT);
+		break;
+	case MR_HELLO_TX_GAVE_UP:
+		mroce_count(qp->dev, MROCE_CNT_HELLO_UNANSWERED);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * A HELLO of the connected peer (recv.c checked QPN, type and source,
+ * MR-SEC-4): accepted in RTR, RTS and SQD (MR-VER-12), answered at once
+ * outside the lock if the core says so.
+ */
+void mroce_hello_rcv(struct mroce_qp *qp, const struct mr_pkt *p)
+{
+	struct mroce_dev *dev = qp->dev;
+	struct sk_buff *skb = NULL;
+	bool reply, limited;
+	u64 now;
+
+	if (!qp->req)
+		return;
+	spin_lock_bh(&qp->sq.lock);
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD) {
+		spin_unlock_bh(&qp->sq.lock);
+		mroce_count(dev, MROCE_CNT_QPN_DROPS);	/* MR-MAL-5 */
+		return;
+	}
+	now = mroce_now();
+	switch (mr_hello_on_rx(&qp->req->hello, p, now, &reply, &limited)) {
+	case MR_HELLO_RX_IGNORED:
+		/* A revision 1.0 node: an unassigned opcode (MR-VER-4). */
+		mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
+		break;
+	case MR_HELLO_RX_CONFLICT:
+		mroce_count(dev, MROCE_CNT_HELLO_CONFLICT);
+		break;
+	case MR_HELLO_RX_LATE:
+		mroce_count(dev, MROCE_CNT_HELLO_LATE);
+		fallthrough;
+	default:
+		mroce_count(dev, MROCE_CNT_HELLO_RECEIVED);
+		break;
+	}
+	if (limited)
+		mroce_count(dev, MROCE_CNT_RATE_LIMITED);
+	if (reply)
+		skb = mroce_hello_skb(qp, now);
+	spin_unlock_bh(&qp->sq.lock);
+	if (skb) {
+		mroce_pkt_send(qp, skb, 0, false);
+		mroce_count(dev, MROCE_CNT_HELLO_SENT);
+	}
 }
 
 /*
@@ -577,11 +693,16 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 	return wqe->tx.state == MR_SWQE_DONE;
 }
 
-/* Arm the requester timer at the engine's next deadline. sq.lock held. */
+/*
+ * Arm the requester timer at the engine's next deadline or the HELLO
+ * exchange's, whichever comes first. sq.lock held.
+ */
 static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 {
 	u64 when = mr_requester_deadline(&qp->req->rq, qp->sq.head,
 					 qp->sq.tail, now);
+
+	when = min(when, mr_hello_deadline(&qp->req->hello));
 
 	if (when == MR_TIME_NEVER || READ_ONCE(qp->stopping))
 		return;
@@ -657,6 +778,7 @@ void mroce_req_run(struct mroce_qp *qp)
 		if (!active || !req || !req->inited)
 			continue;
 		now = mroce_now();
+		mroce_hello_tick(qp, now, &q);
 		if (mr_requester_run(&req->rq, sq->head, sq->tail,
 				     qp->state == IB_QPS_RTS, now,
 				     MROCE_TX_BATCH, &io))

@@ -101,6 +101,34 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 	return 0;
 }
 
+/*
+ * The connection setup (MR-VER-17): state, the peer's revision, the
+ * common capability set and the READ range towards the peer. sq.lock held.
+ */
+static int mroce_res_hello(struct sk_buff *msg, struct mroce_qp *qp)
+{
+	const struct mr_hello *h = &qp->req->hello;
+	char rev[16];
+
+	if (h->state == MR_HELLO_SETTLED)
+		snprintf(rev, sizeof(rev), "1.%u", h->peer_minor);
+	else if (h->state == MR_HELLO_OLD_PEER)
+		strscpy(rev, "1.0", sizeof(rev));	/* no HELLO */
+	else
+		strscpy(rev, "?", sizeof(rev));
+	if (rdma_nl_put_driver_string(msg, "hello",
+				      mr_hello_state_name(h->state)) ||
+	    rdma_nl_put_driver_string(msg, "peer_rev", rev) ||
+	    rdma_nl_put_driver_u32_hex(msg, "own_caps", h->p.caps) ||
+	    rdma_nl_put_driver_u32_hex(msg, "peer_caps", h->peer_caps) ||
+	    rdma_nl_put_driver_u32_hex(msg, "common_caps", h->common) ||
+	    rdma_nl_put_driver_u32(msg, "hello_tries", h->sent) ||
+	    rdma_nl_put_driver_u32(msg, "read_range",
+				   mr_hello_read_range(h, MR_READ_RANGE_MAX)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* Both halves of the QP; the caller opened the driver attribute nest. */
 static int mroce_res_qp(struct sk_buff *msg, struct mroce_qp *qp)
 {
@@ -112,7 +140,9 @@ static int mroce_res_qp(struct sk_buff *msg, struct mroce_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "sq_tail", qp->sq.tail) ||
 	    rdma_nl_put_driver_u32(msg, "sq_running", qp->sq.running))
 		err = -EMSGSIZE;
-	else if (qp->req && qp->req->inited)
+	else if (qp->req)
+		err = mroce_res_hello(msg, qp);
+	if (!err && qp->req && qp->req->inited)
 		err = mroce_res_req(msg, qp, mroce_now());
 	spin_unlock_bh(&qp->sq.lock);
 	if (err || !qp->resp)

@@ -63,6 +63,12 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_NACK_RX_RESOURCE].name = "nack_rcvd_resource",
 	[MROCE_CNT_PMTU_DROPS].name = "pmtu_drops",
 	[MROCE_CNT_ICMP_ERRORS].name = "icmp_errors",
+	/* Connection setup, revision 1.1 (MR-VER-12, MR-VER-13, MR-VER-14) */
+	[MROCE_CNT_HELLO_SENT].name = "hello_sent",
+	[MROCE_CNT_HELLO_RECEIVED].name = "hello_received",
+	[MROCE_CNT_HELLO_UNANSWERED].name = "hello_unanswered",
+	[MROCE_CNT_HELLO_CONFLICT].name = "hello_conflict",
+	[MROCE_CNT_HELLO_LATE].name = "hello_late",
 };
 
 u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c)

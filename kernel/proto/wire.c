@@ -29,7 +29,8 @@
 	(((h) & MR_HDR_IMM) ? MR_IMM_LEN : 0) +				\
 	(((h) & MR_HDR_AKH) ? MR_AKH_LEN : 0) +				\
 	(((h) & MR_HDR_NKH) ? MR_NKH_LEN : 0) +				\
-	(((h) & MR_HDR_ATKH) ? MR_ATKH_LEN : 0))
+	(((h) & MR_HDR_ATKH) ? MR_ATKH_LEN : 0) +			\
+	(((h) & MR_HDR_HLH) ? MR_HLH_LEN : 0))
 
 /*
  * Indexed by opcode; holes (attrs == 0) are unknown opcodes. hdr_len is
@@ -87,6 +88,7 @@ static const struct mr_op_desc mr_op_tab[MR_OP_TABLE_SIZE] = {
 				    MR_OPA_SINGLE | MR_OPA_ATOMIC),
 	[MR_OP_PROBE] = MR_OP(0, 0, MR_OPA_CTRL),
 	[MR_OP_PROBE_REPLY] = MR_OP(0, 0, MR_OPA_CTRL),
+	[MR_OP_HELLO] = MR_OP(MR_HDR_HLH, 0, MR_OPA_PSN0 | MR_OPA_CTRL),
 };
 
 const struct mr_op_desc *mr_op_desc(u8 opcode)
@@ -267,6 +269,17 @@ int mr_pkt_validate(const struct mr_pkt *p)
 		     n->reason != MR_NACK_RESOURCE))
 			return MR_ERR_FIELD;
 	}
+	if (d->hdrs & MR_HDR_HLH) {
+		const struct mr_hlh *h = &p->hlh;
+
+		/* MR-VER-9: a revision that has HELLO, a Core sender. */
+		if (h->rev_major != MR_VERSION || h->rev_minor < 1 ||
+		    !(h->caps & MR_CAP_CORE) ||
+		    h->max_read_range < MR_HELLO_READ_RANGE_MIN ||
+		    h->max_read_range > MR_MAX_MSG_LEN ||
+		    (h->hflags & ~MR_HLF_KNOWN))
+			return MR_ERR_FIELD;
+	}
 	return 0;
 }
 
@@ -402,6 +415,19 @@ static int mr_decode(const u8 *buf, u32 len, bool trim, struct mr_pkt *out)
 		p.atomic_orig = be64_to_cpu(h.orig);
 	}
 
+	if (d->hdrs & MR_HDR_HLH) {
+		struct mr_wire_hlh h;
+
+		memcpy(&h, buf + off, sizeof(h));
+		off += sizeof(h);
+		p.hlh.rev_major = h.rev_major;
+		p.hlh.rev_minor = h.rev_minor;
+		/* Unassigned flags and word 3 are ignored (MR-VER-9). */
+		p.hlh.hflags = be16_to_cpu(h.hflags) & MR_HLF_KNOWN;
+		p.hlh.caps = be32_to_cpu(h.caps);
+		p.hlh.max_read_range = be32_to_cpu(h.max_read_range);
+	}
+
 	p.hdrs = d->hdrs;
 	p.hdr_len = off;
 	p.payload = buf + off;
@@ -498,6 +524,8 @@ enum mr_rx_role mr_pkt_role(const struct mr_pkt *p)
 		return MR_RX_REQUEST;
 	if (p->opcode == MR_OP_PROBE)
 		return MR_RX_PROBE;
+	if (p->opcode == MR_OP_HELLO)
+		return MR_RX_HELLO;
 	return MR_RX_RESPONSE;
 }
 MR_KUNIT_EXPORT(mr_pkt_role);
@@ -603,6 +631,18 @@ static u32 mr_write_hdrs(const struct mr_pkt *p, const struct mr_op_desc *d,
 		struct mr_wire_atkh h;
 
 		h.orig = cpu_to_be64(p->atomic_orig);
+		memcpy(buf + off, &h, sizeof(h));
+		off += sizeof(h);
+	}
+	if (d->hdrs & MR_HDR_HLH) {
+		struct mr_wire_hlh h;
+
+		h.rev_major = p->hlh.rev_major;
+		h.rev_minor = p->hlh.rev_minor;
+		h.hflags = cpu_to_be16(p->hlh.hflags);
+		h.caps = cpu_to_be32(p->hlh.caps);
+		h.max_read_range = cpu_to_be32(p->hlh.max_read_range);
+		h.rsvd = 0;
 		memcpy(buf + off, &h, sizeof(h));
 		off += sizeof(h);
 	}

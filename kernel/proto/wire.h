@@ -60,6 +60,7 @@
 #define MR_DETH_LEN		8
 #define MR_AKH_LEN		52
 #define MR_NKH_LEN		8
+#define MR_HLH_LEN		16	/* HELLO header, spec revision 1.1 */
 #define MR_ICRC_LEN		4
 /* Largest MBH + extension headers of any opcode (NACK: MBH AKH NKH). */
 #define MR_MAX_HDR_LEN		(MR_MBH_LEN + MR_AKH_LEN + MR_NKH_LEN)
@@ -86,9 +87,10 @@ enum mr_opcode {
 	MR_OP_ATOMIC_RESP	= 0x23,	/* MBH DXH ATKH */
 	MR_OP_PROBE		= 0x30,	/* MBH */
 	MR_OP_PROBE_REPLY	= 0x31,	/* MBH */
+	MR_OP_HELLO		= 0x32,	/* MBH HLH, MBH.psn = 0 (rev 1.1) */
 };
 
-#define MR_OP_TABLE_SIZE	0x32	/* opcodes are < this */
+#define MR_OP_TABLE_SIZE	0x33	/* opcodes are < this */
 
 /* ---- MBH.flags (MR-HDR-3) ---- */
 
@@ -238,6 +240,21 @@ struct mr_wire_nkh {
 	__be32	nack_psn;	/* rsvd(8) = 0 | PSN(24) */
 } __packed;
 
+/*
+ * HELLO header (MR-VER-9): the sender's spec revision, capability bitmap
+ * (MR-VER-11) and responder limits. Words 0 bits 16..31 above SEEN and
+ * word 3 are reserved: sent as zero, ignored on receipt (a later
+ * revision, which the rev fields name, may assign them).
+ */
+struct mr_wire_hlh {
+	u8	rev_major;	/* 1 */
+	u8	rev_minor;	/* >= 1: HELLO exists from revision 1.1 */
+	__be16	hflags;		/* MR_HLF_* */
+	__be32	caps;		/* MR_CAP_* */
+	__be32	max_read_range;	/* bytes, MR-REL-31, >= 65536 */
+	__be32	rsvd;		/* 0, ignored */
+} __packed;
+
 MR_STATIC_ASSERT(sizeof(struct mr_wire_mbh) == MR_MBH_LEN, "MBH size");
 MR_STATIC_ASSERT(sizeof(struct mr_wire_dxh) == MR_DXH_LEN, "DXH size");
 MR_STATIC_ASSERT(sizeof(struct mr_wire_rxh) == MR_RXH_LEN, "RXH size");
@@ -248,6 +265,7 @@ MR_STATIC_ASSERT(sizeof(struct mr_wire_atkh) == MR_ATKH_LEN, "ATKH size");
 MR_STATIC_ASSERT(sizeof(struct mr_wire_deth) == MR_DETH_LEN, "DETH size");
 MR_STATIC_ASSERT(sizeof(struct mr_wire_akh) == MR_AKH_LEN, "AKH size");
 MR_STATIC_ASSERT(sizeof(struct mr_wire_nkh) == MR_NKH_LEN, "NKH size");
+MR_STATIC_ASSERT(sizeof(struct mr_wire_hlh) == MR_HLH_LEN, "HLH size");
 
 /* ---- Per-opcode layout table ---- */
 
@@ -262,6 +280,7 @@ enum mr_hdr_bit {
 	MR_HDR_AKH	= 1 << 6,
 	MR_HDR_NKH	= 1 << 7,
 	MR_HDR_ATKH	= 1 << 8,
+	MR_HDR_HLH	= 1 << 9,
 };
 
 /* Opcode attributes. */
@@ -343,6 +362,35 @@ struct mr_nkh {
 };
 
 /*
+ * Capability bits of HLH.caps (MR-VER-11). A bit a node sends is a
+ * promise about what it accepts and does; a node uses a capability
+ * towards its peer only if both set it (the common set, MR-VER-13).
+ */
+#define MR_CAP_CORE		0x00000001U	/* Core level, always set */
+#define MR_CAP_MULTIPATH	0x00000002U	/* Multipath level: PROBEs answered */
+#define MR_CAP_CC		0x00000004U	/* CC level */
+/* Reserved for v1.1 features specified elsewhere; not sent here. */
+#define MR_CAP_ACK_COALESCE	0x00000008U
+#define MR_CAP_NACK_RESOURCE	0x00000010U
+/* What this implementation can announce (MR-CONF-1: Full). */
+#define MR_CAP_IMPL		(MR_CAP_CORE | MR_CAP_MULTIPATH | MR_CAP_CC)
+
+/* HLH.hflags: the sender has seen a HELLO of this QP's peer (MR-VER-12). */
+#define MR_HLF_SEEN		0x0001
+/* Revision 1.1 defines no other flag; the rest is ignored (MR-VER-9). */
+#define MR_HLF_KNOWN		0x0001
+/* Smallest HLH.max_read_range: the version 1.0 value (MR-REL-31). */
+#define MR_HELLO_READ_RANGE_MIN	65536U
+
+struct mr_hlh {
+	u8	rev_major;
+	u8	rev_minor;
+	u16	hflags;		/* MR_HLF_* (decode clears unknown bits) */
+	u32	caps;		/* MR_CAP_* (unknown bits kept: ANDed away) */
+	u32	max_read_range;
+};
+
+/*
  * A decoded packet. Fields of extension headers the opcode does not carry
  * are 0 after decode and ignored by the encoder. For the encoder, fill
  * opcode, the MBH fields, the headers of the opcode, payload_len (and
@@ -367,6 +415,7 @@ struct mr_pkt {
 	struct mr_deth	deth;
 	struct mr_akh	akh;
 	struct mr_nkh	nkh;
+	struct mr_hlh	hlh;
 	const u8	*payload;	/* decode: points into the buffer */
 	u32		payload_len;
 };
@@ -407,11 +456,13 @@ static inline bool mr_sack_test(const u64 *sack, unsigned int i)
  *     and LAST both set, else FLAGS (MR-HDR-23).
  *  8. AKH: SACK bit 0 == 0 (MR-HDR-18), else FIELD. NKH: reason in 1..7,
  *     rnr_timer <= 31 and == 0 unless reason is RNR or RESOURCE, else
- *     FIELD. DETH
- *     src_qpn == MBH src QPN, else FIELD.
+ *     FIELD. DETH src_qpn == MBH src QPN, else FIELD. HLH (MR-VER-9):
+ *     rev_major == 1, rev_minor >= 1, caps has MR_CAP_CORE, 65536 <=
+ *     max_read_range <= 2^31, else FIELD; reserved hflags bits and word 3
+ *     are ignored.
  *  Flags allowed (MR-HDR-22): ACKREQ and RETX on requests (RETX also on
  *  READ_RESP, ATOMIC_RESP); SE on SEND*, WRITE_IMM, UD_*; FIRST/LAST on
- *  all but ACK/NACK/PROBE*; ECE on ACK/NACK; TRIM on opcodes that carry
+ *  all but ACK/NACK/PROBE*, HELLO; ECE on ACK/NACK; TRIM on opcodes that carry
  *  payload. Reserved flag bits 7-15 are ignored (cleared) by decode
  *  (MR-VER-2).
  *  The ICRC (MR-MAL-2 step 9) is mr_icrc_check(); callers skip it for
@@ -472,6 +523,7 @@ enum mr_rx_role {
 	MR_RX_REQUEST,		/* a sequenced request: the responder */
 	MR_RX_PROBE,		/* PROBE: answered at once (MR-MP-10) */
 	MR_RX_RESPONSE,		/* ACK, NACK, READ/ATOMIC_RESP, PROBE_REPLY */
+	MR_RX_HELLO,		/* HELLO: connection setup (MR-VER-12) */
 };
 
 /*

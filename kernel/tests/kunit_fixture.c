@@ -36,6 +36,17 @@ struct net_device *mrt_ndev_get(const char *name)
 	return ndev;
 }
 
+/*
+ * Fixture devices act as revision 1.0 nodes (MR-VER-17): no HELLO, so
+ * that tests which count the packets a device sends, or play its peer by
+ * hand, see only what they provoke. mrt_rc_hello turns it on.
+ */
+static void mrt_dev_quiet(struct mroce_dev *dev)
+{
+	if (dev)
+		WARN_ON(mroce_param_set(&dev->params, MROCE_P_HELLO, 0));
+}
+
 /* Create device @ibname on netdev @ndev_name; registration ref held. */
 struct mroce_dev *mrt_dev_add(struct kunit *test, const char *ndev_name,
 			      const char *ibname)
@@ -51,6 +62,7 @@ struct mroce_dev *mrt_dev_add(struct kunit *test, const char *ndev_name,
 	dev_put(ndev);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_NOT_NULL(test, dev);
+	mrt_dev_quiet(dev);
 	return dev;
 }
 
@@ -241,6 +253,8 @@ int mrt_pair_add(const char *nda, const char *iba, struct mroce_dev **da,
 		if (!err)
 			err = mroce_dev_add(ibb, nb);
 		*db = err ? NULL : mroce_dev_find_ndev(nb);
+		mrt_dev_quiet(*da);
+		mrt_dev_quiet(*db);
 	}
 	if (na)
 		dev_put(na);

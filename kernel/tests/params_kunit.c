@@ -27,6 +27,9 @@ static void mrt_p_defaults(struct kunit *test)
 	static const struct { enum mroce_param id; u32 v; } want[] = {
 		{ MROCE_P_PATHS, 8 },
 		{ MROCE_P_PATH_HEALTH, 0 },
+		/* Revision 1.1 connection setup on, Full (MR-VER-17). */
+		{ MROCE_P_HELLO, 1 },
+		{ MROCE_P_HELLO_CAPS, MR_CAP_IMPL },
 		{ MROCE_P_CC_DELAY, 0 },
 		{ MROCE_P_CC_FIXED, 0 },
 		{ MROCE_P_DSCP, 26 },

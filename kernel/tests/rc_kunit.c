@@ -38,6 +38,78 @@ static void mrt_ep_pd_cq(struct kunit *test, struct mrt_ep *ep,
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ep->cq));
 }
 
+/* The HELLO state of @qp: settled, and its common set in *@common. */
+static bool mrt_hello_settled(struct ib_qp *qp, u32 *common)
+{
+	struct mroce_qp *mqp = to_mqp(qp);
+	bool settled;
+
+	spin_lock_bh(&mqp->sq.lock);
+	settled = mqp->req->hello.state == MR_HELLO_SETTLED;
+	*common = mqp->req->hello.common;
+	spin_unlock_bh(&mqp->sq.lock);
+	return settled;
+}
+
+/*
+ * MR-VER-12, MR-VER-13, MR-VER-17: two revision 1.1 devices, B
+ * withholding CC, settle on the same common set (CORE | MULTIPATH)
+ * while the QPs carry traffic; each sent and received HELLOs.
+ */
+static void mrt_rc_hello(struct kunit *test)
+{
+	u64 rx_a = mroce_counter_read(mrt_da, MROCE_CNT_HELLO_RECEIVED);
+	u64 rx_b = mroce_counter_read(mrt_db, MROCE_CNT_HELLO_RECEIVED);
+	struct mrt_ep a = {}, b = {};
+	u32 ca = 0, cb = 0;
+	u8 *buf;
+	struct ib_wc wc;
+	int i;
+
+	buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(&mrt_da->params, MROCE_P_HELLO,
+					      1), 0);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(&mrt_db->params, MROCE_P_HELLO,
+					      1), 0);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(&mrt_db->params,
+					      MROCE_P_HELLO_CAPS,
+					      MR_CAP_MULTIPATH), 0);
+	mrt_connect(test, &a, &b);
+	/* Traffic does not wait for the exchange (MR-VER-13). */
+	KUNIT_ASSERT_EQ(test, mrt_post_recv(&b, buf + 128, 128, 2), 0);
+	mrt_fill(buf, 128, 5);
+	KUNIT_ASSERT_EQ(test, mrt_post_rdma(&a, IB_WR_SEND, buf, 128, 0, 0, 1),
+			0);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrt_poll(&b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, buf + 128, 128), 0);
+	for (i = 0; i < 2000; i++) {
+		if (mrt_hello_settled(a.qp, &ca) &&
+		    mrt_hello_settled(b.qp, &cb))
+			break;
+		usleep_range(500, 1000);
+	}
+	KUNIT_EXPECT_TRUE(test, mrt_hello_settled(a.qp, &ca));
+	KUNIT_EXPECT_TRUE(test, mrt_hello_settled(b.qp, &cb));
+	KUNIT_EXPECT_EQ(test, ca, MR_CAP_CORE | MR_CAP_MULTIPATH);
+	KUNIT_EXPECT_EQ(test, cb, ca);
+	KUNIT_EXPECT_GT(test, mroce_counter_read(mrt_da,
+						 MROCE_CNT_HELLO_RECEIVED),
+			rx_a);
+	KUNIT_EXPECT_GT(test, mroce_counter_read(mrt_db,
+						 MROCE_CNT_HELLO_RECEIVED),
+			rx_b);
+	KUNIT_EXPECT_EQ(test, mroce_counter_read(mrt_da,
+						 MROCE_CNT_HELLO_CONFLICT), 0ULL);
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+	mroce_param_set(&mrt_db->params, MROCE_P_HELLO_CAPS, MR_CAP_IMPL);
+	mroce_param_set(&mrt_da->params, MROCE_P_HELLO, 0);
+	mroce_param_set(&mrt_db->params, MROCE_P_HELLO, 0);
+}
+
 static void mrt_rc_send(struct kunit *test)
 {
 	struct mrt_ep a = {}, b = {};
@@ -1080,6 +1152,7 @@ static struct kunit_case mrt_rc_cases[] = {
 	KUNIT_CASE(mrt_rc_ud),
 	KUNIT_CASE(mrt_rc_retry_exceeded),
 	KUNIT_CASE(mrt_rc_send),
+	KUNIT_CASE(mrt_rc_hello),
 	KUNIT_CASE(mrt_rc_write_read_small),
 	KUNIT_CASE(mrt_rc_write_read_large),
 	KUNIT_CASE(mrt_rc_read_path_mtu_above_link),

@@ -467,6 +467,17 @@ static void one_of_each_opcode(void)
 	p.path = 7;
 	good(&p, "PROBE_REPLY");
 
+	/* Revision 1.1 connection setup (MR-VER-9, MR-HDR-27). */
+	base(&p, MR_OP_HELLO, 0, 0);
+	p.hlh.rev_major = 1;
+	p.hlh.rev_minor = 1;
+	p.hlh.caps = MR_CAP_CORE | MR_CAP_MULTIPATH | MR_CAP_CC;
+	p.hlh.max_read_range = MR_HELLO_READ_RANGE_MIN;
+	good(&p, "HELLO");
+	p.hlh.hflags = MR_HLF_SEEN;
+	p.hlh.caps = MR_CAP_CORE;
+	good(&p, "HELLO answer, Core only");
+
 	base(&p, MR_OP_SEND, FL, 0x000020);
 	p.dxh.msn = 20;
 	p.dxh.ssn = 9;

@@ -31,7 +31,10 @@
 # counters (rdma statistic) must show packets both ways, no ICRC, malformed
 # or version drop (a packet of the endpoint the kernel could not take), and
 # under loss retransmissions (MR-REL-1); the endpoint must show
-# retransmissions under loss too, and no packet of mr0's dropped. Without
+# retransmissions under loss too, no packet of mr0's dropped, and (both
+# implement spec revision 1.1) its QP settled with mr0's on the common
+# capability set CORE|CC (MR-VER-13: the endpoint announces Core and CC,
+# mr0 Full). Without
 # faults mr0 retransmits at most 5% of what it sent, under loss under
 # half. 2800 messages a side (400 of each opcode, up to 4 KiB: up to 4
 # packets at MTU 1024) make a loss of every opcode's packets, and its
@@ -188,6 +191,10 @@ ep_case() {
 		# ICRC, QPN, source, payload, size; mr-ue.c).
 		echo "$ec_line" | grep -q ' drops=0 ' ||
 			mr_fail "$ep_name: the endpoint dropped packets of mr0"
+		# Both implement revision 1.1: the endpoint (Core and CC)
+		# settled with mr0 (Full) on CORE|CC (MR-VER-13).
+		echo "$ec_line" | grep -q ' hello=settled common=0x5' ||
+			mr_fail "$ep_name: the endpoint did not settle on CORE|CC with mr0"
 		ec_retx=$(echo "$ec_line" | sed -n 's/.* retx=\([0-9]*\).*/\1/p')
 		[ $# -eq 0 ] || [ "${ec_retx:-0}" -gt 0 ] ||
 			mr_fail "$ep_name: the endpoint retransmitted nothing under loss"

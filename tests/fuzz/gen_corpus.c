@@ -110,7 +110,7 @@ static void gen_decode(void)
 	static const char *const names[] = {
 		"send_mid", "write_imm", "read_req", "atomic_cs",
 		"ud_send_imm", "ack", "nack_rnr", "read_resp",
-		"atomic_resp", "probe",
+		"atomic_resp", "probe", "hello",
 	};
 	u8 b[2048];
 	struct mr_pkt p;
@@ -162,9 +162,19 @@ static void gen_decode(void)
 			p.dxh.msg_len = MR_ATOMIC_LEN;
 			p.atomic_orig = 0x1234;
 			break;
-		default:
+		case 9:
 			base(&p, MR_OP_PROBE, 0);
 			p.flags = 0;
+			break;
+		default:
+			/* Revision 1.1 connection setup (MR-VER-9). */
+			base(&p, MR_OP_HELLO, 0);
+			p.flags = 0;
+			p.hlh.rev_major = 1;
+			p.hlh.rev_minor = 1;
+			p.hlh.hflags = MR_HLF_SEEN;
+			p.hlh.caps = MR_CAP_CORE | MR_CAP_CC;
+			p.hlh.max_read_range = MR_HELLO_READ_RANGE_MIN;
 			break;
 		}
 		write_file("fuzz_decode", names[i], b, enc(&p, b, sizeof(b)));

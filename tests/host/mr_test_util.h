@@ -19,6 +19,7 @@ static const u8 t_opcodes[] = {
 	MR_OP_WRITE_IMM, MR_OP_READ_REQ, MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA,
 	MR_OP_UD_SEND, MR_OP_UD_SEND_IMM, MR_OP_ACK, MR_OP_NACK,
 	MR_OP_READ_RESP, MR_OP_ATOMIC_RESP, MR_OP_PROBE, MR_OP_PROBE_REPLY,
+	MR_OP_HELLO,
 };
 
 /* xorshift64*: deterministic, seedable. */
@@ -146,6 +147,14 @@ static inline void t_sample_pkt(struct mr_pkt *p, u8 opcode, u32 plen)
 		p->payload_len = 0;
 		p->atomic_orig = 0xFEEDFACECAFEF00DULL;
 		break;
+	case MR_OP_HELLO:
+		p->psn = 0;
+		p->hlh.rev_major = 1;
+		p->hlh.rev_minor = 1;
+		p->hlh.hflags = MR_HLF_SEEN;
+		p->hlh.caps = 0x80000007U;	/* an unassigned bit too */
+		p->hlh.max_read_range = 0x00123456;
+		/* fall through */
 	case MR_OP_PROBE:
 	case MR_OP_PROBE_REPLY:
 	default:
@@ -230,6 +239,14 @@ static inline u32 t_write_raw_hdrs(const struct mr_pkt *p, u8 ver_byte,
 	case MR_OP_PROBE:
 	case MR_OP_PROBE_REPLY:
 		return o;
+	case MR_OP_HELLO:
+		b[o] = p->hlh.rev_major;
+		b[o + 1] = p->hlh.rev_minor;
+		t_put16(b + o + 2, p->hlh.hflags);
+		t_put32(b + o + 4, p->hlh.caps);
+		t_put32(b + o + 8, p->hlh.max_read_range);
+		t_put32(b + o + 12, 0);
+		return o + 16;
 	default:
 		break;
 	}

@@ -102,6 +102,7 @@ static void test_header_lengths(void **state)
 		{ MR_OP_ACK, 72 }, { MR_OP_NACK, 80 },
 		{ MR_OP_READ_RESP, 36 }, { MR_OP_ATOMIC_RESP, 44 },
 		{ MR_OP_PROBE, 20 }, { MR_OP_PROBE_REPLY, 20 },
+		{ MR_OP_HELLO, 36 },
 	};
 	unsigned int i, known = 0;
 
@@ -123,7 +124,7 @@ static void test_header_lengths(void **state)
 	assert_int_equal(known, MR_ARRAY_SIZE(want));
 	assert_null(mr_op_desc(0x00));
 	assert_null(mr_op_desc(0x0B));
-	assert_null(mr_op_desc(0x32));
+	assert_null(mr_op_desc(0x33));
 	assert_null(mr_op_desc(0xFF));
 }
 
@@ -489,6 +490,7 @@ static void test_payload_rules(void **state)
 	static const u8 no_payload[] = {
 		MR_OP_READ_REQ, MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA, MR_OP_ACK,
 		MR_OP_NACK, MR_OP_ATOMIC_RESP, MR_OP_PROBE, MR_OP_PROBE_REPLY,
+		MR_OP_HELLO,
 	};
 	struct mr_pkt p;
 	unsigned int i;
@@ -1019,6 +1021,7 @@ static void test_rx_role(void **state)
 		{ MR_OP_READ_RESP, MR_RX_RESPONSE },
 		{ MR_OP_ATOMIC_RESP, MR_RX_RESPONSE },
 		{ MR_OP_PROBE_REPLY, MR_RX_RESPONSE },
+		{ MR_OP_HELLO, MR_RX_HELLO },
 	};
 	struct mr_pkt p;
 	size_t i;
@@ -1077,6 +1080,12 @@ static void test_mutation_consistency(void **state)
 		/* ATOMIC_FA: compare is ignored and sent as zero (MR-HDR-14). */
 		if (op == MR_OP_ATOMIC_FA)
 			memset(raw + MR_MBH_LEN + MR_DXH_LEN + 20, 0, 8);
+		/* HELLO: unassigned hflags and word 3 are ignored (MR-VER-9). */
+		if (op == MR_OP_HELLO) {
+			raw[MR_MBH_LEN + 2] = 0;
+			raw[MR_MBH_LEN + 3] &= MR_HLF_KNOWN;
+			memset(raw + MR_MBH_LEN + 12, 0, 4);
+		}
 		assert_memory_equal(re, raw, len - MR_ICRC_LEN);
 	}
 	/* Mutations of field values must sometimes still be valid. */

@@ -196,12 +196,14 @@ static void report(const struct ue_peer *p, const struct load *l, bool ok)
 	snprintf(extra, sizeof(extra), "sent=%" PRIu64 " retx=%" PRIu64
 		 " rto=%" PRIu64 " shim_drops=%" PRIu64 " shim_dups=%" PRIu64
 		 " dups=%" PRIu64 " replays=%" PRIu64 " rnr=%" PRIu64
-		 " drops=%" PRIu64 " sock_drops=%" PRIu64, s.tx_pkts, s.retx,
+		 " drops=%" PRIu64 " sock_drops=%" PRIu64
+		 " hello=%s common=0x%x", s.tx_pkts, s.retx,
 		 s.rto, s.shim_drops, s.shim_dups, s.dup + s.old_dup,
 		 s.replays, s.rnr_events, s.drop_decode + s.drop_icrc +
 		 s.drop_trimmed + s.drop_qpn + s.drop_src + s.drop_payload + s.drop_pmtu +
 		 s.drop_oversize,
-		 s.sock_drops);
+		 s.sock_drops, mrue_hello_state_str(s.hello_state),
+		 s.hello_common);
 	chan_report(p, l, ok, extra);
 }
 

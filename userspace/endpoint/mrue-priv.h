@@ -13,6 +13,7 @@
 
 #include "compat.h"
 #include "wire.h"
+#include "hello.h"
 #include "receiver.h"
 #include "requester.h"
 
@@ -105,6 +106,8 @@ struct mrue {
 	u32 rwqe_err_ssn;
 	u32 flush_ssn;		/* SSN of the next receive WQE flushed */
 	u64 probe_reply_next;	/* MR-MP-10 rate */
+	/* connection setup, revision 1.1 (MR-VER-12) */
+	struct mr_hello hello;
 	u64 rd_due_ns;		/* READ responses: next pass (pacing, socket) */
 
 	/* completion queue: sq_size + rq_size entries, never overflows */

@@ -185,6 +185,8 @@ void mrue_local_info(const struct mrue *ue, struct mrue_info *info)
 	info->max_rd_atomic = ue->cfg.max_rd_atomic;
 }
 
+static void mrue_hello_start(struct mrue *ue);
+
 int mrue_connect(struct mrue *ue, const struct mrue_info *peer)
 {
 	if (ue->state != MRUE_QPS_INIT)
@@ -204,6 +206,7 @@ int mrue_connect(struct mrue *ue, const struct mrue_info *peer)
 	mrue_req_start(ue);
 	/* max_dest_rd_atomic matched to the peer's max_rd_atomic. */
 	mrue_resp_start(ue, peer->psn, peer->max_rd_atomic);
+	mrue_hello_start(ue);
 	ue->state = MRUE_QPS_RTS;
 	return 0;
 }
@@ -221,6 +224,8 @@ int mrue_fd(const struct mrue *ue)
 void mrue_get_stats(const struct mrue *ue, struct mrue_stats *st)
 {
 	*st = ue->st;
+	st->hello_state = ue->hello.state;
+	st->hello_common = ue->hello.common;
 }
 
 const char *mrue_wc_status_str(uint8_t status)
@@ -416,6 +421,75 @@ int mrue_send_pkt(struct mrue *ue, struct mr_pkt *p, const void *payload,
 	return mrue_xmit(ue, (u32)hlen + p->payload_len + MR_ICRC_LEN, ect);
 }
 
+/* ---- connection setup (revision 1.1) ------------------------------------ */
+
+/*
+ * The endpoint announces Core and CC (MR-VER-11): it answers PROBEs but
+ * sends on one path (mrue.h), so it claims no Multipath level. Its
+ * responder takes READ ranges up to the revision 1.0 limit (MR-VER-16).
+ */
+static void mrue_hello_start(struct mrue *ue)
+{
+	struct mr_hello_params hp;
+
+	mr_hello_default_params(&hp);
+	hp.caps = MR_CAP_CORE | MR_CAP_CC;
+	mr_hello_init(&ue->hello, &hp);
+	mr_hello_on_rts(&ue->hello, ue->now);
+}
+
+const char *mrue_hello_state_str(uint32_t state)
+{
+	return mr_hello_state_name((u8)state);
+}
+
+static void mrue_hello_send(struct mrue *ue)
+{
+	struct mr_pkt p;
+
+	mr_hello_fill(&ue->hello, &p);
+	p.ts = mr_txsb_ts(ue->now) + ue->ts_offset;
+	if (!mrue_send_pkt(ue, &p, NULL, false))
+		ue->st.hello_sent++;
+}
+
+/* MR-VER-14: the repeats, and giving up on a 1.0 peer. */
+static void mrue_hello_timer(struct mrue *ue)
+{
+	switch (mr_hello_on_timer(&ue->hello, ue->now)) {
+	case MR_HELLO_TX_SEND:
+		mrue_hello_send(ue);
+		break;
+	case MR_HELLO_TX_GAVE_UP:
+		ue->st.hello_unanswered++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* MR-VER-12, MR-VER-13: a valid HELLO of the connected peer. */
+static void mrue_hello_rx(struct mrue *ue, const struct mr_pkt *p)
+{
+	bool reply, limited;
+
+	switch (mr_hello_on_rx(&ue->hello, p, ue->now, &reply, &limited)) {
+	case MR_HELLO_RX_CONFLICT:
+		ue->st.hello_conflict++;
+		return;
+	case MR_HELLO_RX_LATE:
+		ue->st.hello_late++;
+		break;
+	default:
+		break;
+	}
+	ue->st.hello_received++;
+	if (limited)
+		ue->st.rate_limited++;
+	if (reply)
+		mrue_hello_send(ue);
+}
+
 /* ---- receive ------------------------------------------------------------- */
 
 /*
@@ -472,6 +546,8 @@ static void mrue_rx(struct mrue *ue, const u8 *buf, u32 len, u8 tos,
 		mrue_resp_rcv(ue, &p, ce);
 	else if (role == MR_RX_PROBE)
 		mrue_resp_probe(ue, &p);
+	else if (role == MR_RX_HELLO)
+		mrue_hello_rx(ue, &p);
 	else
 		mrue_req_rcv(ue, &p);
 }
@@ -629,6 +705,7 @@ static u64 mrue_next_event(const struct mrue *ue, u64 now)
 		return t;
 	t = MR_MIN(t, ue->req_armed);
 	t = MR_MIN(t, mrue_resp_deadline(ue));
+	t = MR_MIN(t, mr_hello_deadline(&ue->hello));
 	return t < now ? now : t;
 }
 
@@ -641,8 +718,10 @@ static void mrue_service(struct mrue *ue)
 	now = mrue_clock();
 	mrue_shim_release(ue, now);
 	ue->now = mrue_clock();
-	if (ue->state == MRUE_QPS_RTS)
+	if (ue->state == MRUE_QPS_RTS) {
 		mrue_resp_timer(ue);
+		mrue_hello_timer(ue);
+	}
 	if (ue->state == MRUE_QPS_RTS && ue->req_armed <= ue->now)
 		mrue_req_run(ue);
 	mrue_resp_rd_pass(ue);

@@ -219,6 +219,11 @@ struct mrue_stats {
 	uint64_t read_resps, atomic_resps, replays, replay_drops;
 	uint64_t resp_drops;	/* READ ranges refused or abandoned */
 	uint64_t probe_replies;
+	/* connection setup (MR-VER-12..14): HELLOs, state, common set */
+	uint64_t hello_sent, hello_received, hello_unanswered;
+	uint64_t hello_conflict, hello_late;
+	uint32_t hello_state;	/* enum mr_hello_state */
+	uint32_t hello_common;	/* MR_CAP_* both announced */
 	/* completions */
 	uint64_t send_cqes, recv_cqes;
 };
@@ -226,6 +231,8 @@ struct mrue_stats {
 struct mrue;
 
 void mrue_cfg_default(struct mrue_cfg *cfg);
+/* "off", "wait", "settled", "old_peer": mrue_stats.hello_state. */
+const char *mrue_hello_state_str(uint32_t state);
 
 /* Socket bound, QP in INIT. 0 or -errno. */
 int mrue_create(const struct mrue_cfg *cfg, struct mrue **out);

@@ -83,7 +83,15 @@ local OPCODES = {
 	[0x23] = { "ATOMIC_RESP", "DXH ATKH",    false, "F L RX",          "1" },
 	[0x30] = { "PROBE",       "",            false, "",                "n/a" },
 	[0x31] = { "PROBE_REPLY", "",            false, "",                "n/a" },
+	[0x32] = { "HELLO",       "HLH",         false, "",                "n/a" },
 }
+
+-- HLH capability bits (MR-VER-11) and flags (MR-HDR-27).
+local CAPS = { [0] = "CORE", [1] = "MULTIPATH", [2] = "CC",
+	       [3] = "ACK_COALESCE", [4] = "NACK_RESOURCE" }
+local HELLO_SEEN = 0x0001
+local HELLO_READ_RANGE_MIN = 65536
+local MAX_MSG_LEN = 0x80000000
 
 -- NKH reasons (MR-REL-5; 7 RESOURCE since v1.1): value = { name, fatal }.
 local NACK_REASONS = {
@@ -175,6 +183,15 @@ local HEADERS = {
 		{ "rsvd",      "Reserved",                  2, 2, nil,        base.HEX, rsvd = true },
 		{ "psn_rsvd",  "Reserved",                  4, 4, 0xFF000000, base.HEX, rsvd = true },
 		{ "nack_psn",  "NACK PSN",                  4, 4, 0x00FFFFFF, base.HEX },
+	},
+	-- Word 3 and the flag bits but SEEN are ignored, not dropped (MR-VER-9).
+	HLH = { len = 16, title = "HELLO header (HLH)", prefix = "hlh.",
+		{ "rev_major", "Revision major",            0, 1, nil,        base.DEC },
+		{ "rev_minor", "Revision minor",            1, 1, nil,        base.DEC },
+		{ "flags",     "HELLO flags",               2, 2, nil,        base.HEX },
+		{ "caps",      "Capabilities",              4, 4, nil,        base.HEX },
+		{ "max_read_range", "Max READ range",       8, 4, nil,        base.DEC },
+		{ "rsvd",      "Reserved (ignored)",       12, 4, nil,        base.HEX },
 	},
 }
 
@@ -478,6 +495,34 @@ local function check_ext(name, sub, tvb, off, item, val, mbh, info)
 		end
 		info[#info + 1] = (r and r[1] or ("reason " .. val.reason)) ..
 			" nack_psn=" .. hex24(val.nack_psn)
+	elseif name == "HLH" then
+		-- MR-VER-9: revision 1.x, x >= 1; CORE; 65536..2^31.
+		if val.rev_major ~= 1 or val.rev_minor < 1 then
+			report(item.rev_minor, ex.field,
+				"HELLO exists from revision 1.1 of version 1 " ..
+				"(MR-VER-9; dropped: field)")
+		end
+		if band(val.caps, 1) == 0 then
+			report(item.caps, ex.field,
+				"CORE not set (MR-VER-11; dropped: field)")
+		end
+		if val.max_read_range < HELLO_READ_RANGE_MIN or
+		   val.max_read_range > MAX_MSG_LEN then
+			report(item.max_read_range, ex.field,
+				"Outside 65536..2^31 (MR-VER-16; dropped: field)")
+		end
+		local names = {}
+		for bit = 0, 31 do
+			if band(val.caps, lshift(1, bit)) ~= 0 then
+				names[#names + 1] = CAPS[bit] or ("bit" .. bit)
+			end
+		end
+		item.caps:append_text(" (" .. table.concat(names, " ") .. ")")
+		local seen = band(val.flags, HELLO_SEEN) ~= 0
+		if seen then item.flags:append_text(" (SEEN)") end
+		info[#info + 1] = string.format("rev=%d.%d caps=0x%x%s",
+			val.rev_major, val.rev_minor, val.caps,
+			seen and " SEEN" or "")
 	elseif name == "DETH" then
 		if val.sqpn ~= mbh.sqpn then
 			report(item.sqpn, ex.field,
@@ -595,7 +640,7 @@ function metaroce.dissector(tvb, pinfo, tree)
 	-- What MBH.psn carries depends on the opcode (MR-HDR-8).
 	if op.name == "PROBE" or op.name == "PROBE_REPLY" then
 		info[#info + 1] = "id=" .. hex24(mbh.psn)
-	elseif op.name ~= "ACK" and op.name ~= "NACK" then
+	elseif op.name ~= "ACK" and op.name ~= "NACK" and op.name ~= "HELLO" then
 		info[#info + 1] = "psn=" .. hex24(mbh.psn)
 	end
 
