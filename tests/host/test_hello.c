@@ -30,7 +30,7 @@ static void wire_hello(const struct mr_hello *h, struct mr_pkt *out)
 	p.sqpn = 0x222;
 	n = mr_pkt_encode(&p, buf, sizeof(buf));
 	assert_int_equal(n, MR_MBH_LEN + MR_HLH_LEN + MR_ICRC_LEN);
-	assert_int_equal(mr_pkt_receive(buf, (u32)n, out), 0);
+	assert_int_equal(mr_pkt_receive(buf, (u32)n, 0, MR_TRIM_DSCP_DEFAULT, out), 0);
 	assert_int_equal(mr_pkt_role(out), MR_RX_HELLO);
 }
 
@@ -73,7 +73,7 @@ static void test_codec(void **state)
 	buf[23] = 0x03;
 	buf[35] = 0x77;
 	mr_icrc_put(buf, 36);
-	assert_int_equal(mr_pkt_receive(buf, 40, &q), 0);
+	assert_int_equal(mr_pkt_receive(buf, 40, 0, MR_TRIM_DSCP_DEFAULT, &q), 0);
 	assert_int_equal(q.hlh.hflags, MR_HLF_SEEN);
 	assert_int_equal(q.hlh.caps, 7);
 
