@@ -664,8 +664,8 @@ static void lose_from(struct mr_txsb *sb, u32 from,
  * lost. A pause already running ends at the later of both times and
  * resends from the earlier PSN.
  */
-static void pause(struct mr_txsb *sb, u32 psn, u8 code, u64 now_ns,
-		  struct mr_txsb_result *res)
+static void txsb_pause(struct mr_txsb *sb, u32 psn, u8 code, u64 now_ns,
+		       struct mr_txsb_result *res)
 {
 	u64 until;
 
@@ -769,7 +769,7 @@ int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *ack,
 		 * does not run meanwhile (MR-RETRY-8).  mr_txsb_on_timer()
 		 * then declares the packets lost.
 		 */
-		pause(sb, nack_psn, nkh->rnr_timer, now_ns, res);
+		txsb_pause(sb, nack_psn, nkh->rnr_timer, now_ns, res);
 		return MR_TXSB_RNR_WAIT;
 	case MR_NACK_RESOURCE:
 		/* a repeat for the PSN the pause already covers: no-op */
@@ -788,7 +788,7 @@ int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *ack,
 			return MR_TXSB_RETRY_EXCEEDED;
 		}
 		sb->st.resource++;
-		pause(sb, nack_psn, nkh->rnr_timer, now_ns, res);
+		txsb_pause(sb, nack_psn, nkh->rnr_timer, now_ns, res);
 		return MR_TXSB_RESOURCE_WAIT;
 	case MR_NACK_SEQ_ERR:
 		/*

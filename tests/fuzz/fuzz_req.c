@@ -1178,11 +1178,12 @@ static void rec_nack(struct in *in)
 	struct mr_pkt p;
 
 	base(&p, MR_OP_NACK);
-	p.nkh.reason = 1 + r % 6;
+	p.nkh.reason = (u8)(1 + r % MR_NACK_REASON_MAX);
 	p.nkh.nack_psn = out_psn(k);
 	/* a responder NACKs at its cum_psn; a hostile one anywhere */
 	p.akh.cum_psn = c & 1 ? p.nkh.nack_psn : out_psn(c >> 1);
-	if (p.nkh.reason == MR_NACK_RNR)
+	/* RNR and RESOURCE carry a delay code (MR-HDR-19) */
+	if (p.nkh.reason == MR_NACK_RNR || p.nkh.reason == MR_NACK_RESOURCE)
 		p.nkh.rnr_timer = m & 31;
 	if (r & 0x80)
 		fill_sack(&p, 1, m, 0);

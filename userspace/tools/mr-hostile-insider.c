@@ -340,7 +340,12 @@ static void ins_cap(uint32_t src, uint32_t dst, uint16_t sport,
 	case MR_OP_NACK:
 		if (p->nkh.reason < 8)
 			I.nacks[p->nkh.reason]++;
-		if (p->nkh.reason >= MR_NACK_REMOTE_ACCESS && !I.fatal_nack) {
+		/*
+		 * Fatal: REMOTE_ACCESS..REMOTE_OP. RESOURCE (MR-REL-34) is
+		 * not: the refused request is resent like any hole.
+		 */
+		if (p->nkh.reason >= MR_NACK_REMOTE_ACCESS &&
+		    p->nkh.reason <= MR_NACK_REMOTE_OP && !I.fatal_nack) {
 			I.fatal_nack = p->nkh.reason;
 			I.fatal_psn = p->nkh.nack_psn;
 			I.fatal_cum = p->akh.cum_psn;
