@@ -64,7 +64,7 @@ static void mrt_p_defaults(struct kunit *test)
 		{ MROCE_P_PATH_DEAD_RTOS, 3 },
 		{ MROCE_P_PATH_PROBE_INTERVAL_US, 500 },
 		/* MR-REL-3, MR-REL-13: the software device profile. */
-		{ MROCE_P_ACK_EVERY, 4 },
+		{ MROCE_P_ACK_EVERY, 2 },
 		{ MROCE_P_ACK_DELAY_US, 500 },
 	};
 	struct mroce_params *p = mrt_p_new(test);
@@ -213,10 +213,10 @@ static void mrt_p_resp(struct kunit *test)
 	mroce_params_resp(p, &every, &delack_ns);
 	KUNIT_EXPECT_EQ(test, every, (u16)MR_RXWIN_ACK_EVERY);
 	KUNIT_EXPECT_EQ(test, delack_ns, MR_RXWIN_DELACK_NS);
-	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_EVERY, 2), 0);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_EVERY, 3), 0);
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_DELAY_US, 25), 0);
 	mroce_params_resp(p, &every, &delack_ns);
-	KUNIT_EXPECT_EQ(test, every, 2);
+	KUNIT_EXPECT_EQ(test, every, 3);
 	KUNIT_EXPECT_EQ(test, delack_ns, 25000ULL);
 	mroce_params_destroy(p);
 }

@@ -238,7 +238,7 @@ pa_expect cc_beta $((65536 * 4 / 5))
 pa_expect init_rto_us 10000
 pa_expect seq_err_interval_us 100
 pa_expect path_probe_interval_us 500
-pa_expect ack_every 4
+pa_expect ack_every 2
 pa_expect ack_delay_us 500
 [ "$(cat /sys/module/metaroce/parameters/udp_port)" = $PA_PORT ] ||
 	mr_fail "udp_port is not $PA_PORT"
@@ -306,7 +306,7 @@ if [ "$MR_ROLE" = client ]; then
 	pa_set cc_init_cwnd $((32 << 16))
 	pa_set min_rto_us 5000
 else
-	pa_set ack_every 4
+	pa_set ack_every 2
 	pa_set ack_delay_us 500
 fi
 
