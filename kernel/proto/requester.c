@@ -223,10 +223,25 @@ static void mr_fail_retry(struct mr_requester *r, u32 head, u32 tail,
 			  void *ctx)
 {
 	const struct mr_txsb_ent *ent;
-	struct mr_swqe *w;
+	struct mr_swqe *w = NULL;
+	u32 i, end = mr_started_end(r);
 
-	ent = mr_txsb_get(&r->snd.sb, r->snd.sb.una);
-	w = ent ? mr_requester_find(r, head, ent->msn, ctx) : NULL;
+	/*
+	 * The oldest started WR not yet done: a READ whose responses are
+	 * still missing may be older than the WR of the PSN at una (its
+	 * PSNs were acknowledged), and completions go in order, so failing
+	 * the later one would show the READ flushed first.
+	 */
+	for (i = head; i != end; i++) {
+		w = r->ops->wqe(ctx, i);
+		if (w->state != MR_SWQE_DONE)
+			break;
+		w = NULL;
+	}
+	if (!w) {
+		ent = mr_txsb_get(&r->snd.sb, r->snd.sb.una);
+		w = ent ? mr_requester_find(r, head, ent->msn, ctx) : NULL;
+	}
 	if (!w && head != tail)
 		w = r->ops->wqe(ctx, head);
 	r->ops->event(ctx, MR_REQ_EV_RETRY_EXC, 1, w);
