@@ -369,9 +369,6 @@ struct mr_nkh {
 #define MR_CAP_CORE		0x00000001U	/* Core level, always set */
 #define MR_CAP_MULTIPATH	0x00000002U	/* Multipath level: PROBEs answered */
 #define MR_CAP_CC		0x00000004U	/* CC level */
-/* Reserved for v1.1 features specified elsewhere; not sent here. */
-#define MR_CAP_ACK_COALESCE	0x00000008U
-#define MR_CAP_NACK_RESOURCE	0x00000010U
 /* What this implementation can announce (MR-CONF-1: Full). */
 #define MR_CAP_IMPL		(MR_CAP_CORE | MR_CAP_MULTIPATH | MR_CAP_CC)
 

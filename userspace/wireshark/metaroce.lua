@@ -87,8 +87,7 @@ local OPCODES = {
 }
 
 -- HLH capability bits (MR-VER-11) and flags (MR-HDR-27).
-local CAPS = { [0] = "CORE", [1] = "MULTIPATH", [2] = "CC",
-	       [3] = "ACK_COALESCE", [4] = "NACK_RESOURCE" }
+local CAPS = { [0] = "CORE", [1] = "MULTIPATH", [2] = "CC" }
 local HELLO_SEEN = 0x0001
 local HELLO_READ_RANGE_MIN = 65536
 local MAX_MSG_LEN = 0x80000000
