@@ -561,6 +561,8 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 		spin_lock_bh(&qp->resp_lock);
 		qp->resp->rwqe_err = 0;
 		mr_rdresp_clear_jobs(&qp->resp->rcv.rd);
+		/* Built before the reset: not for the next connection. */
+		__skb_queue_purge(&qp->resp->txq);
 		spin_unlock_bh(&qp->resp_lock);
 	}
 	dst_cache_reset(&qp->dst_cache);

@@ -108,6 +108,12 @@ struct mroce_resp {
 	bool last_wqe;		/* SRQ: LAST_WQE_REACHED raised */
 	/* rd_timer armed: READ responses paced (MR-CC-19) or no memory. */
 	bool rd_wait;
+	/*
+	 * Packets built under resp_lock, in build order, waiting to be sent;
+	 * tx_busy: a context is sending them (mroce_resp_xmit()).
+	 */
+	struct sk_buff_head txq;
+	bool tx_busy;
 };
 
 struct mroce_sq {

@@ -123,6 +123,8 @@ int mroce_proto_alloc(struct mroce_qp *qp)
 	/* Charged to the creator's memory cgroup, like its queues. */
 	qp->req = kvzalloc(sizeof(*qp->req), GFP_KERNEL_ACCOUNT);
 	qp->resp = kvzalloc(sizeof(*qp->resp), GFP_KERNEL_ACCOUNT);
+	if (qp->resp)
+		__skb_queue_head_init(&qp->resp->txq);
 	if (!qp->req || !qp->resp)
 		goto err;
 	qp->req->rq.msn_idx = kvcalloc(qp->sq.size, sizeof(u32),
@@ -144,8 +146,10 @@ err:
 
 void mroce_proto_free(struct mroce_qp *qp)
 {
-	if (qp->resp)
+	if (qp->resp) {
+		__skb_queue_purge(&qp->resp->txq);
 		kvfree(qp->resp->slots);
+	}
 	if (qp->req)
 		kvfree(qp->req->rq.msn_idx);
 	kvfree(qp->resp);

@@ -482,10 +482,58 @@ static const struct mr_receiver_ops mroce_rcv_ops = {
 
 /* ---- entry ------------------------------------------------------------- */
 
-/* Act on @c with no lock held. */
+/*
+ * Responder packets leave in the order they were built under resp_lock,
+ * whichever context built them: the receive softirq, resp_work, or a
+ * timer. Each context appends its packets to resp->txq before dropping
+ * the lock (mroce_resp_unlock()), and one context at a time sends the
+ * queue. Without this, a fatal NACK built after the last READ responses
+ * it waits for (MR-VERBS-24) could leave first: resp_work drops the
+ * lock holding those responses, the softirq run at that unlock builds
+ * the NACK and sends it. A sender keeps going for MROCE_RESP_TX_ROUNDS
+ * batches at most and leaves the rest to resp_work, so no context sends
+ * without bound for others. No lock held.
+ */
+#define MROCE_RESP_TX_ROUNDS	4
+
+static void mroce_resp_xmit(struct mroce_qp *qp)
+{
+	struct mroce_resp *resp = qp->resp;
+	struct sk_buff_head q;
+	int round;
+
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&qp->resp_lock);
+	if (resp->tx_busy) {
+		spin_unlock_bh(&qp->resp_lock);
+		return;
+	}
+	resp->tx_busy = true;
+	for (round = 0; round < MROCE_RESP_TX_ROUNDS &&
+	     !skb_queue_empty(&resp->txq); round++) {
+		skb_queue_splice_init(&resp->txq, &q);
+		spin_unlock_bh(&qp->resp_lock);
+		mroce_pkt_flush(qp, &q);
+		spin_lock_bh(&qp->resp_lock);
+	}
+	resp->tx_busy = false;
+	if (!skb_queue_empty(&resp->txq) && !READ_ONCE(qp->stopping))
+		queue_work(system_highpri_wq, &qp->resp_work);
+	spin_unlock_bh(&qp->resp_lock);
+}
+
+/* Queue @c's packets behind those built before them, and unlock. */
+void mroce_resp_unlock(struct mroce_qp *qp, struct mroce_rx_ctx *c)
+	__releases(&qp->resp_lock)
+{
+	skb_queue_splice_tail_init(&c->txq, &qp->resp->txq);
+	spin_unlock_bh(&qp->resp_lock);
+}
+
+/* Act on @c with no lock held, after mroce_resp_unlock(). */
 void mroce_resp_finish(struct mroce_qp *qp, struct mroce_rx_ctx *c)
 {
-	mroce_pkt_flush(qp, &c->txq);
+	mroce_resp_xmit(qp);
 	if (c->cq_note)
 		mroce_cq_notify(qp->rcq, c->cq_note);
 	if (c->srq_check)
@@ -530,7 +578,7 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 out:
 	if (mr_rdresp_busy(&resp->rcv.rd))
 		c.rd_kick = true;
-	spin_unlock_bh(&qp->resp_lock);
+	mroce_resp_unlock(qp, &c);
 	mroce_resp_finish(qp, &c);
 }
 
@@ -545,7 +593,7 @@ enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t)
 	spin_lock_bh(&qp->resp_lock);
 	mroce_rx_ctx_init(&c, qp, qp->resp->rcv.ack_path);
 	mr_receiver_on_timer(&qp->resp->rcv, mroce_now(), &c);
-	spin_unlock_bh(&qp->resp_lock);
-	mroce_pkt_flush(qp, &c.txq);
+	mroce_resp_unlock(qp, &c);
+	mroce_resp_xmit(qp);
 	return HRTIMER_NORESTART;
 }

@@ -12,7 +12,8 @@
 
 /*
  * Per-packet (or per-pass) context of the responder, filled under
- * resp_lock and acted on after it is dropped: packets to send,
+ * resp_lock and acted on after it is dropped (mroce_resp_unlock(), then
+ * mroce_resp_finish()): packets to send,
  * completion notifications, state changes. The engine's ops get it as
  * their ctx.
  */
@@ -40,6 +41,8 @@ static inline void mroce_rx_ctx_init(struct mroce_rx_ctx *c,
 u16 mroce_resp_entropy(struct mroce_qp *qp, u8 path);
 u8 mroce_resp_rkey(struct mroce_qp *qp, u32 rkey, u64 va, u64 len,
 		   int access, struct mroce_mr **mrp);
+void mroce_resp_unlock(struct mroce_qp *qp, struct mroce_rx_ctx *c)
+	__releases(&qp->resp_lock);
 void mroce_resp_finish(struct mroce_qp *qp, struct mroce_rx_ctx *c);
 
 /* resp_rd.c */

@@ -257,7 +257,7 @@ void mroce_resp_rd_run(struct mroce_qp *qp)
 	more = mroce_resp_rd_pass(qp, &c, MROCE_RD_SOFTIRQ_BUDGET, gap, slack);
 	if (more && !READ_ONCE(qp->stopping))
 		queue_work(system_highpri_wq, &qp->resp_work);
-	spin_unlock_bh(&qp->resp_lock);
+	mroce_resp_unlock(qp, &c);
 	mroce_resp_finish(qp, &c);
 }
 
@@ -275,7 +275,7 @@ static void mroce_resp_work(struct work_struct *work)
 		more = !READ_ONCE(qp->stopping) &&
 		       mroce_resp_rd_pass(qp, &c, MROCE_RD_WORK_BUDGET, gap,
 					  slack);
-		spin_unlock_bh(&qp->resp_lock);
+		mroce_resp_unlock(qp, &c);
 		/* The rx ctx never asks for READ responses from here. */
 		c.rd_kick = false;
 		mroce_resp_finish(qp, &c);
