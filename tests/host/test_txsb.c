@@ -1036,6 +1036,36 @@ static void nack_init(struct mr_nkh *n, u8 reason, u8 timer, u32 psn)
 	n->nack_psn = psn;
 }
 
+/*
+ * After a NACK at *@t that pauses the QP for 1.28 ms (RNR, RESOURCE):
+ * nothing is sent or retransmitted and no RTO runs during the pause, a
+ * repeat of the NACK is ignored, and when it ends p0+1..p0+3 are
+ * declared lost and resent. The NACK of the resent copy will echo its
+ * timestamp. Moves *@t past the resend.
+ */
+static void expect_pause_then_resend(struct mr_akh *a, const struct mr_nkh *n,
+				     u64 *t)
+{
+	u32 psn;
+
+	assert_int_equal(sb.n_lost, 0);
+	assert_false(mr_txsb_can_send(&sb, *t + 1279 * US));
+	assert_false(mr_txsb_next_retx(&sb, *t + 1279 * US, &psn));
+	assert_int_equal(mr_txsb_on_timer(&sb, *t + 1279 * US, &res),
+			 MR_TXSB_OK);
+	assert_false(res.rto_fired);
+	assert_int_equal(mr_txsb_on_nack(&sb, a, n, *t + 1 * US, &res),
+			 MR_TXSB_IGNORED);
+	*t += 1280 * US;
+	assert_int_equal(mr_txsb_on_timer(&sb, *t, &res), MR_TXSB_OK);
+	assert_true(mr_txsb_can_send(&sb, *t));
+	assert_int_equal(res.newly_lost, 3);
+	assert_int_equal(sb.n_lost, 3);
+	while (mr_txsb_next_retx(&sb, *t, &psn))
+		assert_int_equal(mr_txsb_on_retx(&sb, psn, 0, *t), 0);
+	a->ts_echo = mr_txsb_ts(*t);
+	*t += 10 * US;
+}
 static void test_rnr_exhaustion(void **state)
 {
 	struct mr_akh a;
@@ -1054,32 +1084,12 @@ static void test_rnr_exhaustion(void **state)
 				 MR_TXSB_RNR_WAIT);
 		assert_int_equal(res.rnr_wait_ns, 1280 * US);
 		assert_int_equal(res.nack_psn, p0 + 1);
-		/* paused: no sends, no retransmits until the timer ran */
-		assert_int_equal(sb.n_lost, 0);
-		assert_false(mr_txsb_can_send(&sb, t + 1279 * US));
-		assert_false(mr_txsb_next_retx(&sb, t + 1279 * US, &psn));
+		/* paused: not even a new message goes */
 		assert_int_equal(mr_txsb_on_send(&sb, 9, MR_TXE_FIRST |
 						 MR_TXE_LAST, 0, t, &psn),
 				 MR_ERR_INVAL);
 		assert_int_equal(mr_txsb_next_deadline(&sb), t + 1280 * US);
-		/* the RTO does not run during the pause */
-		assert_int_equal(mr_txsb_on_timer(&sb, t + 1279 * US, &res),
-				 MR_TXSB_OK);
-		assert_false(res.rto_fired);
-		/* a duplicate of the NACK does not count again */
-		assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t + 1 * US,
-						 &res), MR_TXSB_IGNORED);
-		t += 1280 * US;
-		assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
-		assert_true(mr_txsb_can_send(&sb, t));
-		/* resend from the RNR'd PSN: p0+1..p0+3 declared lost */
-		assert_int_equal(res.newly_lost, 3);
-		assert_int_equal(sb.n_lost, 3);
-		while (mr_txsb_next_retx(&sb, t, &psn))
-			assert_int_equal(mr_txsb_on_retx(&sb, psn, 0, t), 0);
-		/* the NACK of the retransmitted copy echoes its timestamp */
-		a.ts_echo = mr_txsb_ts(t);
-		t += 10 * US;
+		expect_pause_then_resend(&a, &n, &t);
 	}
 	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t, &res),
 			 MR_TXSB_RNR_RETRY_EXCEEDED);
@@ -1103,7 +1113,7 @@ static void test_resource_nack(void **state)
 	struct mr_akh a;
 	struct mr_nkh n;
 	u64 t = 10 * US;
-	u32 psn, p0;
+	u32 p0;
 	int i;
 
 	(void)state;
@@ -1123,25 +1133,8 @@ static void test_resource_nack(void **state)
 		assert_int_equal(sb.rto_expiries, (u32)i);
 		assert_int_equal(sb.rnr_count, 0);
 		assert_int_equal(sb.st.resource, (u64)i + 1);
-		/* paused, nothing lost yet, the RTO does not run */
-		assert_int_equal(sb.n_lost, 0);
-		assert_false(mr_txsb_can_send(&sb, t + 1279 * US));
-		assert_false(mr_txsb_next_retx(&sb, t + 1279 * US, &psn));
-		assert_int_equal(mr_txsb_on_timer(&sb, t + 1279 * US, &res),
-				 MR_TXSB_OK);
-		assert_false(res.rto_fired);
-		/* a repeat of the NACK is no second charge */
-		assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t + 1 * US,
-						 &res), MR_TXSB_IGNORED);
-		t += 1280 * US;
-		assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
-		assert_true(mr_txsb_can_send(&sb, t));
-		/* resent from nack_psn: p0+1..p0+3 */
-		assert_int_equal(res.newly_lost, 3);
-		while (mr_txsb_next_retx(&sb, t, &psn))
-			assert_int_equal(mr_txsb_on_retx(&sb, psn, 0, t), 0);
-		a.ts_echo = mr_txsb_ts(t);
-		t += 10 * US;
+		/* a repeat of the NACK within is no second charge */
+		expect_pause_then_resend(&a, &n, &t);
 	}
 	/* the third, again a T_verbs later: E = 2 > retry_cnt */
 	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t, &res),
