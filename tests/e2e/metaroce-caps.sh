@@ -39,36 +39,10 @@ cp_set() {
 	mr_log "mr0 $1 = $2"
 }
 
-# cp_counter NAME: a counter of mr0/1.
-cp_counter() {
-	cc_v=$(rdma statistic show link mr0/1 | tr -s '[:space:]' '\n' |
-		awk -v k="$1" 'p == k { print; exit } { p = $0 }')
-	case "$cc_v" in
-	'' | *[!0-9]*) mr_fail "counter $1 of mr0/1 not found" ;;
-	esac
-	echo "$cc_v"
-}
-
-# cp_sample_start / cp_sample_stop CASE: while a tool runs, this VM's RC
-# QP's state every 0.5 s; the last sample stays in /tmp/caps.last.
-cp_sample_start() {
-	rm -f /tmp/caps.last
-	(
-		while :; do
-			rdma -dd res show qp link mr0/1 2>/dev/null |
-				grep 'type RC' | grep drv_hello | head -1 >/tmp/caps.now || true
-			[ ! -s /tmp/caps.now ] || cp /tmp/caps.now /tmp/caps.last
-			sleep 0.5
-		done
-	) &
-	cs_pid=$!
-}
-
+# cp_sample_stop CASE: the sample, which must have seen a HELLO state.
 cp_sample_stop() {
-	kill $cs_pid
-	wait $cs_pid || true
-	[ ! -s /tmp/caps.last ] || sed 's/^/  QP | /' /tmp/caps.last
-	[ -s /tmp/caps.last ] || mr_fail "$1: no RC QP with its HELLO state seen"
+	vt_sample_stop
+	[ -s /tmp/qp.last ] || mr_fail "$1: no RC QP with its HELLO state seen"
 }
 
 # cp_run CASE TOOL ARGS...: the timed perftest TOOL (4 s) from the client,
@@ -76,7 +50,7 @@ cp_sample_stop() {
 cp_run() {
 	cr_case=$1
 	shift
-	cp_sample_start
+	vt_sample_start drv_hello
 	cr_rc=0
 	vt_pair server 150 /tmp/caps.out "$@" -d mr0 -x "$VT_GID" -F -D 4 ||
 		cr_rc=$?
@@ -88,21 +62,15 @@ cp_run() {
 # cp_run_cm CASE: a timed ib_send_bw -R (4 s), connected through rdma_cm
 # (cm_run: attempts the perftest race rejects are run again); sampled.
 cp_run_cm() {
-	cp_sample_start
+	vt_sample_start drv_hello
 	cm_run "$1" server "ib_send_bw -d mr0 -F -R -s 4096 -D 4" \
 		"ib_send_bw -d mr0 -F -R -s 4096 -D 4 $MR_PEER_IP" cm
 	cp_sample_stop "$1"
 }
 
-# cp_field FIELD: drv_FIELD of the last sample.
-cp_field() {
-	tr -s '[:space:]' '\n' </tmp/caps.last |
-		awk -v k="drv_$1" 'p == k { print; exit } { p = $0 }'
-}
-
 # cp_expect CASE FIELD VALUE: drv_FIELD is VALUE (numbers compared as such).
 cp_expect() {
-	ce_v=$(cp_field "$2")
+	ce_v=$(vt_qp_field "$2")
 	case "$3" in
 	*.* | *[!0-9]*)
 		[ "$ce_v" = "$3" ] || mr_fail "$1: drv_$2 is '$ce_v', expected $3" ;;
@@ -117,7 +85,7 @@ cp_expect() {
 
 # cp_same CASE: both VMs' QPs show the same common set.
 cp_same() {
-	cs_mine=$(($(cp_field common_caps)))
+	cs_mine=$(($(vt_qp_field common_caps)))
 	cs_peer=$(vt_xchg "caps-$1" "$cs_mine")
 	[ "$cs_peer" = "$cs_mine" ] ||
 		mr_fail "$1: common_caps $cs_mine here, $cs_peer on the peer"
@@ -126,7 +94,7 @@ cp_same() {
 
 # cp_moved CASE COUNTER BEFORE: the counter is above BEFORE now.
 cp_moved() {
-	cm_v=$(cp_counter "$2")
+	cm_v=$(vt_counter "$2")
 	[ "$cm_v" -gt "$3" ] || mr_fail "$1: $2 stayed at $cm_v"
 }
 
@@ -135,8 +103,8 @@ vt_setup metaroce mr0
 [ "$(cat $CP/hello_caps)" = 7 ] || mr_fail "hello_caps is not 7 (Full) by default"
 
 # 1. Both revision 1.1, Full; connected out of band.
-tx0=$(cp_counter hello_sent)
-rx0=$(cp_counter hello_received)
+tx0=$(vt_counter hello_sent)
+rx0=$(vt_counter hello_received)
 cp_run both ib_write_bw -s 65536
 cp_expect both hello settled
 cp_expect both peer_rev 1.1
@@ -144,7 +112,7 @@ cp_expect both common_caps 7
 cp_expect both peer_caps 7
 cp_moved both hello_sent "$tx0"
 cp_moved both hello_received "$rx0"
-[ "$(cp_counter hello_conflict)" = 0 ] || mr_fail "both: hello_conflict moved"
+[ "$(vt_counter hello_conflict)" = 0 ] || mr_fail "both: hello_conflict moved"
 cp_same both
 
 # 2. The client a Core peer; connected through rdma_cm.
@@ -165,23 +133,23 @@ cp_same core
 
 # 3. The server a revision 1.0 node.
 [ "$MR_ROLE" = client ] || cp_set hello 0
-un0=$(cp_counter hello_unanswered)
-tx0=$(cp_counter hello_sent)
-mal0=$(cp_counter malformed_drops)
+un0=$(vt_counter hello_unanswered)
+tx0=$(vt_counter hello_sent)
+mal0=$(vt_counter malformed_drops)
 cp_run old ib_write_bw -s 65536
 if [ "$MR_ROLE" = server ]; then
 	cp_expect old hello off
-	[ "$(cp_counter hello_sent)" = "$tx0" ] ||
+	[ "$(vt_counter hello_sent)" = "$tx0" ] ||
 		mr_fail "old: the 1.0 node sent HELLOs"
 	cp_moved old malformed_drops "$mal0"
-	mr_log "old: $(($(cp_counter malformed_drops) - mal0)) HELLOs dropped as unassigned"
+	mr_log "old: $(($(vt_counter malformed_drops) - mal0)) HELLOs dropped as unassigned"
 	cp_set hello 1
 else
 	cp_expect old hello old_peer
 	cp_expect old peer_rev 1.0
 	cp_expect old common_caps 0
 	cp_moved old hello_unanswered "$un0"
-	mr_log "old: $(($(cp_counter hello_sent) - tx0)) HELLOs unanswered, QP on the base set"
+	mr_log "old: $(($(vt_counter hello_sent) - tx0)) HELLOs unanswered, QP on the base set"
 fi
 cp_same old
 

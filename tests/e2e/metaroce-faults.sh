@@ -127,8 +127,8 @@ end_case() {
 	results="$results $1=$v"
 }
 
-# Counters of MetaRoCE only (fc_check skips names the device lacks; these
-# guards keep rxe's different counters out of it entirely).
+# Counters of MetaRoCE only (on rxe fc_check skips names the device lacks;
+# these guards keep rxe's different counters out of it entirely).
 mr_check() {
 	[ $is_mr -eq 1 ] || return 0
 	fc_check "$@"

@@ -78,40 +78,10 @@ pa_refused() {
 	pa_expect "$1" "$pr_old"
 }
 
-# pa_counter NAME: a counter of mr0/1.
-pa_counter() {
-	pc_v=$(rdma statistic show link mr0/1 | tr -s '[:space:]' '\n' |
-		awk -v k="$1" 'p == k { print; exit } { p = $0 }')
-	case "$pc_v" in
-	'' | *[!0-9]*) mr_fail "counter $1 of mr0/1 not found" ;;
-	esac
-	echo "$pc_v"
-}
-
-# pa_sample_start / pa_sample_stop: while a tool runs, this VM's RC QP's
-# transport state ("rdma -dd res show qp") every 0.5 s; the last sample
-# with it stays in /tmp/qp.last (pa_field), and pa_sample_stop prints it
-# with the device's counters.
-pa_sample_start() {
-	rm -f /tmp/qp.last /tmp/qp.all
-	(
-		while :; do
-			rdma -dd res show qp link mr0/1 2>/dev/null |
-				grep 'type RC' >/tmp/qp.now || true
-			if grep -q drv_cwnd_pkts /tmp/qp.now; then
-				cp /tmp/qp.now /tmp/qp.last
-				cat /tmp/qp.now >>/tmp/qp.all
-			fi
-			sleep 0.5
-		done
-	) &
-	ps_pid=$!
-}
-
+# pa_sample_stop: the last RC QP sample (vt_sample_start) and the
+# device's counters.
 pa_sample_stop() {
-	kill $ps_pid
-	wait $ps_pid || true
-	[ ! -s /tmp/qp.last ] || sed 's/^/  QP | /' /tmp/qp.last
+	vt_sample_stop
 	rdma statistic show link mr0/1 | sed 's/^/  ST | /'
 }
 
@@ -119,14 +89,14 @@ pa_sample_stop() {
 # server counts the client's packets to $PA_PORT and checks their source
 # ports and DSCP; the client tells it how many path re-rolls it made.
 pa_wire() {
-	pw_rr0=$(pa_counter path_rerolls)
+	pw_rr0=$(vt_counter path_rerolls)
 	if [ "$MR_ROLE" = server ]; then
 		mr-hostile --count "$MR_PEER_IP" -i eth0 --udp-port $PA_PORT \
 			--time 600 >/tmp/count.out 2>&1 &
 		pw_count=$!
 		sleep 1
 	fi
-	pa_sample_start
+	vt_sample_start drv_cwnd_pkts
 	pw_rc=0
 	vt_pair server 120 /tmp/pt.out ib_write_bw -d mr0 -x "$VT_GID" -F \
 		-s 65536 -n 50 || pw_rc=$?
@@ -135,7 +105,7 @@ pa_wire() {
 		vt_show /tmp/pt.out
 		mr_fail "$1: ib_write_bw exit status $pw_rc"
 	}
-	pw_rr=$(($(pa_counter path_rerolls) - pw_rr0))
+	pw_rr=$(($(vt_counter path_rerolls) - pw_rr0))
 	pw_verdict=ok
 	if [ "$MR_ROLE" = server ]; then
 		sleep 1
@@ -177,7 +147,7 @@ pa_wire() {
 # VMs are requester in turn.  Byte-exact on both sides.
 pa_verify() {
 	vt_verify_peer=$MR_PEER_IP
-	pa_sample_start
+	vt_sample_start drv_cwnd_pkts
 	vt_verify server -d mr0 -g "$VT_GID" --connect-timeout 90 \
 		-s 0,1,mtu+1,4097,65536 -n 8 --phase-bytes 1m
 	pa_sample_stop
@@ -191,7 +161,7 @@ pa_verify() {
 # SIZE-byte messages (default 65536), at most DEPTH outstanding (default
 # 128), sampled; the client's RC QP must show its transport state.
 pa_timed() {
-	pa_sample_start
+	vt_sample_start drv_cwnd_pkts
 	pt_rc=0
 	vt_pair server 120 /tmp/pt.out ib_write_bw -d mr0 -x "$VT_GID" -F \
 		-s "${2:-65536}" -t "${3:-128}" -D 6 || pt_rc=$?
@@ -202,18 +172,6 @@ pa_timed() {
 	# requester state there.
 	[ "$MR_ROLE" = server ] || [ -s /tmp/qp.last ] ||
 		mr_fail "$1: no RC QP with its transport state seen"
-}
-
-# pa_fields FIELD: drv_FIELD of every RC QP sample, one a line.
-pa_fields() {
-	tr -s '[:space:]' '\n' </tmp/qp.all |
-		awk -v k="drv_$1" 'p == k { print } { p = $0 }'
-}
-
-# pa_field FIELD: drv_FIELD of the last RC QP sample.
-pa_field() {
-	tr -s '[:space:]' '\n' </tmp/qp.last |
-		awk -v k="drv_$1" 'p == k { print; exit } { p = $0 }'
 }
 
 # 1. A load-time value out of range fails the load.
@@ -285,8 +243,8 @@ else
 fi
 pa_timed fixed
 if [ "$MR_ROLE" = client ]; then
-	[ "$(pa_field cwnd_pkts)" = 16 ] ||
-		mr_fail "fixed: cwnd_pkts '$(pa_field cwnd_pkts)', expected the fixed window 16"
+	[ "$(vt_qp_field cwnd_pkts)" = 16 ] ||
+		mr_fail "fixed: cwnd_pkts '$(vt_qp_field cwnd_pkts)', expected the fixed window 16"
 	mr_log "fixed: RC QP at cwnd_pkts 16"
 	pa_set cc_fixed 0
 	pa_set cc_init_cwnd $((7 << 16))
@@ -295,9 +253,9 @@ if [ "$MR_ROLE" = client ]; then
 fi
 pa_timed window
 if [ "$MR_ROLE" = client ]; then
-	pa_cw=$(pa_fields cwnd_pkts | sort -n | tail -1)
-	pa_rto=$(pa_fields rto_us | sort -n | head -1)
-	mr_log "window: $(pa_fields cwnd_pkts | wc -l) samples, largest cwnd_pkts $pa_cw, smallest rto_us $pa_rto"
+	pa_cw=$(vt_qp_fields cwnd_pkts | sort -n | tail -1)
+	pa_rto=$(vt_qp_fields rto_us | sort -n | head -1)
+	mr_log "window: $(vt_qp_fields cwnd_pkts | wc -l) samples, largest cwnd_pkts $pa_cw, smallest rto_us $pa_rto"
 	[ "$pa_cw" = 7 ] ||
 		mr_fail "window: largest cwnd_pkts '$pa_cw', expected 7"
 	[ -n "$pa_rto" ] && [ "$pa_rto" -ge 40000 ] ||
@@ -320,15 +278,15 @@ if [ "$MR_ROLE" = client ]; then
 fi
 # Small messages, few outstanding: the window may collapse below a packet.
 pa_timed delay0 4096 8
-[ "$MR_ROLE" = server ] || [ "$(pa_field cuts_delay)" = 0 ] ||
-	mr_fail "cc_delay 0: cuts_delay '$(pa_field cuts_delay)', expected 0"
+[ "$MR_ROLE" = server ] || [ "$(vt_qp_field cuts_delay)" = 0 ] ||
+	mr_fail "cc_delay 0: cuts_delay '$(vt_qp_field cuts_delay)', expected 0"
 [ "$MR_ROLE" = server ] || pa_set cc_delay 1
 pa_timed delay1 4096 8
 if [ "$MR_ROLE" = client ]; then
-	pa_c=$(pa_field cuts_delay)
+	pa_c=$(vt_qp_field cuts_delay)
 	[ -n "$pa_c" ] && [ "$pa_c" -gt 0 ] ||
 		mr_fail "cc_delay 1: cuts_delay '$pa_c', expected some"
-	mr_log "cc_delay 1: $pa_c delay-driven cuts, cwnd_pkts $(pa_field cwnd_pkts)"
+	mr_log "cc_delay 1: $pa_c delay-driven cuts, cwnd_pkts $(vt_qp_field cwnd_pkts)"
 fi
 
 # 7. Byte-exact under each of cc_fixed, cc_delay and path_health.

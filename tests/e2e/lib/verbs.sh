@@ -20,6 +20,13 @@
 #   vt_verify_all          mr-verify: every RC opcode both ways, a corrupted
 #                          run must fail, an outage must end in RETRY_EXC_ERR
 #   vt_teardown            rdma link delete, module unload, dmesg clean
+#   vt_counter NAME        a counter of $VT_DEV/1 (fails if it has none)
+#   vt_sample_start MARK   while a tool runs, this VM's RC QPs whose
+#   vt_sample_stop         "rdma -dd res show qp" line has MARK, every
+#                          0.5 s: the last in /tmp/qp.last, all in
+#                          /tmp/qp.all; stop prints the last
+#   vt_qp_field FIELD      drv_FIELD of the last sample; vt_qp_fields
+#                          FIELD: of every sample, one per line
 #
 # Every tool runs under "timeout", so a hang fails the scenario with the
 # tool named instead of eating the guest's whole budget. Both VMs run the
@@ -510,4 +517,45 @@ vt_teardown() {
 	rdma link delete "$VT_DEV" || mr_fail "rdma link delete $VT_DEV"
 	modprobe -r "$VT_MOD" || mr_fail "modprobe -r $VT_MOD"
 	vt_dmesg_clean teardown
+}
+
+vt_counter() {
+	vc_v=$(rdma statistic show link "$VT_DEV/1" | tr -s '[:space:]' '\n' |
+		awk -v k="$1" 'p == k { print; exit } { p = $0 }')
+	case "$vc_v" in
+	'' | *[!0-9]*) mr_fail "counter $1 of $VT_DEV/1 not found" ;;
+	esac
+	echo "$vc_v"
+}
+
+vt_sample_start() {
+	rm -f /tmp/qp.last /tmp/qp.all
+	(
+		while :; do
+			rdma -dd res show qp link "$VT_DEV/1" 2>/dev/null |
+				grep 'type RC' | grep -e "$1" >/tmp/qp.now || true
+			if [ -s /tmp/qp.now ]; then
+				cp /tmp/qp.now /tmp/qp.last
+				cat /tmp/qp.now >>/tmp/qp.all
+			fi
+			sleep 0.5
+		done
+	) &
+	vs_pid=$!
+}
+
+vt_sample_stop() {
+	kill $vs_pid
+	wait $vs_pid || true
+	[ ! -s /tmp/qp.last ] || sed 's/^/  QP | /' /tmp/qp.last
+}
+
+vt_qp_field() {
+	tr -s '[:space:]' '\n' </tmp/qp.last 2>/dev/null |
+		awk -v k="drv_$1" 'p == k { print; exit } { p = $0 }'
+}
+
+vt_qp_fields() {
+	tr -s '[:space:]' '\n' </tmp/qp.all 2>/dev/null |
+		awk -v k="drv_$1" 'p == k { print } { p = $0 }'
 }
