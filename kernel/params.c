@@ -5,14 +5,9 @@
  * transport parameter (MR-CC-18: every parameter configurable per device,
  * the spec's defaults).  A store is checked against the parameter's range
  * and against the rest of the set (-EINVAL); a QP copies the set when it
-<<<<<<< HEAD
- * enters RTS (mroce_params_req), except dscp, trim_dscp and
- * seq_err_interval_us, which apply to the next packet.
-=======
  * enters RTS (mroce_params_req) or, for ack_every and ack_delay_us, RTR
- * (mroce_params_resp), except dscp and seq_err_interval_us, which apply
- * to the next packet.
->>>>>>> ackrule
+ * (mroce_params_resp), except dscp, trim_dscp and seq_err_interval_us,
+ * which apply to the next packet.
  *
  * The module parameters paths, dscp, cc_delay and cc_fixed (0444) are the
  * initial values of devices created after the module was loaded.

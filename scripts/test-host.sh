@@ -74,5 +74,18 @@ else
 	rc=1
 fi
 
+# No merge left half-done: conflict markers in tracked files (one reached
+# a kernel comment once). RST's "=======" rules are not markers.
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	if git grep -n -E '^(<<<<<<<|>>>>>>>) ' -- . >/tmp/mr-markers.$$ 2>/dev/null; then
+		sed 's/^/    /' /tmp/mr-markers.$$
+		echo "conflict-markers: 0 passed, 1 failed"
+		rc=1
+	else
+		echo "conflict-markers: 1 passed, 0 failed"
+	fi
+	rm -f /tmp/mr-markers.$$
+fi
+
 scripts/check-kernel.sh || rc=1
 exit $rc
