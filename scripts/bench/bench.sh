@@ -26,6 +26,7 @@
 #   BENCH_LAT_ITERS      1000                     / 200
 #   BENCH_LAT_TIMEOUT    90  (seconds per latency run)
 #   BENCH_MR_PARAMS      metaroce module parameters, e.g. cc_fixed=1
+#   BENCH_MR_ATTRS       mr0 device attributes, e.g. ack_every=4
 #   BENCH_FTRACE=1       ftrace the RDMA runs in the guests (diagnosis only)
 #   MR_ACCEL=tcg|kvm     force the accelerator (tests/vm/accel.sh)
 set -u
@@ -73,11 +74,18 @@ for v in BENCH_TRANSPORTS BENCH_BW_TESTS BENCH_LAT_TESTS BENCH_SIZES \
 	esac
 done
 : "${BENCH_MR_PARAMS:=}"
+: "${BENCH_MR_ATTRS:=}"
 : "${BENCH_FTRACE:=0}"
 case "$BENCH_FTRACE" in 0 | 1) ;; *) broke "BENCH_FTRACE must be 0 or 1" ;; esac
-case "$BENCH_MR_PARAMS" in
-*[!A-Za-z0-9._=,\ -]*) broke "BENCH_MR_PARAMS='$BENCH_MR_PARAMS': name=value words only" ;;
+case "$BENCH_MR_PARAMS$BENCH_MR_ATTRS" in
+*[!A-Za-z0-9._=,\ -]*) broke "BENCH_MR_PARAMS, BENCH_MR_ATTRS: name=value words only" ;;
 esac
+for a in $BENCH_MR_ATTRS; do
+	case "$a" in
+	[a-z]*=*) case "${a%%=*}" in *[!a-z0-9_]*) broke "BENCH_MR_ATTRS: bad name in '$a'" ;; esac ;;
+	*) broke "BENCH_MR_ATTRS: '$a' is not name=value" ;;
+	esac
+done
 case "$BENCH_SECONDS" in '' | *[!0-9]*) broke "BENCH_SECONDS must be a whole number" ;; esac
 [ "$BENCH_SECONDS" -ge 2 ] || broke "BENCH_SECONDS must be at least 2"
 case "$BENCH_LAT_ITERS$BENCH_LAT_TIMEOUT" in *[!0-9]*) broke "BENCH_LAT_ITERS/BENCH_LAT_TIMEOUT: whole numbers" ;; esac
@@ -184,6 +192,7 @@ scen=$out/scenario.sh
 	done
 	echo "BENCH_MR_NOTE='$mr_note'"
 	echo "BENCH_MR_PARAMS='$BENCH_MR_PARAMS'"
+	echo "BENCH_MR_ATTRS='$BENCH_MR_ATTRS'"
 	echo "BENCH_FTRACE='$BENCH_FTRACE'"
 	cat "$here/guest.sh"
 } >"$scen"
@@ -195,7 +204,7 @@ case "$accel_args" in *kvm*) accel=KVM ;; *) accel=TCG ;; esac
 	echo "stamp=$stamp"
 	echo "mode=$mode"
 	for v in BENCH_TRANSPORTS BENCH_BW_TESTS BENCH_LAT_TESTS BENCH_SIZES \
-		BENCH_LAT_SIZE BENCH_LOSS BENCH_SECONDS BENCH_LAT_ITERS BENCH_MR_PARAMS \
+		BENCH_LAT_SIZE BENCH_LOSS BENCH_SECONDS BENCH_LAT_ITERS BENCH_MR_PARAMS BENCH_MR_ATTRS \
 		BENCH_FTRACE; do
 		eval "echo \"$v=\$$v\""
 	done

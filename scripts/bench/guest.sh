@@ -14,7 +14,8 @@
 #                  BENCH_SECONDS (-D), ib_{send,write}_lat at BENCH_LAT_SIZE
 #                  bytes for BENCH_LAT_ITERS iterations; each test point on
 #                  rxe and on MetaRoCE back to back.
-# BENCH_MR_PARAMS are metaroce module parameters (e.g. cc_fixed=1).
+# BENCH_MR_PARAMS are metaroce module parameters (e.g. cc_fixed=1);
+# BENCH_MR_ATTRS device attributes written once mr0 exists (ack_every=4).
 # BENCH_FTRACE=1: each RDMA run is traced on both VMs with the function
 # tracer on the device's datapath entry points (trace_funcs below); a
 # summary of the intervals (BENCH-TRACE lines) and an excerpt of the trace
@@ -48,6 +49,7 @@ set +e
 : "${BENCH_SLACK:=40}"
 : "${BENCH_MR_NOTE:=}"
 : "${BENCH_MR_PARAMS:=}"
+: "${BENCH_MR_ATTRS:=}"
 : "${BENCH_FTRACE:=0}"
 
 perftest_port=18515
@@ -550,6 +552,14 @@ setup_dev() {
 	esac
 	rdma link add "$dev" type "$1" netdev eth0 >/tmp/setup.err 2>&1 ||
 		{ echo "rdma link add $dev: $(cat /tmp/setup.err)"; return 1; }
+	if [ "$1" = metaroce ]; then
+		for a in $BENCH_MR_ATTRS; do
+			f=/sys/class/infiniband/$dev/${a%%=*}
+			echo "${a#*=}" >"$f" 2>/tmp/setup.err &&
+				[ "$(cat "$f")" = "${a#*=}" ] ||
+				{ echo "$dev ${a%%=*} = ${a#*=}: $(cat /tmp/setup.err)"; return 1; }
+		done
+	fi
 	wait_active "$dev" || { echo "$dev/1 not ACTIVE"; return 1; }
 	gid_index >/dev/null || { echo "no RoCE v2 GID for $MR_MY_IP on $dev"; return 1; }
 	return 0

@@ -235,8 +235,9 @@ def env_rows(meta, env, times):
         ("Mode", "%s (%s s per bandwidth run, %s latency iterations%s)" % (
             meta.get("mode", "?"), meta.get("BENCH_SECONDS", "?"),
             meta.get("BENCH_LAT_ITERS", "?"),
-            ", metaroce " + meta["BENCH_MR_PARAMS"]
-            if meta.get("BENCH_MR_PARAMS") else "")),
+            "".join(", metaroce " + meta[k]
+                    for k in ("BENCH_MR_PARAMS", "BENCH_MR_ATTRS")
+                    if meta.get(k)))),
         ("Commit", meta.get("commit", "?") + (
             " (measured sources with uncommitted changes: %s)" %
             ", ".join(meta["dirty"].split()) if meta.get("dirty", "").strip()
