@@ -194,6 +194,15 @@ ok=no
 	! pgrep -f "$out/st-hang/" >/dev/null && ok=yes
 expect "a hung guest is killed at the deadline and fails the run" $ok
 
+# A boot limit no kernel meets: both attempts "hang in boot".
+v=$(MR_BOOT_LIMIT=1 boot st-boot "$out/st-warn.sh" --timeout 300 2>&1)
+st=$?
+ok=no
+[ $st -ne 0 ] && echo "$v" | grep -q 'hung in boot: .*booting again once' &&
+	echo "$v" | grep -q 'hung in boot twice' &&
+	[ -e "$out/st-boot/single.console.boot-hang.log" ] && ok=yes
+expect "a kernel hung in boot is booted again once, then fails the run" $ok
+
 echo "harness: $hp passed, $hf failed"
 [ $hf -eq 0 ] || total_rc=1
 exit $total_rc

@@ -138,50 +138,85 @@ ENV
 	pids="$pids $!"
 }
 
-for r in $roles; do
-	boot_vm "$r"
-done
-
 # Boot and teardown get their own allowance on top of the scenario's.
 [ -n "$deadline" ] || deadline=$((timeout + 180))
 limit=$deadline
-deadline=$(($(date +%s) + deadline))
-timed_out=0
+# A guest whose init has not started (no MR-BEGIN on its console) this
+# many seconds after QEMU started hung in the kernel's own boot, before
+# anything of the project ran in it: seen once in CI, the KUnit kernel
+# silent after "Running RCU-tasks wait API self tests" under TCG. Such a
+# run is booted again, once, and the first attempt is reported.
+boot_limit=$((${MR_BOOT_LIMIT:-300} * ${MR_SLOWDOWN:-1}))
 # A guest whose scenario failed decides the run: its peer would wait in
 # its next barrier until the scenario's timeout. The peer gets
 # MR_PEER_GRACE seconds (default 60) to finish its own report, then it
 # is stopped.
 peer_grace=${MR_PEER_GRACE:-60}
-peer_failed=""
-while :; do
-	alive=0
-	for p in $pids; do
-		kill -0 "$p" 2>/dev/null && alive=1
+
+# Boot the guests and wait for them. Sets timed_out, peer_failed and
+# boot_hung (the roles that never reached their init).
+run_guests() {
+	pids=""
+	for r in $roles; do
+		boot_vm "$r"
 	done
-	[ $alive -eq 1 ] || break
-	now=$(date +%s)
-	if [ -z "$peer_failed" ] && [ "$topology" = pair ]; then
-		for r in $roles; do
-			if grep -qs '^MR-SCENARIO-END rc=[1-9]' "$results/$r.console.log"; then
-				peer_failed=$r
-				[ $((now + peer_grace)) -ge "$deadline" ] ||
-					deadline=$((now + peer_grace))
+	start=$(date +%s)
+	end=$((start + limit))
+	timed_out=0
+	peer_failed=""
+	boot_hung=""
+	while :; do
+		alive=0
+		for p in $pids; do
+			kill -0 "$p" 2>/dev/null && alive=1
+		done
+		[ $alive -eq 1 ] || break
+		now=$(date +%s)
+		if [ -z "$peer_failed" ] && [ "$topology" = pair ]; then
+			for r in $roles; do
+				if grep -qs '^MR-SCENARIO-END rc=[1-9]' "$results/$r.console.log"; then
+					peer_failed=$r
+					[ $((now + peer_grace)) -ge "$end" ] ||
+						end=$((now + peer_grace))
+					break
+				fi
+			done
+		fi
+		if [ $((now - start)) -ge "$boot_limit" ]; then
+			for r in $roles; do
+				grep -qs '^MR-BEGIN' "$results/$r.console.log" ||
+					boot_hung="$boot_hung $r"
+			done
+			if [ -n "$boot_hung" ]; then
+				timed_out=1
 				break
 			fi
+		fi
+		if [ "$now" -ge "$end" ]; then
+			timed_out=1
+			break
+		fi
+		sleep 1
+	done
+
+	if [ $timed_out -eq 1 ]; then
+		for p in $pids; do
+			kill -9 "$p" 2>/dev/null || true
+			wait "$p" 2>/dev/null || true
 		done
 	fi
-	if [ "$now" -ge "$deadline" ]; then
-		timed_out=1
-		break
-	fi
-	sleep 1
-done
+}
 
-if [ $timed_out -eq 1 ]; then
-	for p in $pids; do
-		kill -9 "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
+run_guests
+if [ -n "$boot_hung" ]; then
+	for r in $boot_hung; do
+		echo "note [$r]: the kernel hung in boot: no init within ${boot_limit}s; booting again once (first console: $r.console.boot-hang.log)"
+		tail -3 "$results/$r.console.log" | sed 's/^/    /'
 	done
+	for r in $roles; do
+		mv "$results/$r.console.log" "$results/$r.console.boot-hang.log" 2>/dev/null || true
+	done
+	run_guests
 fi
 
 # Judge each guest.
@@ -200,6 +235,8 @@ for r in $roles; do
 	if [ -z "$rc" ]; then
 		if [ $timed_out -eq 1 ] && [ -n "$peer_failed" ]; then
 			echo "FAIL [$r]: stopped ${peer_grace}s after the $peer_failed guest's scenario failed"
+		elif [ $timed_out -eq 1 ] && [ -n "$boot_hung" ]; then
+			echo "FAIL [$r]: the kernel hung in boot twice: no init within ${boot_limit}s, killed"
 		elif [ $timed_out -eq 1 ]; then
 			echo "FAIL [$r]: guest hung: no result within ${limit}s, killed"
 		else
