@@ -69,6 +69,8 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_HELLO_UNANSWERED].name = "hello_unanswered",
 	[MROCE_CNT_HELLO_CONFLICT].name = "hello_conflict",
 	[MROCE_CNT_HELLO_LATE].name = "hello_late",
+	/* Declared lost, delivered after all (MR-LOSS-12, MR-CONF-7) */
+	[MROCE_CNT_SPURIOUS_LOSS].name = "lost_spurious",
 };
 
 u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c)

@@ -673,6 +673,20 @@ static void mr_fail_msn(struct mr_requester *r, u32 head, u32 tail, u32 msn,
 		mr_swqe_done(w, r->p.status[st]);
 }
 
+/*
+ * What feedback proved about earlier loss decisions: packets declared
+ * lost that were delivered after all (MR-LOSS-12) and an RTO episode
+ * undone (MR-LOSS-15), for the device's counters (MR-CONF-7).
+ */
+static void mr_report_spurious(struct mr_requester *r,
+			       const struct mr_txsb_result *res, void *ctx)
+{
+	if (res->spurious)
+		r->ops->event(ctx, MR_REQ_EV_SPURIOUS, res->spurious, NULL);
+	if (res->rto_undone)
+		r->ops->event(ctx, MR_REQ_EV_SPURIOUS_RTO, 1, NULL);
+}
+
 static void mr_on_feedback(struct mr_requester *r, u32 head, u32 tail,
 			   const struct mr_pkt *p, u64 now, void *ctx)
 {
@@ -694,8 +708,7 @@ static void mr_on_feedback(struct mr_requester *r, u32 head, u32 tail,
 	r->ops->event(ctx, MR_REQ_EV_ACK, 1, NULL);
 	if (!mr_map_empty(p->akh.sack))
 		r->ops->event(ctx, MR_REQ_EV_SACK, 1, NULL);
-	if (res.rto_undone)
-		r->ops->event(ctx, MR_REQ_EV_SPURIOUS_RTO, 1, NULL);
+	mr_report_spurious(r, &res, ctx);
 	/*
 	 * SEND/WRITE complete once their last PSN is before una
 	 * (reqdone.h); the AKH msn is informative (MR-REL-29).
@@ -811,8 +824,7 @@ static void mr_on_empty_read_resp(struct mr_requester *r,
 		return;
 	}
 	mr_txsb_on_progress(&r->snd.sb, now);
-	if (res.rto_undone)
-		r->ops->event(ctx, MR_REQ_EV_SPURIOUS_RTO, 1, NULL);
+	mr_report_spurious(r, &res, ctx);
 }
 
 static void mr_on_response(struct mr_requester *r, u32 head,
@@ -855,9 +867,8 @@ static void mr_on_response(struct mr_requester *r, u32 head,
 	 * and the responder serve the whole range again.
 	 */
 	mr_txsb_on_progress(&r->snd.sb, now);
-	if (mr_sender_on_implicit_ack(&r->snd, p->psn, now, &res) &&
-	    res.rto_undone)
-		r->ops->event(ctx, MR_REQ_EV_SPURIOUS_RTO, 1, NULL);
+	if (mr_sender_on_implicit_ack(&r->snd, p->psn, now, &res))
+		mr_report_spurious(r, &res, ctx);
 }
 
 void mr_requester_on_pkt(struct mr_requester *r, u32 head, u32 tail,

@@ -74,6 +74,7 @@ enum mr_req_event {
 	MR_REQ_EV_NACK,		/* ... a NACK with reason @n */
 	MR_REQ_EV_RNR,		/* ... an RNR NACK: the sender pauses */
 	MR_REQ_EV_SPURIOUS_RTO,	/* an RTO was found spurious, undone */
+	MR_REQ_EV_SPURIOUS,	/* @n packets declared lost were delivered */
 	MR_REQ_EV_ACK_AGED,	/* ts_echo no recent stamp (MR-SEC-6) */
 	MR_REQ_EV_ACK_BAD,	/* names PSNs never sent (for its message) */
 	MR_REQ_EV_TRIMMED,	/* a trimmed response (MR-REL-16) */

@@ -427,6 +427,7 @@ struct requester {
 	u64 trim_junk;		/* corrupted trimmed responses dropped */
 	u64 dup_resps, trimmed_resps;
 	u64 aged_acks;		/* ACKs/NACKs dropped by MR-SEC-6 */
+	u64 spurious_ev;	/* MR_REQ_EV_SPURIOUS reported */
 };
 
 /* ---------------------------------------------------------- responder */
@@ -678,6 +679,9 @@ static void rq_event(void *ctx, enum mr_req_event ev, u64 n,
 	case MR_REQ_EV_REROLLS:
 	case MR_REQ_EV_SACK:
 	case MR_REQ_EV_SPURIOUS_RTO:
+		break;
+	case MR_REQ_EV_SPURIOUS:
+		m->rq.spurious_ev += n;
 		break;
 	default:
 		/* the model's peer never stops answering for good */
@@ -1367,6 +1371,9 @@ static void run_cfg(const struct model_cfg *cfg)
 	assert_non_null(g_model);
 	model_init(g_model, cfg);
 	model_run(g_model);
+	/* Every spurious loss is reported for the counters (MR-CONF-7). */
+	assert_int_equal(g_model->rq.spurious_ev,
+			 g_model->rq.e.snd.sb.st.spurious);
 }
 
 static const struct model_cfg lossy = {

@@ -175,6 +175,9 @@ static void mrue_req_event(void *ctx, enum mr_req_event ev, u64 n,
 	case MR_REQ_EV_SPURIOUS_RTO:
 		st->spurious_rto += n;
 		break;
+	case MR_REQ_EV_SPURIOUS:
+		st->lost_spurious += n;
+		break;
 	case MR_REQ_EV_ACK_AGED:
 		st->ack_aged += n;
 		break;

@@ -207,7 +207,8 @@ struct mrue_stats {
 	uint64_t drop_pmtu;	/* not cut at the PMTU (MR-PLACE-9) */
 	uint64_t drop_state;	/* QP in Error (MR-MAL-5) */
 	/* requester (enum mr_req_event) */
-	uint64_t retx, rto, spurious_rto, acks_rx, sacks_rx, rnr_events;
+	uint64_t retx, rto, spurious_rto, lost_spurious, acks_rx, sacks_rx;
+	uint64_t rnr_events;
 	uint64_t nacks_rx[8];	/* by MR_NACK_* reason, 1..7 */
 	uint64_t ack_aged, ack_bad, resp_dup, resp_trimmed, retry_exc;
 	uint64_t rd_stalled, rerolls;
