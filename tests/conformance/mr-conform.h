@@ -90,7 +90,8 @@ struct rxpkt {
 	double t;
 	int err;		/* mr_pkt_decode() */
 	int icrc;		/* mr_icrc_check() */
-	struct mr_pkt p;	/* p.payload points into b */
+	struct mr_pkt p;	/* p.payload points into b: copy with rx_copy() */
+	uint32_t poff;		/* payload offset in b */
 };
 
 double now_s(void);
@@ -192,6 +193,7 @@ struct ack_expect {
 	unsigned int n_sacked;
 	uint8_t nack_reason;
 	uint32_t nack_psn;
+	uint8_t rnr_timer;	/* RNR and RESOURCE NACKs; else 0 */
 };
 void check_ack(struct tctx *t, const char *what, const struct rxpkt *r,
 	       uint32_t my_qpn, uint32_t dut_qpn, const struct ack_expect *e);
@@ -199,6 +201,8 @@ void check_ack(struct tctx *t, const char *what, const struct rxpkt *r,
 void check_ect0(struct tctx *t, const char *what, const struct rxpkt *r);
 /* Decode @b into @r as the receive path does. */
 void rx_parse(struct rxpkt *r, const uint8_t *b, uint32_t len);
+/* Copy a received packet, its payload pointer into the copy. */
+void rx_copy(struct rxpkt *dst, const struct rxpkt *src);
 
 /* ---- The registry (mr-conform.c) ---- */
 int run_selftest(void);

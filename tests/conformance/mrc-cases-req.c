@@ -151,7 +151,7 @@ static unsigned int take_reqs_tmo(struct tqp *q, uint8_t op, uint32_t first, uns
 			continue;
 		if (out[d].len)
 			continue;	/* a retransmission */
-		out[d] = r;
+		rx_copy(&out[d], &r);
 		got++;
 	}
 	return got;

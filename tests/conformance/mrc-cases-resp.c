@@ -353,7 +353,9 @@ static void c_send_imm(struct tctx *t)
 	send_case(t, MR_OP_SEND_IMM, 1500);
 }
 
-static void c_write_imm(struct tctx *t)
+/* A WRITE_IMM into MR 0 with a receive WQE posted; @len_only: check the
+ * CQE's byte_len (MR-VERBS-6: 0), else everything else. */
+static void write_imm_case(struct tctx *t, bool len_only)
 {
 	struct tqp q;
 	uint8_t pl[500];
@@ -381,10 +383,21 @@ static void c_write_imm(struct tctx *t)
 	EXPECT(t, (c[0].wc_flags & IBV_WC_WITH_IMM) && c[0].imm == 0x1234ABCD,
 	       "CQE imm %#x flags %#x, want 0x1234abcd WITH_IMM (MR-VERBS-6)", c[0].imm,
 	       c[0].wc_flags);
-	EXPECT(t, c[0].byte_len == 0, "CQE byte_len %u, want 0 for WRITE_IMM (MR-VERBS-6)",
-	       c[0].byte_len);
+	if (len_only)
+		EXPECT(t, c[0].byte_len == 0, "CQE byte_len %u, want 0 for WRITE_IMM (MR-VERBS-6)",
+		       c[0].byte_len);
 	mem_check(t, "after the WRITE_IMM", "MR-PLACE-13");
 	tqp_close(&q);
+}
+
+static void c_write_imm(struct tctx *t)
+{
+	write_imm_case(t, false);
+}
+
+static void c_write_imm_len(struct tctx *t)
+{
+	write_imm_case(t, true);
 }
 
 static void c_read_resp(struct tctx *t)
@@ -751,6 +764,306 @@ static void c_read_out_of_range(struct tctx *t)
 	tqp_close(&q);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* More of REL: duplicates and old PSNs                               */
+
+static void c_dup_below_cum(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[128];
+	uint32_t ts;
+	uint64_t c0 = counter_now("dup");
+	struct ack_expect e = { 0 };
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	write_ok(t, &q, 0, 64, "ACK of the first WRITE");
+	/* 5 PSNs before cum_psn: a duplicate (d >= 2^24 - 256), ACKed at
+	 * once and never placed, although this QP never sent it. */
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = tx_write(&q, MR_OP_WRITE, q.psn - 5, 0, 10000, sizeof(pl), 0, pl,
+		      MR_F_ACKREQ, DUT.rkey0);
+	e.cum = q.psn;
+	e.msn = q.msn;
+	e.ts_echo = ts;
+	e.path = q.path;
+	ack_expect(t, &q, "ACK of a duplicate PSN before cum_psn", &e);
+	mem_check(t, "a duplicate was placed", "MR-REL-1, MR-REL-7, MR-PLACE-8");
+	counter_moved(t, "dup", c0, "MR-REL-7");
+	tqp_close(&q);
+}
+
+static void c_old_psn(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[128];
+	uint64_t c0 = counter_now("stale");
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	/* 1000 PSNs before cum_psn: old (2^23 <= d < 2^24 - 256), dropped
+	 * and counted without any response (MR-REL-1). */
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	tx_write(&q, MR_OP_WRITE, q.psn - 1000, 0, 10000, sizeof(pl), 0, pl, MR_F_ACKREQ,
+		 DUT.rkey0);
+	expect_silence(t, &q, "an old PSN", "MR-REL-1");
+	mem_check(t, "an old PSN was placed", "MR-REL-1, MR-PLACE-8");
+	counter_moved(t, "stale", c0, "MR-REL-1");
+	write_ok(t, &q, 10000, sizeof(pl), "ACK of the expected PSN after it");
+	tqp_close(&q);
+}
+
+/* A READ of @len at MR 0 offset 0 from @q at q->psn; its READ_RESPs
+ * checked against mem0, RETX required if @retx. Returns how many came. */
+static unsigned int read_rt(struct tctx *t, struct tqp *q, uint32_t len, uint16_t extra,
+			    bool retx)
+{
+	struct mr_pkt p;
+	unsigned int np = (len + PMTU - 1) / PMTU, got = 0;
+
+	req_fill(&p, q, MR_OP_READ_REQ, q->psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | extra);
+	p.dxh.msn = 0;
+	p.dxh.msg_len = len;
+	p.rxh.va = DUT.addr0;
+	p.rxh.rkey = DUT.rkey0;
+	tx_pkt(&p);
+	for (unsigned int k = 0; k < np; k++) {
+		struct rxpkt r;
+		uint32_t off;
+
+		if (!rx_take(q->my_qpn, MR_OP_READ_RESP, WAIT_RESP, &r))
+			break;
+		got++;
+		off = r.p.dxh.offset;
+		EXPECT(t, r.p.psn == q->psn && off < len && off % PMTU == 0 &&
+		       r.p.payload_len == (len - off < PMTU ? len - off : PMTU) &&
+		       !memcmp(r.p.payload, mem0 + off, r.p.payload_len),
+		       "READ_RESP psn %#x offset %u len %u: not the MR's bytes (MR-REL-8)",
+		       r.p.psn, off, r.p.payload_len);
+		EXPECT(t, !retx || (r.p.flags & MR_F_RETX),
+		       "a re-executed READ's READ_RESP without RETX (MR-REL-8)");
+	}
+	return got;
+}
+
+static void c_dup_read_again(struct tctx *t)
+{
+	struct tqp q;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	REQUIRE(t, read_rt(t, &q, 2048, 0, false) == 2, "the READ got no 2 READ_RESPs");
+	net_pump(0.1);
+	rx_flush();
+	/* The same READ_REQ again: executed again for its range, RETX set. */
+	EXPECT(t, read_rt(t, &q, 2048, MR_F_RETX, true) == 2,
+	       "a duplicate READ_REQ within the executed range got no 2 READ_RESPs (MR-REL-8)");
+	tqp_close(&q);
+}
+
+static void c_dup_read_outside(struct tctx *t)
+{
+	struct tqp q;
+	uint64_t c0 = counter_now("replay");
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	REQUIRE(t, read_rt(t, &q, 2048, 0, false) == 2, "the READ got no 2 READ_RESPs");
+	net_pump(0.1);
+	rx_flush();
+	/* Its PSN again, now for 4096 bytes: outside what the READ covered,
+	 * dropped and counted without any response (MR-REL-8). */
+	EXPECT(t, read_rt(t, &q, 4096, MR_F_RETX, true) == 0,
+	       "a duplicate READ_REQ beyond the executed range was answered (MR-REL-8)");
+	expect_silence(t, &q, "a replayed READ_REQ outside its record", "MR-REL-8");
+	counter_moved(t, "replay", c0, "MR-REL-8");
+	tqp_close(&q);
+}
+
+/* ------------------------------------------------------------------ */
+/* More of VERBS: responder errors                                    */
+
+static void c_no_write_access(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[256];
+	struct ack_expect e = { 0 };
+
+	if (!mem_reset(t) ||
+	    !tqp_open(t, &q, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	e.ts_echo = tx_write(&q, MR_OP_WRITE, q.psn, 0, 600, sizeof(pl), 0, pl, MR_F_ACKREQ,
+			     DUT.rkey0);
+	e.cum = q.psn;
+	e.path = q.path;
+	e.nack_reason = MR_NACK_INVALID_REQ;
+	e.nack_psn = q.psn;
+	ack_expect(t, &q, "NACK INVALID_REQ for a WRITE the QP does not enable", &e);
+	mem_check(t, "a WRITE the QP does not enable was placed", "MR-VERBS-21");
+	EXPECT(t, !strcmp(dut_qp_state(&q), "ERR"), "the DUT QP is %s, want ERR (MR-VERBS-21)",
+	       dut_qp_state(&q));
+	tqp_close(&q);
+}
+
+static void c_send_inv_bad_key(struct tctx *t)
+{
+	struct tqp q;
+	struct mr_pkt p;
+	uint8_t pl[100];
+	struct ack_expect e = { 0 };
+	struct cqe c[2];
+
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	REQUIRE(t, agent("RECV %d 99 1 0 4096", q.id), "agent: RECV: %s", agent_err);
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	req_fill(&p, &q, MR_OP_SEND_INV, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msg_len = sizeof(pl);
+	p.inv_rkey = DUT.rkey0 ^ 0xFFFF00;	/* no key of the DUT */
+	p.payload = pl;
+	p.payload_len = sizeof(pl);
+	tx_pkt(&p);
+	e.cum = q.psn;
+	e.ts_echo = p.ts;
+	e.path = q.path;
+	e.nack_reason = MR_NACK_INVALID_REQ;
+	e.nack_psn = q.psn;
+	ack_expect(t, &q, "NACK INVALID_REQ for SEND_INV of an unknown key", &e);
+	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1, "no completion of the receive WQE (MR-VERBS-21)");
+	EXPECT(t, c[0].wrid == 99 && c[0].status == IBV_WC_REM_INV_REQ_ERR,
+	       "receive CQE wr_id %llu status %d, want IBV_WC_REM_INV_REQ_ERR (MR-VERBS-21)",
+	       (unsigned long long)c[0].wrid, c[0].status);
+	EXPECT(t, !strcmp(dut_qp_state(&q), "ERR"), "the DUT QP is %s, want ERR (MR-VERBS-21)",
+	       dut_qp_state(&q));
+	tqp_close(&q);
+}
+
+static void c_rnr(struct tctx *t)
+{
+	struct tqp q;
+	struct mr_pkt p;
+	uint8_t pl[100];
+	struct ack_expect e = { 0 };
+	struct cqe c[2];
+
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	req_fill(&p, &q, MR_OP_SEND, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msg_len = sizeof(pl);
+	p.payload = pl;
+	p.payload_len = sizeof(pl);
+	tx_pkt(&p);
+	/* No receive WQE: NACK RNR with the QP's min_rnr_timer (12, set by
+	 * the agent), the QP kept (MR-VERBS-19, MR-REL-17). */
+	e.cum = q.psn;
+	e.ts_echo = p.ts;
+	e.path = q.path;
+	e.nack_reason = MR_NACK_RNR;
+	e.nack_psn = q.psn;
+	e.rnr_timer = 12;
+	ack_expect(t, &q, "NACK RNR for a SEND without a receive WQE", &e);
+	EXPECT(t, !strcmp(dut_qp_state(&q), "RTS"), "the DUT QP is %s after RNR, want RTS (MR-VERBS-19)",
+	       dut_qp_state(&q));
+	REQUIRE(t, agent("RECV %d 98 1 0 4096", q.id), "agent: RECV: %s", agent_err);
+	req_fill(&p, &q, MR_OP_SEND, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | MR_F_RETX);
+	p.dxh.msg_len = sizeof(pl);
+	p.payload = pl;
+	p.payload_len = sizeof(pl);
+	tx_pkt(&p);
+	memset(&e, 0, sizeof(e));
+	e.cum = q.psn + 1;
+	e.msn = 1;
+	e.ts_echo = p.ts;
+	e.path = q.path;
+	ack_expect(t, &q, "ACK of the SEND resent after RNR (its PSN was not marked)", &e);
+	EXPECT(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].wrid == 98 &&
+	       c[0].status == IBV_WC_SUCCESS && c[0].byte_len == sizeof(pl),
+	       "no successful receive completion after the resend");
+	tqp_close(&q);
+}
+
+/* ------------------------------------------------------------------ */
+/* VER-2 and MAL: headers the receiver ignores or drops               */
+
+static void c_reserved_flags(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[300], b[RX_BUF];
+	struct mr_pkt p;
+	uint32_t n;
+	struct ack_expect e = { 0 };
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	req_fill(&p, &q, MR_OP_WRITE, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msg_len = sizeof(pl);
+	p.rxh.va = DUT.addr0 + 5000;
+	p.rxh.rkey = DUT.rkey0;
+	p.payload = pl;
+	p.payload_len = sizeof(pl);
+	n = pkt_build(&p, b, sizeof(b));
+	b[2] |= 0xFF;	/* flag bits 8..15 (MBH bytes 2-3, big-endian) */
+	b[3] |= 0x80;	/* and bit 7 */
+	mr_icrc_put(b, n - MR_ICRC_LEN);
+	tx_bytes(b, n);
+	memcpy(mem0 + 5000, pl, sizeof(pl));
+	e.cum = q.psn + 1;
+	e.msn = 1;
+	e.ts_echo = p.ts;
+	e.path = q.path;
+	ack_expect(t, &q, "ACK of a WRITE with reserved flag bits set", &e);
+	mem_check(t, "a WRITE with reserved flag bits", "MR-VER-2");
+	tqp_close(&q);
+}
+
+static void m_path64(uint8_t *b, uint32_t len)
+{
+	(void)len;
+	b[4] = MR_MAX_PATHS;	/* MBH.path must be < 64 */
+}
+
+static void c_path64(struct tctx *t)
+{
+	dropped_case(t, m_path64, false, "field", "MR-MAL-6, MR-HDR-6, MR-MAL-1");
+}
+
+static void m_qpn(uint8_t *b, uint32_t len)
+{
+	(void)len;
+	b[5] ^= 0x80;	/* a destination QPN the DUT does not have */
+}
+
+static void c_unknown_qpn(struct tctx *t)
+{
+	dropped_case(t, m_qpn, false, "qp", "MR-MAL-2, MR-MAL-1");
+}
+
+static void m_ece(uint8_t *b, uint32_t len)
+{
+	(void)len;
+	b[3] |= MR_F_ECE;	/* ECE only on ACK/NACK */
+}
+
+static void c_ece_request(struct tctx *t)
+{
+	dropped_case(t, m_ece, false, "flags", "MR-HDR-22, MR-MAL-2, MR-MAL-1");
+}
+
+static void m_read_payload(uint8_t *b, uint32_t len)
+{
+	(void)len;
+	b[1] = MR_OP_READ_REQ;	/* same headers as WRITE; a READ_REQ has no payload */
+}
+
+static void c_read_req_payload(struct tctx *t)
+{
+	dropped_case(t, m_read_payload, false, "payload", "MR-HDR-21, MR-MAL-2, MR-MAL-1");
+}
+
 const struct tcase cases_resp[] = {
 	{ "REL", "write_1pkt_ack", "MR-REL-2, MR-REL-3, MR-REL-11, MR-REL-12, MR-HDR-6, MR-PLACE-3",
 	  c_write_1pkt, NULL },
@@ -760,6 +1073,8 @@ const struct tcase cases_resp[] = {
 	{ "PLACE", "send_recv", "MR-PLACE-2, MR-PLACE-4, MR-PLACE-5, MR-VERBS-6", c_send, NULL },
 	{ "PLACE", "send_imm_2pkt", "MR-PLACE-4, MR-PLACE-5, MR-VERBS-6, MR-HDR-4", c_send_imm, NULL },
 	{ "PLACE", "write_imm", "MR-PLACE-13, MR-VERBS-6", c_write_imm, NULL },
+	{ "VERBS", "write_imm_byte_len_zero", "MR-VERBS-6", c_write_imm_len,
+	  "kernel/resp.c mroce_resp_complete_recv() reports byte_len = msg_len for WRITE_IMM; MR-VERBS-6 says 0" },
 	{ "REL", "read_resp", "MR-HDR-6..8, MR-HDR-10, MR-HDR-24, MR-ICRC-1..3, MR-PLACE-8",
 	  c_read_resp, NULL },
 	{ "VERBS", "atomic_fetch_add", "MR-VERBS-13, MR-HDR-23, MR-HDR-25, MR-HDR-8", c_atomic_fa, NULL },
@@ -775,6 +1090,19 @@ const struct tcase cases_resp[] = {
 	{ "VERBS", "bad_rkey_nack", "MR-PLACE-3, MR-VERBS-21, MR-VERBS-24, MR-REL-15, MR-REL-18",
 	  c_bad_rkey, NULL },
 	{ "VERBS", "read_past_mr_nack", "MR-VERBS-21, MR-VERBS-24, MR-REL-15", c_read_out_of_range,
+	  NULL },
+	{ "REL", "dup_below_cum_acked", "MR-REL-1, MR-REL-7, MR-PLACE-8", c_dup_below_cum, NULL },
+	{ "REL", "old_psn_dropped", "MR-REL-1, MR-PLACE-8", c_old_psn, NULL },
+	{ "REL", "dup_read_reexecuted", "MR-REL-8", c_dup_read_again, NULL },
+	{ "REL", "dup_read_outside_refused", "MR-REL-8", c_dup_read_outside, NULL },
+	{ "VERBS", "no_write_access_invalid_req", "MR-VERBS-21", c_no_write_access, NULL },
+	{ "VERBS", "send_inv_bad_key", "MR-VERBS-16, MR-VERBS-21", c_send_inv_bad_key, NULL },
+	{ "VERBS", "rnr_nack_then_ack", "MR-VERBS-19, MR-REL-5, MR-REL-17", c_rnr, NULL },
+	{ "VER", "reserved_flags_ignored", "MR-VER-2", c_reserved_flags, NULL },
+	{ "MAL", "path_64_dropped", "MR-MAL-1, MR-MAL-6, MR-HDR-6", c_path64, NULL },
+	{ "MAL", "unknown_qpn_dropped", "MR-MAL-1, MR-MAL-2", c_unknown_qpn, NULL },
+	{ "MAL", "ece_on_request_dropped", "MR-MAL-1, MR-MAL-2, MR-HDR-22", c_ece_request, NULL },
+	{ "MAL", "payload_on_read_req_dropped", "MR-MAL-1, MR-MAL-2, MR-HDR-21", c_read_req_payload,
 	  NULL },
 };
 const unsigned int n_cases_resp = MR_ARRAY_SIZE(cases_resp);

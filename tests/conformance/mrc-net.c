@@ -133,6 +133,14 @@ void rx_parse(struct rxpkt *r, const uint8_t *b, uint32_t len)
 	memset(&r->p, 0, sizeof(r->p));
 	r->err = mr_pkt_decode(r->b, len, &r->p);
 	r->icrc = mr_icrc_check(r->b, len);
+	r->poff = r->p.payload ? (uint32_t)(r->p.payload - r->b) : 0;
+}
+
+void rx_copy(struct rxpkt *dst, const struct rxpkt *src)
+{
+	memcpy(dst, src, sizeof(*dst));
+	if (src->p.payload)
+		dst->p.payload = dst->b + src->poff;
 }
 
 uint32_t pkt_build(const struct mr_pkt *p, uint8_t *buf, uint32_t cap)
@@ -277,10 +285,9 @@ bool rx_take(uint32_t qpn, uint8_t op, double tmo, struct rxpkt *out)
 				continue;
 			if (op ? r->p.opcode != op : r->p.opcode == MR_OP_HELLO)
 				continue;
-			memcpy(out, r, sizeof(*out));
-			/* payload pointed into the queue slot */
-			if (r->p.payload)
-				out->p.payload = out->b + (r->p.payload - r->b);
+			rx_copy(out, r);
+			/* The slots after it move down: their payload
+			 * pointers are rebuilt from poff when taken. */
 			memmove(rxq + i, rxq + i + 1, sizeof(rxq[0]) * (rxq_n - i - 1));
 			rxq_n--;
 			return true;
@@ -555,7 +562,7 @@ bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access)
 	/* The DUT's first HELLO (MR-VER-14); answered in net_pump(). */
 	if (rx_take(q->my_qpn, MR_OP_HELLO, WAIT_RESP, &r)) {
 		q->have_hello = true;
-		q->hello = r;
+		rx_copy(&q->hello, &r);
 	}
 	return true;
 }
@@ -686,8 +693,9 @@ void check_ack(struct tctx *t, const char *what, const struct rxpkt *r,
 		EXPECT(t, p->nkh.nack_psn == (e->nack_psn & MR_PSN_MASK),
 		       "%s: nack_psn %#x, want %#x", what, p->nkh.nack_psn,
 		       e->nack_psn & MR_PSN_MASK);
-		EXPECT(t, p->nkh.rnr_timer == 0, "%s: rnr_timer %u on a non-RNR NACK",
-		       what, p->nkh.rnr_timer);
+		EXPECT(t, p->nkh.rnr_timer == e->rnr_timer,
+		       "%s: rnr_timer %u, want %u (MR-REL-5, MR-REL-17)", what,
+		       p->nkh.rnr_timer, e->rnr_timer);
 	}
 }
 
