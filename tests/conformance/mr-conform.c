@@ -270,6 +270,7 @@ static const struct {
 } tables[] = {
 	{ cases_req, &n_cases_req },	/* VER first: the HELLO checks */
 	{ cases_resp, &n_cases_resp },
+	{ cases_ud, &n_cases_ud },
 };
 
 static bool selected(const struct tcase *c)

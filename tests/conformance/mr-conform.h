@@ -9,6 +9,7 @@
  *                       tester's side of a QP, the packet checkers
  *   mrc-cases-resp.c    cases with the DUT as responder
  *   mrc-cases-req.c     cases with the DUT as requester, and VER (HELLO)
+ *   mrc-cases-ud.c      UD receives
  */
 #ifndef MR_CONFORM_H
 #define MR_CONFORM_H
@@ -79,6 +80,8 @@ extern const struct tcase cases_resp[];
 extern const unsigned int n_cases_resp;
 extern const struct tcase cases_req[];
 extern const unsigned int n_cases_req;
+extern const struct tcase cases_ud[];
+extern const unsigned int n_cases_ud;
 
 /* ---- Wire ---- */
 struct rxpkt {
@@ -176,7 +179,7 @@ const char *dut_qp_state(const struct tqp *q);
 struct cqe {
 	uint64_t wrid;
 	int status, opcode;
-	uint32_t byte_len, imm, wc_flags, qpn;
+	uint32_t byte_len, imm, wc_flags, qpn, src_qp;
 };
 /* Up to @max CQEs of @q's QP within @tmo s; their number. */
 int cqe_wait(const struct tqp *q, struct cqe *c, int max, double tmo);

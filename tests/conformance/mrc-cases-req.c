@@ -125,6 +125,57 @@ static void c_hello_conflict(struct tctx *t)
 	tqp_close(&q);
 }
 
+/* The tester as a revision 1.0 peer: it answers no HELLO. */
+static void c_hello_repeats(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt r;
+	unsigned int n = 0;
+	double last = now_s(), first = 0;
+	uint64_t c0 = 0, c1 = 0;
+	bool have = counter("hello_unanswered", &c0);
+	struct mr_pkt h;
+
+	hello_auto = false;
+	if (!tqp_open(t, &q, ACC_ALL)) {
+		hello_auto = true;
+		return;
+	}
+	if (q.have_hello) {
+		n = 1;
+		first = last = q.hello.t;
+	}
+	/* Repeats until none for 1.5 s: at most hello_tries (14) in all,
+	 * about a second (MR-VER-14). */
+	while (rx_take(q.my_qpn, MR_OP_HELLO, 1.5, &r)) {
+		EXPECT(t, !(r.p.hlh.hflags & MR_HLF_SEEN), "a repeat HELLO with SEEN (MR-VER-14)");
+		if (!n)
+			first = r.t;
+		last = r.t;
+		if (++n > 20)
+			break;
+	}
+	hello_auto = true;
+	EXPECT(t, n >= 2, "%u HELLO(s) without an answer, want repeats (MR-VER-14)", n);
+	EXPECT(t, n <= 14, "%u HELLOs without an answer, want at most hello_tries = 14 (MR-VER-14)", n);
+	diag("%u HELLOs over %.2f s", n, last - first);
+	EXPECT(t, last - first < 5.0 * O.slow, "HELLOs repeated over %.1f s (MR-VER-14: about a second)",
+	       last - first);
+	/* Given up: the peer is of revision 1.0, counted; a late HELLO is
+	 * still answered (SEEN set) so that the peer settles. */
+	net_pump(0.3 * O.slow);
+	if (!have || !counter("hello_unanswered", &c1))
+		fail_at(t, __LINE__, "counter 'hello_unanswered' not exposed (MR-VER-14, MR-CONF-7)");
+	else
+		EXPECT(t, c1 > c0, "counter 'hello_unanswered' did not move (MR-VER-14)");
+	rx_flush();
+	hello_fill(&h, q.dut_qpn, q.my_qpn, false, MR_CAP_CORE);
+	tx_pkt(&h);
+	EXPECT(t, rx_take(q.my_qpn, MR_OP_HELLO, WAIT_RESP, &r) && (r.p.hlh.hflags & MR_HLF_SEEN),
+	       "a late HELLO was not answered with SEEN (MR-VER-14)");
+	tqp_close(&q);
+}
+
 /* ------------------------------------------------------------------ */
 /* The DUT as requester                                               */
 
@@ -417,6 +468,7 @@ const struct tcase cases_req[] = {
 	{ "VER", "hello_answered_seen", "MR-VER-12, MR-VER-13", c_hello_answered, NULL },
 	{ "VER", "hello_seen_not_answered", "MR-VER-12", c_hello_seen_silent, NULL },
 	{ "VER", "hello_conflict_dropped", "MR-VER-13", c_hello_conflict, NULL },
+	{ "VER", "hello_unanswered_gives_up", "MR-VER-14", c_hello_repeats, NULL },
 	{ "HDR", "req_write_packets", "MR-ENC-2, MR-HDR-4, MR-HDR-7, MR-HDR-10, MR-HDR-22, MR-REL-4, MR-ICRC-1..3",
 	  c_req_write, NULL },
 	{ "HDR", "req_read_request", "MR-HDR-10, MR-HDR-23, MR-HDR-24, MR-PLACE-6", c_req_read, NULL },

@@ -132,6 +132,49 @@ static uint64_t counter_now(const char *name)
 	return v;
 }
 
+/* What an ACK of @q must carry (MR-REL-11, MR-REL-12). */
+static struct ack_expect ack_of(const struct tqp *q, uint32_t cum, uint32_t msn,
+				uint32_t ts)
+{
+	struct ack_expect e = { .cum = cum, .msn = msn, .ts_echo = ts, .path = q->path };
+
+	return e;
+}
+
+static struct ack_expect nack_of(const struct tqp *q, uint32_t cum, uint32_t msn,
+				 uint32_t ts, uint8_t reason, uint32_t nack_psn)
+{
+	struct ack_expect e = ack_of(q, cum, msn, ts);
+
+	e.nack_reason = reason;
+	e.nack_psn = nack_psn;
+	return e;
+}
+
+/* The DUT QP's state is @want. */
+static void expect_state(struct tctx *t, const struct tqp *q, const char *want,
+			 const char *ids)
+{
+	const char *st = dut_qp_state(q);
+
+	EXPECT(t, !strcmp(st, want), "the DUT QP is %s, want %s (%s)", st, want, ids);
+}
+
+/* A one-packet SEND* of @len bytes of @pl at @psn (SSN 0, MSN 0); its ts. */
+static uint32_t tx_send1(const struct tqp *q, uint8_t op, uint32_t psn, uint16_t extra,
+			 const uint8_t *pl, uint32_t len, uint32_t inv_rkey)
+{
+	struct mr_pkt p;
+
+	req_fill(&p, q, op, psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | extra);
+	p.dxh.msg_len = len;
+	p.inv_rkey = inv_rkey;
+	p.payload = pl;
+	p.payload_len = len;
+	tx_pkt(&p);
+	return p.ts;
+}
+
 /* A plain one-packet WRITE of @n bytes at @moff that must be ACKed; mem0
  * updated. */
 static void write_ok(struct tctx *t, struct tqp *q, uint32_t moff, uint32_t n,
@@ -139,7 +182,7 @@ static void write_ok(struct tctx *t, struct tqp *q, uint32_t moff, uint32_t n,
 {
 	uint8_t pl[PMTU];
 	uint32_t ts;
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 
 	mrc_pat_fill(pl, seed_new(), 0, n);
 	ts = tx_write(q, MR_OP_WRITE, q->psn, q->msn, moff, n, 0, pl, MR_F_ACKREQ,
@@ -147,10 +190,7 @@ static void write_ok(struct tctx *t, struct tqp *q, uint32_t moff, uint32_t n,
 	memcpy(mem0 + moff, pl, n);
 	q->psn = (q->psn + 1) & MR_PSN_MASK;
 	q->msn++;
-	e.cum = q->psn;
-	e.msn = q->msn;
-	e.ts_echo = ts;
-	e.path = q->path;
+	e = ack_of(q, q->psn, q->msn, ts);
 	ack_expect(t, q, what, &e);
 }
 
@@ -162,7 +202,7 @@ static void c_write_1pkt(struct tctx *t)
 	struct rxpkt r;
 	uint8_t pl[700];
 	uint32_t ts;
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 
 	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
 		return;
@@ -170,10 +210,7 @@ static void c_write_1pkt(struct tctx *t)
 	ts = tx_write(&q, MR_OP_WRITE, q.psn, 0, 100, sizeof(pl), 0, pl, MR_F_ACKREQ,
 		      DUT.rkey0);
 	memcpy(mem0 + 100, pl, sizeof(pl));
-	e.cum = q.psn + 1;
-	e.msn = 1;
-	e.ts_echo = ts;
-	e.path = q.path;
+	e = ack_of(&q, q.psn + 1, 1, ts);
 	if (rx_take(q.my_qpn, MR_OP_ACK, WAIT_RESP, &r)) {
 		check_ack(t, "ACK of a 1-packet WRITE", &r, q.my_qpn, q.dut_qpn, &e);
 		/* The one packet accepted since the previous ACK (MR-REL-11). */
@@ -240,7 +277,7 @@ static void c_ooo_sack(struct tctx *t)
 	uint8_t pl[2048];
 	uint32_t ts;
 	static const uint32_t bit1[] = { 1 };
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 
 	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
 		return;
@@ -249,10 +286,7 @@ static void c_ooo_sack(struct tctx *t)
 	ts = tx_write(&q, MR_OP_WRITE, q.psn + 1, 0, 20000, sizeof(pl), 1, pl,
 		      MR_F_ACKREQ, DUT.rkey0);
 	memcpy(mem0 + 20000 + PMTU, pl + PMTU, PMTU);
-	e.cum = q.psn;
-	e.msn = 0;
-	e.ts_echo = ts;
-	e.path = q.path;
+	e = ack_of(&q, q.psn, 0, ts);
 	e.sacked = bit1;
 	e.n_sacked = 1;
 	ack_expect(t, &q, "ACK of PSN+1 before PSN", &e);
@@ -261,10 +295,7 @@ static void c_ooo_sack(struct tctx *t)
 	ts = tx_write(&q, MR_OP_WRITE, q.psn, 0, 20000, sizeof(pl), 0, pl, MR_F_ACKREQ,
 		      DUT.rkey0);
 	memcpy(mem0 + 20000, pl, PMTU);
-	e.cum = q.psn + 2;
-	e.msn = 1;
-	e.ts_echo = ts;
-	e.n_sacked = 0;
+	e = ack_of(&q, q.psn + 2, 1, ts);
 	ack_expect(t, &q, "ACK once the hole is filled", &e);
 	mem_check(t, "after the WRITE", "MR-PLACE-1");
 	tqp_close(&q);
@@ -277,7 +308,7 @@ static void send_case(struct tctx *t, uint8_t op, uint32_t len)
 	uint8_t pl[3000], got[MRC_READ_MAX];
 	unsigned int np = len ? (len + PMTU - 1) / PMTU : 1;
 	uint32_t ts = 0;
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 	struct cqe c[2];
 	int n;
 
@@ -302,10 +333,7 @@ static void send_case(struct tctx *t, uint8_t op, uint32_t len)
 		tx_pkt(&p);
 		ts = p.ts;
 	}
-	e.cum = q.psn + np;
-	e.msn = 1;
-	e.ts_echo = ts;
-	e.path = q.path;
+	e = ack_of(&q, q.psn + np, 1, ts);
 	/* Coalesced ACKs of the first packets may come first (MR-REL-3 a). */
 	for (unsigned int k = 0; k + 1 < np; k++) {
 		struct rxpkt r;
@@ -360,7 +388,7 @@ static void write_imm_case(struct tctx *t, bool len_only)
 	struct tqp q;
 	uint8_t pl[500];
 	uint32_t ts;
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 	struct cqe c[2];
 
 	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
@@ -370,10 +398,7 @@ static void write_imm_case(struct tctx *t, bool len_only)
 	ts = tx_write(&q, MR_OP_WRITE_IMM, q.psn, 0, 8192, sizeof(pl), 0, pl,
 		      MR_F_ACKREQ, DUT.rkey0);
 	memcpy(mem0 + 8192, pl, sizeof(pl));
-	e.cum = q.psn + 1;
-	e.msn = 1;
-	e.ts_echo = ts;
-	e.path = q.path;
+	e = ack_of(&q, q.psn + 1, 1, ts);
 	ack_expect(t, &q, "ACK of the WRITE_IMM", &e);
 	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1, "no receive completion (MR-PLACE-13)");
 	EXPECT(t, c[0].wrid == 88 && c[0].status == IBV_WC_SUCCESS, "CQE wr_id %llu status %d",
@@ -579,7 +604,7 @@ static void c_dup_write(struct tctx *t)
 	uint8_t a[600], b[600];
 	uint32_t ts, psn;
 	uint64_t dup0 = counter_now("dup");
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 
 	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
 		return;
@@ -588,10 +613,7 @@ static void c_dup_write(struct tctx *t)
 	mrc_pat_fill(b, seed_new(), 0, sizeof(b));
 	ts = tx_write(&q, MR_OP_WRITE, psn, 0, 3000, sizeof(a), 0, a, MR_F_ACKREQ, DUT.rkey0);
 	memcpy(mem0 + 3000, a, sizeof(a));
-	e.cum = psn + 1;
-	e.msn = 1;
-	e.ts_echo = ts;
-	e.path = q.path;
+	e = ack_of(&q, psn + 1, 1, ts);
 	ack_expect(t, &q, "ACK of the WRITE", &e);
 	/* The same PSN again with other bytes: a duplicate, never placed,
 	 * ACKed at once echoing its timestamp (MR-REL-7). */
@@ -610,19 +632,14 @@ static void c_beyond_window(struct tctx *t)
 	uint8_t a[256];
 	uint32_t ts, far;
 	uint64_t c0 = counter_now("psn");
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 
 	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
 		return;
 	far = (q.psn + 1000) & MR_PSN_MASK;
 	mrc_pat_fill(a, seed_new(), 0, sizeof(a));
 	ts = tx_write(&q, MR_OP_WRITE, far, 0, 500, sizeof(a), 0, a, MR_F_ACKREQ, DUT.rkey0);
-	e.cum = q.psn;
-	e.msn = 0;
-	e.ts_echo = ts;
-	e.path = q.path;
-	e.nack_reason = MR_NACK_SEQ_ERR;
-	e.nack_psn = far;
+	e = nack_of(&q, q.psn, 0, ts, MR_NACK_SEQ_ERR, far);
 	ack_expect(t, &q, "NACK SEQ_ERR for PSN+1000", &e);
 	mem_check(t, "a beyond-window packet was placed", "MR-REL-10, MR-PLACE-8");
 	counter_moved(t, "psn", c0, "MR-REL-10");
@@ -713,7 +730,7 @@ static void c_bad_rkey(struct tctx *t)
 	struct tqp q;
 	uint8_t pl[300];
 	uint32_t ts;
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 	struct rxpkt r;
 
 	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
@@ -723,18 +740,12 @@ static void c_bad_rkey(struct tctx *t)
 	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
 	ts = tx_write(&q, MR_OP_WRITE, q.psn, q.msn, 1000, sizeof(pl), 0, pl, MR_F_ACKREQ,
 		      DUT.rkey0 ^ 0x5A5A00);
-	e.cum = q.psn;
-	e.msn = q.msn;
-	e.ts_echo = ts;
-	e.path = q.path;
-	e.nack_reason = MR_NACK_REMOTE_ACCESS;
-	e.nack_psn = q.psn;
+	e = nack_of(&q, q.psn, q.msn, ts, MR_NACK_REMOTE_ACCESS, q.psn);
 	ack_expect(t, &q, "NACK REMOTE_ACCESS for the bad R_Key", &e);
 	mem_check(t, "bytes placed under a bad R_Key", "MR-PLACE-3, MR-VERBS-21");
 	EXPECT(t, !rx_take(q.my_qpn, MR_OP_NACK, WAIT_SILENT, &r),
 	       "a second NACK for the condition (MR-REL-18)");
-	EXPECT(t, !strcmp(dut_qp_state(&q), "ERR"), "the DUT QP is %s, want ERR (MR-VERBS-24)",
-	       dut_qp_state(&q));
+	expect_state(t, &q, "ERR", "MR-VERBS-24");
 	tqp_close(&q);
 }
 
@@ -742,7 +753,7 @@ static void c_read_out_of_range(struct tctx *t)
 {
 	struct tqp q;
 	struct mr_pkt p;
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 	struct rxpkt r;
 
 	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
@@ -752,12 +763,7 @@ static void c_read_out_of_range(struct tctx *t)
 	p.rxh.va = DUT.addr0 + MR_LEN - 100;	/* 100 bytes past the MR's end */
 	p.rxh.rkey = DUT.rkey0;
 	tx_pkt(&p);
-	e.cum = q.psn;
-	e.msn = 0;
-	e.ts_echo = p.ts;
-	e.path = q.path;
-	e.nack_reason = MR_NACK_REMOTE_ACCESS;
-	e.nack_psn = q.psn;
+	e = nack_of(&q, q.psn, 0, p.ts, MR_NACK_REMOTE_ACCESS, q.psn);
 	ack_expect(t, &q, "NACK REMOTE_ACCESS for a READ past the MR", &e);
 	EXPECT(t, !rx_take(q.my_qpn, MR_OP_READ_RESP, WAIT_SILENT, &r),
 	       "a READ_RESP for a READ past the MR (MR-VERBS-21)");
@@ -774,7 +780,7 @@ static void c_dup_below_cum(struct tctx *t)
 	uint8_t pl[128];
 	uint32_t ts;
 	uint64_t c0 = counter_now("dup");
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 
 	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
 		return;
@@ -784,10 +790,7 @@ static void c_dup_below_cum(struct tctx *t)
 	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
 	ts = tx_write(&q, MR_OP_WRITE, q.psn - 5, 0, 10000, sizeof(pl), 0, pl,
 		      MR_F_ACKREQ, DUT.rkey0);
-	e.cum = q.psn;
-	e.msn = q.msn;
-	e.ts_echo = ts;
-	e.path = q.path;
+	e = ack_of(&q, q.psn, q.msn, ts);
 	ack_expect(t, &q, "ACK of a duplicate PSN before cum_psn", &e);
 	mem_check(t, "a duplicate was placed", "MR-REL-1, MR-REL-7, MR-PLACE-8");
 	counter_moved(t, "dup", c0, "MR-REL-7");
@@ -888,96 +891,66 @@ static void c_no_write_access(struct tctx *t)
 {
 	struct tqp q;
 	uint8_t pl[256];
-	struct ack_expect e = { 0 };
+	uint32_t ts;
+	struct ack_expect e;
 
 	if (!mem_reset(t) ||
 	    !tqp_open(t, &q, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ))
 		return;
 	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
-	e.ts_echo = tx_write(&q, MR_OP_WRITE, q.psn, 0, 600, sizeof(pl), 0, pl, MR_F_ACKREQ,
-			     DUT.rkey0);
-	e.cum = q.psn;
-	e.path = q.path;
-	e.nack_reason = MR_NACK_INVALID_REQ;
-	e.nack_psn = q.psn;
+	ts = tx_write(&q, MR_OP_WRITE, q.psn, 0, 600, sizeof(pl), 0, pl, MR_F_ACKREQ, DUT.rkey0);
+	e = nack_of(&q, q.psn, 0, ts, MR_NACK_INVALID_REQ, q.psn);
 	ack_expect(t, &q, "NACK INVALID_REQ for a WRITE the QP does not enable", &e);
 	mem_check(t, "a WRITE the QP does not enable was placed", "MR-VERBS-21");
-	EXPECT(t, !strcmp(dut_qp_state(&q), "ERR"), "the DUT QP is %s, want ERR (MR-VERBS-21)",
-	       dut_qp_state(&q));
+	expect_state(t, &q, "ERR", "MR-VERBS-21");
 	tqp_close(&q);
 }
 
 static void c_send_inv_bad_key(struct tctx *t)
 {
 	struct tqp q;
-	struct mr_pkt p;
+	uint32_t ts;
 	uint8_t pl[100];
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 	struct cqe c[2];
 
 	if (!tqp_open(t, &q, ACC_ALL))
 		return;
 	REQUIRE(t, agent("RECV %d 99 1 0 4096", q.id), "agent: RECV: %s", agent_err);
 	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
-	req_fill(&p, &q, MR_OP_SEND_INV, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
-	p.dxh.msg_len = sizeof(pl);
-	p.inv_rkey = DUT.rkey0 ^ 0xFFFF00;	/* no key of the DUT */
-	p.payload = pl;
-	p.payload_len = sizeof(pl);
-	tx_pkt(&p);
-	e.cum = q.psn;
-	e.ts_echo = p.ts;
-	e.path = q.path;
-	e.nack_reason = MR_NACK_INVALID_REQ;
-	e.nack_psn = q.psn;
+	/* DUT.rkey0 ^ 0xFFFF00: no key of the DUT */
+	ts = tx_send1(&q, MR_OP_SEND_INV, q.psn, 0, pl, sizeof(pl), DUT.rkey0 ^ 0xFFFF00);
+	e = nack_of(&q, q.psn, 0, ts, MR_NACK_INVALID_REQ, q.psn);
 	ack_expect(t, &q, "NACK INVALID_REQ for SEND_INV of an unknown key", &e);
 	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1, "no completion of the receive WQE (MR-VERBS-21)");
 	EXPECT(t, c[0].wrid == 99 && c[0].status == IBV_WC_REM_INV_REQ_ERR,
 	       "receive CQE wr_id %llu status %d, want IBV_WC_REM_INV_REQ_ERR (MR-VERBS-21)",
 	       (unsigned long long)c[0].wrid, c[0].status);
-	EXPECT(t, !strcmp(dut_qp_state(&q), "ERR"), "the DUT QP is %s, want ERR (MR-VERBS-21)",
-	       dut_qp_state(&q));
+	expect_state(t, &q, "ERR", "MR-VERBS-21");
 	tqp_close(&q);
 }
 
 static void c_rnr(struct tctx *t)
 {
 	struct tqp q;
-	struct mr_pkt p;
+	uint32_t ts;
 	uint8_t pl[100];
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 	struct cqe c[2];
 
 	if (!tqp_open(t, &q, ACC_ALL))
 		return;
 	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
-	req_fill(&p, &q, MR_OP_SEND, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
-	p.dxh.msg_len = sizeof(pl);
-	p.payload = pl;
-	p.payload_len = sizeof(pl);
-	tx_pkt(&p);
+	ts = tx_send1(&q, MR_OP_SEND, q.psn, 0, pl, sizeof(pl), 0);
 	/* No receive WQE: NACK RNR with the QP's min_rnr_timer (12, set by
 	 * the agent), the QP kept (MR-VERBS-19, MR-REL-17). */
-	e.cum = q.psn;
-	e.ts_echo = p.ts;
-	e.path = q.path;
-	e.nack_reason = MR_NACK_RNR;
-	e.nack_psn = q.psn;
+	e = nack_of(&q, q.psn, 0, ts, MR_NACK_RNR, q.psn);
 	e.rnr_timer = 12;
 	ack_expect(t, &q, "NACK RNR for a SEND without a receive WQE", &e);
-	EXPECT(t, !strcmp(dut_qp_state(&q), "RTS"), "the DUT QP is %s after RNR, want RTS (MR-VERBS-19)",
-	       dut_qp_state(&q));
+	expect_state(t, &q, "RTS", "MR-VERBS-19");
 	REQUIRE(t, agent("RECV %d 98 1 0 4096", q.id), "agent: RECV: %s", agent_err);
-	req_fill(&p, &q, MR_OP_SEND, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | MR_F_RETX);
-	p.dxh.msg_len = sizeof(pl);
-	p.payload = pl;
-	p.payload_len = sizeof(pl);
-	tx_pkt(&p);
-	memset(&e, 0, sizeof(e));
-	e.cum = q.psn + 1;
-	e.msn = 1;
-	e.ts_echo = p.ts;
-	e.path = q.path;
+	ts = tx_send1(&q, MR_OP_SEND, q.psn, MR_F_RETX, pl, sizeof(pl), 0);
+	e = ack_of(&q, q.psn + 1, 1, ts);
 	ack_expect(t, &q, "ACK of the SEND resent after RNR (its PSN was not marked)", &e);
 	EXPECT(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].wrid == 98 &&
 	       c[0].status == IBV_WC_SUCCESS && c[0].byte_len == sizeof(pl),
@@ -994,7 +967,7 @@ static void c_reserved_flags(struct tctx *t)
 	uint8_t pl[300], b[RX_BUF];
 	struct mr_pkt p;
 	uint32_t n;
-	struct ack_expect e = { 0 };
+	struct ack_expect e;
 
 	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
 		return;
@@ -1011,10 +984,7 @@ static void c_reserved_flags(struct tctx *t)
 	mr_icrc_put(b, n - MR_ICRC_LEN);
 	tx_bytes(b, n);
 	memcpy(mem0 + 5000, pl, sizeof(pl));
-	e.cum = q.psn + 1;
-	e.msn = 1;
-	e.ts_echo = p.ts;
-	e.path = q.path;
+	e = ack_of(&q, q.psn + 1, 1, p.ts);
 	ack_expect(t, &q, "ACK of a WRITE with reserved flag bits set", &e);
 	mem_check(t, "a WRITE with reserved flag bits", "MR-VER-2");
 	tqp_close(&q);

@@ -630,6 +630,8 @@ int cqe_wait(const struct tqp *q, struct cqe *c, int max, double tmo)
 			e.wc_flags = (uint32_t)v;
 			kv_u64(l, "qpn", &v);
 			e.qpn = (uint32_t)v;
+			kv_u64(l, "src_qp", &v);
+			e.src_qp = (uint32_t)v;
 			if (e.qpn != q->dut_qpn) {
 				diag("CQE of another QP (%u) dropped", e.qpn);
 				continue;

@@ -62,6 +62,7 @@ else
 		--counter field=malformed_drops --counter flags=malformed_drops \
 		--counter payload=malformed_drops --counter qp=unknown_qpn_drops \
 		--counter stale=old_dup_drops --counter replay=replay_drops \
+		--counter qkey=qkey_drops \
 		>/tmp/conform.tap 2>&1 || cf_rc=$?
 	echo "MR-ARTEFACT-BEGIN conform.tap"
 	cat /tmp/conform.tap

@@ -268,6 +268,14 @@ static bool range_arg(char **s, const struct amr *m, uint64_t *off, uint64_t *le
 	return num(s, m->len, off) && num(s, m->len, len) && *off + *len <= m->len;
 }
 
+/* The one SGE of a WR: @len bytes of @m at @off (range_arg() checked). */
+static void sge_of(const struct amr *m, uint64_t off, uint64_t len, struct ibv_sge *sge)
+{
+	sge->addr = (uint64_t)(uintptr_t)(m->buf + off);
+	sge->length = (uint32_t)len;
+	sge->lkey = m->mr->lkey;
+}
+
 static void c_fill(char *s)
 {
 	struct amr *m = mr_arg(&s);
@@ -436,9 +444,7 @@ static void c_post(char *s)
 	    !num(&s, UINT64_MAX, &cmp) || !num(&s, UINT64_MAX, &swp) ||
 	    !num(&s, 1, &fl))
 		return reply("ERR usage: POST id op wrid mr off len rkey raddr imm compare swap flags");
-	sge.addr = (uint64_t)(uintptr_t)(m->buf + off);
-	sge.length = (uint32_t)len;
-	sge.lkey = m->mr->lkey;
+	sge_of(m, off, len, &sge);
 	wr.wr_id = wrid;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -472,9 +478,7 @@ static void c_recv(char *s)
 	if (!qp || !num(&s, UINT64_MAX, &wrid) || !(m = mr_arg(&s)) ||
 	    !range_arg(&s, m, &off, &len))
 		return reply("ERR usage: RECV id wrid mr off len");
-	sge.addr = (uint64_t)(uintptr_t)(m->buf + off);
-	sge.length = (uint32_t)len;
-	sge.lkey = m->mr->lkey;
+	sge_of(m, off, len, &sge);
 	wr.wr_id = wrid;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -518,10 +522,10 @@ static void c_poll(char *s)
 	}
 	reply("OK n=%d", n);
 	for (int i = 0; i < n; i++)
-		reply("CQE wrid=%" PRIu64 " status=%d opcode=%d byte_len=%u imm=0x%x wc_flags=0x%x qpn=%u",
+		reply("CQE wrid=%" PRIu64 " status=%d opcode=%d byte_len=%u imm=0x%x wc_flags=0x%x qpn=%u src_qp=%u",
 		      wc[i].wr_id, wc[i].status, wc[i].opcode, wc[i].byte_len,
 		      (wc[i].wc_flags & IBV_WC_WITH_IMM) ? ntohl(wc[i].imm_data) : 0,
-		      wc[i].wc_flags, wc[i].qp_num);
+		      wc[i].wc_flags, wc[i].qp_num, wc[i].src_qp);
 }
 
 static void c_readmr(char *s)
