@@ -958,6 +958,60 @@ static void c_rnr(struct tctx *t)
 	tqp_close(&q);
 }
 
+static void c_send_too_long(struct tctx *t)
+{
+	struct tqp q;
+	uint32_t ts;
+	uint8_t pl[200];
+	struct ack_expect e;
+	struct cqe c[2];
+
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	REQUIRE(t, agent("RECV %d 97 1 0 64", q.id), "agent: RECV: %s", agent_err);
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = tx_send1(&q, MR_OP_SEND, q.psn, 0, pl, sizeof(pl), 0);
+	e = nack_of(&q, q.psn, 0, ts, MR_NACK_INVALID_REQ, q.psn);
+	ack_expect(t, &q, "NACK INVALID_REQ for a SEND longer than its receive WQE", &e);
+	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1, "no completion of the receive WQE (MR-VERBS-21)");
+	EXPECT(t, c[0].wrid == 97 && c[0].status == IBV_WC_LOC_LEN_ERR,
+	       "receive CQE wr_id %llu status %d, want IBV_WC_LOC_LEN_ERR (MR-VERBS-21)",
+	       (unsigned long long)c[0].wrid, c[0].status);
+	expect_state(t, &q, "ERR", "MR-VERBS-21");
+	tqp_close(&q);
+}
+
+/* ------------------------------------------------------------------ */
+/* TRIM: a request whose payload a switch cut                         */
+
+static void c_trimmed_write(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t b[RX_BUF];
+	struct mr_pkt p;
+	uint32_t n;
+	struct ack_expect e;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	/* A 600-byte WRITE cut to its headers and 4 bytes in the ICRC
+	 * position (MR-ICRC-5): TRIM set, no payload. */
+	req_fill(&p, &q, MR_OP_WRITE, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | MR_F_TRIM);
+	p.dxh.msg_len = 600;
+	p.rxh.va = DUT.addr0 + 12000;
+	p.rxh.rkey = DUT.rkey0;
+	n = pkt_build(&p, b, sizeof(b));
+	memcpy(b + n - MR_ICRC_LEN, "\xde\xad\xbe\xef", MR_ICRC_LEN);
+	tx_bytes(b, n);
+	e = nack_of(&q, q.psn, 0, p.ts, MR_NACK_TRIMMED, q.psn);
+	ack_expect(t, &q, "NACK TRIMMED for a trimmed WRITE", &e);
+	mem_check(t, "a trimmed packet placed data", "MR-REL-16, MR-TRIM-3");
+	/* Its PSN was not marked received: the whole packet is accepted. */
+	write_ok(t, &q, 12000, 600, "ACK of the WRITE resent whole");
+	mem_check(t, "after the whole WRITE", "MR-REL-16");
+	tqp_close(&q);
+}
+
 /* ------------------------------------------------------------------ */
 /* VER-2 and MAL: headers the receiver ignores or drops               */
 
@@ -1068,6 +1122,8 @@ const struct tcase cases_resp[] = {
 	{ "VERBS", "no_write_access_invalid_req", "MR-VERBS-21", c_no_write_access, NULL },
 	{ "VERBS", "send_inv_bad_key", "MR-VERBS-16, MR-VERBS-21", c_send_inv_bad_key, NULL },
 	{ "VERBS", "rnr_nack_then_ack", "MR-VERBS-19, MR-REL-5, MR-REL-17", c_rnr, NULL },
+	{ "VERBS", "send_too_long_invalid_req", "MR-VERBS-21, MR-PLACE-5", c_send_too_long, NULL },
+	{ "TRIM", "trimmed_write_nack", "MR-REL-16, MR-ICRC-5, MR-TRIM-3", c_trimmed_write, NULL },
 	{ "VER", "reserved_flags_ignored", "MR-VER-2", c_reserved_flags, NULL },
 	{ "MAL", "path_64_dropped", "MR-MAL-1, MR-MAL-6, MR-HDR-6", c_path64, NULL },
 	{ "MAL", "unknown_qpn_dropped", "MR-MAL-1, MR-MAL-2", c_unknown_qpn, NULL },
