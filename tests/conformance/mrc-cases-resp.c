@@ -906,28 +906,44 @@ static void c_no_write_access(struct tctx *t)
 	tqp_close(&q);
 }
 
-static void c_send_inv_bad_key(struct tctx *t)
+/* A one-packet @op of @len bytes into a receive WQE of @wqe_len bytes that
+ * the DUT must refuse: NACK INVALID_REQ at its PSN, the WQE completed with
+ * @status, the QP in Error (MR-VERBS-21, MR-VERBS-24). */
+static void recv_refused(struct tctx *t, uint8_t op, uint32_t len, uint32_t wqe_len,
+			 uint32_t inv_rkey, int status, const char *what)
 {
 	struct tqp q;
 	uint32_t ts;
-	uint8_t pl[100];
+	uint8_t pl[PMTU];
 	struct ack_expect e;
 	struct cqe c[2];
 
 	if (!tqp_open(t, &q, ACC_ALL))
 		return;
-	REQUIRE(t, agent("RECV %d 99 1 0 4096", q.id), "agent: RECV: %s", agent_err);
-	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
-	/* DUT.rkey0 ^ 0xFFFF00: no key of the DUT */
-	ts = tx_send1(&q, MR_OP_SEND_INV, q.psn, 0, pl, sizeof(pl), DUT.rkey0 ^ 0xFFFF00);
+	REQUIRE(t, agent("RECV %d 99 1 0 %u", q.id, wqe_len), "agent: RECV: %s", agent_err);
+	mrc_pat_fill(pl, seed_new(), 0, len);
+	ts = tx_send1(&q, op, q.psn, 0, pl, len, inv_rkey);
 	e = nack_of(&q, q.psn, 0, ts, MR_NACK_INVALID_REQ, q.psn);
-	ack_expect(t, &q, "NACK INVALID_REQ for SEND_INV of an unknown key", &e);
+	ack_expect(t, &q, what, &e);
 	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1, "no completion of the receive WQE (MR-VERBS-21)");
-	EXPECT(t, c[0].wrid == 99 && c[0].status == IBV_WC_REM_INV_REQ_ERR,
-	       "receive CQE wr_id %llu status %d, want IBV_WC_REM_INV_REQ_ERR (MR-VERBS-21)",
-	       (unsigned long long)c[0].wrid, c[0].status);
+	EXPECT(t, c[0].wrid == 99 && c[0].status == status,
+	       "receive CQE wr_id %llu status %d, want %d (MR-VERBS-21)",
+	       (unsigned long long)c[0].wrid, c[0].status, status);
 	expect_state(t, &q, "ERR", "MR-VERBS-21");
 	tqp_close(&q);
+}
+
+static void c_send_inv_bad_key(struct tctx *t)
+{
+	/* DUT.rkey0 ^ 0xFFFF00: no key of the DUT */
+	recv_refused(t, MR_OP_SEND_INV, 100, 4096, DUT.rkey0 ^ 0xFFFF00, IBV_WC_REM_INV_REQ_ERR,
+		     "NACK INVALID_REQ for SEND_INV of an unknown key");
+}
+
+static void c_send_too_long(struct tctx *t)
+{
+	recv_refused(t, MR_OP_SEND, 200, 64, 0, IBV_WC_LOC_LEN_ERR,
+		     "NACK INVALID_REQ for a SEND longer than its receive WQE");
 }
 
 static void c_rnr(struct tctx *t)
@@ -955,29 +971,6 @@ static void c_rnr(struct tctx *t)
 	EXPECT(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].wrid == 98 &&
 	       c[0].status == IBV_WC_SUCCESS && c[0].byte_len == sizeof(pl),
 	       "no successful receive completion after the resend");
-	tqp_close(&q);
-}
-
-static void c_send_too_long(struct tctx *t)
-{
-	struct tqp q;
-	uint32_t ts;
-	uint8_t pl[200];
-	struct ack_expect e;
-	struct cqe c[2];
-
-	if (!tqp_open(t, &q, ACC_ALL))
-		return;
-	REQUIRE(t, agent("RECV %d 97 1 0 64", q.id), "agent: RECV: %s", agent_err);
-	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
-	ts = tx_send1(&q, MR_OP_SEND, q.psn, 0, pl, sizeof(pl), 0);
-	e = nack_of(&q, q.psn, 0, ts, MR_NACK_INVALID_REQ, q.psn);
-	ack_expect(t, &q, "NACK INVALID_REQ for a SEND longer than its receive WQE", &e);
-	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1, "no completion of the receive WQE (MR-VERBS-21)");
-	EXPECT(t, c[0].wrid == 97 && c[0].status == IBV_WC_LOC_LEN_ERR,
-	       "receive CQE wr_id %llu status %d, want IBV_WC_LOC_LEN_ERR (MR-VERBS-21)",
-	       (unsigned long long)c[0].wrid, c[0].status);
-	expect_state(t, &q, "ERR", "MR-VERBS-21");
 	tqp_close(&q);
 }
 
