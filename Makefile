@@ -2,7 +2,8 @@
 #
 # MetaRoCE: build the kernel module and the userspace parts, run the tests.
 #
-#   make                 module (against KDIR) and userspace
+#   make                 module (against KDIR), userspace and the conformance
+#                        suite (tests/conformance: mr-conform, its DUT agent)
 #   make install         install both (module + depmod, provider + .driver)
 #   make test            every tier below; ends with "N passed, N failed"
 #   make test-host       core unit/model tests, fuzz corpus replay, gates
@@ -25,10 +26,10 @@ RESULTS ?= $(CURDIR)/results
 
 export KDIR KSRC RESULTS
 
-.PHONY: all modules userspace install clean check test test-host \
+.PHONY: all modules userspace conformance install clean check test test-host \
 	test-kunit test-e2e fuzz demo bench soak traceability
 
-all: modules userspace
+all: modules userspace conformance
 
 modules:
 	@test -n "$(KDIR)" || { echo "no kernel headers: set KDIR or run scripts/install-deps.sh"; exit 1; }
@@ -36,6 +37,10 @@ modules:
 
 userspace:
 	@if [ -f userspace/Makefile ]; then $(MAKE) -C userspace; fi
+
+# The conformance suite's tester and DUT agent (tests/conformance).
+conformance:
+	$(MAKE) -C tests/conformance
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
@@ -47,6 +52,7 @@ clean:
 	-$(MAKE) -C tests/host clean
 	-@if [ -f tests/fuzz/Makefile ]; then $(MAKE) -C tests/fuzz clean; fi
 	-@if [ -f userspace/Makefile ]; then $(MAKE) -C userspace clean; fi
+	-$(MAKE) -C tests/conformance clean
 
 check:
 	@scripts/check-kernel.sh

@@ -54,6 +54,16 @@ else
 	rc=1
 fi
 
+# mr-conform --selftest: the conformance suite's requirement-ID parser and
+# its ACK/NACK checker on golden packets built by the core's codec.
+if out=$(make -s -C tests/conformance check 2>&1); then
+	echo "mr-conform-selftest: 1 passed, 0 failed"
+else
+	echo "$out" | grep -v '^# ' | tail -5
+	echo "mr-conform-selftest: 0 passed, 1 failed"
+	rc=1
+fi
+
 # The Wireshark dissector against a capture written by the core codec
 # (prints its own "dissector: N passed, N failed").
 sh tests/dissector/check.sh || rc=1

@@ -17,6 +17,12 @@ Documentation/metaroce/traceability.rst.
                              without
   traceability.py --selftest check the checks on a made-up spec
 
+The conformance suite's cases (tests/conformance/mrc-cases-*.c, mr-conform)
+are read from its registry: each entry { "AREA", "name", "IDs", ... } names
+the requirements the case proves, ranges (MR-REL-14..16) expanded; the
+table lists them per requirement, and a malformed tag or an undefined ID
+fails --check.
+
 Every requirement's text (its label to the next label or section heading)
 must hold an RFC 2119/8174 keyword in capitals: a paragraph without one is
 informative text and gets no ID (spec.rst, "Requirement language").
@@ -44,6 +50,47 @@ KEYWORD = re.compile(r"\b(MUST|REQUIRED|SHALL|SHOULD|RECOMMENDED|MAY|"
 # keyword is an error, so the list cannot outlive its reason.
 KEYWORD_PENDING = {
 }
+
+
+SUITE = os.path.join(TOP, "tests", "conformance")
+# An entry of mr-conform's case registry: area, name, requirement IDs.
+CASE = re.compile(r'\{\s*"([A-Z]+)",\s*"([a-z0-9_]+)",\s*"([^"]*)"')
+ID_RANGE = re.compile(r"^MR-([A-Z]+)-([0-9]+)(?:\.\.([0-9]+))?$")
+
+
+def expand_ids(tag):
+    """The IDs of a case tag "MR-REL-12, MR-REL-14..16", or None if it is
+    malformed (as mr-conform's own parser, ids_expand())."""
+    out = []
+    for part in tag.split(","):
+        m = ID_RANGE.match(part.strip())
+        if not m:
+            return None
+        lo = int(m.group(2))
+        hi = int(m.group(3)) if m.group(3) else lo
+        if lo < 1 or hi < lo or hi - lo > 200:
+            return None
+        out += ["MR-%s-%d" % (m.group(1), n) for n in range(lo, hi + 1)]
+    return out
+
+
+def suite_cases():
+    """{id: set of "AREA/name"} of the suite's registry, and the errors."""
+    cases, errs = {}, []
+    for name in sorted(os.listdir(SUITE)):
+        if not (name.startswith("mrc-cases-") and name.endswith(".c")):
+            continue
+        with open(os.path.join(SUITE, name)) as f:
+            for m in CASE.finditer(f.read()):
+                ids = expand_ids(m.group(3))
+                case = "%s/%s" % (m.group(1), m.group(2))
+                if ids is None:
+                    errs.append("case %s in %s: malformed IDs \"%s\""
+                                % (case, name, m.group(3)))
+                    continue
+                for rid in ids:
+                    cases.setdefault(rid, set()).add(case)
+    return cases, errs
 
 
 def id_key(rid):
@@ -188,7 +235,7 @@ def read_inspection():
     return insp
 
 
-def render(reqs, cites, insp):
+def render(reqs, cites, insp, suite=None):
     out = []
     w = out.append
     w(".. SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause")
@@ -199,15 +246,20 @@ def render(reqs, cites, insp):
     w("Requirement traceability")
     w("=========================")
     w("")
+    suite = suite or {}
     musts = [r for r in reqs if reqs[r] == "MUST"]
-    tested = [r for r in musts if r in cites]
-    inspected = [r for r in musts if r not in cites and r in insp]
-    open_ = [r for r in musts if r not in cites and r not in insp]
+    tested = [r for r in musts if r in cites or r in suite]
+    inspected = [r for r in musts if r not in cites and r not in suite
+                 and r in insp]
+    open_ = [r for r in musts if r not in cites and r not in suite
+             and r not in insp]
     w("Every requirement of :doc:`spec` with the tests that cite it")
     w("(MR-CONF-4) or the reason it is verified by inspection (MR-CONF-6).")
     w("")
     w("- requirements: %d, of which MUST: %d" % (len(reqs), len(musts)))
     w("- MUST requirements cited by a test: %d" % len(tested))
+    w("- MUST requirements proved by a case of the conformance suite"
+      " (:doc:`conformance`): %d" % len([r for r in musts if r in suite]))
     w("- MUST requirements verified by inspection: %d" % len(inspected))
     w("- MUST requirements not yet covered: %d" % len(open_))
     w("")
@@ -219,8 +271,9 @@ def render(reqs, cites, insp):
     w("     - Level")
     w("     - Tests")
     for rid in sorted(reqs, key=id_key):
-        if rid in cites:
-            what = ", ".join("``%s``" % p for p in sorted(cites[rid]))
+        if rid in cites or rid in suite:
+            what = ", ".join(["suite ``%s``" % c for c in sorted(suite.get(rid, ()))]
+                             + ["``%s``" % p for p in sorted(cites.get(rid, ()))])
         elif rid in insp:
             what = "inspection: " + insp[rid]
         else:
@@ -300,6 +353,17 @@ def selftest():
     if sgot != [x + "1", x + "5"]:
         print("traceability selftest: SHOULD table check flagged %s" % sgot)
         ok = False
+    # the suite's case tags: ranges expanded, malformed ones refused
+    tags = {"MR-REL-12, MR-REL-14..16":
+            ["MR-REL-12", "MR-REL-14", "MR-REL-15", "MR-REL-16"],
+            "MR-VER-9..10,MR-ICRC-4": ["MR-VER-9", "MR-VER-10", "MR-ICRC-4"],
+            "MR-REL-16..14": None, "MR-REL-": None, "MR-REL-12, ": None,
+            "MR-rel-12": None, "": None}
+    for tag, want in tags.items():
+        if expand_ids(tag) != want:
+            print("traceability selftest: case tag \"%s\" gave %s, want %s"
+                  % (tag, expand_ids(tag), want))
+            ok = False
     return 0 if ok else 1
 
 
@@ -315,6 +379,14 @@ def main():
         print("traceability: %s cited by %s is not defined in the spec"
               % (rid, ", ".join(sorted(cites[rid]))))
         bad += 1
+    suite, suite_errs = suite_cases()
+    for err in suite_errs:
+        print("traceability: " + err)
+        bad += 1
+    for rid in sorted(set(suite) - set(reqs), key=id_key):
+        print("traceability: %s named by the suite's case(s) %s is not defined"
+              % (rid, ", ".join(sorted(suite[rid]))))
+        bad += 1
     for rid in sorted(set(insp) - set(reqs)):
         print("traceability: inspection entry %s is not defined" % rid)
         bad += 1
@@ -325,7 +397,7 @@ def main():
         for _, err in should_errors(texts, f.read().split("\n")):
             print("traceability: " + err)
             bad += 1
-    text, (n, musts, tested, inspected, open_) = render(reqs, cites, insp)
+    text, (n, musts, tested, inspected, open_) = render(reqs, cites, insp, suite)
     print("traceability: %d requirements, %d MUST: %d cited by tests, "
           "%d by inspection, %d not yet covered"
           % (n, musts, tested, inspected, open_))

@@ -87,7 +87,7 @@ else
 	rsync -a --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod*' "$top/Kbuild" "$top/kernel" "$bd/"
 	if ! make -C "$kdir" M="$bd" -j2 modules >"$out/build.log" 2>&1 ||
-		! make -C "$top" userspace >>"$out/build.log" 2>&1; then
+		! make -C "$top" userspace conformance >>"$out/build.log" 2>&1; then
 		tail -30 "$out/build.log"
 		tier_fail "build against the test kernel failed ($out/build.log)"
 	fi
@@ -99,6 +99,19 @@ fi
 # shellcheck disable=SC2086
 "$here/mkinitramfs.sh" "$out/initrd.gz" "$kver" "$modroot" $kos ||
 	tier_fail "mkinitramfs failed"
+
+# keep_artefacts DIR: files a guest printed to its console between
+# "MR-ARTEFACT-BEGIN NAME" and "MR-ARTEFACT-END" (a conformance report, a
+# TAP log) are kept as DIR/NAME; NAME is a plain file name.
+keep_artefacts() {
+	for ka_log in "$1"/*.console.log; do
+		[ -f "$ka_log" ] || continue
+		tr -d '\r' <"$ka_log" | awk -v dir="$1" '
+			/^MR-ARTEFACT-BEGIN [A-Za-z0-9._-]+$/ { f = dir "/" $2; printf "" >f; next }
+			/^MR-ARTEFACT-END$/ { if (f != "") close(f); f = ""; next }
+			f != "" { print >>f }'
+	done
+}
 
 pass=0
 fail=0
@@ -124,6 +137,7 @@ for scen in "$top"/tests/e2e/*.sh; do
 		${mem:+--mem "$mem"} --scenario "$scen" --results "$out/$name" 2>&1)
 	st=$?
 	secs=$(($(date +%s) - start))
+	keep_artefacts "$out/$name"
 	if [ $st -eq 0 ]; then
 		echo "ok $n - $name (${secs}s)"
 		pass=$((pass + 1))

@@ -75,7 +75,9 @@ fi
 # mr-ue and mr-ue-verbs: the user-space endpoint and its verbs peer
 # (userspace/endpoint, built with ASan and UBSan).
 ep="$top/userspace/endpoint/build"
-for t in "$top"/userspace/tools/mr-* "$ep/mr-ue" "$ep/mr-ue-verbs"; do
+# mr-conform and mr-conform-agent: the conformance suite (tests/conformance).
+for t in "$top"/userspace/tools/mr-* "$ep/mr-ue" "$ep/mr-ue-verbs" \
+	"$top/tests/conformance/mr-conform" "$top/tests/conformance/mr-conform-agent"; do
 	[ -f "$t" ] && [ -x "$t" ] && cp "$t" "$stage/usr/bin/"
 done
 

@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mr-conform-agent: the DUT side of the MetaRoCE conformance suite.
+ *
+ * An ordinary libibverbs program: it opens one RDMA device, listens on a
+ * TCP port and, on the tester's requests, creates MRs, CQs and QPs, moves
+ * QPs through their states with the tester's parameters, posts work
+ * requests and reports completions, memory and the device's counters.
+ * Nothing in it is MetaRoCE-specific beyond the verbs it calls, so it runs
+ * on any implementation with a verbs provider.
+ *
+ *   mr-conform-agent [-d DEV] [-i IBPORT] [-g GIDIDX] [-p TCPPORT] [--once]
+ *
+ * The protocol: one request line, one answer line "OK ..." or "ERR text";
+ * POLL and COUNTERS answer "OK n=K" followed by K lines. The commands
+ * (Documentation/metaroce/conformance.rst has the table):
+ *
+ *   INFO
+ *   MR id len access seed          access: IBV_ACCESS_* bits (hex)
+ *   FILL id seed
+ *   CQ id depth
+ *   QP id cq RC|UD max_send max_recv
+ *   CONNECT id dqpn rq_psn sq_psn dgid mtu access timeout retry rnr_retry
+ *   POST id op wrid mr off len rkey raddr imm compare swap flags
+ *        op: SEND SEND_IMM WRITE WRITE_IMM READ CS FA; flags: 1 signaled
+ *   RECV id wrid mr off len
+ *   POLL cq max tmo_ms
+ *   READMR id off len              at most MRC_READ_MAX bytes, hex
+ *   HASH id off len                FNV-1a 64 (mrc_hash)
+ *   STATE id
+ *   DESTROY id
+ *   COUNTERS                       /sys/class/infiniband/DEV/ports/P/hw_counters
+ *   QUIT
+ *
+ * The channel is trusted to come from the tester but every field is
+ * validated: ids, lengths and depths are bounded, and nothing is allocated
+ * in proportion to a number that was not checked against a limit.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "../mrc-proto.h"
+
+struct amr {
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	size_t len;
+};
+
+struct aqp {
+	struct ibv_qp *qp;
+	int cq;
+};
+
+static struct {
+	const char *dev;
+	int ib_port;
+	int gid_idx;
+	int tcp_port;
+	bool once;
+} O = { .ib_port = 1, .gid_idx = -1, .tcp_port = MRC_CTL_PORT };
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static union ibv_gid my_gid;
+static struct amr mrs[MRC_MAX_MR];
+static struct ibv_cq *cqs[MRC_MAX_CQ];
+static struct aqp qps[MRC_MAX_QP];
+static size_t mr_total;
+static FILE *out;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "mr-conform-agent: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(2);
+}
+
+static void reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void reply(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	fputc('\n', out);
+}
+
+/* ---- Parsing: every number bounded ---- */
+
+static char *tok_next(char **s)
+{
+	char *t = *s;
+
+	while (*t == ' ')
+		t++;
+	if (!*t)
+		return NULL;
+	*s = t + strcspn(t, " ");
+	if (**s)
+		*(*s)++ = 0;
+	return t;
+}
+
+/* One number of at most @max (base 0: 0x.. hex); false if absent/bad. */
+static bool num(char **s, uint64_t max, uint64_t *v)
+{
+	char *t = tok_next(s), *e;
+
+	if (!t || *t == '-')
+		return false;
+	errno = 0;
+	*v = strtoull(t, &e, 0);
+	return !errno && !*e && *v <= max;
+}
+
+static bool id_of(char **s, unsigned int lim, unsigned int *id)
+{
+	uint64_t v;
+
+	if (!num(s, lim - 1, &v))
+		return false;
+	*id = (unsigned int)v;
+	return true;
+}
+
+static bool gid_parse(const char *s, union ibv_gid *g)
+{
+	if (!s || strlen(s) != 32)
+		return false;
+	for (int i = 0; i < 16; i++) {
+		unsigned int v;
+
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return false;
+		g->raw[i] = (uint8_t)v;
+	}
+	return true;
+}
+
+/* ---- Device ---- */
+
+static void dev_open(void)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_device *dv = NULL;
+	struct ibv_port_attr pa;
+
+	if (!l)
+		die("ibv_get_device_list: %s", strerror(errno));
+	for (int i = 0; l[i] && !dv; i++)
+		if (!O.dev || !strcmp(ibv_get_device_name(l[i]), O.dev))
+			dv = l[i];
+	if (!dv)
+		die("RDMA device %s not found", O.dev ? O.dev : "(any)");
+	ctx = ibv_open_device(dv);
+	if (!ctx)
+		die("ibv_open_device: %s", strerror(errno));
+	if (!O.dev)
+		O.dev = strdup(ibv_get_device_name(dv));
+	ibv_free_device_list(l);
+	if (ibv_query_port(ctx, (uint8_t)O.ib_port, &pa))
+		die("ibv_query_port: %s", strerror(errno));
+	/* The RoCE v2 GID of an IPv4 address unless -g names one. */
+	for (int g = 0; g < pa.gid_tbl_len && O.gid_idx < 0; g++) {
+		struct ibv_gid_entry e;
+
+		if (ibv_query_gid_ex(ctx, (uint32_t)O.ib_port, (uint32_t)g, &e, 0))
+			continue;
+		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+		    !memcmp(e.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
+			O.gid_idx = g;
+	}
+	if (O.gid_idx < 0)
+		die("no RoCE v2 IPv4 GID on %s (give -g)", O.dev);
+	if (ibv_query_gid(ctx, (uint8_t)O.ib_port, O.gid_idx, &my_gid))
+		die("ibv_query_gid: %s", strerror(errno));
+	pd = ibv_alloc_pd(ctx);
+	if (!pd)
+		die("ibv_alloc_pd: %s", strerror(errno));
+}
+
+/* ---- Commands ---- */
+
+static void c_info(void)
+{
+	char g[33];
+
+	for (int i = 0; i < 16; i++)
+		sprintf(g + 2 * i, "%02x", my_gid.raw[i]);
+	reply("OK dev=%s port=%d gid_index=%d gid=%s", O.dev, O.ib_port,
+	      O.gid_idx, g);
+}
+
+static void c_mr(char *s)
+{
+	unsigned int id;
+	uint64_t len, acc, seed;
+	struct amr *m;
+
+	if (!id_of(&s, MRC_MAX_MR, &id) || !num(&s, MRC_MR_MAX_LEN, &len) ||
+	    len == 0 || !num(&s, 0xffff, &acc) || !num(&s, UINT64_MAX, &seed))
+		return reply("ERR usage: MR id len(1..%u) access seed", MRC_MR_MAX_LEN);
+	m = &mrs[id];
+	if (m->mr)
+		return reply("ERR MR %u exists", id);
+	if (mr_total + len > MRC_MR_TOTAL)
+		return reply("ERR MR total over %u bytes", MRC_MR_TOTAL);
+	m->buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (m->buf == MAP_FAILED) {
+		m->buf = NULL;
+		return reply("ERR mmap: %s", strerror(errno));
+	}
+	mrc_pat_fill(m->buf, seed, 0, len);
+	m->mr = ibv_reg_mr(pd, m->buf, len, (int)acc);
+	if (!m->mr) {
+		int e = errno;
+
+		munmap(m->buf, len);
+		m->buf = NULL;
+		return reply("ERR ibv_reg_mr: %s", strerror(e));
+	}
+	m->len = len;
+	mr_total += len;
+	reply("OK lkey=0x%x rkey=0x%x addr=0x%" PRIx64, m->mr->lkey,
+	      m->mr->rkey, (uint64_t)(uintptr_t)m->buf);
+}
+
+static struct amr *mr_arg(char **s)
+{
+	unsigned int id;
+
+	if (!id_of(s, MRC_MAX_MR, &id) || !mrs[id].mr)
+		return NULL;
+	return &mrs[id];
+}
+
+/* @off, @len within @m (no overflow: both bounded by the MR's length). */
+static bool range_arg(char **s, const struct amr *m, uint64_t *off, uint64_t *len)
+{
+	return num(s, m->len, off) && num(s, m->len, len) && *off + *len <= m->len;
+}
+
+/* The one SGE of a WR: @len bytes of @m at @off (range_arg() checked). */
+static void sge_of(const struct amr *m, uint64_t off, uint64_t len, struct ibv_sge *sge)
+{
+	sge->addr = (uint64_t)(uintptr_t)(m->buf + off);
+	sge->length = (uint32_t)len;
+	sge->lkey = m->mr->lkey;
+}
+
+static void c_fill(char *s)
+{
+	struct amr *m = mr_arg(&s);
+	uint64_t seed;
+
+	if (!m || !num(&s, UINT64_MAX, &seed))
+		return reply("ERR usage: FILL id seed");
+	mrc_pat_fill(m->buf, seed, 0, m->len);
+	reply("OK");
+}
+
+static void c_cq(char *s)
+{
+	unsigned int id;
+	uint64_t depth;
+
+	if (!id_of(&s, MRC_MAX_CQ, &id) || !num(&s, 4096, &depth) || !depth)
+		return reply("ERR usage: CQ id depth(1..4096)");
+	if (cqs[id])
+		return reply("ERR CQ %u exists", id);
+	cqs[id] = ibv_create_cq(ctx, (int)depth, NULL, NULL, 0);
+	if (!cqs[id])
+		return reply("ERR ibv_create_cq: %s", strerror(errno));
+	reply("OK");
+}
+
+static void c_qp(char *s)
+{
+	unsigned int id, cq;
+	uint64_t ms, mrcv;
+	char *type;
+	struct ibv_qp_init_attr ia = { 0 };
+
+	if (!id_of(&s, MRC_MAX_QP, &id) || !id_of(&s, MRC_MAX_CQ, &cq) ||
+	    !(type = tok_next(&s)) || !num(&s, 1024, &ms) || !num(&s, 1024, &mrcv) ||
+	    !ms || !mrcv)
+		return reply("ERR usage: QP id cq RC|UD max_send max_recv");
+	if (qps[id].qp)
+		return reply("ERR QP %u exists", id);
+	if (!cqs[cq])
+		return reply("ERR no CQ %u", cq);
+	if (!strcmp(type, "RC"))
+		ia.qp_type = IBV_QPT_RC;
+	else if (!strcmp(type, "UD"))
+		ia.qp_type = IBV_QPT_UD;
+	else
+		return reply("ERR QP type %s", type);
+	ia.send_cq = ia.recv_cq = cqs[cq];
+	ia.cap.max_send_wr = (uint32_t)ms;
+	ia.cap.max_recv_wr = (uint32_t)mrcv;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	qps[id].qp = ibv_create_qp(pd, &ia);
+	if (!qps[id].qp)
+		return reply("ERR ibv_create_qp: %s", strerror(errno));
+	qps[id].cq = (int)cq;
+	reply("OK qpn=%u", qps[id].qp->qp_num);
+}
+
+static struct ibv_qp *qp_arg(char **s)
+{
+	unsigned int id;
+
+	if (!id_of(s, MRC_MAX_QP, &id))
+		return NULL;
+	return qps[id].qp;
+}
+
+static void c_connect(char *s)
+{
+	struct ibv_qp *qp = qp_arg(&s);
+	uint64_t dqpn, rq, sq, mtu, acc, tmo, retry, rnr;
+	union ibv_gid dgid;
+	struct ibv_qp_attr a = { 0 };
+
+	if (!qp || !num(&s, 0xffffff, &dqpn) || !num(&s, 0xffffff, &rq) ||
+	    !num(&s, 0xffffff, &sq) || !gid_parse(tok_next(&s), &dgid) ||
+	    !num(&s, 4096, &mtu) || !num(&s, 0xffff, &acc) ||
+	    !num(&s, 31, &tmo) || !num(&s, 7, &retry) || !num(&s, 7, &rnr))
+		return reply("ERR usage: CONNECT id dqpn rq_psn sq_psn dgid(hex32) mtu access timeout retry rnr_retry");
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = (uint8_t)O.ib_port;
+	a.qp_access_flags = (unsigned int)acc;
+	if (qp->qp_type == IBV_QPT_UD) {
+		a.qkey = 0x11111111;
+		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				  IBV_QP_PORT | IBV_QP_QKEY))
+			return reply("ERR INIT: %s", strerror(errno));
+		a.qp_state = IBV_QPS_RTR;
+		if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+			return reply("ERR RTR: %s", strerror(errno));
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = (uint32_t)sq;
+		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+			return reply("ERR RTS: %s", strerror(errno));
+		return reply("OK state=RTS");
+	}
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		return reply("ERR INIT: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	switch (mtu) {
+	case 256: a.path_mtu = IBV_MTU_256; break;
+	case 512: a.path_mtu = IBV_MTU_512; break;
+	case 1024: a.path_mtu = IBV_MTU_1024; break;
+	case 2048: a.path_mtu = IBV_MTU_2048; break;
+	case 4096: a.path_mtu = IBV_MTU_4096; break;
+	default: return reply("ERR mtu %" PRIu64, mtu);
+	}
+	a.dest_qp_num = (uint32_t)dqpn;
+	a.rq_psn = (uint32_t)rq;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = (uint8_t)O.ib_port;
+	a.ah_attr.grh.dgid = dgid;
+	a.ah_attr.grh.sgid_index = (uint8_t)O.gid_idx;
+	a.ah_attr.grh.hop_limit = 64;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return reply("ERR RTR: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = (uint8_t)tmo;
+	a.retry_cnt = (uint8_t)retry;
+	a.rnr_retry = (uint8_t)rnr;
+	a.sq_psn = (uint32_t)sq;
+	a.max_rd_atomic = 4;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		return reply("ERR RTS: %s", strerror(errno));
+	reply("OK state=RTS");
+}
+
+static const struct {
+	const char *name;
+	enum ibv_wr_opcode op;
+} ops[] = {
+	{ "SEND", IBV_WR_SEND }, { "SEND_IMM", IBV_WR_SEND_WITH_IMM },
+	{ "WRITE", IBV_WR_RDMA_WRITE }, { "WRITE_IMM", IBV_WR_RDMA_WRITE_WITH_IMM },
+	{ "READ", IBV_WR_RDMA_READ }, { "CS", IBV_WR_ATOMIC_CMP_AND_SWP },
+	{ "FA", IBV_WR_ATOMIC_FETCH_AND_ADD },
+};
+
+static void c_post(char *s)
+{
+	struct ibv_qp *qp = qp_arg(&s);
+	char *opn = tok_next(&s);
+	uint64_t wrid, off, len, rkey, raddr, imm, cmp, swp, fl;
+	struct amr *m;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { 0 }, *bad;
+	size_t k;
+
+	if (!qp || !opn)
+		return reply("ERR usage: POST id op wrid mr off len rkey raddr imm compare swap flags");
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (!strcmp(ops[k].name, opn))
+			break;
+	if (k == sizeof(ops) / sizeof(ops[0]))
+		return reply("ERR op %s", opn);
+	if (!num(&s, UINT64_MAX, &wrid) || !(m = mr_arg(&s)) ||
+	    !range_arg(&s, m, &off, &len) || !num(&s, UINT32_MAX, &rkey) ||
+	    !num(&s, UINT64_MAX, &raddr) || !num(&s, UINT32_MAX, &imm) ||
+	    !num(&s, UINT64_MAX, &cmp) || !num(&s, UINT64_MAX, &swp) ||
+	    !num(&s, 1, &fl))
+		return reply("ERR usage: POST id op wrid mr off len rkey raddr imm compare swap flags");
+	sge_of(m, off, len, &sge);
+	wr.wr_id = wrid;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = ops[k].op;
+	wr.send_flags = fl ? IBV_SEND_SIGNALED : 0;
+	wr.imm_data = htonl((uint32_t)imm);
+	if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	    wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = (uint32_t)rkey;
+		wr.wr.atomic.compare_add = wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? cmp : swp;
+		wr.wr.atomic.swap = swp;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = (uint32_t)rkey;
+	}
+	errno = ibv_post_send(qp, &wr, &bad);
+	if (errno)
+		return reply("ERR ibv_post_send: %s", strerror(errno));
+	reply("OK");
+}
+
+static void c_recv(char *s)
+{
+	struct ibv_qp *qp = qp_arg(&s);
+	uint64_t wrid, off, len;
+	struct amr *m;
+	struct ibv_sge sge;
+	struct ibv_recv_wr wr = { 0 }, *bad;
+
+	if (!qp || !num(&s, UINT64_MAX, &wrid) || !(m = mr_arg(&s)) ||
+	    !range_arg(&s, m, &off, &len))
+		return reply("ERR usage: RECV id wrid mr off len");
+	sge_of(m, off, len, &sge);
+	wr.wr_id = wrid;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	errno = ibv_post_recv(qp, &wr, &bad);
+	if (errno)
+		return reply("ERR ibv_post_recv: %s", strerror(errno));
+	reply("OK");
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void c_poll(char *s)
+{
+	unsigned int id;
+	uint64_t max, tmo;
+	struct ibv_wc wc[MRC_POLL_MAX];
+	int n = 0;
+	double end;
+
+	if (!id_of(&s, MRC_MAX_CQ, &id) || !cqs[id] || !num(&s, MRC_POLL_MAX, &max) ||
+	    !max || !num(&s, MRC_POLL_TMO_MAX, &tmo))
+		return reply("ERR usage: POLL cq max(1..%d) tmo_ms(..%d)", MRC_POLL_MAX,
+			     MRC_POLL_TMO_MAX);
+	end = now_ms() + (double)tmo;
+	for (;;) {
+		int r = ibv_poll_cq(cqs[id], (int)max - n, wc + n);
+
+		if (r < 0)
+			return reply("ERR ibv_poll_cq: %d", r);
+		n += r;
+		if (n >= (int)max || now_ms() >= end)
+			break;
+		if (!r)
+			usleep(1000);
+	}
+	reply("OK n=%d", n);
+	for (int i = 0; i < n; i++)
+		reply("CQE wrid=%" PRIu64 " status=%d opcode=%d byte_len=%u imm=0x%x wc_flags=0x%x qpn=%u src_qp=%u",
+		      wc[i].wr_id, wc[i].status, wc[i].opcode, wc[i].byte_len,
+		      (wc[i].wc_flags & IBV_WC_WITH_IMM) ? ntohl(wc[i].imm_data) : 0,
+		      wc[i].wc_flags, wc[i].qp_num, wc[i].src_qp);
+}
+
+static void c_readmr(char *s)
+{
+	struct amr *m = mr_arg(&s);
+	uint64_t off, len;
+	char hex[2 * MRC_READ_MAX + 1];
+
+	if (!m || !range_arg(&s, m, &off, &len) || len > MRC_READ_MAX)
+		return reply("ERR usage: READMR id off len(..%d)", MRC_READ_MAX);
+	for (uint64_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", m->buf[off + i]);
+	hex[2 * len] = 0;
+	reply("OK %s", len ? hex : "-");
+}
+
+static void c_hash(char *s)
+{
+	struct amr *m = mr_arg(&s);
+	uint64_t off, len;
+
+	if (!m || !range_arg(&s, m, &off, &len))
+		return reply("ERR usage: HASH id off len");
+	reply("OK 0x%016" PRIx64, mrc_hash(m->buf + off, len));
+}
+
+static void c_state(char *s)
+{
+	static const char *const n[] = { "RESET", "INIT", "RTR", "RTS", "SQD",
+					  "SQE", "ERR" };
+	struct ibv_qp *qp = qp_arg(&s);
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (!qp)
+		return reply("ERR usage: STATE id");
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return reply("ERR ibv_query_qp: %s", strerror(errno));
+	reply("OK %s", a.qp_state <= IBV_QPS_ERR ? n[a.qp_state] : "?");
+}
+
+static void c_destroy(char *s)
+{
+	unsigned int id;
+
+	if (!id_of(&s, MRC_MAX_QP, &id) || !qps[id].qp)
+		return reply("ERR usage: DESTROY id (an existing QP)");
+	if (ibv_destroy_qp(qps[id].qp))
+		return reply("ERR ibv_destroy_qp: %s", strerror(errno));
+	qps[id].qp = NULL;
+	reply("OK");
+}
+
+static void c_counters(void)
+{
+	char dir[256], names[MRC_CNT_MAX][64];
+	unsigned long long vals[MRC_CNT_MAX];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/ports/%d/hw_counters",
+		 O.dev, O.ib_port);
+	d = opendir(dir);
+	if (!d) {
+		/* No counters is an answer, not an error: the tester decides. */
+		reply("OK n=0");
+		return;
+	}
+	while ((e = readdir(d)) && n < MRC_CNT_MAX) {
+		char p[512];
+		FILE *f;
+
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(names[0]) ||
+		    strchr(e->d_name, ' '))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		f = fopen(p, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &vals[n]) == 1)
+			strcpy(names[n++], e->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	reply("OK n=%d", n);
+	for (int i = 0; i < n; i++)
+		reply("CNT %s %llu", names[i], vals[i]);
+}
+
+static void cleanup(void)
+{
+	for (int i = 0; i < MRC_MAX_QP; i++)
+		if (qps[i].qp) {
+			ibv_destroy_qp(qps[i].qp);
+			qps[i].qp = NULL;
+		}
+	for (int i = 0; i < MRC_MAX_CQ; i++)
+		if (cqs[i]) {
+			ibv_destroy_cq(cqs[i]);
+			cqs[i] = NULL;
+		}
+	for (int i = 0; i < MRC_MAX_MR; i++)
+		if (mrs[i].mr) {
+			ibv_dereg_mr(mrs[i].mr);
+			munmap(mrs[i].buf, mrs[i].len);
+			mrs[i].mr = NULL;
+		}
+	mr_total = 0;
+}
+
+/* One session: false when the tester said QUIT. */
+static bool session(int fd)
+{
+	char line[MRC_LINE_MAX];
+	FILE *in = fdopen(fd, "r");
+	bool quit = false;
+
+	out = fdopen(dup(fd), "w");
+	if (!in || !out)
+		die("fdopen: %s", strerror(errno));
+	while (fgets(line, sizeof(line), in)) {
+		size_t l = strlen(line);
+		char *s = line, *cmd;
+
+		if (l && line[l - 1] != '\n' && !feof(in)) {
+			int c;
+
+			while ((c = fgetc(in)) != EOF && c != '\n')
+				;
+			reply("ERR line longer than %d bytes", MRC_LINE_MAX - 1);
+			fflush(out);
+			continue;
+		}
+		line[strcspn(line, "\r\n")] = 0;
+		cmd = tok_next(&s);
+		if (!cmd)
+			reply("ERR empty line");
+		else if (!strcmp(cmd, "INFO"))
+			c_info();
+		else if (!strcmp(cmd, "MR"))
+			c_mr(s);
+		else if (!strcmp(cmd, "FILL"))
+			c_fill(s);
+		else if (!strcmp(cmd, "CQ"))
+			c_cq(s);
+		else if (!strcmp(cmd, "QP"))
+			c_qp(s);
+		else if (!strcmp(cmd, "CONNECT"))
+			c_connect(s);
+		else if (!strcmp(cmd, "POST"))
+			c_post(s);
+		else if (!strcmp(cmd, "RECV"))
+			c_recv(s);
+		else if (!strcmp(cmd, "POLL"))
+			c_poll(s);
+		else if (!strcmp(cmd, "READMR"))
+			c_readmr(s);
+		else if (!strcmp(cmd, "HASH"))
+			c_hash(s);
+		else if (!strcmp(cmd, "STATE"))
+			c_state(s);
+		else if (!strcmp(cmd, "DESTROY"))
+			c_destroy(s);
+		else if (!strcmp(cmd, "COUNTERS"))
+			c_counters();
+		else if (!strcmp(cmd, "QUIT")) {
+			reply("OK bye");
+			quit = true;
+		} else
+			reply("ERR unknown command %.32s", cmd);
+		fflush(out);
+		if (quit)
+			break;
+	}
+	fclose(in);
+	fclose(out);
+	cleanup();
+	return !quit;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "once", no_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int c, ls, one = 1;
+
+	while ((c = getopt_long(argc, argv, "d:i:g:p:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd': O.dev = optarg; break;
+		case 'i': O.ib_port = atoi(optarg); break;
+		case 'g': O.gid_idx = atoi(optarg); break;
+		case 'p': O.tcp_port = atoi(optarg); break;
+		case 'o': O.once = true; break;
+		default:
+			fprintf(stderr, "usage: mr-conform-agent [-d DEV] [-i IBPORT] [-g GIDIDX] [-p TCPPORT] [--once]\n");
+			return 2;
+		}
+	}
+	if (O.ib_port < 1 || O.ib_port > 255 || O.tcp_port < 1 || O.tcp_port > 65535)
+		die("bad port number");
+	signal(SIGPIPE, SIG_IGN);
+	dev_open();
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0)
+		die("socket: %s", strerror(errno));
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	a.sin_port = htons((uint16_t)O.tcp_port);
+	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 1))
+		die("listen on TCP port %d: %s", O.tcp_port, strerror(errno));
+	printf("mr-conform-agent: %s port %d, listening on TCP %d\n", O.dev,
+	       O.ib_port, O.tcp_port);
+	fflush(stdout);
+	for (;;) {
+		int fd = accept(ls, NULL, NULL);
+
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			die("accept: %s", strerror(errno));
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (!session(fd) || O.once)
+			break;
+	}
+	close(ls);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}

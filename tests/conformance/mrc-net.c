@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mr-conform: the wire, the agent's control channel, the tester's side of
+ * a QP and the packet checkers.
+ *
+ * The tester owns the MetaRoCE UDP port of its host (no MetaRoCE device
+ * there): one UDP socket bound to it receives every packet the DUT sends,
+ * with the IP TOS byte (IP_RECVTOS) for the ECN checks; a second socket
+ * bound to a port in 0xC000..0xFFFF sends (MR-ENC-2), ECT(0) and DSCP 26
+ * (MR-ENC-4, MR-ENC-5). Packets are built and parsed only by the core's
+ * codec (kernel/proto/wire.c).
+ *
+ * The tester is a revision 1.1 peer at the Core level (MR-CONF-1): it
+ * answers each HELLO of the DUT without SEEN with one HELLO of its own,
+ * SEEN set, caps CORE, max_read_range 65536 (MR-VER-9, MR-VER-12), so the
+ * DUT's QP settles on the common set CORE and sends no PROBEs
+ * (MR-VER-15).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mr-conform.h"
+
+struct dut DUT;
+
+static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("Bail out! ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+	exit(2);
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The tester's MBH.ts clock: microseconds plus a random offset (MR-SEC-6). */
+static uint32_t ts_off;
+
+uint32_t ts_now(void)
+{
+	return (uint32_t)(uint64_t)(now_s() * 1e6) + ts_off;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sockets                                                            */
+
+static int s_rx = -1, s_tx = -1;
+static bool tos_seen;
+
+void net_open(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof(a);
+	int one = 1, tos = (MR_DSCP_DEFAULT << 2) | 2, s;
+
+	srand((unsigned int)time(NULL) ^ (unsigned int)getpid());
+	ts_off = (uint32_t)rand() << 8;
+	/* Our own address: the one the route to the DUT uses. */
+	a.sin_addr.s_addr = DUT.ip;
+	a.sin_port = htons((uint16_t)O.udp_port);
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(s, (struct sockaddr *)&a, &al))
+		fatal("no route to the DUT: %s", strerror(errno));
+	DUT.me = a.sin_addr.s_addr;
+	close(s);
+	{
+		const uint8_t *m = (const uint8_t *)&DUT.me;
+
+		snprintf(DUT.my_gid, sizeof(DUT.my_gid),
+			 "00000000000000000000ffff%02x%02x%02x%02x", m[0], m[1], m[2], m[3]);
+	}
+
+	s_rx = socket(AF_INET, SOCK_DGRAM, 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)O.udp_port);
+	if (s_rx < 0 || bind(s_rx, (struct sockaddr *)&a, sizeof(a)))
+		fatal("bind UDP port %d: %s (is a MetaRoCE device loaded on the tester host?)",
+		      O.udp_port, strerror(errno));
+	setsockopt(s_rx, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+	fcntl(s_rx, F_SETFL, O_NONBLOCK);
+
+	s_tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s_tx < 0)
+		fatal("socket: %s", strerror(errno));
+	for (int i = 0; i < 100; i++) {
+		a.sin_port = htons((uint16_t)(MR_ENTROPY_BASE | (rand() & MR_ENTROPY_MASK)));
+		if (!bind(s_tx, (struct sockaddr *)&a, sizeof(a)))
+			break;
+		if (i == 99)
+			fatal("no free UDP source port in 0xC000..0xFFFF");
+	}
+	setsockopt(s_tx, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+}
+
+/* Whether the IP TOS of received packets is known (IP_RECVTOS worked). */
+bool net_ecn_visible(void)
+{
+	return tos_seen;
+}
+
+void rx_parse(struct rxpkt *r, const uint8_t *b, uint32_t len)
+{
+	if (b != r->b)
+		memcpy(r->b, b, len);
+	r->len = len;
+	memset(&r->p, 0, sizeof(r->p));
+	r->err = mr_pkt_decode(r->b, len, &r->p);
+	r->icrc = mr_icrc_check(r->b, len);
+	r->poff = r->p.payload ? (uint32_t)(r->p.payload - r->b) : 0;
+}
+
+void rx_copy(struct rxpkt *dst, const struct rxpkt *src)
+{
+	memcpy(dst, src, sizeof(*dst));
+	if (src->p.payload)
+		dst->p.payload = dst->b + src->poff;
+}
+
+uint32_t pkt_build(const struct mr_pkt *p, uint8_t *buf, uint32_t cap)
+{
+	int n = mr_pkt_encode(p, buf, cap);
+
+	if (n < 0)
+		fatal("internal: the codec refused opcode %#x psn %#x: %s",
+		      p->opcode, p->psn, mr_err_name(n));
+	return (uint32_t)n;
+}
+
+void tx_bytes(const uint8_t *b, uint32_t len)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)O.udp_port),
+				  .sin_addr.s_addr = DUT.ip };
+
+	if (sendto(s_tx, b, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		fatal("sendto: %s", strerror(errno));
+}
+
+void tx_pkt(const struct mr_pkt *p)
+{
+	uint8_t b[RX_BUF];
+
+	tx_bytes(b, pkt_build(p, b, sizeof(b)));
+}
+
+/* ------------------------------------------------------------------ */
+/* Receive queue and HELLO answers                                    */
+
+static struct rxpkt rxq[RX_QLEN];
+static unsigned int rxq_n;
+bool hello_auto = true;
+uint64_t hello_answered;
+
+void hello_fill(struct mr_pkt *p, uint32_t dqpn, uint32_t sqpn, bool seen,
+		uint32_t caps)
+{
+	memset(p, 0, sizeof(*p));
+	p->opcode = MR_OP_HELLO;
+	p->dqpn = dqpn;
+	p->sqpn = sqpn;
+	p->ts = ts_now();
+	p->hlh.rev_major = 1;
+	p->hlh.rev_minor = 1;
+	p->hlh.hflags = seen ? MR_HLF_SEEN : 0;
+	p->hlh.caps = caps;
+	p->hlh.max_read_range = MR_HELLO_READ_RANGE_MIN;
+}
+
+static void rx_one(void)
+{
+	struct rxpkt *r;
+	struct sockaddr_in from;
+	char cbuf[64];
+	struct iovec iov;
+	struct msghdr mh = { 0 };
+	ssize_t n;
+
+	if (rxq_n == RX_QLEN) {
+		/* Full: the oldest goes (a case that floods itself). */
+		memmove(rxq, rxq + 1, sizeof(rxq[0]) * (RX_QLEN - 1));
+		rxq_n--;
+	}
+	r = &rxq[rxq_n];
+	iov.iov_base = r->b;
+	iov.iov_len = sizeof(r->b);
+	mh.msg_name = &from;
+	mh.msg_namelen = sizeof(from);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	n = recvmsg(s_rx, &mh, MSG_DONTWAIT);
+	if (n <= 0)
+		return;
+	r->tos = 0xFF;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
+			r->tos = *(uint8_t *)CMSG_DATA(c);
+			tos_seen = true;
+		}
+	r->src = from.sin_addr.s_addr;
+	r->sport = ntohs(from.sin_port);
+	r->t = now_s();
+	rx_parse(r, r->b, (uint32_t)n);
+	if (r->src != DUT.ip)
+		return;		/* not the DUT's: not queued */
+	if (O.verbose > 1)
+		diag("rx op %#x dqpn %#x psn %#x len %u err %d", r->p.opcode,
+		     r->p.dqpn, r->p.psn, r->len, r->err);
+	if (hello_auto && !r->err && r->p.opcode == MR_OP_HELLO &&
+	    !(r->p.hlh.hflags & MR_HLF_SEEN)) {
+		struct mr_pkt h;
+
+		hello_fill(&h, r->p.sqpn, r->p.dqpn, true, MR_CAP_CORE);
+		tx_pkt(&h);
+		hello_answered++;
+	}
+	rxq_n++;
+}
+
+void net_pump(double tmo)
+{
+	double end = now_s() + tmo;
+
+	for (;;) {
+		struct pollfd pf = { .fd = s_rx, .events = POLLIN };
+		double left = end - now_s();
+
+		if (poll(&pf, 1, left > 0 ? (int)(left * 1000) + 1 : 0) > 0) {
+			for (int i = 0; i < 64; i++) {
+				unsigned int before = rxq_n;
+
+				rx_one();
+				if (rxq_n == before && rxq_n != RX_QLEN)
+					break;
+			}
+		}
+		if (now_s() >= end)
+			return;
+	}
+}
+
+void rx_flush(void)
+{
+	net_pump(0);
+	rxq_n = 0;
+}
+
+bool rx_take(uint32_t qpn, uint8_t op, double tmo, struct rxpkt *out)
+{
+	double end = now_s() + tmo * O.slow;
+
+	for (;;) {
+		for (unsigned int i = 0; i < rxq_n; i++) {
+			struct rxpkt *r = &rxq[i];
+
+			if (r->err || r->p.dqpn != qpn)
+				continue;
+			if (op ? r->p.opcode != op : r->p.opcode == MR_OP_HELLO)
+				continue;
+			rx_copy(out, r);
+			/* The slots after it move down: their payload
+			 * pointers are rebuilt from poff when taken. */
+			memmove(rxq + i, rxq + i + 1, sizeof(rxq[0]) * (rxq_n - i - 1));
+			rxq_n--;
+			return true;
+		}
+		if (now_s() >= end)
+			return false;
+		net_pump(0.02);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The agent's control channel                                        */
+
+static int actl = -1;
+static char ain[8192];
+static size_t ain_n;
+char agent_err[512];
+
+void agent_open(void)
+{
+	char host[256], *c;
+	const char *port = "7790";
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+	int one = 1;
+	double end = now_s() + 60;
+
+	snprintf(host, sizeof(host), "%s", O.agent);
+	c = strchr(host, ':');
+	if (c) {
+		*c = 0;
+		port = c + 1;
+	}
+	if (getaddrinfo(host, port, &hints, &ai))
+		fatal("agent address %s: cannot resolve", O.agent);
+	for (;;) {
+		actl = socket(AF_INET, SOCK_STREAM, 0);
+		if (actl >= 0 && !connect(actl, ai->ai_addr, ai->ai_addrlen))
+			break;
+		if (actl >= 0)
+			close(actl);
+		if (now_s() > end)
+			fatal("agent %s: %s", O.agent, strerror(errno));
+		usleep(200000);
+	}
+	if (!O.dut)
+		DUT.ip = ((struct sockaddr_in *)ai->ai_addr)->sin_addr.s_addr;
+	freeaddrinfo(ai);
+	setsockopt(actl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+void agent_close(void)
+{
+	if (actl >= 0) {
+		agent("QUIT");
+		close(actl);
+		actl = -1;
+	}
+}
+
+/* One line from the agent (static buffer); fatal on EOF or after 30 s. */
+const char *agent_line(void)
+{
+	static char line[8192];
+	double end = now_s() + 30 * O.slow;
+
+	for (;;) {
+		char *nl = memchr(ain, '\n', ain_n);
+		struct pollfd pf = { .fd = actl, .events = POLLIN };
+		ssize_t n;
+
+		if (nl) {
+			size_t l = (size_t)(nl - ain);
+
+			memcpy(line, ain, l);
+			line[l] = 0;
+			memmove(ain, nl + 1, ain_n - l - 1);
+			ain_n -= l + 1;
+			return line;
+		}
+		if (ain_n == sizeof(ain))
+			fatal("agent: line too long");
+		if (now_s() > end)
+			fatal("agent: no answer within 30 s");
+		/* Keep answering the DUT's HELLOs while the agent works. */
+		net_pump(0);
+		if (poll(&pf, 1, 10) <= 0)
+			continue;
+		n = read(actl, ain + ain_n, sizeof(ain) - ain_n);
+		if (n <= 0)
+			fatal("agent: connection closed");
+		ain_n += (size_t)n;
+	}
+}
+
+const char *agent(const char *fmt, ...)
+{
+	char req[MRC_LINE_MAX];
+	const char *a;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(req, sizeof(req) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(req) - 1)
+		fatal("internal: agent request too long");
+	if (O.verbose)
+		diag("agent <- %s", req);
+	req[n++] = '\n';
+	if (write(actl, req, (size_t)n) != n)
+		fatal("agent: write: %s", strerror(errno));
+	a = agent_line();
+	if (O.verbose)
+		diag("agent -> %.200s", a);
+	if (!strncmp(a, "OK", 2))
+		return a[2] == ' ' ? a + 3 : a + 2;
+	snprintf(agent_err, sizeof(agent_err), "%s", a);
+	return NULL;
+}
+
+bool kv_u64(const char *ans, const char *key, uint64_t *v)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = ans; p && *p; p = strchr(p, ' ')) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			*v = strtoull(p + kl + 1, NULL, 0);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* --counter SPEC=IMPL: the implementation's name of a spec counter. */
+#define CMAP_MAX 32
+static struct { char spec[32], impl[64]; } cmap[CMAP_MAX];
+static int cmap_n;
+
+void counter_map_add(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(cmap[0].spec) ||
+	    strlen(eq + 1) >= sizeof(cmap[0].impl) || !eq[1] || cmap_n == CMAP_MAX)
+		fatal("--counter %s: SPEC=IMPL, please", arg);
+	memcpy(cmap[cmap_n].spec, arg, (size_t)(eq - arg));
+	strcpy(cmap[cmap_n].impl, eq + 1);
+	cmap_n++;
+}
+
+bool counter(const char *spec_name, uint64_t *v)
+{
+	const char *want = spec_name;
+	const char *a = agent("COUNTERS");
+	uint64_t n = 0;
+	bool found = false;
+
+	for (int i = 0; i < cmap_n; i++)
+		if (!strcmp(cmap[i].spec, spec_name))
+			want = cmap[i].impl;
+	if (!a || !kv_u64(a, "n", &n))
+		fatal("agent: COUNTERS: %s", agent_err);
+	for (uint64_t i = 0; i < n; i++) {
+		const char *l = agent_line();
+		char name[64];
+		unsigned long long val;
+
+		if (sscanf(l, "CNT %63s %llu", name, &val) == 2 && !strcmp(name, want)) {
+			*v = val;
+			found = true;
+		}
+	}
+	if (!found)
+		diag("the DUT exposes no counter '%s' (spec name '%s', MR-CONF-7)",
+		     want, spec_name);
+	return found;
+}
+
+/* ------------------------------------------------------------------ */
+/* The DUT's memory                                                   */
+
+void dut_setup(void)
+{
+	const char *a = agent("INFO");
+	const char *g;
+	uint64_t v;
+
+	if (!a || !(g = strstr(a, "gid=")) || strlen(g + 4) < 32)
+		fatal("agent: INFO: %s", a ? a : agent_err);
+	memcpy(DUT.gid, g + 4, 32);
+	DUT.gid[32] = 0;
+	diag("DUT: %s", a);
+	if (!agent("CQ 0 1024"))
+		fatal("agent: CQ: %s", agent_err);
+	a = agent("MR 0 %u 0x%x 1", MR_LEN, ACC_ALL);
+	if (!a || !kv_u64(a, "rkey", &v))
+		fatal("agent: MR 0: %s", agent_err);
+	DUT.rkey0 = (uint32_t)v;
+	kv_u64(a, "addr", &DUT.addr0);
+	a = agent("MR 1 %u 0x%x 2", MR_LEN, IBV_ACCESS_LOCAL_WRITE);
+	if (!a || !kv_u64(a, "lkey", &v))
+		fatal("agent: MR 1: %s", agent_err);
+	DUT.lkey1 = (uint32_t)v;
+	kv_u64(a, "addr", &DUT.addr1);
+}
+
+bool mr_fill(int mr, uint64_t seed)
+{
+	return agent("FILL %d 0x%" PRIx64, mr, seed) != NULL;
+}
+
+bool mr_read(int mr, uint32_t off, uint32_t len, uint8_t *out)
+{
+	const char *a = agent("READMR %d %u %u", mr, off, len);
+
+	if (!a || strlen(a) < 2 * (size_t)len)
+		return false;
+	for (uint32_t i = 0; i < len; i++) {
+		unsigned int v;
+
+		if (sscanf(a + 2 * i, "%2x", &v) != 1)
+			return false;
+		out[i] = (uint8_t)v;
+	}
+	return true;
+}
+
+bool mr_hash(int mr, uint32_t off, uint32_t len, uint64_t *h)
+{
+	const char *a = agent("HASH %d %u %u", mr, off, len);
+
+	if (!a)
+		return false;
+	*h = strtoull(a, NULL, 0);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* The tester's side of a QP                                          */
+
+static unsigned int qp_seq;
+
+bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access)
+{
+	const char *a;
+	uint64_t v;
+	struct rxpkt r;
+
+	memset(q, 0, sizeof(*q));
+	q->id = (int)(qp_seq % MRC_MAX_QP);
+	q->my_qpn = 0x100 + (qp_seq++ * 7 % 0xFFF00);
+	q->psn = (uint32_t)rand() & MR_PSN_MASK;
+	q->dut_psn = (uint32_t)rand() & MR_PSN_MASK;
+	q->path = (uint8_t)(rand() % MR_MAX_PATHS);
+	rx_flush();
+	a = agent("QP %d 0 RC 16 16", q->id);
+	if (!a || !kv_u64(a, "qpn", &v)) {
+		fail_at(t, __LINE__, "agent: QP: %s", agent_err);
+		return false;
+	}
+	q->dut_qpn = (uint32_t)v;
+	/* timeout 18 (about 1 s per T_verbs), retry 7: a tester that takes
+	 * its time under emulation is not an outage. */
+	if (!agent("CONNECT %d %u %u %u %s %d 0x%x 18 7 7", q->id, q->my_qpn,
+		   q->psn, q->dut_psn, DUT.my_gid, PMTU, access)) {
+		fail_at(t, __LINE__, "agent: CONNECT: %s", agent_err);
+		return false;
+	}
+	/* The DUT's first HELLO (MR-VER-14); answered in net_pump(). */
+	if (rx_take(q->my_qpn, MR_OP_HELLO, WAIT_RESP, &r)) {
+		q->have_hello = true;
+		rx_copy(&q->hello, &r);
+	}
+	return true;
+}
+
+void tqp_close(struct tqp *q)
+{
+	if (q->dut_qpn)
+		agent("DESTROY %d", q->id);
+	q->dut_qpn = 0;
+}
+
+const char *dut_qp_state(const struct tqp *q)
+{
+	static char st[16];
+	const char *a = agent("STATE %d", q->id);
+
+	snprintf(st, sizeof(st), "%s", a ? a : "?");
+	return st;
+}
+
+void req_fill(struct mr_pkt *p, const struct tqp *q, uint8_t op, uint32_t psn,
+	      uint16_t flags)
+{
+	memset(p, 0, sizeof(*p));
+	p->opcode = op;
+	p->path = q->path;
+	p->flags = flags;
+	p->dqpn = q->dut_qpn;
+	p->sqpn = q->my_qpn;
+	p->psn = psn & MR_PSN_MASK;
+	p->ts = ts_now();
+}
+
+int cqe_wait(const struct tqp *q, struct cqe *c, int max, double tmo)
+{
+	double end = now_s() + tmo * O.slow;
+	int got = 0;
+
+	while (got < max) {
+		double left = end - now_s();
+		int ms = left > 0 ? (int)(left * 1000) : 0;
+		const char *a;
+		uint64_t n = 0;
+
+		if (ms > 2000)
+			ms = 2000;
+		a = agent("POLL 0 %d %d", max - got > MRC_POLL_MAX ? MRC_POLL_MAX : max - got, ms);
+		if (!a || !kv_u64(a, "n", &n))
+			break;
+		for (uint64_t i = 0; i < n; i++) {
+			const char *l = agent_line();
+			struct cqe e = { 0 };
+			uint64_t v;
+
+			kv_u64(l, "wrid", &e.wrid);
+			kv_u64(l, "status", &v);
+			e.status = (int)v;
+			kv_u64(l, "opcode", &v);
+			e.opcode = (int)v;
+			kv_u64(l, "byte_len", &v);
+			e.byte_len = (uint32_t)v;
+			kv_u64(l, "imm", &v);
+			e.imm = (uint32_t)v;
+			kv_u64(l, "wc_flags", &v);
+			e.wc_flags = (uint32_t)v;
+			kv_u64(l, "qpn", &v);
+			e.qpn = (uint32_t)v;
+			kv_u64(l, "src_qp", &v);
+			e.src_qp = (uint32_t)v;
+			if (e.qpn != q->dut_qpn) {
+				diag("CQE of another QP (%u) dropped", e.qpn);
+				continue;
+			}
+			c[got++] = e;
+		}
+		if (now_s() >= end)
+			break;
+	}
+	return got;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checkers                                                           */
+
+void check_ack(struct tctx *t, const char *what, const struct rxpkt *r,
+	       uint32_t my_qpn, uint32_t dut_qpn, const struct ack_expect *e)
+{
+	const struct mr_pkt *p = &r->p;
+	uint8_t want_op = e->nack_reason ? MR_OP_NACK : MR_OP_ACK;
+
+	EXPECT(t, r->err == 0, "%s: does not decode: %s (MR-HDR-1)", what,
+	       mr_err_name(r->err));
+	if (r->err)
+		return;
+	EXPECT(t, r->icrc == 0, "%s: ICRC wrong (MR-ICRC-1..3)", what);
+	EXPECT(t, p->opcode == want_op, "%s: opcode %#x, want %#x", what,
+	       p->opcode, want_op);
+	/* MR-REL-12: PSN 0, QPNs, path echo, no ECE (nothing sent CE). */
+	EXPECT(t, p->psn == 0, "%s: MBH.psn %#x, want 0 (MR-REL-12)", what, p->psn);
+	EXPECT(t, p->dqpn == my_qpn, "%s: dqpn %#x, want the tester's %#x (MR-REL-12)",
+	       what, p->dqpn, my_qpn);
+	EXPECT(t, p->sqpn == dut_qpn, "%s: sqpn %#x, want the DUT's %#x (MR-REL-12)",
+	       what, p->sqpn, dut_qpn);
+	EXPECT(t, p->path == e->path, "%s: path %u, want the echo %u (MR-REL-12, MR-HDR-6)",
+	       what, p->path, e->path);
+	EXPECT(t, !(p->flags & MR_F_ECE), "%s: ECE set, no CE was sent (MR-REL-12)", what);
+	/* MR-REL-11, MR-REL-2 */
+	EXPECT(t, p->akh.cum_psn == (e->cum & MR_PSN_MASK),
+	       "%s: cum_psn %#x, want %#x (MR-REL-2, MR-REL-11)", what,
+	       p->akh.cum_psn, e->cum & MR_PSN_MASK);
+	EXPECT(t, p->akh.msn == e->msn, "%s: msn %u, want %u (MR-REL-11)", what,
+	       p->akh.msn, e->msn);
+	EXPECT(t, p->akh.ts_echo == e->ts_echo,
+	       "%s: ts_echo %#x, want the trigger's ts %#x (MR-REL-11)", what,
+	       p->akh.ts_echo, e->ts_echo);
+	EXPECT(t, p->akh.ce_count == 0, "%s: ce_count %u, no CE was sent (MR-REL-11)",
+	       what, p->akh.ce_count);
+	for (unsigned int i = 0; i < MR_SACK_BITS; i++) {
+		bool want = false;
+
+		for (unsigned int k = 0; k < e->n_sacked; k++)
+			want |= e->sacked[k] == i;
+		EXPECT(t, mr_sack_test(p->akh.sack, i) == want,
+		       "%s: SACK bit %u (PSN %#x) is %d, want %d (MR-REL-2)", what, i,
+		       (p->akh.cum_psn + i) & MR_PSN_MASK, !want, want);
+	}
+	if (e->nack_reason) {
+		EXPECT(t, p->nkh.reason == e->nack_reason, "%s: NACK reason %u, want %u (MR-REL-5)",
+		       what, p->nkh.reason, e->nack_reason);
+		EXPECT(t, p->nkh.nack_psn == (e->nack_psn & MR_PSN_MASK),
+		       "%s: nack_psn %#x, want %#x", what, p->nkh.nack_psn,
+		       e->nack_psn & MR_PSN_MASK);
+		EXPECT(t, p->nkh.rnr_timer == e->rnr_timer,
+		       "%s: rnr_timer %u, want %u (MR-REL-5, MR-REL-17)", what,
+		       p->nkh.rnr_timer, e->rnr_timer);
+	}
+}
+
+void check_ect0(struct tctx *t, const char *what, const struct rxpkt *r)
+{
+	if (r->tos == 0xFF)
+		return;		/* the case reports ECN as not run */
+	EXPECT(t, (r->tos & 3) == 2, "%s: IP ECN field %u, want ECT(0) = 2 (MR-ENC-5)",
+	       what, r->tos & 3);
+}
