@@ -5,7 +5,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-KDIR=${KDIR:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)}
+KDIR=${KDIR:-$(ls -d /usr/src/linux-headers-*[0-9]-amd64 2>/dev/null | sort -V | tail -1)}
 KSRC=${KSRC:-/usr/src/linux-source-6.1}
 RESULTS=${RESULTS:-$top/results}
 mkdir -p "$RESULTS"

@@ -5,14 +5,16 @@
 # the VM harness takes the newest /usr/src/linux-headers-*-amd64). Prints
 # one "ok"/"not ok" line per tree and "kernels: N passed, N failed".
 #
-#   scripts/check-kernels.sh             every tree in TREES below
-#   scripts/check-kernels.sh 7.3.4+deb13 only these
+#   scripts/check-kernels.sh                  every suite in SUITES below
+#   scripts/check-kernels.sh sid trixie-backports   only these
 #
-# A tree missing from the cache is downloaded (apt-get download with a
-# private sources list, state under $MR_KHEADERS/apt); once cached, no
-# network is needed. A tree that cannot be had is not skipped: it fails,
-# as "not checked" when the archive cannot be reached (apt-get update
-# fails), so an offline run is never mistaken for a green one.
+# Each suite's tree is the one its linux-headers-amd64 depends on today
+# (the archive moves on: the newest headers are checked, not a pinned
+# version that sid drops); apt-get with a private sources list and state
+# under $MR_KHEADERS/apt, nothing installed. A tree missing from the
+# cache is downloaded. When the archive cannot be reached, the tree last
+# fetched for the suite is checked and the line says so; with none
+# cached the suite fails ("not checked"), it is never skipped.
 #
 # A tree whose kernel was configured with a newer gcc than this host's
 # (CONFIG_CC_VERSION_TEXT) is compiled with the host's gcc after turning
@@ -26,11 +28,10 @@ RESULTS=${RESULTS:-$top/results}
 CC_HOST=${CC_HOST:-gcc}
 MIRROR=${MR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-# version  suite: the Debian 12 kernel is the installed linux-headers
-# package (scripts/install-deps.sh); the others come from the archive.
-TREES="6.12.95+deb12 bookworm-backports
-7.2.13+deb14 sid
-7.3.4+deb13 trixie-backports"
+# The Debian 12 kernel is the installed linux-headers package
+# (scripts/install-deps.sh, scripts/check-kernel.sh); these come from the
+# archive. On 2026-12-02: 6.12.95+deb12, 7.2.13+deb14, 7.3.4+deb13.
+SUITES="bookworm-backports sid trixie-backports"
 
 pass=0
 fail=0
@@ -125,19 +126,44 @@ adjust_cc() {
 		>"$tree/MR-CC-ADJUSTED"
 }
 
-check() {
-	v=$1
-	suite=$2
-	root=$MR_KHEADERS/$v
-	tree=$root/usr/src/linux-headers-$v-amd64
-	if ! fetch "$v"; then
-		if [ -n "$apt_failed" ]; then
-			notok "$v ($suite): not checked, Debian archive unreachable ($MR_KHEADERS/apt/update.log)"
+# resolve SUITE: the kernel version (e.g. 7.3.4+deb13) of the suite's
+# linux-headers-amd64, remembered in $MR_KHEADERS/SUITE.version; the one
+# remembered when the archive is unreachable.
+resolve() {
+	if apt_setup; then
+		# shellcheck disable=SC2046
+		apt-cache $(apt_opts) show "linux-headers-amd64/$1" 2>/dev/null |
+			sed -n 's/^Depends:.*linux-headers-\([^ ,]*\)-amd64 (=.*/\1/p' |
+			head -1 >"$MR_KHEADERS/$1.version.new"
+		if [ -s "$MR_KHEADERS/$1.version.new" ]; then
+			mv "$MR_KHEADERS/$1.version.new" "$MR_KHEADERS/$1.version"
 		else
-			notok "$v ($suite): header packages not obtained (logs in $MR_KHEADERS/apt)"
+			rm -f "$MR_KHEADERS/$1.version.new"
+			return 1
+		fi
+	fi
+	cat "$MR_KHEADERS/$1.version" 2>/dev/null
+}
+
+check() {
+	suite=$1
+	if ! v=$(resolve "$suite") || [ -z "$v" ]; then
+		if [ -n "$apt_failed" ]; then
+			notok "$suite: not checked, Debian archive unreachable and no tree cached ($MR_KHEADERS/apt/update.log)"
+		else
+			notok "$suite: no linux-headers-amd64 found in the suite"
 		fi
 		return
 	fi
+	root=$MR_KHEADERS/$v
+	tree=$root/usr/src/linux-headers-$v-amd64
+	if ! fetch "$v"; then
+		notok "$v ($suite): header packages not obtained (logs in $MR_KHEADERS/apt)"
+		return
+	fi
+	pkg=$(sed -n "s/^linux-headers-$v-amd64_\(.*\)_amd64\.deb$/\1/p" "$root/MR-DEBS" |
+		sed 's/%3a/:/')
+	suite="$suite $pkg${apt_failed:+, archive unreachable: the tree last fetched}"
 	adjust_cc "$tree"
 	extra=
 	note=
@@ -175,15 +201,13 @@ check() {
 	fi
 }
 
-want=${*:-}
-echo "$TREES" | while read -r v suite; do
-	if [ -n "$want" ]; then
-		case " $want " in *" $v "*) ;; *) continue ;; esac
-	fi
-	check "$v" "$suite" </dev/null
-	echo "$pass $fail" >"$RESULTS/.kernels-count"
+# Once, here: resolve runs in a subshell and reads the outcome.
+apt_setup || true
+# shellcheck disable=SC2086
+[ $# -gt 0 ] || set -- $SUITES
+for suite in "$@"; do
+	check "$suite" </dev/null
 done
-read -r pass fail <"$RESULTS/.kernels-count" 2>/dev/null || { pass=0; fail=1; }
-rm -f "$RESULTS/.kernels-count"
+[ $((pass + fail)) -gt 0 ] || notok "no suite checked"
 echo "kernels: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
