@@ -4,7 +4,9 @@
 #
 #   make                 module (against KDIR), userspace and the conformance
 #                        suite (tests/conformance: mr-conform, its DUT agent)
-#   make install         install both (module + depmod, provider + .driver)
+#   make install         install both (module + depmod, provider + .driver);
+#                        DESTDIR, INSTALL_MOD_PATH, PREFIX as below
+#   make uninstall       remove exactly what make install put there
 #   make test            every tier below; ends with "N passed, N failed"
 #   make test-host       core unit/model tests, fuzz corpus replay, gates
 #   make test-kunit      KUnit suites in the self-built test kernel (QEMU)
@@ -16,17 +18,35 @@
 #   make bench           MetaRoCE vs rxe vs TCP under loss (BENCH_QUICK=1)
 #   make traceability    regenerate Documentation/metaroce/traceability.rst
 
-# The kernel to build against: the running kernel's build tree if there is
-# one, else the newest installed Debian linux-headers for amd64.
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+# The kernel to build against: the running kernel's build tree (or its
+# headers under /usr/src), else the newest installed Debian linux-headers
+# of the generic amd64 flavour by version (not -cloud/-rt, and 6.1.0-57
+# above 6.1.0-9).
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build \
+	/usr/src/linux-headers-$(shell uname -r)) \
+	$(shell ls -d /usr/src/linux-headers-*[0-9]-amd64 2>/dev/null | sort -V | tail -1))
+# The release the module is built for (its vermagic): where it is
+# installed and what depmod is run for.
+KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+# Installation: DESTDIR stages everything (packaging: nothing outside it is
+# written, depmod is left to the package); INSTALL_MOD_PATH prefixes the
+# module tree as in kbuild; PREFIX is the userspace prefix (provider
+# library, tools). depmod runs only for an install into the live system.
+DESTDIR ?=
+INSTALL_MOD_PATH ?=
+INSTALL_MOD_DIR ?= updates
+PREFIX ?= /usr/local
+MODDIR = $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)
 KSRC ?= /usr/src/linux-source-6.1
 FUZZ_SECONDS ?= 30
 RESULTS ?= $(CURDIR)/results
 
-export KDIR KSRC RESULTS
+export KDIR KSRC RESULTS PREFIX DESTDIR
 
-.PHONY: all modules userspace conformance install clean check test test-host \
+.PHONY: all modules userspace conformance install uninstall clean check \
+	test test-host \
 	test-kunit test-e2e fuzz demo bench soak traceability
 
 all: modules userspace conformance
@@ -43,9 +63,18 @@ conformance:
 	$(MAKE) -C tests/conformance
 
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(notdir $(patsubst %/build,%,$(KDIR:/=)))
+	@test -n "$(KVER)" || { echo "no kernel release in $(KDIR)"; exit 1; }
+	install -d $(MODDIR)
+	install -m 0644 kernel/metaroce.ko $(MODDIR)/
+	$(if $(DESTDIR),,depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER))
 	@if [ -f userspace/Makefile ]; then $(MAKE) -C userspace install; fi
+
+uninstall:
+	@test -n "$(KVER)" || { echo "no kernel release in $(KDIR)"; exit 1; }
+	rm -f $(MODDIR)/metaroce.ko
+	scripts/rmdir-staged.sh "$(DESTDIR)" $(INSTALL_MOD_PATH)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)
+	$(if $(DESTDIR),,depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER))
+	@if [ -f userspace/Makefile ]; then $(MAKE) -C userspace uninstall; fi
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

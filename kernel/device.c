@@ -74,7 +74,7 @@ static int mroce_query_port(struct ib_device *ibdev, u32 port_num,
 
 	if (attr->state == IB_PORT_ACTIVE)
 		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-	else if (dev_get_flags(dev->ndev) & IFF_UP)
+	else if (netif_get_flags(dev->ndev) & IFF_UP)
 		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
 	else
 		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
@@ -220,7 +220,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.alloc_pd = mroce_alloc_pd,
 	.alloc_ucontext = mroce_alloc_ucontext,
 	.create_ah = mroce_create_ah,
-	.create_cq = mroce_create_cq,
+	.create_cq = mroce_create_cq_op,
 	.create_qp = mroce_create_qp,
 	.create_srq = mroce_create_srq,
 	/* uverbs and ib_umad create AHs through create_user_ah, udata or not. */
@@ -253,7 +253,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.query_port = mroce_query_port,
 	.query_qp = mroce_query_qp,
 	.query_srq = mroce_query_srq,
-	.reg_user_mr = mroce_reg_user_mr,
+	.reg_user_mr = mroce_reg_user_mr_op,
 	.req_notify_cq = mroce_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mroce_ah, ibah),

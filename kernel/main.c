@@ -241,6 +241,7 @@ module_exit(mroce_exit);
 MODULE_AUTHOR("MetaRoCE authors");
 MODULE_DESCRIPTION("MetaRoCE software RDMA device over Ethernet");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(MROCE_VERSION);	/* kernel/Kbuild: VERSION or git describe */
 MODULE_ALIAS_RDMA_LINK("metaroce");
 /* User-space verbs: /dev/infiniband/uverbsN comes from ib_uverbs. */
 MODULE_SOFTDEP("pre: ib_uverbs");

@@ -39,5 +39,6 @@
 #include "uctx.h"
 #include "verbs.h"
 #include "qp.h"
+#include "kcompat.h"
 
 #endif /* MROCE_METAROCE_H */

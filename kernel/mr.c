@@ -327,7 +327,7 @@ struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (virt_addr > U64_MAX - (length - 1))
 		return ERR_PTR(-EINVAL);
 
-	umem = ib_umem_get(ibpd->device, start, length, access);
+	umem = mroce_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(umem))
 		return ERR_CAST(umem);
 	npages = ib_umem_num_pages(umem);

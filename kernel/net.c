@@ -20,7 +20,6 @@
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
-#include <net/ipv6_stubs.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
@@ -102,8 +101,7 @@ static int mroce_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
  * in on (MR-ENC-13). The path layer finds such a path by its losses
  * (MR-MP-8); the QP by its retry budget. Softirq, RCU held.
  */
-static void mroce_udp_err_rcv(struct sock *sk, struct sk_buff *skb,
-			      unsigned int udp_offset)
+void mroce_udp_err(struct sock *sk, struct sk_buff *skb)
 {
 	struct mroce_net *mnet = rcu_dereference_sk_user_data(sk);
 	struct mroce_dev *dev = mnet ? mroce_net_dev_of(mnet, skb) : NULL;
@@ -185,7 +183,7 @@ static struct socket *mroce_sock_create(struct net *net,
 	tnl_cfg.encap_rcv = mroce_udp_encap_recv;
 	tnl_cfg.encap_err_lookup = mroce_udp_err_lookup;
 	tnl_cfg.encap_err_rcv = mroce_udp_err_rcv;
-	setup_udp_tunnel_sock(net, sock, &tnl_cfg);
+	mroce_setup_udp_tunnel_sock(net, sock, &tnl_cfg);
 	return sock;
 }
 
@@ -193,9 +191,9 @@ static void mroce_sock_release(struct mroce_net *mnet)
 {
 	/* udp_tunnel_sock_release() waits for RCU readers of user data. */
 	if (mnet->sk6)
-		udp_tunnel_sock_release(mnet->sk6);
+		mroce_udp_tunnel_sock_release(mnet->sk6);
 	if (mnet->sk4)
-		udp_tunnel_sock_release(mnet->sk4);
+		mroce_udp_tunnel_sock_release(mnet->sk4);
 	mnet->sk6 = NULL;
 	mnet->sk4 = NULL;
 }
@@ -309,9 +307,9 @@ static int mroce_xmit4(struct mroce_dev *dev, struct socket *sock,
 	 * iptunnel_xmit() accounts the packet to skb->dev as a tunnel
 	 * netdev's: NULL here (mroce_skb_alloc), the netdev counts it.
 	 */
-	udp_tunnel_xmit_skb(rt, sock->sk, skb, av->saddr.v4, av->daddr.v4, tos,
-			    ttl, htons(IP_DF), sport, htons(mroce_udp_port),
-			    false, true);
+	mroce_udp_tunnel_xmit_skb(rt, sock->sk, skb, av->saddr.v4, av->daddr.v4,
+				  tos, ttl, htons(IP_DF), sport,
+				  htons(mroce_udp_port), false, true);
 	return 0;
 }
 
@@ -335,8 +333,7 @@ static int mroce_xmit6(struct mroce_dev *dev, struct socket *sock,
 	if (dc)
 		dst = dst_cache_get_ip6(dc, &saddr);
 	if (!dst) {
-		dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl6,
-						      NULL);
+		dst = mroce_ip6_dst_lookup_flow(net, sock->sk, &fl6);
 		if (IS_ERR(dst))
 			return PTR_ERR(dst);
 		if (dc)
@@ -351,9 +348,10 @@ static int mroce_xmit6(struct mroce_dev *dev, struct socket *sock,
 	 * memory that is not a pcpu_sw_netstats) or counts its
 	 * transmissions itself (veth, bridge: twice).
 	 */
-	return udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &saddr, &daddr,
-				    tos, ttl, cpu_to_be32(av->flow_label),
-				    sport, htons(mroce_udp_port), false);
+	mroce_udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &saddr, &daddr,
+				   tos, ttl, cpu_to_be32(av->flow_label),
+				   sport, htons(mroce_udp_port), false);
+	return 0;
 }
 #endif
 

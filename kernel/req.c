@@ -109,10 +109,10 @@ static enum hrtimer_restart mroce_req_timer_fn(struct hrtimer *t)
 
 int mroce_proto_alloc(struct mroce_qp *qp)
 {
-	hrtimer_init(&qp->req_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->req_timer.function = mroce_req_timer_fn;
-	hrtimer_init(&qp->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->ack_timer.function = mroce_ack_timer_fn;
+	hrtimer_setup(&qp->req_timer, mroce_req_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
+	hrtimer_setup(&qp->ack_timer, mroce_ack_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
 	spin_lock_init(&qp->resp_lock);
 	mroce_resp_rd_init(qp);
 	/* The QP's own clock: off-path forgers must guess it (MR-SEC-6). */

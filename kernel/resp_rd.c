@@ -299,7 +299,7 @@ static enum hrtimer_restart mroce_rd_timer_fn(struct hrtimer *t)
 /* Timer and work of the READ responses (QP creation). */
 void mroce_resp_rd_init(struct mroce_qp *qp)
 {
-	hrtimer_init(&qp->rd_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	qp->rd_timer.function = mroce_rd_timer_fn;
+	hrtimer_setup(&qp->rd_timer, mroce_rd_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_SOFT);
 	INIT_WORK(&qp->resp_work, mroce_resp_work);
 }

@@ -175,7 +175,8 @@ static struct ibv_ah *mroce_create_ah(struct ibv_pd *pd,
 	if (!ah)
 		return NULL;
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_create_ah(pd, &ah->ibah, attr, &resp.core, sizeof(resp));
+	ret = ibv_cmd_create_ah(pd, &ah->ibah, attr,
+				mroce_create_ah_resp_core(&resp), sizeof(resp));
 	if (ret) {
 		free(ah);
 		errno = ret;
@@ -261,8 +262,9 @@ static struct verbs_context *mroce_alloc_context(struct ibv_device *ibdev,
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.core, sizeof(cmd),
-				  &resp.core, sizeof(resp));
+	ret = ibv_cmd_get_context(&ctx->vctx, mroce_get_context_cmd_core(&cmd),
+				  sizeof(cmd), mroce_get_context_resp_core(&resp),
+				  sizeof(resp));
 	if (ret)
 		goto err;
 

@@ -25,17 +25,27 @@
  * A driver request/response must start exactly where the core struct
  * ends: libibverbs sends (and the kernel reads) the bytes after the core
  * struct as udata, so any padding in between shifts every field.
+ *
+ * The core structs end in a flexible array (driver_data[]), which ISO C
+ * does not allow inside another struct (gcc accepts it, clang flags it
+ * as a GNU extension): the pair holds the core as suitably aligned
+ * bytes that only libibverbs reads and writes, through the typed pointer
+ * <name>_core() returns. The provider never touches core fields itself.
  */
-#define MROCE_UDATA_PAIR(_name, _core, _drv)				\
-	struct _name {							\
-		_core core;						\
-		_drv drv;						\
+#define MROCE_UDATA_PAIR(name, core_t, drv_t)				\
+	struct name {							\
+		_Alignas(core_t) unsigned char core[sizeof(core_t)];	\
+		drv_t drv;						\
 	};								\
-	_Static_assert(offsetof(struct _name, drv) == sizeof(_core),	\
-		       #_name ": padding between core and driver data"); \
-	_Static_assert(sizeof(struct _name) ==				\
-		       sizeof(_core) + sizeof(_drv),			\
-		       #_name ": trailing padding")
+	static inline core_t *name##_core(struct name *p)		\
+	{								\
+		return (core_t *)(void *)p->core;			\
+	}								\
+	_Static_assert(offsetof(struct name, drv) == sizeof(core_t),	\
+		       #name ": padding between core and driver data"); \
+	_Static_assert(sizeof(struct name) ==				\
+		       sizeof(core_t) + sizeof(drv_t),			\
+		       #name ": trailing padding")
 
 struct mroce_device {
 	struct verbs_device vdev;

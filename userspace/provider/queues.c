@@ -144,8 +144,8 @@ struct ibv_cq *mroce_create_cq(struct ibv_context *ctx, int cqe,
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
 	ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->vcq.cq,
-				&cmd.core, sizeof(cmd), &resp.core,
-				sizeof(resp));
+				mroce_create_cq_cmd_core(&cmd), sizeof(cmd),
+				mroce_create_cq_resp_core(&resp), sizeof(resp));
 	if (ret)
 		goto err_free;
 
@@ -301,8 +301,9 @@ struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ctx,
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd.core, sizeof(cmd),
-				   &resp.core, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr,
+				   mroce_create_qp_cmd_core(&cmd), sizeof(cmd),
+				   mroce_create_qp_resp_core(&resp), sizeof(resp));
 	if (ret)
 		goto err_locks;
 
@@ -724,8 +725,9 @@ struct ibv_srq *mroce_create_srq(struct ibv_pd *pd,
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd.core,
-				 sizeof(cmd), &resp.core, sizeof(resp));
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr,
+				 mroce_create_srq_cmd_core(&cmd), sizeof(cmd),
+				 mroce_create_srq_resp_core(&resp), sizeof(resp));
 	if (ret)
 		goto err_free;
 
