@@ -464,11 +464,11 @@ static u8 mroce_rcv_deliver(void *ctx, const struct mr_rxmsg_info *m)
 }
 
 /* ops->replay: a duplicate READ_REQ or atomic of an executed message. */
-static void mroce_rcv_replay(void *ctx, const struct mr_pkt *p)
+static bool mroce_rcv_replay(void *ctx, const struct mr_pkt *p)
 {
 	struct mroce_rx_ctx *c = ctx;
 
-	mroce_resp_rd_replay(c->qp, c, p);
+	return mroce_resp_rd_replay(c->qp, c, p);
 }
 
 static const struct mr_receiver_ops mroce_rcv_ops = {

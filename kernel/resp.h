@@ -49,7 +49,7 @@ void mroce_resp_finish(struct mroce_qp *qp, struct mroce_rx_ctx *c);
 void mroce_resp_rd_init(struct mroce_qp *qp);
 u8 mroce_resp_rd_exec(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		      const struct mr_rxmsg_info *m);
-void mroce_resp_rd_replay(struct mroce_qp *qp, struct mroce_rx_ctx *c,
+bool mroce_resp_rd_replay(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 			  const struct mr_pkt *p);
 void mroce_resp_rd_run(struct mroce_qp *qp);
 

@@ -109,10 +109,11 @@ u8 mroce_resp_rd_exec(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 
 /*
  * A duplicate READ_REQ or atomic of an executed message, within the
- * duplicate rate limit: serve it again from what rdresp remembers, or
- * drop it (counted). resp_lock held.
+ * duplicate rate limit: serve it again from what rdresp remembers
+ * (true), or drop it, counted (false: no response, MR-REL-8, MR-REL-9).
+ * resp_lock held.
  */
-void mroce_resp_rd_replay(struct mroce_qp *qp, struct mroce_rx_ctx *c,
+bool mroce_resp_rd_replay(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 			  const struct mr_pkt *p)
 {
 	struct mroce_resp *resp = qp->resp;
@@ -123,14 +124,14 @@ void mroce_resp_rd_replay(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 				 &orig)) {
 	case MR_REPLAY_READ:
 		c->rd_kick = true;
-		break;
+		return true;
 	case MR_REPLAY_ATOMIC:
 		mroce_resp_atomic_reply(qp, c, p->dxh.msn, p->psn, orig, true);
-		break;
+		return true;
 	default:
 		mroce_count(qp->dev, p->opcode == MR_OP_READ_REQ ?
 			    MROCE_CNT_REPLAY_DROPS : MROCE_CNT_ATOMIC_MISS);
-		break;
+		return false;
 	}
 }
 

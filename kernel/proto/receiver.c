@@ -372,9 +372,14 @@ static bool on_dup(struct mr_receiver *r, struct rcv_call *c,
 		mr_rxwin_note(&r->w, MR_RX_DUP, p->flags, ce, p->ts, c->now);
 		return false;
 	}
-	/* A READ or ATOMIC still waiting to execute is only acknowledged. */
-	if (rd_at && executed)
-		r->ops->replay(c->ctx, p);
+	/*
+	 * A READ or ATOMIC still waiting to execute is only acknowledged;
+	 * one that no record covers is dropped without any response, not
+	 * even an ACK (MR-REL-8, MR-REL-9): a genuine requester resends a
+	 * request exactly as it sent it, so it is forged or corrupt.
+	 */
+	if (rd_at && executed && !r->ops->replay(c->ctx, p))
+		return false;
 	return mr_rxwin_note(&r->w, MR_RX_DUP, p->flags, ce, p->ts, c->now);
 }
 

@@ -107,8 +107,12 @@ struct mr_receiver_ops {
 	 * nothing for a WRITE.
 	 */
 	u8 (*deliver)(void *ctx, const struct mr_rxmsg_info *m);
-	/* A duplicate READ_REQ or atomic of an executed message: answer it. */
-	void (*replay)(void *ctx, const struct mr_pkt *p);
+	/*
+	 * A duplicate READ_REQ or atomic of an executed message: answer it
+	 * from the records. Returns false if no record covers it: it was
+	 * dropped, and gets no response at all (MR-REL-8, MR-REL-9).
+	 */
+	bool (*replay)(void *ctx, const struct mr_pkt *p);
 	/*
 	 * Send ACK or NACK @a: opcode, flags, path, AKH and NKH are filled,
 	 * the caller adds the QPNs and its own timestamp.

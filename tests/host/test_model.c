@@ -977,7 +977,7 @@ static u8 rp_deliver(void *ctx, const struct mr_rxmsg_info *info)
 }
 
 /* A duplicate READ_REQ or atomic: answered from the records (MR-REL-8/9). */
-static void rp_replay(void *ctx, const struct mr_pkt *p)
+static bool rp_replay(void *ctx, const struct mr_pkt *p)
 {
 	struct model *m = ctx;
 	struct responder *rp = &m->rp;
@@ -987,14 +987,14 @@ static void rp_replay(void *ctx, const struct mr_pkt *p)
 				 mr_rxmsg_completed_msn(&rp->rcv.m), &orig)) {
 	case MR_REPLAY_READ:
 		rp->replays++;
-		break;
+		return true;
 	case MR_REPLAY_ATOMIC:
 		rp->replays++;
 		rp_atomic_resp(m, p->dxh.msn, p->psn, orig, true);
-		break;
+		return true;
 	default:
 		rp->replay_drops++;
-		break;
+		return false;
 	}
 }
 

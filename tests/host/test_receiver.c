@@ -30,6 +30,7 @@ struct rec {
 	struct mr_rxmsg_info done[64];	/* messages delivered */
 	u32 n_done;
 	u32 replays;
+	bool replay_drops;		/* replay finds no record */
 	u32 ev[MR_RCV_EV_PMTU + 1];
 	/* scripted answers */
 	u8 check_psn_reason;		/* returned by check for check_psn */
@@ -69,11 +70,12 @@ static u8 t_deliver(void *ctx, const struct mr_rxmsg_info *m)
 	       t.deliver_reason : 0;
 }
 
-static void t_replay(void *ctx, const struct mr_pkt *p)
+static bool t_replay(void *ctx, const struct mr_pkt *p)
 {
 	(void)ctx;
 	(void)p;
 	t.replays++;
+	return !t.replay_drops;
 }
 
 static void t_emit(void *ctx, struct mr_pkt *a)
@@ -557,6 +559,36 @@ static void test_error_after_read_responses(void **state)
 	assert_false(mr_receiver_rd_drained(&r, now, NULL));
 }
 
+/*
+ * MR-REL-8: a duplicate of an executed READ is answered from its record,
+ * with an ACK; one that no record covers is dropped without any
+ * response, not even an ACK.
+ */
+static void test_dup_read_replay_or_silence(void **state)
+{
+	struct mr_pkt p = read_req(PSN0, 0, MTU);
+	u32 out;
+
+	(void)state;
+	p.flags |= MR_F_ACKREQ;
+	assert_false(rx(&p));
+	assert_int_equal(t.n_done, 1);
+	out = t.n_out;
+	/* covered: replayed and acknowledged */
+	assert_false(rx(&p));
+	assert_int_equal(t.replays, 1);
+	assert_int_equal(t.n_out, out + 1);
+	assert_int_equal(last_out()->opcode, MR_OP_ACK);
+	/* not covered: replay drops it, nothing at all goes out */
+	t.replay_drops = true;
+	out = t.n_out;
+	assert_false(rx(&p));
+	assert_int_equal(t.replays, 2);
+	assert_int_equal(t.n_out, out);
+	assert_int_equal(t.n_done, 1);
+	assert_int_equal(mr_receiver_ack_deadline(&r), MR_TIME_NEVER);
+}
+
 /* Delayed ACK: a deadline, then the ACK from the timer on the path. */
 static void test_delayed_ack(void **state)
 {
@@ -654,6 +686,7 @@ int main(void)
 		cmocka_unit_test_setup(test_msn_ssn_bounds, setup),
 		cmocka_unit_test_setup(test_deliver_failure, setup),
 		cmocka_unit_test_setup(test_error_after_read_responses, setup),
+		cmocka_unit_test_setup(test_dup_read_replay_or_silence, setup),
 		cmocka_unit_test_setup(test_delayed_ack, setup),
 		cmocka_unit_test(test_rcv_need),
 	};

@@ -238,7 +238,7 @@ static u8 mrue_rcv_deliver(void *ctx, const struct mr_rxmsg_info *m)
 }
 
 /* A duplicate READ_REQ or atomic of an executed message (MR-REL-8/9). */
-static void mrue_rcv_replay(void *ctx, const struct mr_pkt *p)
+static bool mrue_rcv_replay(void *ctx, const struct mr_pkt *p)
 {
 	struct mrue *ue = ctx;
 	u64 orig = 0;
@@ -247,14 +247,14 @@ static void mrue_rcv_replay(void *ctx, const struct mr_pkt *p)
 				 mr_rxmsg_completed_msn(&ue->rcv.m), &orig)) {
 	case MR_REPLAY_READ:
 		ue->st.replays++;
-		break;
+		return true;
 	case MR_REPLAY_ATOMIC:
 		ue->st.replays++;
 		mrue_atomic_reply(ue, p->dxh.msn, p->psn, orig, true);
-		break;
+		return true;
 	default:
 		ue->st.replay_drops++;
-		break;
+		return false;
 	}
 }
 
