@@ -97,7 +97,9 @@ ln -sfn "$stamp" "$RESULTS/bench/latest" 2>/dev/null
 say "$mode run, results in $out"
 
 # --- The stock Debian kernel the guests boot, and its headers. ----------
-KDIR=${KDIR:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)}
+# The generic flavour the VMs boot (not -cloud or -rt), newest by version.
+KDIR=${KDIR:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null |
+	grep -Ev -- '-(cloud|rt)-amd64$' | sort -V | tail -1)}
 [ -n "$KDIR" ] && [ -d "$KDIR" ] || broke "no kernel headers (run scripts/install-deps.sh)"
 case "$(basename "$KDIR")" in
 linux-headers-*) kver=$(basename "$KDIR" | sed 's/^linux-headers-//') ;;

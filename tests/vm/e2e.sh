@@ -62,7 +62,9 @@ tier_fail() {
 }
 
 if [ "$kernel" = stock ]; then
-	KDIR=${KDIR:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)}
+	# The generic flavour the VMs boot (not -cloud or -rt), newest by version.
+	KDIR=${KDIR:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null |
+		grep -Ev -- '-(cloud|rt)-amd64$' | sort -V | tail -1)}
 	kver=$(basename "$KDIR" | sed 's/^linux-headers-//')
 	bzimage=/boot/vmlinuz-$kver
 	modroot=/
