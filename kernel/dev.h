@@ -114,6 +114,16 @@ enum mroce_counter {
 	MROCE_CNT_HELLO_CONFLICT,
 	MROCE_CNT_HELLO_LATE,
 	MROCE_CNT_SPURIOUS_LOSS,
+	/* malformed_drops by reason, the error names of MR-MAL-2 (MR-MAL-9) */
+	MROCE_CNT_TRUNC_DROPS,
+	MROCE_CNT_RSVD_DROPS,
+	MROCE_CNT_OPCODE_DROPS,
+	MROCE_CNT_HDR_LEN_DROPS,
+	MROCE_CNT_FLAGS_DROPS,
+	MROCE_CNT_PAYLOAD_DROPS,
+	MROCE_CNT_RANGE_DROPS,
+	MROCE_CNT_ALIGN_DROPS,
+	MROCE_CNT_FIELD_DROPS,
 	MROCE_NUM_COUNTERS
 };
 
@@ -187,6 +197,7 @@ static inline void mroce_count_add(struct mroce_dev *dev,
 }
 
 u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c);
+void mroce_count_malformed(struct mroce_dev *dev, int err);
 
 extern unsigned short mroce_udp_port;
 

@@ -71,7 +71,42 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_HELLO_LATE].name = "hello_late",
 	/* Declared lost, delivered after all (MR-LOSS-12, MR-CONF-7) */
 	[MROCE_CNT_SPURIOUS_LOSS].name = "lost_spurious",
+	[MROCE_CNT_TRUNC_DROPS].name = "trunc_drops",
+	[MROCE_CNT_RSVD_DROPS].name = "rsvd_drops",
+	[MROCE_CNT_OPCODE_DROPS].name = "opcode_drops",
+	[MROCE_CNT_HDR_LEN_DROPS].name = "hdr_len_drops",
+	[MROCE_CNT_FLAGS_DROPS].name = "flags_drops",
+	[MROCE_CNT_PAYLOAD_DROPS].name = "payload_drops",
+	[MROCE_CNT_RANGE_DROPS].name = "range_drops",
+	[MROCE_CNT_ALIGN_DROPS].name = "align_drops",
+	[MROCE_CNT_FIELD_DROPS].name = "field_drops",
 };
+
+/* The reason counter of each malformed-packet error of the codec. */
+static const u8 mroce_malformed_cnt[MR_ERR_NUM] = {
+	[-MR_ERR_TRUNC] = MROCE_CNT_TRUNC_DROPS,
+	[-MR_ERR_RSVD] = MROCE_CNT_RSVD_DROPS,
+	[-MR_ERR_OPCODE] = MROCE_CNT_OPCODE_DROPS,
+	[-MR_ERR_HDR_LEN] = MROCE_CNT_HDR_LEN_DROPS,
+	[-MR_ERR_FLAGS] = MROCE_CNT_FLAGS_DROPS,
+	[-MR_ERR_PAYLOAD] = MROCE_CNT_PAYLOAD_DROPS,
+	[-MR_ERR_RANGE] = MROCE_CNT_RANGE_DROPS,
+	[-MR_ERR_ALIGN] = MROCE_CNT_ALIGN_DROPS,
+	[-MR_ERR_FIELD] = MROCE_CNT_FIELD_DROPS,
+};
+
+/*
+ * A malformed packet (MR-MAL-2): malformed_drops, the total, and the
+ * counter of its reason @err (a negative enum mr_err) where it has one
+ * (MR-MAL-9). version, icrc, trimmed and pmtu drops have their own
+ * counters and are not counted here.
+ */
+void mroce_count_malformed(struct mroce_dev *dev, int err)
+{
+	mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
+	if (err < 0 && -err < MR_ERR_NUM && mroce_malformed_cnt[-err])
+		mroce_count(dev, mroce_malformed_cnt[-err]);
+}
 
 u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c)
 {

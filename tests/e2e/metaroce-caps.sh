@@ -20,7 +20,8 @@
 #             own_caps is 0x1.
 #  3. old     The server acts as a revision 1.0 node (hello 0): it sends no
 #             HELLO and drops the client's as an unassigned opcode
-#             (malformed_drops, MR-VER-4).  ib_write_bw without -R passes;
+#             (malformed_drops and opcode_drops, MR-VER-4, MR-MAL-9).
+#             ib_write_bw without -R passes;
 #             the client's QP gives up after its bounded tries (about a
 #             second, MR-VER-14): hello old_peer, peer_rev 1.0,
 #             common_caps 0x0, and its hello_unanswered moved; the server's
@@ -136,12 +137,15 @@ cp_same core
 un0=$(vt_counter hello_unanswered)
 tx0=$(vt_counter hello_sent)
 mal0=$(vt_counter malformed_drops)
+op0=$(vt_counter opcode_drops)
 cp_run old ib_write_bw -s 65536
 if [ "$MR_ROLE" = server ]; then
 	cp_expect old hello off
 	[ "$(vt_counter hello_sent)" = "$tx0" ] ||
 		mr_fail "old: the 1.0 node sent HELLOs"
 	cp_moved old malformed_drops "$mal0"
+	# ... by their reason, an unassigned opcode (MR-MAL-9)
+	cp_moved old opcode_drops "$op0"
 	mr_log "old: $(($(vt_counter malformed_drops) - mal0)) HELLOs dropped as unassigned"
 	cp_set hello 1
 else

@@ -15,10 +15,8 @@
 # conform-report.rst in the scenario's results directory.
 #
 # The kernel names the spec's drop counters (MR-MAL-9) its own way; the
-# tester is told the mapping (--counter SPEC=IMPL). rsvd, opcode, field,
-# flags and payload drops have no counter of their own in the kernel
-# (malformed_drops counts every MR-MAL-2 failure): mapped to it, noted in
-# conformance.rst; MR-REL-1's "stale" (an old PSN) is old_dup_drops.
+# tester is told the mapping (--counter SPEC=IMPL): mostly <name>_drops;
+# MR-REL-1's "stale" (an old PSN) is old_dup_drops.
 # shellcheck source=lib/verbs.sh
 . /mr/e2e/verbs.sh
 
@@ -58,9 +56,9 @@ else
 		--report /tmp/conform-report.rst --slow $((2 * MR_SLOWDOWN)) \
 		--counter dup=duplicate_drops --counter psn=out_of_window_drops \
 		--counter icrc=icrc_drops --counter version=version_drops \
-		--counter opcode=malformed_drops --counter rsvd=malformed_drops \
-		--counter field=malformed_drops --counter flags=malformed_drops \
-		--counter payload=malformed_drops --counter qp=unknown_qpn_drops \
+		--counter opcode=opcode_drops --counter rsvd=rsvd_drops \
+		--counter field=field_drops --counter flags=flags_drops \
+		--counter payload=payload_drops --counter qp=unknown_qpn_drops \
 		--counter stale=old_dup_drops --counter replay=replay_drops \
 		--counter qkey=qkey_drops \
 		>/tmp/conform.tap 2>&1 || cf_rc=$?
