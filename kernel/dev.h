@@ -197,7 +197,7 @@ static inline void mroce_count_add(struct mroce_dev *dev,
 }
 
 u64 mroce_counter_read(struct mroce_dev *dev, enum mroce_counter c);
-void mroce_count_malformed(struct mroce_dev *dev, int err);
+void mroce_count_decode_err(struct mroce_dev *dev, int err);
 
 extern unsigned short mroce_udp_port;
 

@@ -113,7 +113,7 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 	mroce_count_add(dev, MROCE_CNT_RX_BYTES, skb->len);
 
 	if (skb_linearize(skb) || !skb->len) {
-		mroce_count_malformed(dev, skb->len ? 0 : MR_ERR_TRUNC);
+		mroce_count_decode_err(dev, skb->len ? 0 : MR_ERR_TRUNC);
 		goto drop;
 	}
 	/*
@@ -127,14 +127,7 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 	err = mr_pkt_receive(skb->data, skb->len, dscp,
 			     mroce_param(&dev->params, MROCE_P_TRIM_DSCP), &p);
 	if (err) {
-		if (err == MR_ERR_VERSION)
-			mroce_count(dev, MROCE_CNT_VERSION_DROPS);
-		else if (err == MR_ERR_ICRC)
-			mroce_count(dev, MROCE_CNT_ICRC_DROPS);
-		else if (err == MR_ERR_TRIMMED)
-			mroce_count(dev, MROCE_CNT_TRIM_DROPS);
-		else
-			mroce_count_malformed(dev, err);
+		mroce_count_decode_err(dev, err);
 		goto drop;
 	}
 	if (p.flags & MR_F_TRIM)

@@ -609,7 +609,7 @@ void mroce_hello_rcv(struct mroce_qp *qp, const struct mr_pkt *p)
 	switch (mr_hello_on_rx(&qp->req->hello, p, now, &reply, &limited)) {
 	case MR_HELLO_RX_IGNORED:
 		/* A revision 1.0 node: an unassigned opcode (MR-VER-4). */
-		mroce_count_malformed(dev, MR_ERR_OPCODE);
+		mroce_count_decode_err(dev, MR_ERR_OPCODE);
 		break;
 	case MR_HELLO_RX_CONFLICT:
 		mroce_count(dev, MROCE_CNT_HELLO_CONFLICT);
@@ -661,10 +661,8 @@ void mroce_req_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 	 * no payload (decode).
 	 */
 	err = mr_pkt_pmtu_check(p, ib_mtu_enum_to_int(qp->attr.path_mtu));
-	if (err == MR_ERR_PMTU)
-		mroce_count(qp->dev, MROCE_CNT_PMTU_DROPS);
-	else if (err)
-		mroce_count_malformed(qp->dev, err);
+	if (err)
+		mroce_count_decode_err(qp->dev, err);
 	else
 		mr_requester_on_pkt(&qp->req->rq, sq->head, sq->tail, p,
 				    mroce_now(), &io);

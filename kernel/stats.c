@@ -96,13 +96,28 @@ static const u8 mroce_malformed_cnt[MR_ERR_NUM] = {
 };
 
 /*
- * A malformed packet (MR-MAL-2): malformed_drops, the total, and the
- * counter of its reason @err (a negative enum mr_err) where it has one
- * (MR-MAL-9). version, icrc, trimmed and pmtu drops have their own
- * counters and are not counted here.
+ * A packet the codec refused with @err (a negative enum mr_err,
+ * MR-MAL-2), counted by its reason (MR-MAL-9): a wrong version, ICRC,
+ * trimmed packet without payload or PMTU cut has its own counter; any
+ * other error is malformed: malformed_drops, the total, and the
+ * counter of its reason where it has one.
  */
-void mroce_count_malformed(struct mroce_dev *dev, int err)
+void mroce_count_decode_err(struct mroce_dev *dev, int err)
 {
+	switch (err) {
+	case MR_ERR_VERSION:
+		mroce_count(dev, MROCE_CNT_VERSION_DROPS);
+		return;
+	case MR_ERR_ICRC:
+		mroce_count(dev, MROCE_CNT_ICRC_DROPS);
+		return;
+	case MR_ERR_TRIMMED:
+		mroce_count(dev, MROCE_CNT_TRIM_DROPS);
+		return;
+	case MR_ERR_PMTU:
+		mroce_count(dev, MROCE_CNT_PMTU_DROPS);
+		return;
+	}
 	mroce_count(dev, MROCE_CNT_MALFORMED_DROPS);
 	if (err < 0 && -err < MR_ERR_NUM && mroce_malformed_cnt[-err])
 		mroce_count(dev, mroce_malformed_cnt[-err]);

@@ -98,7 +98,7 @@ void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb)
 	/* The GSI QP takes exactly one MAD per datagram (MR-UD-14). */
 	if (qp->ibqp.qp_type == IB_QPT_GSI &&
 	    p->payload_len != sizeof(struct ib_mad)) {
-		mroce_count_malformed(dev, MR_ERR_PAYLOAD);
+		mroce_count_decode_err(dev, MR_ERR_PAYLOAD);
 		return;
 	}
 
