@@ -10,6 +10,7 @@
 #include <rdma/ib_cache.h>
 
 #include "metaroce.h"
+#include "trace.h"
 
 /* ---- lookup / lifetime ---------------------------------------------- */
 
@@ -399,6 +400,8 @@ static void mroce_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
 {
 	spin_lock_bh(&qp->sq.lock);
 	spin_lock(&qp->rq.lock);
+	trace_metaroce_qp_state(qp->dev->ibdev.index, qp->ibqp.qp_num,
+				qp->state, state);
 	WRITE_ONCE(qp->state, state);
 	/*
 	 * Tell the process to ring a doorbell after RQ posts from now on
