@@ -12,6 +12,8 @@
 #   make test-kunit      KUnit suites in the self-built test kernel (QEMU)
 #   make test-e2e        end-to-end scenarios in two VMs (stock kernel)
 #   make test-e2e-debug  the hostile-input scenarios on the test kernel
+#   make test-e2e-bpo    lifecycle, perftest, rdma_cm on bookworm-backports'
+#                        stock kernel (6.12)
 #   make check           quality gates: W=1, sparse, checkpatch on kernel/
 #   make fuzz            libFuzzer harnesses for FUZZ_SECONDS each
 #   make demo            two VMs, ib_write_bw over the link, result shown
@@ -87,7 +89,7 @@ check:
 	@scripts/check-kernel.sh
 
 test:
-	@scripts/run-tests.sh host kunit e2e e2e-debug
+	@scripts/run-tests.sh host kunit e2e e2e-debug e2e-bpo
 
 test-host:
 	@scripts/run-tests.sh host
@@ -103,6 +105,12 @@ test-e2e:
 .PHONY: test-e2e-debug
 test-e2e-debug:
 	@scripts/run-tests.sh e2e-debug
+
+# The same harness booting bookworm-backports' stock kernel (6.12),
+# fetched from the Debian archive (tests/vm/e2e.sh, MR_E2E_KERNEL=backports).
+.PHONY: test-e2e-bpo
+test-e2e-bpo:
+	@scripts/run-tests.sh e2e-bpo
 
 fuzz:
 	$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)

@@ -145,6 +145,9 @@ void mroce_dev_port_event(struct mroce_dev *dev, unsigned long event)
 	dev->active_mtu = mroce_mtu_from_netdev(READ_ONCE(dev->ndev->mtu));
 	spin_unlock_irqrestore(&dev->port_lock, flags);
 
+	ibdev_dbg(&dev->ibdev, "netdev event %lu: port %s, active mtu %d\n",
+		  event, new == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN",
+		  ib_mtu_enum_to_int(dev->active_mtu));
 	if (old != new)
 		mroce_port_event(dev, new == IB_PORT_ACTIVE ?
 				 IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);

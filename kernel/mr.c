@@ -328,8 +328,12 @@ struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EINVAL);
 
 	umem = mroce_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(umem))
+	if (IS_ERR(umem)) {
+		/* Most often RLIMIT_MEMLOCK (admin-guide.rst). */
+		ibdev_dbg(&dev->ibdev, "reg_mr of %llu bytes: pinning failed: %ld\n",
+			  length, PTR_ERR(umem));
 		return ERR_CAST(umem);
+	}
 	npages = ib_umem_num_pages(umem);
 
 	mr = mroce_mr_new(dev, MROCE_MR_USER);

@@ -11,6 +11,7 @@
 #include <linux/skbuff.h>
 
 #include "metaroce.h"
+#include "trace.h"
 
 /* Transmit parameters kept in skb->cb between building and sending. */
 struct mroce_skb_cb {
@@ -70,6 +71,7 @@ struct sk_buff *mroce_pkt_new_av(struct mroce_dev *dev,
 		return ERR_PTR(-EINVAL);
 	}
 	*payload = buf + hlen;
+	trace_metaroce_pkt_tx(dev->ibdev.index, p);
 	return skb;
 }
 

@@ -10,6 +10,7 @@
 #include <rdma/ib_cache.h>
 
 #include "metaroce.h"
+#include "trace.h"
 
 /* ---- lookup / lifetime ---------------------------------------------- */
 
@@ -268,8 +269,12 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	int err;
 
 	err = mroce_qp_check_init(dev, init, udata);
-	if (err)
+	if (err) {
+		/* dynamic debug: why a create_qp failed (admin-guide.rst) */
+		ibdev_dbg(&dev->ibdev, "create_qp type %d refused: %d\n",
+			  init->qp_type, err);
 		return err;
+	}
 	err = mroce_udata_req(udata, &ureq, sizeof(ureq));
 	if (err)
 		return err;
@@ -399,6 +404,8 @@ static void mroce_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
 {
 	spin_lock_bh(&qp->sq.lock);
 	spin_lock(&qp->rq.lock);
+	trace_metaroce_qp_state(qp->dev->ibdev.index, qp->ibqp.qp_num,
+				qp->state, state);
 	WRITE_ONCE(qp->state, state);
 	/*
 	 * Tell the process to ring a doorbell after RQ posts from now on
@@ -530,6 +537,8 @@ void mroce_qp_flush(struct mroce_qp *qp)
 /* Move the QP to the error state (datapath or modify) and flush. */
 void mroce_qp_error(struct mroce_qp *qp)
 {
+	ibdev_dbg(&qp->dev->ibdev, "qp %u: to ERR from %pS\n",
+		  qp->ibqp.qp_num, __builtin_return_address(0));
 	mroce_qp_set_state(qp, IB_QPS_ERR);
 	mroce_qp_flush(qp);
 }
@@ -701,6 +710,9 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 out:
 	mutex_unlock(&qp->modify_lock);
+	if (err)
+		ibdev_dbg(ibqp->device, "qp %u: modify state %d -> %d (mask %#x) refused: %d\n",
+			  ibqp->qp_num, cur, next, mask, err);
 	return err;
 }
 

@@ -81,6 +81,9 @@ struct mroce_req {
 	bool inited;		/* started at RTS: packets may be handled */
 	/* Connection setup with the peer (MR-VER-12), from RTR. */
 	struct mr_hello hello;
+	/* What metaroce_cwnd and metaroce_path last reported (trace.h). */
+	u32 trace_cwnd;
+	u32 trace_path[MR_PATH_MAX];	/* state << 16 | entropy */
 };
 
 /*

@@ -19,6 +19,7 @@
 
 #include "metaroce.h"
 #include "resp.h"
+#include "trace.h"
 
 /* The IP DS field (DSCP << 2 | ECN) of a received packet, if it has one. */
 static bool mroce_skb_dsfield(struct sk_buff *skb, u8 *ds)
@@ -132,6 +133,7 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 	}
 	if (p.flags & MR_F_TRIM)
 		mroce_count(dev, MROCE_CNT_TRIMMED_RX);
+	trace_metaroce_pkt_rx(dev->ibdev.index, &p);
 
 	qp = mroce_qp_get(dev, p.dqpn);
 	if (!qp) {

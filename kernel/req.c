@@ -21,6 +21,7 @@
 
 #include "metaroce.h"
 #include "resp.h"
+#include "trace.h"
 
 #define MROCE_TX_BATCH	16	/* packets built per lock hold */
 
@@ -322,6 +323,24 @@ static void mroce_req_msg(void *ctx, const struct mr_swqe *w,
 	}
 }
 
+/*
+ * Why @psn goes out again, for metaroce_retx: a READ re-request takes a
+ * new PSN (nxt), a re-sent atomic its delivered one (before una); an
+ * outstanding PSN was declared lost by an RTO or otherwise (RACK, NACK,
+ * RNR pause, dead path). sq.lock held.
+ */
+static int mroce_retx_cause(const struct mr_txsb *sb, u32 psn)
+{
+	const struct mr_txsb_ent *e;
+
+	if (psn == sb->nxt)
+		return MROCE_RETX_READ;
+	e = mr_txsb_get(sb, psn);
+	if (!e)
+		return MROCE_RETX_ATOMIC;
+	return e->flags & MR_TXE_RTO ? MROCE_RETX_RTO : MROCE_RETX_LOST;
+}
+
 /* Build request packet @p of @w with its payload and queue it. */
 static int mroce_req_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
 {
@@ -333,6 +352,11 @@ static int mroce_req_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
 
 	p->dqpn = qp->attr.dest_qpn;
 	p->sqpn = qp->ibqp.qp_num;
+	if ((p->flags & MR_F_RETX) && trace_metaroce_retx_enabled())
+		trace_metaroce_retx(qp->dev->ibdev.index, qp->ibqp.qp_num,
+				    p->psn, p->path,
+				    mroce_retx_cause(&qp->req->rq.snd.sb,
+						     p->psn));
 	skb = mroce_pkt_new(qp, p, &payload);
 	if (skb == ERR_PTR(-ENOMEM))
 		return MR_REQ_TX_AGAIN;
@@ -426,6 +450,11 @@ static void mroce_req_event(void *ctx, enum mr_req_event ev, u64 n,
 	struct mroce_qp *qp = io->qp;
 	const struct mr_txsb *sb = &qp->req->rq.snd.sb;
 
+	/* Each packet's own event tells these (metaroce_pkt_*, _retx). */
+	if (ev != MR_REQ_EV_RETX && ev != MR_REQ_EV_ACK &&
+	    ev != MR_REQ_EV_SACK)
+		trace_metaroce_req_event(qp->dev->ibdev.index, qp->ibqp.qp_num,
+					 ev, n, sb->una, sb->nxt);
 	if (ev < ARRAY_SIZE(mroce_req_ev_cnt) && mroce_req_ev_cnt[ev]) {
 		mroce_count_add(qp->dev, mroce_req_ev_cnt[ev], n);
 		return;
@@ -715,6 +744,38 @@ static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 	hrtimer_start(&qp->req_timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
 }
 
+/*
+ * metaroce_cwnd and metaroce_path report changes: compare the window and
+ * the path table with what was last reported, only while the events
+ * are on. sq.lock held.
+ */
+static void mroce_req_trace(struct mroce_qp *qp)
+{
+	struct mroce_req *req = qp->req;
+	const struct mr_sender *snd = &req->rq.snd;
+	u32 i, now;
+
+	if (trace_metaroce_cwnd_enabled() &&
+	    snd->cc.cwnd != req->trace_cwnd) {
+		req->trace_cwnd = snd->cc.cwnd;
+		trace_metaroce_cwnd(qp->dev->ibdev.index, qp->ibqp.qp_num,
+				    snd->cc.cwnd, snd->cc.ssthresh,
+				    mr_txsb_inflight(&snd->sb));
+	}
+	if (!trace_metaroce_path_enabled())
+		return;
+	for (i = 0; i < snd->pt.n && i < MR_PATH_MAX; i++) {
+		const struct mr_path *pa = &snd->pt.path[i];
+
+		now = (u32)pa->state << 16 | pa->entropy;
+		if (now == req->trace_path[i])
+			continue;
+		req->trace_path[i] = now;
+		trace_metaroce_path(qp->dev->ibdev.index, qp->ibqp.qp_num,
+				    (u8)i, pa->state, pa->entropy);
+	}
+}
+
 void mroce_req_run(struct mroce_qp *qp)
 {
 	struct mroce_sq *sq = &qp->sq;
@@ -787,6 +848,7 @@ void mroce_req_run(struct mroce_qp *qp)
 				     qp->state == IB_QPS_RTS, now,
 				     MROCE_TX_BATCH, &io))
 			sq->kick = true;
+		mroce_req_trace(qp);
 		if (mroce_req_head_ready(qp, &status))
 			sq->kick = true;
 

@@ -1,11 +1,13 @@
 #!/bin/sh
 # Run test tiers and sum their results.
 #
-#   run-tests.sh TIER...     TIER: host, kunit, e2e, e2e-debug
+#   run-tests.sh TIER...     TIER: host, kunit, e2e, e2e-debug, e2e-bpo
 #
 # e2e-debug: the hostile-input end-to-end scenarios in VMs booting the
 # KUnit test kernel (KASAN, lockdep, kmemleak, PREEMPT+DEBUG_PREEMPT)
 # instead of the stock one (tests/vm/e2e.sh, MR_E2E_KERNEL=test).
+# e2e-bpo: device lifecycle, perftest and rdma_cm in VMs booting
+# bookworm-backports' stock kernel (MR_E2E_KERNEL=backports).
 #
 # Each tier prints one or more summary lines "NAME: N passed, N failed";
 # this script adds them up and ends with the plain line "N passed, N failed".
@@ -64,6 +66,7 @@ for tier in "$@"; do
 	kunit) run_tier kunit status_of tests/vm/kunit.sh ;;
 	e2e) run_tier e2e status_of tests/vm/e2e.sh ;;
 	e2e-debug) run_tier e2e-debug status_of env MR_E2E_KERNEL=test tests/vm/e2e.sh ;;
+	e2e-bpo) run_tier e2e-bpo status_of env MR_E2E_KERNEL=backports tests/vm/e2e.sh ;;
 	*) echo "run-tests.sh: unknown tier $tier"; total_fail=$((total_fail + 1)) ;;
 	esac
 done

@@ -105,4 +105,8 @@ scripts/check-kernel.sh || rc=1
 # /var/cache/metaroce/kheaders, never installed. A tree that cannot be
 # had fails (prints "kernels: N passed, N failed").
 scripts/check-kernels.sh || rc=1
+# The provider against rdma-core 56 (trixie's libibverbs, unpacked from the
+# archive, never installed); 44 is the installed one, checked above. Prints
+# "provider-rdma-core: N passed, N failed".
+scripts/check-provider.sh || rc=1
 exit $rc

@@ -324,7 +324,8 @@ def lat_table(res, rst):
 
 
 def targets(res):
-    """The issue's targets, judged (reported, never enforced)."""
+    """The speed targets of benchmarks.rst, judged (reported, never
+    enforced)."""
     K = "65536"
     losses = words(res.meta, "BENCH_LOSS")
     out = []
@@ -455,7 +456,7 @@ def write_md(path, res, env, notes, times, malformed, ended, run_log,
                 "perftest `-n %s`: typical (median) and 99th percentile." %
                 meta.get("BENCH_LAT_ITERS", "?"), ""]
         out += [md_table(*lat_table(res, False)), ""]
-    out += ["## Targets (issue 7)", ""]
+    out += ["## Targets (benchmarks.rst, \"Targets\")", ""]
     out += [md_table(["Target", "Measured", "Verdict"], targets(res)), ""]
     head, body = counters_table(res)
     if body:

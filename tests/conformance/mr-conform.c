@@ -13,7 +13,7 @@
  *              [--report FILE.rst] [--spec spec.rst] [--filter TEXT]
  *              [--counter SPEC=IMPL]... [--slow X] [-v]
  *   mr-conform --list
- *   mr-conform --selftest
+ *   mr-conform --selftest [--vectors FILE]   (default ./vectors.txt)
  *
  * Output: TAP on stdout ("ok N - AREA/name [IDs]"; a known deviation of
  * the implementation under CI is "not ok ... # TODO deviation: ..."; a
@@ -31,7 +31,8 @@
 
 #include "mr-conform.h"
 
-struct copts O = { .udp_port = MR_UDP_PORT, .slow = 1.0 };
+struct copts O = { .udp_port = MR_UDP_PORT, .slow = 1.0,
+		    .vectors = "vectors.txt" };
 
 void diag(const char *fmt, ...)
 {
@@ -487,6 +488,16 @@ int run_selftest(void)
 			total++;
 		}
 	st_expect(total >= 15, "at least 15 cases registered");
+	{
+		unsigned int nv;
+		char what[96];
+		int nf = vectors_check(O.vectors, &nv);
+
+		snprintf(what, sizeof(what),
+			 "%u golden vectors of %s decode to their fields and encode back",
+			 nv, O.vectors);
+		st_expect(!nf && nv >= 17, what);
+	}
 	printf("mr-conform-selftest: %s\n", st_fail ? "FAILED" : "all passed");
 	return st_fail ? 1 : 0;
 }
@@ -505,8 +516,10 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "selftest", no_argument, NULL, 'T' },
+		{ "vectors", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool selftest = false;
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -522,12 +535,15 @@ int main(int argc, char **argv)
 		case 'S': O.slow = atof(optarg); break;
 		case 'v': O.verbose++; break;
 		case 'l': list_cases(); return 0;
-		case 'T': return run_selftest();
+		case 'T': selftest = true; break;
+		case 'V': O.vectors = optarg; break;
 		default:
 			fprintf(stderr, "usage: see the comment at the top of mr-conform.c\n");
 			return 2;
 		}
 	}
+	if (selftest)
+		return run_selftest();
 	if (!O.agent || O.udp_port < 1 || O.udp_port > 65535 || O.slow < 1)
 		fprintf(stderr, "mr-conform: --agent HOST[:PORT] is required\n"), exit(2);
 	if (O.dut && inet_pton(AF_INET, O.dut, &DUT.ip) != 1)

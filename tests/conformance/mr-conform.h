@@ -41,6 +41,7 @@ struct copts {
 	const char *report;	/* reStructuredText report path */
 	const char *filter;	/* substring of area/name */
 	double slow;		/* multiplies every wait (TCG guests) */
+	const char *vectors;	/* golden packets for --selftest */
 	int verbose;
 };
 extern struct copts O;
@@ -209,5 +210,7 @@ void rx_copy(struct rxpkt *dst, const struct rxpkt *src);
 
 /* ---- The registry (mr-conform.c) ---- */
 int run_selftest(void);
+/* Golden packets (mrc-vectors.c): the failures; *@n vectors checked. */
+int vectors_check(const char *path, unsigned int *n);
 
 #endif /* MR_CONFORM_H */

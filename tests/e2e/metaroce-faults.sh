@@ -45,6 +45,11 @@
 #              header may be a malformed or version drop rather than an
 #              ICRC drop; most of a data packet is payload.
 #   outage     retransmissions >= retry_cnt + 1 (MR-LOSS-8, MR-RETRY-1)
+# Tracepoints (kernel/trace.h, admin-guide.rst "Tracing a QP"), MetaRoCE
+# only: all seven are listed under events/metaroce/ in tracefs, and during
+# loss1 every retransmission the counter counts has its metaroce_retx
+# event with a cause, and the tool's QPs show RTR -> RTS in
+# metaroce_qp_state (FAULT-TRACE lines show a few of each).
 # The tool's QP timeout is 16 (T_verbs 268 ms, a budget of about 2 s with
 # retry_cnt 7; MR-RETRY-3) so that a stalled emulated VM does not exhaust
 # it; the flap runs with 18 (about 8.6 s, longer than the 2 s outage).
@@ -66,6 +71,32 @@ command -v mr-verify >/dev/null ||
 
 fault_device_up "$FAULT_RDMA_TYPE"
 mr_wait_peer
+
+tr_dir=/sys/kernel/tracing
+if [ "$FAULT_RDMA_TYPE" = metaroce ]; then
+	[ -f $tr_dir/trace ] || mount -t tracefs nodev $tr_dir ||
+		mr_fail "cannot mount tracefs on $tr_dir"
+	for tr_ev in qp_state pkt_tx pkt_rx retx req_event cwnd path; do
+		[ -d $tr_dir/events/metaroce/metaroce_$tr_ev ] ||
+			mr_fail "tracepoint metaroce_$tr_ev missing from $tr_dir/events/metaroce"
+	done
+fi
+
+# trace_on EVENT...: an empty trace buffer, these metaroce events on.
+trace_on() {
+	echo 0 >$tr_dir/tracing_on
+	echo >$tr_dir/trace
+	for tr_ev in "$@"; do
+		echo 1 >"$tr_dir/events/metaroce/metaroce_$tr_ev/enable"
+	done
+	echo 1 >$tr_dir/tracing_on
+}
+
+# trace_off: every metaroce event off, the buffer kept in /tmp/trace.out.
+trace_off() {
+	echo 0 >$tr_dir/events/metaroce/enable
+	cat $tr_dir/trace >/tmp/trace.out
+}
 
 # The plan of every case: all opcodes, sizes across the MTU, 4 KiB and 64 KiB,
 # at most 256 KiB per op and size, repeated with new data until the case's
@@ -156,10 +187,25 @@ run_case loss0.1 12 link "loss random 0.1%"
 retx_bounded loss0.1
 end_case loss0.1
 
+[ $is_mr -eq 1 ] && trace_on retx qp_state
 run_case loss1 12 link "loss random 1%"
 mr_check loss1 "retransmissions > 0"
 mr_check loss1 "sacks_sent > 0 && sacks_received > 0 && acks_received > 0"
 retx_bounded loss1
+if [ $is_mr -eq 1 ]; then
+	trace_off
+	tr_retx=$(grep -cE ' metaroce_retx: .* cause=(lost|rto|read|atomic)$' /tmp/trace.out || true)
+	tr_rts=$(grep -c ' metaroce_qp_state: .* RTR -> RTS$' /tmp/trace.out || true)
+	tr_cnt=$(fc_value my_retransmissions)
+	echo "FAULT-TRACE loss1 $MR_ROLE: $tr_retx metaroce_retx events, ${tr_cnt:-?} retransmissions counted, $tr_rts QPs to RTS"
+	grep -m 3 ' metaroce_retx: ' /tmp/trace.out | sed 's/^/FAULT-TRACE   /'
+	grep -m 3 ' metaroce_qp_state: ' /tmp/trace.out | sed 's/^/FAULT-TRACE   /'
+	# Each counted retransmission went out through the traced emit; an
+	# allocation retry may trace one twice, never none.
+	[ -n "$tr_cnt" ] && [ "$tr_retx" -ge "$tr_cnt" ] ||
+		fc_fail loss1 "$tr_retx metaroce_retx events for ${tr_cnt:-no} retransmissions counted"
+	[ "$tr_rts" -ge 1 ] || fc_fail loss1 "no metaroce_qp_state RTR -> RTS event"
+fi
 end_case loss1
 
 run_case loss5 15 link "loss random 5%"

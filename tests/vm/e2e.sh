@@ -26,6 +26,15 @@
 # kernel's work by it; 1 on the stock kernel). Results go to
 # $RESULTS/e2e-debug; the summary line is "e2e-debug: N passed, N failed".
 # A kernel report fails a scenario as on the stock kernel.
+#
+# MR_E2E_KERNEL=backports boots bookworm-backports' stock kernel (6.12 in
+# 2026), image and header packages fetched from the Debian archive into
+# the cache of scripts/kernel-archive.sh and never installed; the module
+# is built against its headers in a copy of the sources, as for the test
+# kernel. Without E2E_FILTER it runs MR_E2E_BPO_SCENARIOS (default: device
+# lifecycle, perftest and rdma_cm). Results go to $RESULTS/e2e-bpo; the
+# summary line is "e2e-bpo: N passed, N failed". The archive unreachable
+# with nothing cached fails the tier.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,8 +54,12 @@ test)
 	slow=${MR_E2E_DEBUG_SLOWDOWN:-2}
 	[ -n "$filter" ] ||
 		filter=${MR_E2E_DEBUG_SCENARIOS:-'^metaroce-(verbfuzz|hostile|tamper)$'} ;;
+backports)
+	tier=e2e-bpo
+	[ -n "$filter" ] ||
+		filter=${MR_E2E_BPO_SCENARIOS:-'^metaroce-(lifecycle|perftest|cm)$'} ;;
 *)
-	echo "e2e: MR_E2E_KERNEL=$kernel: stock or test, please"
+	echo "e2e: MR_E2E_KERNEL=$kernel: stock, test or backports, please"
 	echo "e2e: 0 passed, 1 failed"
 	exit 1 ;;
 esac
@@ -77,12 +90,26 @@ if [ "$kernel" = stock ]; then
 	fi
 	kos=$(find "$top/kernel" -maxdepth 1 -name '*.ko')
 else
-	kdir=$("$here/build-test-kernel.sh") || tier_fail "no test kernel"
-	kver=$(cat "$kdir/include/config/kernel.release")
-	bzimage="$kdir/arch/x86/boot/bzImage"
-	modroot="$kdir/modroot"
+	if [ "$kernel" = test ]; then
+		kdir=$("$here/build-test-kernel.sh") || tier_fail "no test kernel"
+		kver=$(cat "$kdir/include/config/kernel.release")
+		bzimage="$kdir/arch/x86/boot/bzImage"
+		modroot="$kdir/modroot"
+	else
+		. "$top/scripts/kernel-archive.sh"
+		apt_setup || true
+		v=$(resolve bookworm-backports) && [ -n "$v" ] ||
+			tier_fail "bookworm-backports: no kernel version (archive unreachable, nothing cached: $MR_KHEADERS/apt/update.log)"
+		fetch "$v" && fetch_image "$v" ||
+			tier_fail "bookworm-backports $v: packages not obtained (logs in $MR_KHEADERS/apt)"
+		kdir=$MR_KHEADERS/$v/usr/src/linux-headers-$v-amd64
+		kver=$v-amd64
+		modroot=$MR_KHEADERS/$v/image
+		bzimage=$modroot/boot/vmlinuz-$kver
+		echo "$tier: booting $(cat "$modroot/MR-DEBS")"
+	fi
 	# As tests/vm/kunit.sh does: a copy of the sources, so that objects
-	# for the test kernel never mix with those for the stock one. Built
+	# for this kernel never mix with those for the stock one. Built
 	# as users build it: no KUnit suites, no exports (kernel/Kbuild).
 	bd="$out/build"
 	mkdir -p "$bd"
@@ -91,7 +118,7 @@ else
 	if ! make -C "$kdir" M="$bd" -j2 modules >"$out/build.log" 2>&1 ||
 		! make -C "$top" userspace conformance >>"$out/build.log" 2>&1; then
 		tail -30 "$out/build.log"
-		tier_fail "build against the test kernel failed ($out/build.log)"
+		tier_fail "build against the $kernel kernel failed ($out/build.log)"
 	fi
 	kos="$bd/kernel/metaroce.ko"
 	if nm "$kos" 2>/dev/null | grep -q 'kunit\|__ksymtab'; then
