@@ -19,6 +19,9 @@
 #     unpacked into $MR_KHEADERS): the module is built with no warning,
 #     installed under updates/dkms, has the right vermagic and version,
 #     and is signed with the key;
+#  5. metaroce-link@.service from the package: systemd-analyze verify,
+#     and its start/stop commands run twice each against a stand-in
+#     rdma(8) (idempotent create, delete).
 #
 # A tool, a header tree or a package that is missing fails; nothing is
 # skipped. About 2 minutes on two cores (MR_PKG_JOBS, default 2).
@@ -116,7 +119,7 @@ if pkgcheck metaroce-dkms "$dkms_deb"; then
 	conf=$(dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xOf - "./$src/dkms.conf")
 	# shellcheck disable=SC2046
 	if has "$dkms_deb" "$src/dkms.conf" $(cd "$top" && git ls-files Kbuild VERSION kernel |
-		sed "s#^#$src/#") &&
+		sed "s#^#$src/#") lib/systemd/system/metaroce-link@.service &&
 		! grep -E '\.(o|ko|cmd|mod|mod\.c)$|Module\.symvers|modules\.order' \
 			"$dkms_deb.list" | sed 's/^/    build product: /' | grep . &&
 		echo "$conf" | grep -qx "PACKAGE_NAME=\"metaroce\"" &&
@@ -128,7 +131,7 @@ if pkgcheck metaroce-dkms "$dkms_deb"; then
 		grep -q "DKMS_VERSION=$V\$" "$w/ctl-metaroce-dkms/postinst" &&
 		grep -q "dkms remove -m \$DKMS_NAME -v \$DKMS_VERSION --all" \
 			"$w/ctl-metaroce-dkms/prerm"; then
-		ok "metaroce-dkms $V: every tracked file of Kbuild, VERSION, kernel/ under /$src, dkms.conf ($V, AUTOINSTALL), no build products, Depends dkms, DKMS postinst/prerm"
+		ok "metaroce-dkms $V: every tracked file of Kbuild, VERSION, kernel/ under /$src, dkms.conf ($V, AUTOINSTALL), no build products, metaroce-link@.service, Depends dkms, DKMS postinst/prerm"
 	else
 		notok "metaroce-dkms: contents or control (listing: $log/metaroce-dkms.contents)"
 	fi
@@ -258,6 +261,61 @@ if [ -z "$changed" ] && [ ! -e /usr/src/metaroce-"$V" ] && [ ! -e /var/lib/dkms/
 	ok "dkms left /var/lib/dkms, /lib/modules and /usr/src alone"
 else
 	notok "dkms changed the host: ${changed:-/usr/src/metaroce-$V or /var/lib/dkms/mok.key}"
+fi
+
+# 5. The unit from the package.
+unit=$root/lib/systemd/system/metaroce-link@.service
+if [ ! -f "$unit" ]; then
+	notok "metaroce-link@.service: not in metaroce-dkms"
+	finish
+fi
+u=$w/unit
+mkdir -p "$u"
+cp "$unit" "$u/metaroce-link@eth0.service"
+if systemd-analyze verify "$u/metaroce-link@eth0.service" >"$log/systemd-analyze.log" 2>&1 &&
+	! grep -q . "$log/systemd-analyze.log"; then
+	ok "metaroce-link@.service: systemd-analyze verify"
+else
+	notok "metaroce-link@.service: systemd-analyze verify"
+	sed 's/^/    /' "$log/systemd-analyze.log"
+fi
+# The ExecStart/ExecStop lines for instance eth0 against a stand-in
+# rdma(8) that keeps its links in a file: start twice makes one link,
+# stop twice removes it, and neither fails.
+mkdir -p "$u/bin"
+cat >"$u/bin/rdma" <<'EOF'
+#!/bin/sh
+# rdma link show NAME/1 | add NAME type metaroce netdev DEV | delete NAME,
+# failing like rdma(8) on a missing or an existing name.
+db=$MR_FAKE_RDMA
+echo "rdma $*" >>"$db.calls"
+case "$1 $2" in
+"link show") grep -qx "${3%/1}" "$db" ;;
+"link add")
+	grep -qx "$3" "$db" && exit 1
+	[ "$4 $5 $6" = "type metaroce netdev" ] && [ -n "$7" ] || exit 1
+	echo "$3" >>"$db" ;;
+"link delete")
+	grep -qx "$3" "$db" || exit 1
+	grep -vx "$3" "$db" >"$db.new"
+	mv "$db.new" "$db" ;;
+*) exit 2 ;;
+esac
+EOF
+chmod +x "$u/bin/rdma"
+run_exec() {
+	cmd=$(sed -n "s/^$1=//p" "$unit" | sed 's/%I/eth0/g; s/%i/eth0/g')
+	(MR_FAKE_RDMA=$u/links && PATH=$u/bin:$PATH &&
+		export MR_FAKE_RDMA PATH && eval "$cmd")
+}
+: >"$u/links"
+if run_exec ExecStart && run_exec ExecStart && [ "$(cat "$u/links")" = mr_eth0 ] &&
+	[ "$(grep -c 'link add mr_eth0 type metaroce netdev eth0' "$u/links.calls")" = 1 ] &&
+	run_exec ExecStop && run_exec ExecStop && [ ! -s "$u/links" ] &&
+	[ "$(grep -c 'link delete mr_eth0' "$u/links.calls")" = 1 ]; then
+	ok "metaroce-link@eth0: start twice adds mr_eth0 once, stop twice deletes it once"
+else
+	notok "metaroce-link@eth0: start/stop commands (calls: $(tr '\n' ';' <"$u/links.calls"))"
 fi
 
 finish
