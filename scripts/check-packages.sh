@@ -24,7 +24,10 @@
 #     rdma(8) (idempotent create, delete).
 #
 # A tool, a header tree or a package that is missing fails; nothing is
-# skipped. About 2 minutes on two cores (MR_PKG_JOBS, default 2).
+# skipped. About 3 minutes on two cores (MR_PKG_JOBS, default 2).
+# MR_PKG_KEEP=DIR keeps the .debs and the DKMS-built modules
+# (DIR/modules/<release>/updates/dkms/metaroce.ko) there, e.g. for VM
+# guests, which cannot run DKMS themselves.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 MR_KHEADERS=${MR_KHEADERS:-/var/cache/metaroce/kheaders}
@@ -37,6 +40,12 @@ ok() { echo "ok - $1"; pass=$((pass + 1)); }
 notok() { echo "not ok - $1"; fail=$((fail + 1)); }
 finish() {
 	[ $((pass + fail)) -gt 0 ] || notok "nothing checked"
+	if [ -n "${MR_PKG_KEEP:-}" ] && [ -n "${w:-}" ]; then
+		mkdir -p "$MR_PKG_KEEP" &&
+			cp "$w"/*.deb "$w"/*.changes "$w"/*.buildinfo "$MR_PKG_KEEP/" 2>/dev/null
+		[ -d "$w/modules" ] && cp -a "$w/modules" "$MR_PKG_KEEP/"
+		echo "# kept in $MR_PKG_KEEP: the .debs, modules/<release>/updates/dkms/metaroce.ko"
+	fi
 	echo "packages: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
 	exit
