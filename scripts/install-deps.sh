@@ -24,9 +24,14 @@ RDMA_PKGS="rdma-core libibverbs-dev librdmacm-dev ibverbs-utils
 HOST_PKGS="gcc clang libclang-rt-14-dev libcmocka-dev pkg-config cmake tshark"
 # Benchmarks.
 BENCH_PKGS="iperf3 python3-matplotlib"
+# Debian packages (debian/, scripts/check-packages.sh): dpkg-buildpackage
+# (dpkg-dev, from build-essential) with debhelper and the dkms addon; dkms
+# to build the module from the package's source into a private tree;
+# lintian.
+PKG_PKGS="debhelper dh-dkms dkms lintian"
 
 missing=""
-for p in $KERNEL_PKGS $KBUILD_PKGS $VM_PKGS $RDMA_PKGS $HOST_PKGS $BENCH_PKGS; do
+for p in $KERNEL_PKGS $KBUILD_PKGS $VM_PKGS $RDMA_PKGS $HOST_PKGS $BENCH_PKGS $PKG_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done
