@@ -258,11 +258,13 @@ dkms_kernel() {
 
 h61=$(ls -d /usr/src/linux-headers-*[0-9]-amd64 2>/dev/null | sort -V | tail -1)
 dkms_kernel "Debian 12, installed headers" "${h61:-/usr/src/linux-headers-6.1-amd64 (none installed)}"
-v612=$(cat "$MR_KHEADERS/bookworm-backports.version" 2>/dev/null)
-if [ -n "$v612" ] && [ -f "$MR_KHEADERS/$v612/usr/src/linux-headers-$v612-amd64/.mr-complete" ]; then
+# The tree scripts/check-kernels.sh fetched, or fetched here when this
+# check runs alone (scripts/kernel-archive.sh; nothing installed).
+. "$top/scripts/kernel-archive.sh"
+if v612=$(resolve bookworm-backports) && [ -n "$v612" ] && fetch "$v612"; then
 	dkms_kernel "bookworm-backports" "$MR_KHEADERS/$v612/usr/src/linux-headers-$v612-amd64"
 else
-	notok "dkms bookworm-backports: no 6.12 header tree in $MR_KHEADERS (scripts/check-kernels.sh bookworm-backports fetches it)"
+	notok "dkms bookworm-backports: no 6.12 header tree in $MR_KHEADERS (archive: $MR_KHEADERS/apt/update.log)"
 fi
 
 changed=$(find /var/lib/dkms /lib/modules /usr/src -maxdepth 3 -cnewer "$stamp" 2>/dev/null | head -5)

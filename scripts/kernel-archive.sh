@@ -14,14 +14,15 @@
 #
 # apt-get runs with a private sources list and state under
 # $MR_KHEADERS/apt; apt_failed is set when the archive is unreachable.
+# The functions' own variables are ka_*: the callers' are left alone.
 MR_KHEADERS=${MR_KHEADERS:-/var/cache/metaroce/kheaders}
 MIRROR=${MR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 # Private apt state: the system's sources and lists are left alone.
 apt_opts() {
-	a=$MR_KHEADERS/apt
-	echo "-o Dir::Etc::SourceList=$a/sources.list -o Dir::Etc::SourceParts=/dev/null" \
-		"-o Dir::State::Lists=$a/lists -o Dir::Cache=$a/cache" \
+	ka_a=$MR_KHEADERS/apt
+	echo "-o Dir::Etc::SourceList=$ka_a/sources.list -o Dir::Etc::SourceParts=/dev/null" \
+		"-o Dir::State::Lists=$ka_a/lists -o Dir::Cache=$ka_a/cache" \
 		"-o Dir::State::status=/dev/null -o APT::Architecture=amd64" \
 		"-o APT::Sandbox::User=root"
 }
@@ -31,16 +32,16 @@ apt_failed=
 apt_setup() {
 	[ -n "$apt_ready" ] && return 0
 	[ -n "$apt_failed" ] && return 1
-	a=$MR_KHEADERS/apt
-	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
-	: >"$a/sources.list"
-	for s in bookworm-backports trixie trixie-backports sid; do
-		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR $s main" \
-			>>"$a/sources.list"
+	ka_a=$MR_KHEADERS/apt
+	mkdir -p "$ka_a/lists/partial" "$ka_a/cache/archives/partial"
+	: >"$ka_a/sources.list"
+	for ka_s in bookworm-backports trixie trixie-backports sid; do
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR $ka_s main" \
+			>>"$ka_a/sources.list"
 	done
 	# shellcheck disable=SC2046
-	if ! apt-get $(apt_opts) -q update >"$a/update.log" 2>&1 ||
-		grep -q '^[WE]: Failed to fetch' "$a/update.log"; then
+	if ! apt-get $(apt_opts) -q update >"$ka_a/update.log" 2>&1 ||
+		grep -q '^[WE]: Failed to fetch' "$ka_a/update.log"; then
 		apt_failed=1
 		return 1
 	fi
@@ -51,23 +52,23 @@ apt_setup() {
 # unpacked into one root so their relative symlinks resolve; the
 # absolute /usr/src paths of the -amd64 Makefile are pointed into it.
 fetch() {
-	v=$1
-	root=$MR_KHEADERS/$v
-	tree=$root/usr/src/linux-headers-$v-amd64
-	[ -f "$tree/.mr-complete" ] && return 0
+	ka_v=$1
+	ka_root=$MR_KHEADERS/$ka_v
+	ka_tree=$ka_root/usr/src/linux-headers-$ka_v-amd64
+	[ -f "$ka_tree/.mr-complete" ] && return 0
 	apt_setup || return 1
-	dl=$MR_KHEADERS/apt/debs-$v
-	rm -rf "$dl" "$root" && mkdir -p "$dl" || return 1
+	ka_dl=$MR_KHEADERS/apt/debs-$ka_v
+	rm -rf "$ka_dl" "$ka_root" && mkdir -p "$ka_dl" || return 1
 	# shellcheck disable=SC2046
-	(cd "$dl" && apt-get $(apt_opts) -q download "linux-headers-$v-amd64" \
-		"linux-headers-$v-common" "linux-kbuild-$v") >"$dl.log" 2>&1 || return 1
-	for d in "$dl"/*.deb; do
-		dpkg -x "$d" "$root" || return 1
+	(cd "$ka_dl" && apt-get $(apt_opts) -q download "linux-headers-$ka_v-amd64" \
+		"linux-headers-$ka_v-common" "linux-kbuild-$ka_v") >"$ka_dl.log" 2>&1 || return 1
+	for ka_d in "$ka_dl"/*.deb; do
+		dpkg -x "$ka_d" "$ka_root" || return 1
 	done
-	sed -i "s#/usr/src/#$root/usr/src/#g" "$tree/Makefile" || return 1
-	ls "$dl"/*.deb | sed 's#.*/##' >"$root/MR-DEBS"
-	rm -rf "$dl"
-	touch "$tree/.mr-complete"
+	sed -i "s#/usr/src/#$ka_root/usr/src/#g" "$ka_tree/Makefile" || return 1
+	ls "$ka_dl"/*.deb | sed 's#.*/##' >"$ka_root/MR-DEBS"
+	rm -rf "$ka_dl"
+	touch "$ka_tree/.mr-complete"
 }
 
 # resolve SUITE: the kernel version (e.g. 7.3.4+deb13) of the suite's
@@ -90,19 +91,19 @@ resolve() {
 }
 
 fetch_image() {
-	v=$1
-	img=$MR_KHEADERS/$v/image
-	[ -f "$img/.mr-complete" ] && return 0
+	ka_v=$1
+	ka_img=$MR_KHEADERS/$ka_v/image
+	[ -f "$ka_img/.mr-complete" ] && return 0
 	apt_setup || return 1
-	dl=$MR_KHEADERS/apt/image-$v
-	rm -rf "$dl" "$img" && mkdir -p "$dl" || return 1
+	ka_dl=$MR_KHEADERS/apt/image-$ka_v
+	rm -rf "$ka_dl" "$ka_img" && mkdir -p "$ka_dl" || return 1
 	# shellcheck disable=SC2046
-	(cd "$dl" && apt-get $(apt_opts) -q download "linux-image-$v-amd64") \
-		>"$dl.log" 2>&1 || return 1
-	dpkg -x "$dl"/*.deb "$img" || return 1
+	(cd "$ka_dl" && apt-get $(apt_opts) -q download "linux-image-$ka_v-amd64") \
+		>"$ka_dl.log" 2>&1 || return 1
+	dpkg -x "$ka_dl"/*.deb "$ka_img" || return 1
 	# The package's postinst would run depmod; unpacked, it is ours.
-	depmod -b "$img" "$v-amd64" || return 1
-	ls "$dl"/*.deb | sed 's#.*/##' >"$img/MR-DEBS"
-	rm -rf "$dl"
-	touch "$img/.mr-complete"
+	depmod -b "$ka_img" "$ka_v-amd64" || return 1
+	ls "$ka_dl"/*.deb | sed 's#.*/##' >"$ka_img/MR-DEBS"
+	rm -rf "$ka_dl"
+	touch "$ka_img/.mr-complete"
 }
