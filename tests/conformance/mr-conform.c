@@ -273,6 +273,8 @@ static const struct {
 	{ cases_req, &n_cases_req },	/* VER first: the HELLO checks */
 	{ cases_resp, &n_cases_resp },
 	{ cases_ud, &n_cases_ud },
+	{ cases_wire, &n_cases_wire },
+	{ cases_loss, &n_cases_loss },
 };
 
 static bool selected(const struct tcase *c)
