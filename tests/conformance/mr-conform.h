@@ -89,6 +89,8 @@ extern const struct tcase cases_wire[];
 extern const unsigned int n_cases_wire;
 extern const struct tcase cases_loss[];
 extern const unsigned int n_cases_loss;
+extern const struct tcase cases_last[];
+extern const unsigned int n_cases_last;
 
 /* ---- Wire ---- */
 struct rxpkt {
@@ -125,6 +127,11 @@ void tx_pkt_alt(const struct mr_pkt *p);
 extern uint16_t tx_sport[2];
 /* IP TOS of what tx_pkt() sends next (default DSCP 26, ECT(0)). */
 void tx_set_tos(uint8_t tos);
+/* An ICMP "fragmentation needed" (next-hop MTU @mtu) quoting a datagram
+ * of the DUT's of @ip_len bytes from its UDP port @dut_sport, as a router
+ * would send it; false without the privilege of a raw socket. */
+bool tx_icmp_frag_needed(uint16_t dut_sport, uint16_t ip_len, uint16_t mtu);
+
 /* Packets of the DUT that did not decode (rx_take never returns them). */
 extern uint64_t rx_undecodable;
 /* IP and UDP headers of the DUT's MetaRoCE datagrams, from a raw socket
@@ -194,6 +201,7 @@ bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access);
  * retry_cnt and rnr_retry of the DUT's QP. */
 bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, unsigned int timeout,
 		 unsigned int retry, unsigned int rnr_retry);
+
 void tqp_close(struct tqp *q);
 /* A request from the tester to the DUT's QP, fields for @op filled;
  * payload taken from @pl. */

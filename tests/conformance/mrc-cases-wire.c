@@ -780,14 +780,217 @@ static void c_ce_echo(struct tctx *t)
 	tqp_close(&q);
 }
 
+/* The first copies of WRITE PSNs [from, from + n) of @q arriving within
+ * @tmo s (no ACK sent), their number; once @stop_at are in, 15 ms more
+ * for one over.  The timestamps into @ts if not NULL. */
+static unsigned int new_psns(struct tqp *q, bool *seen, uint32_t from, uint32_t n, double tmo,
+			     unsigned int stop_at, struct rxpkt *last, uint32_t *ts)
+{
+	struct rxpkt r;
+	unsigned int got = 0;
+	double end = now_s() + tmo;
+
+	while (now_s() < end) {
+		/* @stop_at seen: a little longer for one more, no RTO's time */
+		if (got == stop_at && end > now_s() + 0.015 * O.slow)
+			end = now_s() + 0.015 * O.slow;
+		uint32_t d;
+
+		if (!rx_take(q->my_qpn, MR_OP_WRITE, 0.005, &r))
+			continue;
+		d = (r.p.psn - q->dut_psn) & MR_PSN_MASK;
+		if (d >= from && d < from + n && !seen[d]) {
+			seen[d] = true;
+			if (ts)
+				ts[d] = r.p.ts;
+			got++;
+		}
+		rx_copy(last, &r);
+	}
+	return got;
+}
+
+/* A first WRITE ACKed after 60 ms, echoing its first copy (an RTT sample
+ * of 60 ms or more: the RTO about three times that, and pacing spaces a
+ * flight of 32 by 1.5 ms or more), then a WRITE of 48 packets; the first
+ * flight's distinct PSNs, their timestamps in @ts. */
+static unsigned int first_flight(struct tctx *t, struct tqp *q, unsigned int wrid, bool *seen,
+				 uint32_t *ts, struct rxpkt *last)
+{
+	struct rxpkt r[1];
+
+	memset(r, 0, sizeof(r));
+	if (!agent("POST %d WRITE %u 1 0 64 0x%x 0x%llx 0 0 0 1", q->id, wrid, W_RKEY,
+		   (unsigned long long)W_VA) || req_take(q, MR_OP_WRITE, 0, 1, r, 2 * WAIT_RESP) != 1) {
+		fail_at(t, __LINE__, "no first WRITE (%s)", agent_err);
+		return 0;
+	}
+	while (now_s() < r[0].t + 0.06)
+		net_pump(0.005);
+	rx_flush();
+	tx_ack(q, q->dut_psn + 1, 1, &r[0]);
+	if (!agent("POST %d WRITE %u 1 0 %u 0x%x 0x%llx 0 0 0 1", q->id, wrid + 1, 48 * PMTU,
+		   W_RKEY, (unsigned long long)W_VA)) {
+		fail_at(t, __LINE__, "agent: POST: %s", agent_err);
+		return 0;
+	}
+	return new_psns(q, seen, 1, 48, 0.12 * O.slow, 33, last, ts);
+}
+
+/* The initial window: no more than init_cwnd = 32 in flight (MR-CC-2,
+ * MR-CC-18's default). */
+static void c_window_limit(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt last;
+	bool seen[64] = { false };
+	uint32_t ts[64];
+	unsigned int n;
+	struct mr_pkt a;
+
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	n = first_flight(t, &q, 841, seen, ts, &last);
+	diag("%u packets in the first flight", n);
+	EXPECT(t, n == 32, "%u packets in flight before any ACK, want the initial window 32 and no more (MR-CC-2)",
+	       n);
+	if (n) {
+		ack_fill(&a, &q, q.dut_psn + 49, 2, &last);
+		tx_pkt(&a);
+	}
+	tqp_close(&q);
+}
+
+/*
+ * ECN decrease (MR-CC-4, MR-CC-5): alpha starts at 1, so the first ACK
+ * reporting CE halves the window.  After the first flight (32 packets;
+ * 33 where the DUT rounds the window up, see window_limit), an ACK of 8
+ * packets all CE cuts the window to about 16, which the 24 or 25 still in
+ * flight exceed: nothing new.  An ACK of 16 more without CE leaves 8 or 9
+ * in flight under a window of about 17: 7 to 10 new packets, where no
+ * cut would give 16 (all that is left).  The first flight is paced
+ * (MR-CC-12).
+ */
+static void c_ecn_decrease(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt last;
+	struct mr_pkt a;
+	bool seen[64] = { false };
+	uint32_t ts[64];
+	unsigned int n, first;
+
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	first = first_flight(t, &q, 811, seen, ts, &last);
+	diag("%u packets in the first flight", first);
+	REQUIRE(t, first == 32 || first == 33,
+		"%u packets of a 48-packet WRITE before any ACK, want the initial window 32", first);
+	/* Paced: srtt >= 60 ms over 1.25 x W = 32 is a gap of 1.5 ms or
+	 * more; 31 gaps less one caught up (MR-CC-12). */
+	{
+		int32_t span = (int32_t)(ts[32] - ts[1]), want = 30 * 60000 / 40 * 9 / 10;
+
+		diag("packets 1..32 span %d us (DUT clock)", span);
+		EXPECT(t, span >= want, "32 packets within %d us after an RTT sample of >= 60 ms: not paced at srtt / (1.25 W) (MR-CC-12)",
+		       span);
+	}
+	ack_fill(&a, &q, q.dut_psn + 9, 1, &last);
+	a.flags = MR_F_ECE;
+	a.akh.pkt_count = 8;
+	a.akh.ce_count = 8;
+	tx_pkt(&a);
+	n = new_psns(&q, seen, first + 1, 48 - first, 0.04 * O.slow, 99, &last, NULL);
+	EXPECT(t, n == 0, "%u new packets after an ACK of 8 packets all CE with %u in flight: the window was not halved (MR-CC-4, MR-CC-5)",
+	       n, first - 8);
+	ack_fill(&a, &q, q.dut_psn + 25, 1, &last);
+	a.akh.pkt_count = 16;
+	tx_pkt(&a);
+	n += new_psns(&q, seen, first + 1, 48 - first, 0.08 * O.slow, 99, &last, NULL);
+	diag("%u new packets with %u in flight after the cut", n, first - 24);
+	EXPECT(t, n >= 7 && n <= 10, "%u new packets with %u in flight, want 7..10 under a window of about 17 (MR-CC-4, MR-CC-5)",
+	       n, first - 24);
+	ack_fill(&a, &q, q.dut_psn + 49, 2, &last);
+	tx_pkt(&a);
+	tqp_close(&q);
+}
+
+/* An ICMP "fragmentation needed" for the DUT's packets changes neither
+ * their size nor DF: a node does not fragment and does not lower a QP's
+ * PMTU on an unauthenticated ICMP message (MR-ENC-13). */
+static void c_icmp_pmtu(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt r[3];
+	struct cqe c[2];
+	uint64_t ic0 = 0, ic1 = 0;
+	bool have_ic = counter("icmp_errors", &ic0);
+
+	memset(r, 0, sizeof(r));
+	if (!net_raw_visible()) {
+		fail_at(t, __LINE__, "no raw socket: DF is not observable (run as root)");
+		return;
+	}
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	REQUIRE(t, agent("POST %d WRITE 831 1 0 1024 0x%x 0x%llx 0 0 0 1", q.id, W_RKEY,
+			 (unsigned long long)W_VA), "agent: POST: %s", agent_err);
+	REQUIRE(t, req_take(&q, MR_OP_WRITE, 0, 1, r, 2 * WAIT_RESP) == 1, "no WRITE");
+	/* IP 20 + UDP 8 + WRITE headers 52 + 1024 + ICRC 4 */
+	REQUIRE(t, tx_icmp_frag_needed(r[0].sport, 20 + 8 + 52 + 1024 + 4, 576),
+		"cannot send ICMP (raw socket)");
+	tx_ack(&q, q.dut_psn + 1, 1, &r[0]);
+	EXPECT(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].status == IBV_WC_SUCCESS,
+	       "no successful completion");
+	net_pump(0.05);
+	memset(&RAW, 0, sizeof(RAW));
+	memset(r, 0, sizeof(r));
+	REQUIRE(t, agent("POST %d WRITE 832 1 0 2048 0x%x 0x%llx 0 0 0 1", q.id, W_RKEY,
+			 (unsigned long long)W_VA), "agent: POST: %s", agent_err);
+	REQUIRE(t, req_take(&q, MR_OP_WRITE, 1, 2, r, WAIT_RESP) == 2,
+		"the WRITE after an ICMP fragmentation needed (MTU 576) did not arrive in 2 packets (MR-ENC-13)");
+	for (int k = 0; k < 2; k++)
+		EXPECT(t, r[k].p.payload_len == PMTU, "packet %d after the ICMP: %u bytes of payload, want the PMTU %u (MR-ENC-13)",
+		       k, r[k].p.payload_len, PMTU);
+	net_pump(0);
+	EXPECT(t, RAW.seen >= 2 && !RAW.no_df && !RAW.frag,
+	       "after the ICMP: %llu datagrams, %llu without DF, %llu fragments (MR-ENC-13, MR-ENC-7)",
+	       (unsigned long long)RAW.seen, (unsigned long long)RAW.no_df,
+	       (unsigned long long)RAW.frag);
+	tx_ack(&q, q.dut_psn + 3, 2, &r[1]);
+	EXPECT(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].status == IBV_WC_SUCCESS,
+	       "no successful completion after the ICMP");
+	if (have_ic && counter("icmp_errors", &ic1))
+		diag("icmp_errors %llu -> %llu (a SHOULD)", (unsigned long long)ic0,
+		     (unsigned long long)ic1);
+	tqp_close(&q);
+}
+
 const struct tcase cases_wire[] = {
 	{ "HDR", "wire_requester_all_opcodes",
-	  "MR-ENC-1, MR-ENC-3, MR-ENC-4, MR-ENC-7, MR-ENC-9, MR-HDR-1..3, MR-HDR-5, MR-HDR-11..14, MR-HDR-20, MR-HDR-22, MR-HDR-25, MR-MP-1..4",
+	  "MR-ENC-1, MR-ENC-3, MR-ENC-4, MR-ENC-7, MR-ENC-9, MR-ENC-12, MR-HDR-1..3, MR-HDR-5, MR-HDR-11..14, MR-HDR-20, MR-HDR-22, MR-HDR-25, MR-MP-1..4",
 	  c_wire_requester, NULL },
 	{ "HDR", "wire_responder_packets", "MR-HDR-1, MR-HDR-15, MR-HDR-17..19", c_wire_responder, NULL },
 	{ "MP", "reverse_entropy", "MR-MP-15", c_reverse_entropy, NULL },
 	{ "MP", "probe_reply", "MR-MP-10", c_probe_reply, NULL },
 	{ "CC", "receiver_credit", "MR-CC-2, MR-CC-14", c_credit, NULL },
 	{ "CC", "ce_echo", "MR-CC-1, MR-ENC-6", c_ce_echo, NULL },
+	{ "CC", "initial_window_limit", "MR-CC-2", c_window_limit,
+	  "mr_cc_can_send() (kernel/proto/cc.c) sends while in flight < W, so a "
+	  "fractional W just over 32 (32 + 1/32 after one ACK) puts 33 packets in flight; "
+	  "MR-CC-2 allows no more than W" },
+	{ "CC", "ecn_decrease_paced", "MR-CC-4, MR-CC-5, MR-CC-12", c_ecn_decrease, NULL },
 };
 const unsigned int n_cases_wire = MR_ARRAY_SIZE(cases_wire);
+
+/* Run last: a DUT that obeys the ICMP message keeps the lowered route MTU
+ * to the tester for minutes (the IP layer's PMTU cache), and every later
+ * case with full-size packets would fail. */
+const struct tcase cases_last[] = {
+	{ "ENC", "icmp_frag_needed_ignored", "MR-ENC-13", c_icmp_pmtu,
+	  "the kernel's UDP tunnel transmit (kernel/net.c) goes through the IP "
+	  "layer's route MTU, which an ICMP fragmentation-needed lowers: DF datagrams over it "
+	  "are dropped on the DUT, so the QP's full-size packets stop for the PMTU cache's "
+	  "lifetime (MR-ENC-13: not to change the QP's PMTU on an ICMP message)" },
+};
+const unsigned int n_cases_last = MR_ARRAY_SIZE(cases_last);

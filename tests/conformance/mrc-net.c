@@ -266,6 +266,62 @@ void tx_pkt_alt(const struct mr_pkt *p)
 		fatal("sendto: %s", strerror(errno));
 }
 
+/* The Internet checksum of @n bytes. */
+static uint16_t inet_csum(const uint8_t *b, uint32_t n)
+{
+	uint32_t sum = 0;
+
+	for (uint32_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+bool tx_icmp_frag_needed(uint16_t dut_sport, uint16_t ip_len, uint16_t mtu)
+{
+	static int s_icmp = -1;
+	uint8_t b[8 + 20 + 8];
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = DUT.ip };
+	uint16_t c;
+
+	if (s_icmp < 0)
+		s_icmp = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+	if (s_icmp < 0)
+		return false;
+	memset(b, 0, sizeof(b));
+	b[0] = 3;			/* destination unreachable */
+	b[1] = 4;			/* fragmentation needed, DF set */
+	b[6] = (uint8_t)(mtu >> 8);
+	b[7] = (uint8_t)mtu;
+	/* the DUT's datagram as a router quotes it: its IP header ... */
+	b[8] = 0x45;
+	b[8 + 2] = (uint8_t)(ip_len >> 8);
+	b[8 + 3] = (uint8_t)ip_len;
+	b[8 + 6] = 0x40;		/* DF */
+	b[8 + 8] = 63;
+	b[8 + 9] = 17;
+	memcpy(b + 8 + 12, &DUT.ip, 4);
+	memcpy(b + 8 + 16, &DUT.me, 4);
+	c = inet_csum(b + 8, 20);
+	b[8 + 10] = (uint8_t)(c >> 8);
+	b[8 + 11] = (uint8_t)c;
+	/* ... and the first 8 bytes of its UDP header */
+	b[28] = (uint8_t)(dut_sport >> 8);
+	b[29] = (uint8_t)dut_sport;
+	b[30] = (uint8_t)(O.udp_port >> 8);
+	b[31] = (uint8_t)O.udp_port;
+	b[32] = (uint8_t)((ip_len - 20) >> 8);
+	b[33] = (uint8_t)(ip_len - 20);
+	c = inet_csum(b, sizeof(b));
+	b[2] = (uint8_t)(c >> 8);
+	b[3] = (uint8_t)c;
+	return sendto(s_icmp, b, sizeof(b), 0, (struct sockaddr *)&to, sizeof(to)) ==
+	       (ssize_t)sizeof(b);
+}
+
 /* The tester's IP TOS byte for what it sends next: ECN bits included
  * (CE = 3 marks a packet as a congested switch would, MR-CC-1). */
 void tx_set_tos(uint8_t tos)
@@ -655,6 +711,7 @@ bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access)
 	 * its time under emulation is not an outage. */
 	return tqp_open_ex(t, q, access, 18, 7, 7);
 }
+
 
 bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, unsigned int timeout,
 		 unsigned int retry, unsigned int rnr_retry)
