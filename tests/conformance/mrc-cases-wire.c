@@ -966,6 +966,57 @@ static void c_icmp_pmtu(struct tctx *t)
 	tqp_close(&q);
 }
 
+/* READ responses paced by the responder's own congestion state
+ * (MR-CC-19): the DUT's requests on the QP got an RTT sample of 100 ms or
+ * more (the tester held its ACK), so its READ_RESPs of a 32-packet READ
+ * leave srtt / (1.25 x W) >= 2.5 ms apart (W about 32, init_cwnd). */
+static void c_read_resp_paced(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt r[1], x;
+	struct mr_pkt p;
+	struct cqe c[2];
+	uint32_t ts0 = 0, ts1 = 0;
+	unsigned int n = 0;
+	double end;
+	int32_t span, want = 30 * 100000 / 40 * 9 / 10;
+
+	memset(r, 0, sizeof(r));
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	REQUIRE(t, agent("POST %d WRITE 851 1 0 64 0x%x 0x%llx 0 0 0 1", q.id, W_RKEY,
+			 (unsigned long long)W_VA), "agent: POST: %s", agent_err);
+	REQUIRE(t, req_take(&q, MR_OP_WRITE, 0, 1, r, 2 * WAIT_RESP) == 1, "no WRITE");
+	while (now_s() < r[0].t + 0.1)
+		net_pump(0.005);
+	rx_flush();
+	tx_ack(&q, q.dut_psn + 1, 1, &r[0]);
+	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].status == IBV_WC_SUCCESS,
+		"no successful completion of the WRITE");
+	req_fill(&p, &q, MR_OP_READ_REQ, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msn = q.msn;
+	p.dxh.msg_len = 32 * PMTU;
+	p.rxh.va = DUT.addr0;
+	p.rxh.rkey = DUT.rkey0;
+	tx_pkt(&p);
+	end = now_s() + 2 * WAIT_RESP * O.slow;
+	while (n < 32 && now_s() < end) {
+		if (!rx_take(q.my_qpn, MR_OP_READ_RESP, 0.05, &x) || x.p.psn != p.psn)
+			continue;
+		if (x.p.dxh.offset == 0)
+			ts0 = x.p.ts;
+		if (x.p.dxh.offset == 31 * PMTU)
+			ts1 = x.p.ts;
+		n++;
+	}
+	REQUIRE(t, n == 32 && ts1, "%u READ_RESPs of a 32-packet READ", n);
+	span = (int32_t)(ts1 - ts0);
+	diag("32 READ_RESPs span %d us (DUT clock), want >= %d", span, want);
+	EXPECT(t, span >= want, "32 READ_RESPs within %d us after an RTT sample of >= 100 ms: not paced at srtt / (1.25 W) (MR-CC-19)",
+	       span);
+	tqp_close(&q);
+}
+
 const struct tcase cases_wire[] = {
 	{ "HDR", "wire_requester_all_opcodes",
 	  "MR-ENC-1, MR-ENC-3, MR-ENC-4, MR-ENC-7, MR-ENC-9, MR-ENC-12, MR-HDR-1..3, MR-HDR-5, MR-HDR-11..14, MR-HDR-20, MR-HDR-22, MR-HDR-25, MR-MP-1..4",
@@ -980,6 +1031,7 @@ const struct tcase cases_wire[] = {
 	  "fractional W just over 32 (32 + 1/32 after one ACK) puts 33 packets in flight; "
 	  "MR-CC-2 allows no more than W" },
 	{ "CC", "ecn_decrease_paced", "MR-CC-4, MR-CC-5, MR-CC-12", c_ecn_decrease, NULL },
+	{ "CC", "read_resp_paced", "MR-CC-19", c_read_resp_paced, NULL },
 };
 const unsigned int n_cases_wire = MR_ARRAY_SIZE(cases_wire);
 
