@@ -1017,6 +1017,139 @@ static void c_read_resp_paced(struct tctx *t)
 	tqp_close(&q);
 }
 
+/*
+ * A black-holed path (MR-MP-8, MR-MP-9, MR-MP-11, MR-MP-17, MR-MP-24): the
+ * tester announces MULTIPATH for this QP, then acknowledges (SACK) every
+ * request packet but those on one path index.  The DUT must declare that
+ * path DEAD, re-roll it and probe it: a PROBE on that index from a new
+ * UDP port, MBH only; no data on it while DEAD; an unanswered PROBE is
+ * followed by another on a re-rolled entropy; a matching PROBE_REPLY
+ * revives it, and data flows on it again from the probed entropy.
+ */
+#define DP_PKTS	144
+
+static void c_dead_path(struct tctx *t)
+{
+	static bool dlv[DP_PKTS];
+	struct tqp q;
+	struct rxpkt r;
+	struct cqe c[4];
+	int victim = -1, old_port = 0, probe_port = 0;
+	uint32_t probe_ts = 0;
+	unsigned int cum = 0, nprobe = 0, dead_data = 0, posted = 96, after = 0;
+	bool revived = false;
+	struct mr_pkt pr;
+	double end;
+
+	memset(dlv, 0, sizeof(dlv));
+	memset(&pr, 0, sizeof(pr));
+	hello_caps = MR_CAP_CORE | MR_CAP_MULTIPATH;
+	if (!tqp_open(t, &q, ACC_ALL)) {
+		hello_caps = MR_CAP_CORE;
+		return;
+	}
+	net_pump(0.2 * O.slow);	/* the HELLO settled with MULTIPATH */
+	hello_caps = MR_CAP_CORE;
+	for (unsigned int k = 0; k < 2; k++)
+		REQUIRE(t, agent("POST %d WRITE %u 1 0 %u 0x%x 0x%llx 0 0 0 1", q.id, 861 + k,
+				 48 * PMTU, W_RKEY, (unsigned long long)W_VA), "agent: POST: %s", agent_err);
+	end = now_s() + 3 * WAIT_RESP * O.slow;
+	while (now_s() < end && (cum < posted || !revived)) {
+		struct mr_pkt a;
+		uint32_t d;
+
+		/* all delivered but the victim's never probed: 1 s more */
+		if (cum >= posted && !nprobe && end > now_s() + 1.0 * O.slow)
+			end = now_s() + 1.0 * O.slow;
+		if (!rx_take(q.my_qpn, 0, 0.05, &r))
+			continue;
+		if (r.p.opcode == MR_OP_PROBE) {
+			wire_check(t, "PROBE", &q, &r);
+			EXPECT(t, r.len == MR_MBH_LEN + MR_ICRC_LEN && r.p.flags == 0,
+			       "PROBE of %u bytes, flags %#x: want MBH only, no flags (MR-MP-9)", r.len,
+			       r.p.flags);
+			EXPECT(t, r.p.path == victim, "PROBE of path %u, the black-holed one is %d (MR-MP-8, MR-MP-9)",
+			       r.p.path, victim);
+			if (nprobe == 0)
+				EXPECT(t, r.sport != old_port, "the DEAD path probed from its old UDP port %u: no re-roll (MR-MP-8)",
+				       r.sport);
+			else
+				EXPECT(t, r.sport != probe_port, "PROBE %u from the UDP port of the unanswered one before: no re-roll (MR-MP-24)",
+				       nprobe);
+			/* next_probe = probe_interval (500 us) * 2^misses after the
+			 * one before, misses counting the unanswered ones (<= 6) */
+			if (nprobe) {
+				int32_t g = (int32_t)(r.p.ts - probe_ts), want = 500 << (nprobe - 1 < 6 ? nprobe - 1 : 6);
+
+				EXPECT(t, g >= want * 9 / 10, "PROBE %u %d us after the one before, want >= %d (MR-MP-9, MR-MP-24)",
+				       nprobe, g, want);
+			}
+			probe_port = r.sport;
+			probe_ts = r.p.ts;
+			/* the first stays unanswered (MR-MP-24); the later ones
+			 * are answered (MR-MP-10's form) */
+			if (nprobe++ == 0)
+				continue;
+			memset(&pr, 0, sizeof(pr));
+			pr.opcode = MR_OP_PROBE_REPLY;
+			pr.path = r.p.path;
+			pr.dqpn = q.dut_qpn;
+			pr.sqpn = q.my_qpn;
+			pr.psn = r.p.psn;
+			pr.ts = r.p.ts;
+			tx_pkt(&pr);
+			if (!revived) {
+				revived = true;
+				/* more data, for the revived path to carry */
+				REQUIRE(t, agent("POST %d WRITE 863 1 0 %u 0x%x 0x%llx 0 0 0 1", q.id,
+						 48 * PMTU, W_RKEY, (unsigned long long)W_VA),
+					"agent: POST: %s", agent_err);
+				posted = DP_PKTS;
+			}
+			continue;
+		}
+		if (r.p.opcode != MR_OP_WRITE)
+			continue;
+		wire_check(t, "WRITE", &q, &r);
+		d = (r.p.psn - q.dut_psn) & MR_PSN_MASK;
+		if (d >= DP_PKTS)
+			continue;
+		if (victim < 0) {
+			victim = r.p.path;
+			old_port = r.sport;
+		}
+		if (r.p.path == victim) {
+			if (nprobe && !revived)
+				dead_data++;
+			if (!revived)
+				continue;	/* the black hole */
+			if (!after++)
+				EXPECT(t, r.sport == probe_port,
+				       "data on the revived path from UDP port %u, the answered PROBE's was %d (MR-MP-11)",
+				       r.sport, probe_port);
+		}
+		dlv[d] = true;
+		while (cum < DP_PKTS && dlv[cum])
+			cum++;
+		memset(&a, 0, sizeof(a));
+		ack_fill(&a, &q, q.dut_psn + cum, cum / 48, &r);
+		for (unsigned int i = 1; cum + i < DP_PKTS && i < MR_SACK_BITS; i++)
+			if (dlv[cum + i])
+				a.akh.sack[i / 64] |= 1ull << (i % 64);
+		tx_pkt(&a);
+	}
+	diag("victim path %d, %u PROBEs, %u data packets on it while DEAD, %u after the revival, cum +%u",
+	     victim, nprobe, dead_data, after, cum);
+	EXPECT(t, nprobe >= 2, "%u PROBEs of a black-holed path (MR-MP-8, MR-MP-9, MR-MP-24)", nprobe);
+	EXPECT(t, !dead_data, "%u data packets on a DEAD path (MR-MP-17, MR-MP-4)", dead_data);
+	EXPECT(t, after >= 1, "no data on the path a PROBE_REPLY revived (MR-MP-11)");
+	EXPECT(t, cum == DP_PKTS, "%u of %u PSNs delivered", cum, DP_PKTS);
+	EXPECT(t, cqe_wait(&q, c, 3, 2 * WAIT_RESP) == 3 && c[0].status == IBV_WC_SUCCESS &&
+	       c[1].status == IBV_WC_SUCCESS && c[2].status == IBV_WC_SUCCESS,
+	       "the 3 WRITEs did not complete successfully (MR-MP-16)");
+	tqp_close(&q);
+}
+
 const struct tcase cases_wire[] = {
 	{ "HDR", "wire_requester_all_opcodes",
 	  "MR-ENC-1, MR-ENC-3, MR-ENC-4, MR-ENC-7, MR-ENC-9, MR-ENC-12, MR-HDR-1..3, MR-HDR-5, MR-HDR-11..14, MR-HDR-20, MR-HDR-22, MR-HDR-25, MR-MP-1..4",
@@ -1024,6 +1157,7 @@ const struct tcase cases_wire[] = {
 	{ "HDR", "wire_responder_packets", "MR-HDR-1, MR-HDR-15, MR-HDR-17..19", c_wire_responder, NULL },
 	{ "MP", "reverse_entropy", "MR-MP-15", c_reverse_entropy, NULL },
 	{ "MP", "probe_reply", "MR-MP-10", c_probe_reply, NULL },
+	{ "MP", "dead_path_probed", "MR-MP-8, MR-MP-9, MR-MP-11, MR-MP-17, MR-MP-24", c_dead_path, NULL },
 	{ "CC", "receiver_credit", "MR-CC-2, MR-CC-14", c_credit, NULL },
 	{ "CC", "ce_echo", "MR-CC-1, MR-ENC-6", c_ce_echo, NULL },
 	{ "CC", "initial_window_limit", "MR-CC-2", c_window_limit,
