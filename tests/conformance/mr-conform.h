@@ -145,9 +145,6 @@ bool net_raw_visible(void);
 /* Whether the tester answers the DUT's HELLOs automatically. */
 extern bool hello_auto;
 extern uint64_t hello_answered;
-/* The caps of those answers: CORE, MULTIPATH added by the cases that
- * need the DUT's PROBEs (MR-VER-15). */
-extern uint32_t hello_caps;
 void hello_fill(struct mr_pkt *p, uint32_t dqpn, uint32_t sqpn, bool seen,
 		uint32_t caps);
 

@@ -338,7 +338,6 @@ static struct rxpkt rxq[RX_QLEN];
 static unsigned int rxq_n;
 bool hello_auto = true;
 uint64_t hello_answered;
-uint32_t hello_caps = MR_CAP_CORE;
 
 void hello_fill(struct mr_pkt *p, uint32_t dqpn, uint32_t sqpn, bool seen,
 		uint32_t caps)
@@ -410,7 +409,7 @@ static void rx_one(void)
 	    !(r->p.hlh.hflags & MR_HLF_SEEN)) {
 		struct mr_pkt h;
 
-		hello_fill(&h, r->p.sqpn, r->p.dqpn, true, hello_caps);
+		hello_fill(&h, r->p.sqpn, r->p.dqpn, true, MR_CAP_CORE);
 		tx_pkt(&h);
 		hello_answered++;
 	}
