@@ -98,6 +98,26 @@ static bool post_write(struct tctx *t, const struct tqp *q, unsigned int wrid, u
 	return true;
 }
 
+/* A 4-packet WRITE posted; its copies into @c (*@n of them) until the 4
+ * first transmissions are in. */
+static bool write4(struct tctx *t, struct tqp *q, unsigned int wrid, struct copy *c,
+		   unsigned int *n)
+{
+	unsigned int nfirst = 0;
+
+	*n = 0;
+	if (!post_write(t, q, wrid, 4 * PMTU))
+		return false;
+	while (nfirst < 4 && *n < MAXCOPY && copy_take(t, q, MR_OP_WRITE, 2 * WAIT_RESP, &c[*n])) {
+		if (!(c[*n].flags & MR_F_RETX))
+			nfirst++;
+		(*n)++;
+	}
+	if (nfirst != 4)
+		fail_at(t, __LINE__, "%u first transmissions of a 4-packet WRITE", nfirst);
+	return nfirst == 4;
+}
+
 /* ------------------------------------------------------------------ */
 /* RTO: timing, backoff, what is resent, its reset on progress          */
 
@@ -105,7 +125,7 @@ static void c_rto_backoff(struct tctx *t)
 {
 	struct tqp q;
 	struct copy c[MAXCOPY], x;
-	unsigned int n = 0, nfirst = 0, nre = 0;
+	unsigned int n = 0, nre = 0;
 	int lastport[MR_MAX_PATHS];
 	int32_t lastgap = 0;
 	double end;
@@ -114,16 +134,10 @@ static void c_rto_backoff(struct tctx *t)
 	memset(lastport, 0, sizeof(lastport));
 	if (!tqp_open(t, &q, ACC_ALL))
 		return;
-	if (!post_write(t, &q, 901, 4 * PMTU))
-		goto out;
 	/* The 4 first transmissions; then 3 duplicate ACKs (no delivery),
 	 * which must not make the DUT resend (MR-LOSS-1). */
-	while (nfirst < 4 && copy_take(t, &q, MR_OP_WRITE, 2 * WAIT_RESP, &c[n])) {
-		if (!(c[n].flags & MR_F_RETX))
-			nfirst++;
-		n++;
-	}
-	REQUIRE(t, nfirst == 4, "%u first transmissions of a 4-packet WRITE", nfirst);
+	if (!write4(t, &q, 901, c, &n))
+		goto out;
 	for (int k = 0; k < 3; k++)
 		ack_copy(&q, 0, 0, &c[0]);
 	/* No ACK now: RTO after RTO until a gap of 320 ms or more (or 3 s). */
@@ -216,7 +230,7 @@ static void c_sack_selective(struct tctx *t)
 {
 	struct tqp q;
 	struct copy c[MAXCOPY];
-	unsigned int n = 0, nfirst = 0, hole = 0, late = 0;
+	unsigned int n = 0, hole = 0, late = 0;
 	struct rxpkt trig;
 	struct mr_pkt a;
 	struct cqe e[2];
@@ -224,14 +238,8 @@ static void c_sack_selective(struct tctx *t)
 
 	if (!tqp_open(t, &q, ACC_ALL))
 		return;
-	if (!post_write(t, &q, 902, 4 * PMTU))
+	if (!write4(t, &q, 902, c, &n))
 		goto out;
-	while (nfirst < 4 && copy_take(t, &q, MR_OP_WRITE, 2 * WAIT_RESP, &c[n])) {
-		if (!(c[n].flags & MR_F_RETX))
-			nfirst++;
-		n++;
-	}
-	REQUIRE(t, nfirst == 4, "%u first transmissions of a 4-packet WRITE", nfirst);
 	memset(&trig, 0, sizeof(trig));
 	trig.p.path = c[n - 1].path;
 	trig.p.ts = c[n - 1].ts;
