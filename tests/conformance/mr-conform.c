@@ -274,6 +274,10 @@ static const struct {
 	{ cases_req, &n_cases_req },	/* VER first: the HELLO checks */
 	{ cases_resp, &n_cases_resp },
 	{ cases_ud, &n_cases_ud },
+	{ cases_wire, &n_cases_wire },
+	{ cases_loss, &n_cases_loss },
+	/* keep last: its ICMP message may lower the DUT's route MTU */
+	{ cases_last, &n_cases_last },
 };
 
 static bool selected(const struct tcase *c)

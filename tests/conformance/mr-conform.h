@@ -10,6 +10,9 @@
  *   mrc-cases-resp.c    cases with the DUT as responder
  *   mrc-cases-req.c     cases with the DUT as requester, and VER (HELLO)
  *   mrc-cases-ud.c      UD receives
+ *   mrc-cases-wire.c    rules for every packet the DUT sends (ENC, HDR,
+ *                       MP spraying, CC credit and ECN echo)
+ *   mrc-cases-loss.c    the DUT as requester under loss (LOSS, RETRY)
  */
 #ifndef MR_CONFORM_H
 #define MR_CONFORM_H
@@ -83,6 +86,12 @@ extern const struct tcase cases_req[];
 extern const unsigned int n_cases_req;
 extern const struct tcase cases_ud[];
 extern const unsigned int n_cases_ud;
+extern const struct tcase cases_wire[];
+extern const unsigned int n_cases_wire;
+extern const struct tcase cases_loss[];
+extern const unsigned int n_cases_loss;
+extern const struct tcase cases_last[];
+extern const unsigned int n_cases_last;
 
 /* ---- Wire ---- */
 struct rxpkt {
@@ -91,6 +100,7 @@ struct rxpkt {
 	uint8_t tos;		/* IP TOS: DSCP << 2 | ECN; 0xFF unknown */
 	uint16_t sport;
 	uint32_t src;		/* IPv4, network order */
+	uint32_t dst;		/* IPv4 destination (IP_PKTINFO); 0 unknown */
 	double t;
 	int err;		/* mr_pkt_decode() */
 	int icrc;		/* mr_icrc_check() */
@@ -113,6 +123,26 @@ bool rx_take(uint32_t qpn, uint8_t op, double tmo, struct rxpkt *out);
 uint32_t pkt_build(const struct mr_pkt *p, uint8_t *buf, uint32_t cap);
 void tx_bytes(const uint8_t *b, uint32_t len);
 void tx_pkt(const struct mr_pkt *p);
+/* The same from the tester's second UDP source port (tx_sport[1]). */
+void tx_pkt_alt(const struct mr_pkt *p);
+extern uint16_t tx_sport[2];
+/* IP TOS of what tx_pkt() sends next (default DSCP 26, ECT(0)). */
+void tx_set_tos(uint8_t tos);
+/* An ICMP "fragmentation needed" (next-hop MTU @mtu) quoting a datagram
+ * of the DUT's of @ip_len bytes from its UDP port @dut_sport, as a router
+ * would send it; false without the privilege of a raw socket. */
+bool tx_icmp_frag_needed(uint16_t dut_sport, uint16_t ip_len, uint16_t mtu);
+
+/* Packets of the DUT that did not decode (rx_take never returns them). */
+extern uint64_t rx_undecodable;
+/* IP and UDP headers of the DUT's MetaRoCE datagrams, from a raw socket
+ * (net_raw_visible() false: no privilege, nothing counted). */
+struct rawstat {
+	uint64_t seen, no_df, frag, bad_csum, zero_csum, bad_len;
+	uint8_t ttl_min, ttl_max;
+};
+extern struct rawstat RAW;
+bool net_raw_visible(void);
 /* Whether the tester answers the DUT's HELLOs automatically. */
 extern bool hello_auto;
 extern uint64_t hello_answered;
@@ -168,6 +198,11 @@ struct tqp {
 /* Create and connect a DUT RC QP to the tester's QPN; false on failure
  * (reported in @t). */
 bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access);
+/* The same with the verbs timeout (T_verbs = 4.096 us * 2^timeout),
+ * retry_cnt and rnr_retry of the DUT's QP. */
+bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, unsigned int timeout,
+		 unsigned int retry, unsigned int rnr_retry);
+
 void tqp_close(struct tqp *q);
 /* A request from the tester to the DUT's QP, fields for @op filled;
  * payload taken from @pl. */
@@ -175,6 +210,16 @@ void req_fill(struct mr_pkt *p, const struct tqp *q, uint8_t op, uint32_t psn,
 	      uint16_t flags);
 /* The DUT QP's state name ("RTS", "ERR"), or "?" */
 const char *dut_qp_state(const struct tqp *q);
+
+/* Up to @n request packets of @q with opcode @op (0: any), the first copy
+ * of each PSN, in PSN order from q->dut_psn + @first, within @tmo s. */
+unsigned int req_take(struct tqp *q, uint8_t op, uint32_t first, unsigned int n,
+		      struct rxpkt *out, double tmo);
+/* An ACK of the tester's to DUT QP @q: cum_psn @cum, msn @msn, path and
+ * ts_echo of @trig, pkt_count 1, credit unlimited. */
+void ack_fill(struct mr_pkt *a, const struct tqp *q, uint32_t cum, uint32_t msn,
+	      const struct rxpkt *trig);
+void tx_ack(const struct tqp *q, uint32_t cum, uint32_t msn, const struct rxpkt *trig);
 
 /* A CQE the agent reported. */
 struct cqe {
@@ -186,6 +231,10 @@ struct cqe {
 int cqe_wait(const struct tqp *q, struct cqe *c, int max, double tmo);
 
 /* ---- Checkers (also run by --selftest on golden packets) ---- */
+/* Every rule a single packet of the DUT obeys (opcode table, reserved
+ * bits, header lengths, ICRC, QPNs, ports, addresses, ECN): mrc-cases-wire.c */
+void wire_check(struct tctx *t, const char *what, const struct tqp *q,
+		const struct rxpkt *r);
 /* An ACK or NACK of DUT QP @q: every MR-REL-11/12 field. @nack_reason 0:
  * an ACK. Failures into @t, prefixed with @what. */
 struct ack_expect {

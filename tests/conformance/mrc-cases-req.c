@@ -183,53 +183,10 @@ static void c_hello_repeats(struct tctx *t)
 #define T_VA	0x7E57000000ull
 #define T_RKEY	0x0BADC0DEu
 
-/* Up to @n request packets of @q with opcode @op, first copy of each PSN,
- * in PSN order from q->dut_psn + @first. */
-static unsigned int take_reqs_tmo(struct tqp *q, uint8_t op, uint32_t first, unsigned int n,
-				  struct rxpkt *out, double tmo)
-{
-	unsigned int got = 0;
-	struct rxpkt r;
-	double end = now_s() + tmo * O.slow;
-
-	while (got < n && now_s() < end) {
-		uint32_t d;
-
-		if (!rx_take(q->my_qpn, op, 0.1, &r))
-			continue;
-		d = (r.p.psn - q->dut_psn - first) & MR_PSN_MASK;
-		if (d >= n)
-			continue;
-		if (out[d].len)
-			continue;	/* a retransmission */
-		rx_copy(&out[d], &r);
-		got++;
-	}
-	return got;
-}
-
 static unsigned int take_reqs(struct tqp *q, uint8_t op, uint32_t first, unsigned int n,
 			      struct rxpkt *out)
 {
-	return take_reqs_tmo(q, op, first, n, out, 2 * WAIT_RESP);
-}
-
-static void tx_ack(const struct tqp *q, uint32_t cum, uint32_t msn, const struct rxpkt *trig)
-{
-	struct mr_pkt a;
-
-	memset(&a, 0, sizeof(a));
-	a.opcode = MR_OP_ACK;
-	a.path = trig->p.path;
-	a.dqpn = q->dut_qpn;
-	a.sqpn = q->my_qpn;
-	a.ts = ts_now();
-	a.akh.cum_psn = cum & MR_PSN_MASK;
-	a.akh.msn = msn;
-	a.akh.ts_echo = trig->p.ts;
-	a.akh.pkt_count = 1;
-	a.akh.credit = MR_CREDIT_UNLIMITED;
-	tx_pkt(&a);
+	return req_take(q, op, first, n, out, 2 * WAIT_RESP);
 }
 
 /* The request fields every packet of the DUT must have (MR-HDR-7,
@@ -426,7 +383,7 @@ static void c_req_nack_access(struct tctx *t)
 		       k, k ? c[0].status : -1);
 	}
 	memset(r, 0, sizeof(r));
-	EXPECT(t, !take_reqs_tmo(&q, MR_OP_WRITE, 1, 1, r, WAIT_SILENT),
+	EXPECT(t, !req_take(&q, MR_OP_WRITE, 1, 1, r, WAIT_SILENT),
 	       "a request sent in Error (MR-VERBS-25)");
 	tqp_close(&q);
 }

@@ -69,8 +69,11 @@ uint32_t ts_now(void)
 /* ------------------------------------------------------------------ */
 /* Sockets                                                            */
 
-static int s_rx = -1, s_tx = -1;
+static int s_rx = -1, s_tx = -1, s_tx2 = -1, s_raw = -1;
 static bool tos_seen;
+uint16_t tx_sport[2];
+uint64_t rx_undecodable;
+struct rawstat RAW;
 
 void net_open(void)
 {
@@ -104,19 +107,100 @@ void net_open(void)
 		fatal("bind UDP port %d: %s (is a MetaRoCE device loaded on the tester host?)",
 		      O.udp_port, strerror(errno));
 	setsockopt(s_rx, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+	setsockopt(s_rx, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
 	fcntl(s_rx, F_SETFL, O_NONBLOCK);
 
-	s_tx = socket(AF_INET, SOCK_DGRAM, 0);
-	if (s_tx < 0)
-		fatal("socket: %s", strerror(errno));
-	for (int i = 0; i < 100; i++) {
-		a.sin_port = htons((uint16_t)(MR_ENTROPY_BASE | (rand() & MR_ENTROPY_MASK)));
-		if (!bind(s_tx, (struct sockaddr *)&a, sizeof(a)))
-			break;
-		if (i == 99)
-			fatal("no free UDP source port in 0xC000..0xFFFF");
+	/* Two senders on distinct entropies: the second one for the cases
+	 * that vary the tester's entropy (MR-MP-15). */
+	for (int k = 0; k < 2; k++) {
+		int *sk = k ? &s_tx2 : &s_tx;
+
+		*sk = socket(AF_INET, SOCK_DGRAM, 0);
+		if (*sk < 0)
+			fatal("socket: %s", strerror(errno));
+		for (int i = 0; i < 100; i++) {
+			a.sin_port = htons((uint16_t)(MR_ENTROPY_BASE |
+						      (rand() & MR_ENTROPY_MASK)));
+			if (ntohs(a.sin_port) != tx_sport[0] &&
+			    !bind(*sk, (struct sockaddr *)&a, sizeof(a)))
+				break;
+			if (i == 99)
+				fatal("no free UDP source port in 0xC000..0xFFFF");
+		}
+		tx_sport[k] = ntohs(a.sin_port);
+		setsockopt(*sk, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
 	}
-	setsockopt(s_tx, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	/* The IP headers of the DUT's packets (DF, TTL, UDP checksum): a raw
+	 * socket gets a copy of every UDP datagram; without the privilege
+	 * the cases that need it report "not run". */
+	s_raw = socket(AF_INET, SOCK_RAW, IPPROTO_UDP);
+	if (s_raw >= 0)
+		fcntl(s_raw, F_SETFL, O_NONBLOCK);
+}
+
+bool net_raw_visible(void)
+{
+	return s_raw >= 0;
+}
+
+/* The Internet checksum of the UDP datagram @u (@ulen bytes) with its
+ * IPv4 pseudo header; 0 when the transmitted checksum is right. */
+static uint16_t udp4_csum(const uint8_t *ip, const uint8_t *u, uint32_t ulen)
+{
+	uint32_t sum = 0;
+
+	for (int i = 12; i < 20; i += 2)	/* source, destination */
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	sum += 17 + ulen;
+	for (uint32_t i = 0; i + 1 < ulen; i += 2)
+		sum += (uint32_t)u[i] << 8 | u[i + 1];
+	if (ulen & 1)
+		sum += (uint32_t)u[ulen - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void raw_drain(void)
+{
+	uint8_t b[RX_BUF + 64];
+
+	if (s_raw < 0)
+		return;
+	for (;;) {
+		ssize_t n = recv(s_raw, b, sizeof(b), MSG_DONTWAIT);
+		uint32_t ihl, ulen;
+		uint32_t src;
+		const uint8_t *u;
+
+		if (n <= 0)
+			return;
+		if (n < 28 || (b[0] >> 4) != 4 || b[9] != 17)
+			continue;
+		ihl = (b[0] & 15) * 4u;
+		memcpy(&src, b + 12, 4);
+		if (ihl < 20 || (uint32_t)n < ihl + 8 || src != DUT.ip)
+			continue;
+		u = b + ihl;
+		if ((u[2] << 8 | u[3]) != O.udp_port)
+			continue;
+		ulen = (uint32_t)(u[4] << 8 | u[5]);
+		RAW.seen++;
+		if (!(b[6] & 0x40))
+			RAW.no_df++;
+		if ((b[6] & 0x3F) || b[7])
+			RAW.frag++;
+		if (!RAW.ttl_min || b[8] < RAW.ttl_min)
+			RAW.ttl_min = b[8];
+		if (b[8] > RAW.ttl_max)
+			RAW.ttl_max = b[8];
+		if (ulen < 8 || ihl + ulen > (uint32_t)n)
+			RAW.bad_len++;
+		else if (!(u[6] | u[7]))
+			RAW.zero_csum++;
+		else if (udp4_csum(b, u, ulen))
+			RAW.bad_csum++;
+	}
 }
 
 /* Whether the IP TOS of received packets is known (IP_RECVTOS worked). */
@@ -170,6 +254,83 @@ void tx_pkt(const struct mr_pkt *p)
 	tx_bytes(b, pkt_build(p, b, sizeof(b)));
 }
 
+void tx_pkt_alt(const struct mr_pkt *p)
+{
+	uint8_t b[RX_BUF];
+	uint32_t n = pkt_build(p, b, sizeof(b));
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)O.udp_port),
+				  .sin_addr.s_addr = DUT.ip };
+
+	if (sendto(s_tx2, b, n, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		fatal("sendto: %s", strerror(errno));
+}
+
+/* The Internet checksum of @n bytes. */
+static uint16_t inet_csum(const uint8_t *b, uint32_t n)
+{
+	uint32_t sum = 0;
+
+	for (uint32_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+bool tx_icmp_frag_needed(uint16_t dut_sport, uint16_t ip_len, uint16_t mtu)
+{
+	static int s_icmp = -1;
+	uint8_t b[8 + 20 + 8];
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = DUT.ip };
+	uint16_t c;
+
+	if (s_icmp < 0)
+		s_icmp = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+	if (s_icmp < 0)
+		return false;
+	memset(b, 0, sizeof(b));
+	b[0] = 3;			/* destination unreachable */
+	b[1] = 4;			/* fragmentation needed, DF set */
+	b[6] = (uint8_t)(mtu >> 8);
+	b[7] = (uint8_t)mtu;
+	/* the DUT's datagram as a router quotes it: its IP header ... */
+	b[8] = 0x45;
+	b[8 + 2] = (uint8_t)(ip_len >> 8);
+	b[8 + 3] = (uint8_t)ip_len;
+	b[8 + 6] = 0x40;		/* DF */
+	b[8 + 8] = 63;
+	b[8 + 9] = 17;
+	memcpy(b + 8 + 12, &DUT.ip, 4);
+	memcpy(b + 8 + 16, &DUT.me, 4);
+	c = inet_csum(b + 8, 20);
+	b[8 + 10] = (uint8_t)(c >> 8);
+	b[8 + 11] = (uint8_t)c;
+	/* ... and the first 8 bytes of its UDP header */
+	b[28] = (uint8_t)(dut_sport >> 8);
+	b[29] = (uint8_t)dut_sport;
+	b[30] = (uint8_t)(O.udp_port >> 8);
+	b[31] = (uint8_t)O.udp_port;
+	b[32] = (uint8_t)((ip_len - 20) >> 8);
+	b[33] = (uint8_t)(ip_len - 20);
+	c = inet_csum(b, sizeof(b));
+	b[2] = (uint8_t)(c >> 8);
+	b[3] = (uint8_t)c;
+	return sendto(s_icmp, b, sizeof(b), 0, (struct sockaddr *)&to, sizeof(to)) ==
+	       (ssize_t)sizeof(b);
+}
+
+/* The tester's IP TOS byte for what it sends next: ECN bits included
+ * (CE = 3 marks a packet as a congested switch would, MR-CC-1). */
+void tx_set_tos(uint8_t tos)
+{
+	int v = tos;
+
+	setsockopt(s_tx, IPPROTO_IP, IP_TOS, &v, sizeof(v));
+}
+
 /* ------------------------------------------------------------------ */
 /* Receive queue and HELLO answers                                    */
 
@@ -197,7 +358,7 @@ static void rx_one(void)
 {
 	struct rxpkt *r;
 	struct sockaddr_in from;
-	char cbuf[64];
+	char cbuf[128];
 	struct iovec iov;
 	struct msghdr mh = { 0 };
 	ssize_t n;
@@ -220,17 +381,27 @@ static void rx_one(void)
 	if (n <= 0)
 		return;
 	r->tos = 0xFF;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+	r->dst = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
 			r->tos = *(uint8_t *)CMSG_DATA(c);
 			tos_seen = true;
 		}
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			r->dst = pi.ipi_addr.s_addr;
+		}
+	}
 	r->src = from.sin_addr.s_addr;
 	r->sport = ntohs(from.sin_port);
 	r->t = now_s();
 	rx_parse(r, r->b, (uint32_t)n);
 	if (r->src != DUT.ip)
 		return;		/* not the DUT's: not queued */
+	if (r->err)
+		rx_undecodable++;
 	if (O.verbose > 1)
 		diag("rx op %#x dqpn %#x psn %#x len %u err %d", r->p.opcode,
 		     r->p.dqpn, r->p.psn, r->len, r->err);
@@ -253,6 +424,7 @@ void net_pump(double tmo)
 		struct pollfd pf = { .fd = s_rx, .events = POLLIN };
 		double left = end - now_s();
 
+		raw_drain();
 		if (poll(&pf, 1, left > 0 ? (int)(left * 1000) + 1 : 0) > 0) {
 			for (int i = 0; i < 64; i++) {
 				unsigned int before = rxq_n;
@@ -535,6 +707,15 @@ static unsigned int qp_seq;
 
 bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access)
 {
+	/* timeout 18 (about 1 s per T_verbs), retry 7: a tester that takes
+	 * its time under emulation is not an outage. */
+	return tqp_open_ex(t, q, access, 18, 7, 7);
+}
+
+
+bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, unsigned int timeout,
+		 unsigned int retry, unsigned int rnr_retry)
+{
 	const char *a;
 	uint64_t v;
 	struct rxpkt r;
@@ -552,10 +733,8 @@ bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access)
 		return false;
 	}
 	q->dut_qpn = (uint32_t)v;
-	/* timeout 18 (about 1 s per T_verbs), retry 7: a tester that takes
-	 * its time under emulation is not an outage. */
-	if (!agent("CONNECT %d %u %u %u %s %d 0x%x 18 7 7", q->id, q->my_qpn,
-		   q->psn, q->dut_psn, DUT.my_gid, PMTU, access)) {
+	if (!agent("CONNECT %d %u %u %u %s %d 0x%x %u %u %u", q->id, q->my_qpn,
+		   q->psn, q->dut_psn, DUT.my_gid, PMTU, access, timeout, retry, rnr_retry)) {
 		fail_at(t, __LINE__, "agent: CONNECT: %s", agent_err);
 		return false;
 	}
@@ -707,4 +886,54 @@ void check_ect0(struct tctx *t, const char *what, const struct rxpkt *r)
 		return;		/* the case reports ECN as not run */
 	EXPECT(t, (r->tos & 3) == 2, "%s: IP ECN field %u, want ECT(0) = 2 (MR-ENC-5)",
 	       what, r->tos & 3);
+}
+
+/* ------------------------------------------------------------------ */
+/* The tester as the responder of the DUT's requests                  */
+
+unsigned int req_take(struct tqp *q, uint8_t op, uint32_t first, unsigned int n,
+		      struct rxpkt *out, double tmo)
+{
+	unsigned int got = 0;
+	struct rxpkt r;
+	double end = now_s() + tmo * O.slow;
+
+	while (got < n && now_s() < end) {
+		uint32_t d;
+
+		if (!rx_take(q->my_qpn, op, 0.1, &r))
+			continue;
+		d = (r.p.psn - q->dut_psn - first) & MR_PSN_MASK;
+		if (d >= n)
+			continue;
+		if (out[d].len)
+			continue;	/* a retransmission */
+		rx_copy(&out[d], &r);
+		got++;
+	}
+	return got;
+}
+
+void ack_fill(struct mr_pkt *a, const struct tqp *q, uint32_t cum, uint32_t msn,
+	      const struct rxpkt *trig)
+{
+	memset(a, 0, sizeof(*a));
+	a->opcode = MR_OP_ACK;
+	a->path = trig->p.path;
+	a->dqpn = q->dut_qpn;
+	a->sqpn = q->my_qpn;
+	a->ts = ts_now();
+	a->akh.cum_psn = cum & MR_PSN_MASK;
+	a->akh.msn = msn;
+	a->akh.ts_echo = trig->p.ts;
+	a->akh.pkt_count = 1;
+	a->akh.credit = MR_CREDIT_UNLIMITED;
+}
+
+void tx_ack(const struct tqp *q, uint32_t cum, uint32_t msn, const struct rxpkt *trig)
+{
+	struct mr_pkt a;
+
+	ack_fill(&a, q, cum, msn, trig);
+	tx_pkt(&a);
 }

@@ -16,7 +16,8 @@
 #
 # The kernel names the spec's drop counters (MR-MAL-9) its own way; the
 # tester is told the mapping (--counter SPEC=IMPL): mostly <name>_drops;
-# MR-REL-1's "stale" (an old PSN) is old_dup_drops.
+# MR-REL-1's "stale" (an old PSN) is old_dup_drops; MR-LOSS-12's
+# "spurious" is lost_spurious, MR-LOSS-15's "spurious_rto" rto_spurious.
 # shellcheck source=lib/verbs.sh
 . /mr/e2e/verbs.sh
 
@@ -61,6 +62,7 @@ else
 		--counter payload=payload_drops --counter qp=unknown_qpn_drops \
 		--counter stale=old_dup_drops --counter replay=replay_drops \
 		--counter qkey=qkey_drops \
+		--counter spurious=lost_spurious --counter spurious_rto=rto_spurious \
 		>/tmp/conform.tap 2>&1 || cf_rc=$?
 	echo "MR-ARTEFACT-BEGIN conform.tap"
 	cat /tmp/conform.tap

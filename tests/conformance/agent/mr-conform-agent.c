@@ -22,7 +22,8 @@
  *   QP id cq RC|UD max_send max_recv
  *   CONNECT id dqpn rq_psn sq_psn dgid mtu access timeout retry rnr_retry
  *   POST id op wrid mr off len rkey raddr imm compare swap flags
- *        op: SEND SEND_IMM WRITE WRITE_IMM READ CS FA; flags: 1 signaled
+ *        op: SEND SEND_IMM SEND_INV WRITE WRITE_IMM READ CS FA; flags: 1
+ *        signaled; SEND_INV takes the R_Key to invalidate in imm
  *   RECV id wrid mr off len
  *   POLL cq max tmo_ms
  *   READMR id off len              at most MRC_READ_MAX bytes, hex
@@ -416,6 +417,7 @@ static const struct {
 	enum ibv_wr_opcode op;
 } ops[] = {
 	{ "SEND", IBV_WR_SEND }, { "SEND_IMM", IBV_WR_SEND_WITH_IMM },
+	{ "SEND_INV", IBV_WR_SEND_WITH_INV },
 	{ "WRITE", IBV_WR_RDMA_WRITE }, { "WRITE_IMM", IBV_WR_RDMA_WRITE_WITH_IMM },
 	{ "READ", IBV_WR_RDMA_READ }, { "CS", IBV_WR_ATOMIC_CMP_AND_SWP },
 	{ "FA", IBV_WR_ATOMIC_FETCH_AND_ADD },
@@ -450,7 +452,10 @@ static void c_post(char *s)
 	wr.num_sge = 1;
 	wr.opcode = ops[k].op;
 	wr.send_flags = fl ? IBV_SEND_SIGNALED : 0;
-	wr.imm_data = htonl((uint32_t)imm);
+	if (wr.opcode == IBV_WR_SEND_WITH_INV)
+		wr.invalidate_rkey = (uint32_t)imm;
+	else
+		wr.imm_data = htonl((uint32_t)imm);
 	if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 	    wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		wr.wr.atomic.remote_addr = raddr;
