@@ -273,6 +273,8 @@ static const struct {
 	{ cases_req, &n_cases_req },	/* VER first: the HELLO checks */
 	{ cases_resp, &n_cases_resp },
 	{ cases_ud, &n_cases_ud },
+	{ cases_mal, &n_cases_mal },
+	{ cases_win, &n_cases_win },
 };
 
 static bool selected(const struct tcase *c)

@@ -535,6 +535,11 @@ static unsigned int qp_seq;
 
 bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access)
 {
+	return tqp_open_at(t, q, access, (uint32_t)rand() & MR_PSN_MASK);
+}
+
+bool tqp_open_at(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq_psn)
+{
 	const char *a;
 	uint64_t v;
 	struct rxpkt r;
@@ -542,7 +547,7 @@ bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access)
 	memset(q, 0, sizeof(*q));
 	q->id = (int)(qp_seq % MRC_MAX_QP);
 	q->my_qpn = 0x100 + (qp_seq++ * 7 % 0xFFF00);
-	q->psn = (uint32_t)rand() & MR_PSN_MASK;
+	q->psn = rq_psn & MR_PSN_MASK;
 	q->dut_psn = (uint32_t)rand() & MR_PSN_MASK;
 	q->path = (uint8_t)(rand() % MR_MAX_PATHS);
 	rx_flush();
@@ -707,4 +712,78 @@ void check_ect0(struct tctx *t, const char *what, const struct rxpkt *r)
 		return;		/* the case reports ECN as not run */
 	EXPECT(t, (r->tos & 3) == 2, "%s: IP ECN field %u, want ECT(0) = 2 (MR-ENC-5)",
 	       what, r->tos & 3);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sending with other IP/UDP fields                                   */
+
+void tx_bytes_ex(const uint8_t *b, uint32_t len, int tos, uint16_t port)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(port ? port : (uint16_t)O.udp_port),
+				  .sin_addr.s_addr = DUT.ip };
+	int dflt = (MR_DSCP_DEFAULT << 2) | 2;
+
+	if (tos >= 0)
+		setsockopt(s_tx, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	if (sendto(s_tx, b, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		fatal("sendto: %s", strerror(errno));
+	if (tos >= 0)
+		setsockopt(s_tx, IPPROTO_IP, IP_TOS, &dflt, sizeof(dflt));
+}
+
+bool tx_bytes_udp_csum(const uint8_t *b, uint32_t len, bool bad_csum)
+{
+	struct sockaddr_in me = { 0 }, to = { .sin_family = AF_INET, .sin_addr.s_addr = DUT.ip };
+	socklen_t ml = sizeof(me);
+	uint8_t d[RX_BUF + 8];
+	int s, tos = (MR_DSCP_DEFAULT << 2) | 2;
+	bool ok;
+
+	if (len > RX_BUF || getsockname(s_tx, (struct sockaddr *)&me, &ml))
+		return false;
+	s = socket(AF_INET, SOCK_RAW, IPPROTO_UDP);
+	if (s < 0) {
+		diag("raw socket: %s", strerror(errno));
+		return false;
+	}
+	setsockopt(s, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	/* The UDP header by hand: from the tester's port to the DUT's. */
+	memcpy(d, &me.sin_port, 2);
+	d[2] = (uint8_t)(O.udp_port >> 8);
+	d[3] = (uint8_t)O.udp_port;
+	d[4] = (uint8_t)((len + 8) >> 8);
+	d[5] = (uint8_t)(len + 8);
+	/* Zero: no checksum (IPv4); else the right one with two bits flipped. */
+	d[6] = 0;
+	d[7] = 0;
+	memcpy(d + 8, b, len);
+	if (bad_csum) {
+		uint32_t sum = 0;
+		uint16_t c;
+
+		/* The pseudo-header and the datagram, one's complement. */
+		for (int i = 0; i < 4; i += 2) {
+			sum += (uint32_t)((const uint8_t *)&DUT.me)[i] << 8 |
+			       ((const uint8_t *)&DUT.me)[i + 1];
+			sum += (uint32_t)((const uint8_t *)&DUT.ip)[i] << 8 |
+			       ((const uint8_t *)&DUT.ip)[i + 1];
+		}
+		sum += IPPROTO_UDP + len + 8;
+		for (uint32_t i = 0; i < len + 8; i += 2)
+			sum += (uint32_t)d[i] << 8 | (i + 1 < len + 8 ? d[i + 1] : 0);
+		while (sum >> 16)
+			sum = (sum & 0xFFFF) + (sum >> 16);
+		c = (uint16_t)~sum;
+		if (!c)
+			c = 0xFFFF;
+		c ^= 0x0101;	/* wrong, and never zero */
+		d[6] = (uint8_t)(c >> 8);
+		d[7] = (uint8_t)c;
+	}
+	ok = sendto(s, d, len + 8, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)(len + 8);
+	if (!ok)
+		diag("raw sendto: %s", strerror(errno));
+	close(s);
+	return ok;
 }

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mr-conform cases of the responder's receive window and timestamps
+ * (WIN), its ACK timing (REL), placement and execution order (PLACE) and
+ * the responder's verbs rules (VERBS): the tester sends requests to a
+ * DUT QP, as in mrc-cases-resp.c, and checks answers, memory and
+ * completions.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mr-conform.h"
+
+/* A one-packet WRITE of @len bytes at MR 0 offset @moff, PSN @psn, MSN
+ * @msn, MBH.ts @ts, ACKREQ set; mem0 not updated. */
+static void tx_write_ts(const struct tqp *q, uint32_t psn, uint32_t msn, uint32_t moff,
+			const uint8_t *pl, uint32_t len, uint32_t ts)
+{
+	struct mr_pkt p;
+
+	req_fill(&p, q, MR_OP_WRITE, psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.ts = ts;
+	p.dxh.msn = msn;
+	p.dxh.msg_len = len;
+	p.rxh.va = DUT.addr0 + moff;
+	p.rxh.rkey = DUT.rkey0;
+	p.payload = pl;
+	p.payload_len = len;
+	tx_pkt(&p);
+}
+
+/* ------------------------------------------------------------------ */
+/* WIN: serial numbers, wraparound, the window's edge                 */
+
+static void c_psn_wrap(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[4 * PMTU];
+	uint32_t ts, base = 0xFFFFFE;
+	static const uint32_t s2[] = { 2 }, s23[] = { 2, 3 }, s12[] = { 1, 2 };
+	struct ack_expect e;
+
+	if (!mem_reset(t) || !tqp_open_at(t, &q, ACC_ALL, base))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	/* A 4-packet WRITE on PSNs 0xFFFFFE, 0xFFFFFF, 0, 1: the third
+	 * first (SACK bit 2 across the wrap), then the fourth. */
+	ts = tx_write(&q, MR_OP_WRITE, 0, 0, 40000, sizeof(pl), 2, pl, MR_F_ACKREQ, DUT.rkey0);
+	e = ack_of(&q, base, 0, ts);
+	e.sacked = s2;
+	e.n_sacked = 1;
+	ack_expect(t, &q, "ACK of PSN 0 with cum_psn 0xfffffe", &e);
+	ts = tx_write(&q, MR_OP_WRITE, 1, 0, 40000, sizeof(pl), 3, pl, MR_F_ACKREQ, DUT.rkey0);
+	e = ack_of(&q, base, 0, ts);
+	e.sacked = s23;
+	e.n_sacked = 2;
+	ack_expect(t, &q, "ACK of PSN 1", &e);
+	ts = tx_write(&q, MR_OP_WRITE, base, 0, 40000, sizeof(pl), 0, pl, MR_F_ACKREQ, DUT.rkey0);
+	e = ack_of(&q, 0xFFFFFF, 0, ts);
+	e.sacked = s12;
+	e.n_sacked = 2;
+	ack_expect(t, &q, "ACK of PSN 0xfffffe: cum_psn 0xffffff, bits 1 and 2", &e);
+	ts = tx_write(&q, MR_OP_WRITE, 0xFFFFFF, 0, 40000, sizeof(pl), 1, pl, MR_F_ACKREQ,
+		      DUT.rkey0);
+	e = ack_of(&q, 2, 1, ts);
+	ack_expect(t, &q, "ACK of PSN 0xffffff: cum_psn 2, the message complete", &e);
+	memcpy(mem0 + 40000, pl, sizeof(pl));
+	mem_check(t, "a WRITE across the PSN wrap", "MR-WIN-4");
+	q.psn = 2;
+	q.msn = 1;
+	write_ok(t, &q, 100, 64, "ACK of the next WRITE after the wrap");
+	tqp_close(&q);
+}
+
+static void c_window_edge(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[64];
+	uint32_t ts;
+	static const uint32_t s255[] = { 255 }, s254[] = { 254 };
+	struct ack_expect e;
+	uint64_t c0 = counter_now("psn");
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	/* cum_psn + 255: the window's last PSN, accepted (one-packet
+	 * messages before it: its MSN is 255). */
+	ts = tx_write(&q, MR_OP_WRITE, q.psn + 255, 255, 50000, sizeof(pl), 0, pl, MR_F_ACKREQ,
+		      DUT.rkey0);
+	memcpy(mem0 + 50000, pl, sizeof(pl));
+	e = ack_of(&q, q.psn, 0, ts);
+	e.sacked = s255;
+	e.n_sacked = 1;
+	ack_expect(t, &q, "ACK of cum_psn + 255 with SACK bit 255", &e);
+	mem_check(t, "cum_psn + 255 placed", "MR-WIN-2");
+	/* cum_psn + 256: beyond the 256-PSN window. */
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = tx_write(&q, MR_OP_WRITE, q.psn + 256, 256, 51000, sizeof(pl), 0, pl, MR_F_ACKREQ,
+		      DUT.rkey0);
+	e = nack_of(&q, q.psn, 0, ts, MR_NACK_SEQ_ERR, q.psn + 256);
+	e.sacked = s255;
+	e.n_sacked = 1;
+	ack_expect(t, &q, "NACK SEQ_ERR for cum_psn + 256", &e);
+	mem_check(t, "cum_psn + 256 placed", "MR-WIN-1, MR-WIN-2");
+	counter_moved(t, "psn", c0, "MR-WIN-2");
+	/* The bitmap slides with cum_psn: bit 255 becomes bit 254. */
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = tx_write(&q, MR_OP_WRITE, q.psn, 0, 52000, sizeof(pl), 0, pl, MR_F_ACKREQ, DUT.rkey0);
+	memcpy(mem0 + 52000, pl, sizeof(pl));
+	e = ack_of(&q, q.psn + 1, 1, ts);
+	e.sacked = s254;
+	e.n_sacked = 1;
+	ack_expect(t, &q, "ACK of cum_psn: the SACK bit moved to 254", &e);
+	mem_check(t, "after the WRITE at cum_psn", "MR-WIN-2");
+	tqp_close(&q);
+}
+
+/* MBH.ts: stale and future timestamps, and their serial order. */
+static void c_ts_stale_future(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[64];
+	uint32_t ts;
+	uint64_t s0 = counter_now("ts_stale"), f0;
+	struct ack_expect e;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	write_ok(t, &q, 0, 64, "ACK of a WRITE with the current timestamp");
+	/* 200 ms before the newest accepted (stale_age 100 ms). */
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	tx_write_ts(&q, q.psn, q.msn, 1000, pl, sizeof(pl), ts_now() - 200000);
+	expect_silence(t, &q, "a request stamped 200 ms before the newest", "MR-WIN-6");
+	mem_check(t, "a stale request was placed", "MR-WIN-6");
+	counter_moved(t, "ts_stale", s0, "MR-WIN-6");
+	/* 3 s in the future (future_age 1 s). */
+	f0 = counter_now("future");
+	tx_write_ts(&q, q.psn, q.msn, 1000, pl, sizeof(pl), ts_now() + 3000000);
+	expect_silence(t, &q, "a request stamped 3 s in the future", "MR-WIN-6");
+	mem_check(t, "a request from the future was placed", "MR-WIN-6");
+	counter_moved(t, "future", f0, "MR-WIN-6");
+	/* The PSN is still new: taken with a good timestamp. */
+	ts = ts_now();
+	tx_write_ts(&q, q.psn, q.msn, 1000, pl, sizeof(pl), ts);
+	memcpy(mem0 + 1000, pl, sizeof(pl));
+	e = ack_of(&q, q.psn + 1, q.msn + 1, ts);
+	ack_expect(t, &q, "ACK of the PSN with a current timestamp", &e);
+	mem_check(t, "after the WRITE", "MR-WIN-6");
+	tqp_close(&q);
+}
+
+static void c_ts_wrap(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[64];
+	uint32_t ts = 0xFFFFFF00u;
+	struct ack_expect e;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	/* The tester's clock 256 us before 2^32, then 512 us later: after
+	 * it in serial order, although smaller as an unsigned number. */
+	for (int i = 0; i < 2; i++) {
+		mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+		tx_write_ts(&q, q.psn, q.msn, 2000 + 100 * (uint32_t)i, pl, sizeof(pl), ts);
+		memcpy(mem0 + 2000 + 100 * i, pl, sizeof(pl));
+		q.psn = (q.psn + 1) & MR_PSN_MASK;
+		q.msn++;
+		e = ack_of(&q, q.psn, q.msn, ts);
+		ack_expect(t, &q, i ? "ACK of the request stamped after 2^32 wrapped" :
+			   "ACK of the request stamped just before 2^32", &e);
+		ts += 0x200;
+		net_pump(0.001);
+	}
+	mem_check(t, "after the two WRITEs", "MR-WIN-5");
+	tqp_close(&q);
+}
+
+static void c_ts_resync(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[64];
+	uint32_t ts;
+	uint64_t f0;
+	struct ack_expect e;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	/* The first request was delayed 5 s on the way: its timestamp is
+	 * the reference, and every genuine request then looks 5 s ahead. */
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = ts_now() - 5000000;
+	tx_write_ts(&q, q.psn, 0, 3000, pl, sizeof(pl), ts);
+	memcpy(mem0 + 3000, pl, sizeof(pl));
+	q.psn = (q.psn + 1) & MR_PSN_MASK;
+	q.msn = 1;
+	e = ack_of(&q, q.psn, 1, ts);
+	ack_expect(t, &q, "ACK of the delayed request", &e);
+	f0 = counter_now("future");
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	tx_write_ts(&q, q.psn, 1, 3100, pl, sizeof(pl), ts_now());
+	expect_silence(t, &q, "a genuine request after the delayed one", "MR-WIN-6");
+	counter_moved(t, "future", f0, "MR-WIN-6");
+	/* Only future drops for more than future_age (1 s): the responder
+	 * resynchronises and the next request is taken. */
+	for (int i = 0; i < 3; i++) {
+		net_pump(0.5);
+		tx_write_ts(&q, q.psn, 1, 3100, pl, sizeof(pl), ts_now());
+	}
+	ts = ts_now();
+	tx_write_ts(&q, q.psn, 1, 3100, pl, sizeof(pl), ts);
+	memcpy(mem0 + 3100, pl, sizeof(pl));
+	{
+		struct rxpkt r;
+		bool acked = false;
+
+		while (!acked && rx_take(q.my_qpn, MR_OP_ACK, WAIT_RESP, &r))
+			acked = r.p.akh.cum_psn == ((q.psn + 1) & MR_PSN_MASK);
+		EXPECT(t, acked, "no ACK of the request after 1.5 s of future drops (MR-WIN-6 resynchronisation)");
+	}
+	mem_check(t, "after the resynchronisation", "MR-WIN-6");
+	tqp_close(&q);
+}
+
+/* ------------------------------------------------------------------ */
+/* REL: the delayed ACK, MSNs, READ ranges, records                   */
+
+static void c_ack_delay(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[64];
+	double t0, rtt, d;
+	struct rxpkt r;
+	struct mr_pkt p;
+	/* The spec's ack_delay of the software profile (parameter table). */
+	const double ack_delay = 500e-6, slack = 0.01 * O.slow;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	/* The round trip of an immediate ACK, the least of three. */
+	rtt = 1e9;
+	for (int i = 0; i < 3; i++) {
+		t0 = now_s();
+		write_ok(t, &q, 64 * (uint32_t)i, 64, "ACK of a WRITE with ACKREQ");
+		if (now_s() - t0 < rtt)
+			rtt = now_s() - t0;
+	}
+	/* One packet without ACKREQ: only the delayed-ACK timer answers. */
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	req_fill(&p, &q, MR_OP_WRITE, q.psn, MR_F_FIRST | MR_F_LAST);
+	p.dxh.msn = q.msn;
+	p.dxh.msg_len = sizeof(pl);
+	p.rxh.va = DUT.addr0 + 500;
+	p.rxh.rkey = DUT.rkey0;
+	p.payload = pl;
+	p.payload_len = sizeof(pl);
+	t0 = now_s();
+	tx_pkt(&p);
+	memcpy(mem0 + 500, pl, sizeof(pl));
+	REQUIRE(t, rx_take(q.my_qpn, MR_OP_ACK, WAIT_RESP, &r),
+		"no ACK within %.1f s of a packet without ACKREQ (MR-REL-13, MR-REL-3 g)",
+		WAIT_RESP * O.slow);
+	d = r.t - t0;
+	diag("round trip %.1f ms, delayed ACK after %.1f ms", rtt * 1e3, d * 1e3);
+	EXPECT(t, d <= 2 * rtt + ack_delay + slack,
+	       "the delayed ACK came %.1f ms after the packet; bound: ack_delay 0.5 ms + 2 immediate-ACK round trips %.1f ms + %.0f ms tolerance (MR-REL-13)",
+	       d * 1e3, 2 * rtt * 1e3, slack * 1e3);
+	EXPECT(t, r.p.akh.cum_psn == ((q.psn + 1) & MR_PSN_MASK) && r.p.akh.ts_echo == p.ts,
+	       "the delayed ACK has cum_psn %#x ts_echo %#x, want %#x %#x", r.p.akh.cum_psn,
+	       r.p.akh.ts_echo, (q.psn + 1) & MR_PSN_MASK, p.ts);
+	mem_check(t, "after the WRITE", "MR-REL-13");
+	tqp_close(&q);
+}
+
+/* A request whose MSN is further ahead than its PSN: INVALID_REQ. */
+static void c_msn_ahead(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[64];
+	uint32_t ts;
+	struct ack_expect e;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	write_ok(t, &q, 0, 64, "ACK of the first WRITE");
+	/* At cum_psn, so no message can be incomplete before it, with the
+	 * MSN after the next expected one. */
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = tx_write(&q, MR_OP_WRITE, q.psn, q.msn + 1, 800, sizeof(pl), 0, pl, MR_F_ACKREQ,
+		      DUT.rkey0);
+	e = nack_of(&q, q.psn, q.msn, ts, MR_NACK_INVALID_REQ, q.psn);
+	ack_expect(t, &q, "NACK INVALID_REQ for an MSN one ahead at cum_psn", &e);
+	mem_check(t, "a request with a skipped MSN was placed", "MR-REL-25");
+	expect_state(t, &q, "ERR", "MR-REL-25");
+	tqp_close(&q);
+}
+
+static void c_read_range_limit(struct tctx *t)
+{
+	struct tqp q;
+	struct mr_pkt p;
+	struct rxpkt r;
+	struct ack_expect e;
+	uint32_t mrr = 65536;
+	uint64_t rkey, addr;
+	const char *a;
+
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	if (q.have_hello && q.hello.p.hlh.max_read_range)
+		mrr = q.hello.p.hlh.max_read_range;
+	REQUIRE(t, mrr <= MRC_MR_MAX_LEN - 4096, "max_read_range %u: no MR of the agent holds it", mrr);
+	/* MR 31: room for the limit and one byte more, so the range check
+	 * passes and only the length is wrong. */
+	a = agent("MR 31 %u 0x%x 3", mrr + 4096, ACC_ALL);
+	REQUIRE(t, a && kv_u64(a, "rkey", &rkey) && kv_u64(a, "addr", &addr),
+		"agent: MR 31: %s", agent_err);
+	req_fill(&p, &q, MR_OP_READ_REQ, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msg_len = mrr + 1;
+	p.rxh.va = addr;
+	p.rxh.rkey = (uint32_t)rkey;
+	tx_pkt(&p);
+	e = nack_of(&q, q.psn, 0, p.ts, MR_NACK_INVALID_REQ, q.psn);
+	ack_expect(t, &q, "NACK INVALID_REQ for a READ of max_read_range + 1 bytes", &e);
+	EXPECT(t, !rx_take(q.my_qpn, MR_OP_READ_RESP, WAIT_SILENT, &r),
+	       "a READ_RESP for a READ over max_read_range (MR-REL-31)");
+	expect_state(t, &q, "ERR", "MR-REL-31");
+	tqp_close(&q);
+}
+
+/* The records of the last max_dest_rd_atomic (16) atomics. */
+static void c_atomic_records(struct tctx *t)
+{
+	struct tqp q;
+	uint64_t first = 0, o, w;
+	unsigned int i;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	for (i = 0; i < 16; i++) {
+		w = word_at(256);
+		if (!atomic_rt(t, &q, MR_OP_ATOMIC_FA, q.psn + i, 256, 3, 0, 0, &o))
+			goto out;
+		EXPECT(t, o == w, "FETCH_ADD %u orig %#llx, want %#llx", i, (unsigned long long)o,
+		       (unsigned long long)w);
+		if (!i)
+			first = o;
+		word_put(256, w + 3);
+		q.msn++;
+	}
+	net_pump(0.1);
+	rx_flush();
+	/* The first again (RETX): the 16th most recent, still recorded. */
+	q.msn = 0;
+	if (atomic_rt(t, &q, MR_OP_ATOMIC_FA, q.psn, 256, 3, 0, MR_F_RETX, &o))
+		EXPECT(t, o == first, "the oldest of 16 atomics replayed orig %#llx, want the recorded %#llx (MR-REL-32)",
+		       (unsigned long long)o, (unsigned long long)first);
+	net_pump(0.1);
+	mem_check(t, "a replayed atomic executed again", "MR-REL-32");
+out:
+	tqp_close(&q);
+}
+
+/* ------------------------------------------------------------------ */
+/* PLACE and VERBS: execution order, limits, zero lengths             */
+
+/* A READ_REQ at @psn with MSN @msn of @len bytes at MR 0 offset @moff. */
+static void tx_read(const struct tqp *q, uint32_t psn, uint32_t msn, uint32_t moff, uint32_t len)
+{
+	struct mr_pkt p;
+
+	req_fill(&p, q, MR_OP_READ_REQ, psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msn = msn;
+	p.dxh.msg_len = len;
+	p.rxh.va = DUT.addr0 + moff;
+	p.rxh.rkey = DUT.rkey0;
+	tx_pkt(&p);
+}
+
+static void c_read_deferred(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt r;
+	uint8_t pl[512];
+	uint32_t ts;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	/* The READ (PSN + 1) before the WRITE (PSN) that precedes it. */
+	tx_read(&q, q.psn + 1, 1, 14000, sizeof(pl));
+	REQUIRE(t, rx_take(q.my_qpn, 0, WAIT_RESP, &r), "no answer to the READ_REQ after a hole");
+	EXPECT(t, r.p.opcode == MR_OP_ACK && r.p.akh.cum_psn == q.psn &&
+	       mr_sack_test(r.p.akh.sack, 1),
+	       "the READ_REQ after a hole: opcode %#x cum_psn %#x, want an ACK with cum_psn %#x and SACK bit 1 (MR-PLACE-16)",
+	       r.p.opcode, r.p.akh.cum_psn, q.psn);
+	EXPECT(t, !rx_take(q.my_qpn, MR_OP_READ_RESP, WAIT_SILENT, &r),
+	       "the READ executed before the PSN before it arrived (MR-PLACE-16, MR-VERBS-8)");
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = tx_write(&q, MR_OP_WRITE, q.psn, 0, 14000, sizeof(pl), 0, pl, MR_F_ACKREQ, DUT.rkey0);
+	(void)ts;
+	memcpy(mem0 + 14000, pl, sizeof(pl));
+	REQUIRE(t, rx_take(q.my_qpn, MR_OP_READ_RESP, WAIT_RESP, &r),
+		"no READ_RESP once the hole before the READ was filled (MR-PLACE-16)");
+	EXPECT(t, r.p.psn == ((q.psn + 1) & MR_PSN_MASK) && r.p.payload_len == sizeof(pl) &&
+	       !memcmp(r.p.payload, pl, sizeof(pl)),
+	       "the READ_RESP (psn %#x, %u bytes) does not carry the WRITE placed before it (MR-VERBS-8)",
+	       r.p.psn, r.p.payload_len);
+	net_pump(0.1);
+	mem_check(t, "after the WRITE and the READ", "MR-PLACE-16");
+	tqp_close(&q);
+}
+
+static void c_rd_atomic_limit(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt r;
+	uint8_t pl[64];
+	unsigned int nresp = 0;
+	bool nacked = false;
+	const unsigned int lim = 16;	/* the agent's max_dest_rd_atomic */
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	/* PSN + 1 .. PSN + 17: 17 READs held back by the hole at PSN. */
+	for (unsigned int i = 1; i <= lim + 1; i++)
+		tx_read(&q, q.psn + i, i, 64 * i, 64);
+	net_pump(0.2);
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	tx_write(&q, MR_OP_WRITE, q.psn, 0, 20000, sizeof(pl), 0, pl, MR_F_ACKREQ, DUT.rkey0);
+	memcpy(mem0 + 20000, pl, sizeof(pl));
+	while (rx_take(q.my_qpn, 0, WAIT_RESP, &r)) {
+		if (r.p.opcode == MR_OP_READ_RESP) {
+			nresp++;
+			EXPECT(t, ((r.p.psn - q.psn) & MR_PSN_MASK) <= lim,
+			       "a READ_RESP for psn %#x, the READ beyond max_dest_rd_atomic (MR-VERBS-15)",
+			       r.p.psn);
+		} else if (r.p.opcode == MR_OP_NACK) {
+			EXPECT(t, r.p.nkh.reason == MR_NACK_INVALID_REQ &&
+			       r.p.nkh.nack_psn == ((q.psn + lim + 1) & MR_PSN_MASK),
+			       "NACK reason %u psn %#x, want INVALID_REQ at %#x (MR-VERBS-15)",
+			       r.p.nkh.reason, r.p.nkh.nack_psn, (q.psn + lim + 1) & MR_PSN_MASK);
+			nacked = true;
+			break;
+		}
+	}
+	EXPECT(t, nacked, "no NACK INVALID_REQ for the READ beyond max_dest_rd_atomic (MR-VERBS-15)");
+	EXPECT(t, nresp == lim, "%u READ_RESPs before the NACK, want one per READ within the limit, %u (MR-VERBS-24)",
+	       nresp, lim);
+	expect_state(t, &q, "ERR", "MR-VERBS-15");
+	tqp_close(&q);
+}
+
+static void c_atomic_rules(struct tctx *t)
+{
+	struct tqp q;
+	struct mr_pkt p;
+	struct ack_expect e;
+	uint64_t o, w;
+
+	/* FETCH_ADD modulo 2^64. */
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	w = word_at(512);
+	if (atomic_rt(t, &q, MR_OP_ATOMIC_FA, q.psn, 512, ~w + 6, 0, 0, &o)) {
+		EXPECT(t, o == w, "orig %#llx, want %#llx", (unsigned long long)o,
+		       (unsigned long long)w);
+		word_put(512, 5);
+	}
+	net_pump(0.1);
+	mem_check(t, "FETCH_ADD that wraps 2^64", "MR-VERBS-11");
+	tqp_close(&q);
+	/* A QP without IBV_ACCESS_REMOTE_ATOMIC. */
+	if (!tqp_open(t, &q, ACC_ALL & ~IBV_ACCESS_REMOTE_ATOMIC))
+		return;
+	req_fill(&p, &q, MR_OP_ATOMIC_FA, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msg_len = MR_ATOMIC_LEN;
+	p.axh.va = DUT.addr0 + 520;
+	p.axh.rkey = DUT.rkey0;
+	p.axh.swap_add = 1;
+	tx_pkt(&p);
+	e = nack_of(&q, q.psn, 0, p.ts, MR_NACK_INVALID_REQ, q.psn);
+	ack_expect(t, &q, "NACK INVALID_REQ for an atomic on a QP without remote atomic", &e);
+	mem_check(t, "an atomic the QP does not enable", "MR-VERBS-11");
+	tqp_close(&q);
+	/* A target in MR 1, registered without remote atomic. */
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	req_fill(&p, &q, MR_OP_ATOMIC_FA, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msg_len = MR_ATOMIC_LEN;
+	p.axh.va = DUT.addr1 + 8;
+	p.axh.rkey = DUT.lkey1;
+	p.axh.swap_add = 1;
+	tx_pkt(&p);
+	e = nack_of(&q, q.psn, 0, p.ts, MR_NACK_REMOTE_ACCESS, q.psn);
+	ack_expect(t, &q, "NACK REMOTE_ACCESS for an atomic in a region without remote atomic", &e);
+	tqp_close(&q);
+}
+
+static void c_zero_length(struct tctx *t)
+{
+	struct tqp q;
+	struct mr_pkt p;
+	struct rxpkt r;
+	struct ack_expect e;
+	struct cqe c[2];
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	/* A zero-length WRITE: neither R_Key nor address validated. */
+	req_fill(&p, &q, MR_OP_WRITE, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.rxh.va = 0x1000;
+	p.rxh.rkey = DUT.rkey0 ^ 0x5A5A00;
+	tx_pkt(&p);
+	e = ack_of(&q, q.psn + 1, 1, p.ts);
+	ack_expect(t, &q, "ACK of a zero-length WRITE under an invalid key", &e);
+	/* A zero-length READ: one empty READ_RESP. */
+	tx_read(&q, q.psn + 1, 1, 0, 0);
+	if (rx_take(q.my_qpn, MR_OP_READ_RESP, WAIT_RESP, &r)) {
+		EXPECT(t, r.p.psn == ((q.psn + 1) & MR_PSN_MASK) && r.p.payload_len == 0 &&
+		       r.p.dxh.msg_len == 0 &&
+		       (r.p.flags & (MR_F_FIRST | MR_F_LAST)) == (MR_F_FIRST | MR_F_LAST),
+		       "READ_RESP psn %#x len %u msg_len %u flags %#x, want one empty FIRST|LAST",
+		       r.p.psn, r.p.payload_len, r.p.dxh.msg_len, r.p.flags);
+		EXPECT(t, !rx_take(q.my_qpn, MR_OP_READ_RESP, WAIT_SILENT, &r),
+		       "a second READ_RESP for a zero-length READ");
+	} else {
+		fail_at(t, __LINE__, "no READ_RESP for a zero-length READ (MR-VERBS-29)");
+	}
+	/* A zero-length SEND_IMM: a receive completion with the immediate. */
+	REQUIRE(t, agent("RECV %d 61 1 0 64", q.id), "agent: RECV: %s", agent_err);
+	req_fill(&p, &q, MR_OP_SEND_IMM, q.psn + 2, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msn = 2;
+	p.imm = 0xFEEDF00Du;
+	tx_pkt(&p);
+	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1, "no receive completion of a zero-length SEND_IMM");
+	EXPECT(t, c[0].wrid == 61 && c[0].status == IBV_WC_SUCCESS && c[0].byte_len == 0,
+	       "CQE wr_id %llu status %d byte_len %u, want 61 success 0 (MR-VERBS-29)",
+	       (unsigned long long)c[0].wrid, c[0].status, c[0].byte_len);
+	EXPECT(t, (c[0].wc_flags & IBV_WC_WITH_IMM) && c[0].imm == 0xFEEDF00Du,
+	       "CQE imm %#x flags %#x, want 0xfeedf00d WITH_IMM (MR-VERBS-17)", c[0].imm,
+	       c[0].wc_flags);
+	mem_check(t, "zero-length operations changed the MR", "MR-VERBS-29");
+	tqp_close(&q);
+}
+
+static void c_rnr_not_buffered(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t a[200], b[200], got[200];
+	struct ack_expect e;
+	struct cqe c[2];
+	uint32_t ts;
+
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(a, seed_new(), 0, sizeof(a));
+	mrc_pat_fill(b, seed_new(), 0, sizeof(b));
+	REQUIRE(t, mr_fill(1, 5), "agent: FILL: %s", agent_err);
+	ts = tx_send1(&q, MR_OP_SEND, q.psn, 0, a, sizeof(a), 0);
+	e = nack_of(&q, q.psn, 0, ts, MR_NACK_RNR, q.psn);
+	e.rnr_timer = 12;
+	ack_expect(t, &q, "NACK RNR without a receive WQE", &e);
+	/* A WQE now: the refused payload was not kept for it. */
+	REQUIRE(t, agent("RECV %d 62 1 0 1024", q.id), "agent: RECV: %s", agent_err);
+	EXPECT(t, cqe_wait(&q, c, 1, WAIT_SILENT) == 0,
+	       "a completion without a resend: the RNR'd payload was buffered (MR-PLACE-12)");
+	/* The resend (other bytes) is a new arrival. */
+	ts = tx_send1(&q, MR_OP_SEND, q.psn, MR_F_RETX, b, sizeof(b), 0);
+	e = ack_of(&q, q.psn + 1, 1, ts);
+	ack_expect(t, &q, "ACK of the resent SEND", &e);
+	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].wrid == 62 &&
+		c[0].status == IBV_WC_SUCCESS && c[0].byte_len == sizeof(b),
+		"no successful completion of the resent SEND");
+	REQUIRE(t, mr_read(1, 0, sizeof(got), got), "agent: READMR: %s", agent_err);
+	EXPECT(t, !memcmp(got, b, sizeof(b)), "the receive buffer does not hold the resent bytes (MR-PLACE-12)");
+	tqp_close(&q);
+}
+
+static void c_no_renege(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[2 * PMTU], other[2 * PMTU];
+	uint32_t ts;
+	static const uint32_t bit1[] = { 1 };
+	struct ack_expect e;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	mrc_pat_fill(other, seed_new(), 0, sizeof(other));
+	ts = tx_write(&q, MR_OP_WRITE, q.psn + 1, 0, 24000, sizeof(pl), 1, pl, MR_F_ACKREQ,
+		      DUT.rkey0);
+	memcpy(mem0 + 24000 + PMTU, pl + PMTU, PMTU);
+	e = ack_of(&q, q.psn, 0, ts);
+	e.sacked = bit1;
+	e.n_sacked = 1;
+	ack_expect(t, &q, "ACK SACKing PSN + 1", &e);
+	/* Visible once reported (MR-PLACE-11). */
+	mem_check(t, "a SACKed packet not in memory", "MR-PLACE-11");
+	/* Its PSN again with other bytes: still received, not re-placed. */
+	ts = tx_write(&q, MR_OP_WRITE, q.psn + 1, 0, 24000, sizeof(other), 1, other,
+		      MR_F_ACKREQ | MR_F_RETX, DUT.rkey0);
+	e.ts_echo = ts;
+	ack_expect(t, &q, "ACK of the SACKed PSN again: bit 1 still set", &e);
+	mem_check(t, "a SACKed PSN was placed again", "MR-PLACE-10");
+	/* The hole filled: cum_psn passes PSN + 1 without a resend. */
+	ts = tx_write(&q, MR_OP_WRITE, q.psn, 0, 24000, sizeof(pl), 0, pl, MR_F_ACKREQ, DUT.rkey0);
+	memcpy(mem0 + 24000, pl, PMTU);
+	e = ack_of(&q, q.psn + 2, 1, ts);
+	ack_expect(t, &q, "ACK once the hole is filled", &e);
+	mem_check(t, "after the WRITE", "MR-PLACE-10, MR-PLACE-11");
+	tqp_close(&q);
+}
+
+static void c_err_qp_not_placed(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[256];
+	struct ack_expect e;
+	uint32_t ts;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = tx_write(&q, MR_OP_WRITE, q.psn, 0, 100, sizeof(pl), 0, pl, MR_F_ACKREQ,
+		      DUT.rkey0 ^ 0x5A5A00);
+	e = nack_of(&q, q.psn, 0, ts, MR_NACK_REMOTE_ACCESS, q.psn);
+	ack_expect(t, &q, "NACK REMOTE_ACCESS for the bad R_Key", &e);
+	expect_state(t, &q, "ERR", "MR-VERBS-24");
+	/* The QP left RTS: a valid WRITE after the error point, and one at
+	 * its PSN with a good key, are not placed. */
+	tx_write(&q, MR_OP_WRITE, q.psn + 1, 1, 200, sizeof(pl), 0, pl, MR_F_ACKREQ, DUT.rkey0);
+	tx_write(&q, MR_OP_WRITE, q.psn, 0, 300, sizeof(pl), 0, pl, MR_F_ACKREQ | MR_F_RETX,
+		 DUT.rkey0);
+	net_pump(WAIT_SILENT);
+	mem_check(t, "a packet placed by a QP in Error", "MR-PLACE-15");
+	tqp_close(&q);
+}
+
+const struct tcase cases_win[] = {
+	{ "WIN", "psn_wraparound", "MR-WIN-1, MR-WIN-2, MR-WIN-4", c_psn_wrap, NULL },
+	{ "WIN", "window_edge_255_256", "MR-WIN-1, MR-WIN-2", c_window_edge, NULL },
+	{ "WIN", "timestamp_stale_future", "MR-WIN-6", c_ts_stale_future, NULL },
+	{ "WIN", "timestamp_serial_wrap", "MR-WIN-5", c_ts_wrap, NULL },
+	{ "WIN", "timestamp_resync", "MR-WIN-6", c_ts_resync, NULL },
+	{ "REL", "delayed_ack_bound", "MR-REL-13", c_ack_delay, NULL },
+	{ "REL", "msn_ahead_invalid", "MR-REL-25", c_msn_ahead, NULL },
+	{ "REL", "read_over_max_range", "MR-REL-31", c_read_range_limit, NULL },
+	{ "REL", "atomic_records_16", "MR-REL-32, MR-REL-9", c_atomic_records, NULL },
+	{ "PLACE", "read_deferred_to_cum", "MR-PLACE-16, MR-VERBS-8", c_read_deferred, NULL },
+	{ "VERBS", "max_dest_rd_atomic", "MR-VERBS-15, MR-VERBS-24", c_rd_atomic_limit, NULL },
+	{ "VERBS", "atomic_rules", "MR-VERBS-11", c_atomic_rules, NULL },
+	{ "VERBS", "zero_length_ops", "MR-VERBS-29, MR-VERBS-17", c_zero_length, NULL },
+	{ "PLACE", "rnr_payload_not_kept", "MR-PLACE-12", c_rnr_not_buffered, NULL },
+	{ "PLACE", "no_renege", "MR-PLACE-10, MR-PLACE-11", c_no_renege, NULL },
+	{ "PLACE", "error_qp_places_nothing", "MR-PLACE-15", c_err_qp_not_placed, NULL },
+};
+const unsigned int n_cases_win = MR_ARRAY_SIZE(cases_win);
