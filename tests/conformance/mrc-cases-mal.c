@@ -449,6 +449,182 @@ static void c_counters_per_reason(struct tctx *t)
 	tqp_close(&q);
 }
 
+/* ------------------------------------------------------------------ */
+/* MR-VERBS-26, MR-SEC-13: what each QP state takes                    */
+
+/* A HELLO to @q (from its tester QPN): no answer, counted "qp". */
+static void hello_dropped(struct tctx *t, const struct tqp *q, const char *what)
+{
+	struct mr_pkt p;
+	uint64_t c0 = counter_now("qp");
+
+	hello_fill(&p, q->dut_qpn, q->my_qpn, false, MR_CAP_CORE);
+	tx_pkt(&p);
+	expect_silence(t, q, what, "MR-SEC-13");
+	counter_moved(t, "qp", c0, "MR-SEC-13");
+}
+
+static void c_qp_states(struct tctx *t)
+{
+	struct tqp q, r = { 0 };
+	struct mr_pkt p;
+	struct rxpkt x;
+	uint8_t pl[128], b[RX_BUF];
+	uint32_t n;
+	const char *a;
+	uint64_t v, c0;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	/* A second QP in RESET, then INIT: no request, no HELLO taken. */
+	r.id = q.id == MRC_MAX_QP - 9 ? MRC_MAX_QP - 10 : MRC_MAX_QP - 9;
+	a = agent("QP %d 0 RC 16 16", r.id);
+	REQUIRE(t, a && kv_u64(a, "qpn", &v), "agent: QP: %s", agent_err);
+	r.dut_qpn = (uint32_t)v;
+	r.my_qpn = q.my_qpn;
+	r.path = q.path;
+	r.psn = q.psn;
+	hello_dropped(t, &r, "a HELLO to a QP in RESET");
+	if (!agent("MODQP %d INIT", r.id)) {
+		fail_at(t, __LINE__, "agent: MODQP INIT: %s", agent_err);
+		tqp_close(&r);
+		tqp_close(&q);
+		return;
+	}
+	c0 = counter_now("qp");
+	wr_fill(&p, &r, 3000, pl, sizeof(pl));
+	tx_bytes(b, pkt_build(&p, b, sizeof(b)));
+	refused(t, &q, "a WRITE to a QP in INIT", "qp", c0, "MR-MAL-5, MR-VERBS-26");
+	hello_dropped(t, &r, "a HELLO to a QP in INIT");
+	tqp_close(&r);
+	/* The connected QP answers a HELLO with one no larger (MR-SEC-13). */
+	hello_fill(&p, q.dut_qpn, q.my_qpn, false, MR_CAP_CORE);
+	n = pkt_build(&p, b, sizeof(b));
+	tx_bytes(b, n);
+	if (rx_take(q.my_qpn, MR_OP_HELLO, WAIT_RESP, &x))
+		EXPECT(t, x.len <= n, "a %u-byte answer to a %u-byte HELLO (MR-SEC-13)", x.len, n);
+	else
+		fail_at(t, __LINE__, "no answer to a HELLO without SEEN in RTS (MR-VER-12)");
+	/* SQD: the responder stays active. */
+	REQUIRE(t, agent("MODQP %d SQD", q.id), "agent: MODQP SQD: %s", agent_err);
+	write_ok(t, &q, 3000, sizeof(pl), "ACK of a WRITE to a QP in SQD");
+	mem_check(t, "a WRITE to a QP in SQD", "MR-VERBS-26");
+	/* ERR: nothing placed, nothing acknowledged. */
+	REQUIRE(t, agent("MODQP %d ERR", q.id), "agent: MODQP ERR: %s", agent_err);
+	net_pump(0.1);
+	rx_flush();
+	c0 = counter_now("qp");
+	wr_fill(&p, &q, 3500, pl, sizeof(pl));
+	tx_bytes(b, pkt_build(&p, b, sizeof(b)));
+	EXPECT(t, !rx_take(q.my_qpn, MR_OP_ACK, WAIT_SILENT, &x),
+	       "a QP in Error acknowledged a WRITE (MR-VERBS-26, MR-VERBS-25)");
+	mem_check(t, "a WRITE to a QP in Error", "MR-VERBS-26");
+	tqp_close(&q);
+}
+
+/* ------------------------------------------------------------------ */
+/* MR-SEC-8, MR-TRIM-4: answers to what cannot be authenticated        */
+
+/* How many packets of @op for @q arrive within @tmo s. */
+static unsigned int count_answers(const struct tqp *q, uint8_t op, double tmo, uint32_t *maxlen)
+{
+	struct rxpkt r;
+	unsigned int n = 0;
+
+	*maxlen = 0;
+	while (rx_take(q->my_qpn, op, tmo, &r)) {
+		n++;
+		if (r.len > *maxlen)
+			*maxlen = r.len;
+	}
+	return n;
+}
+
+static void c_dup_rate_limit(struct tctx *t)
+{
+	struct tqp q;
+	struct mr_pkt p;
+	uint8_t pl[256], b[RX_BUF];
+	uint32_t n, maxlen;
+	unsigned int acks;
+	const unsigned int ndup = 300;
+	uint64_t c0;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	memcpy(mem0 + 5000, pl, sizeof(pl));
+	wr_fill(&p, &q, 5000, pl, sizeof(pl));
+	n = pkt_build(&p, b, sizeof(b));
+	tx_bytes(b, n);
+	REQUIRE(t, count_answers(&q, MR_OP_ACK, WAIT_SILENT, &maxlen) >= 1, "no ACK of the WRITE");
+	/* 200 copies back to back: at most a burst and one per interval. */
+	c0 = counter_now("rate_limited");
+	for (unsigned int i = 0; i < ndup; i++)
+		tx_bytes(b, n);
+	acks = count_answers(&q, MR_OP_ACK, WAIT_SILENT, &maxlen);
+	diag("%u ACKs for %u duplicates", acks, ndup);
+	EXPECT(t, acks >= 1, "no ACK for %u duplicates (MR-REL-7)", ndup);
+	EXPECT(t, acks < ndup, "every one of %u duplicates sent back to back was ACKed (MR-SEC-8)", ndup);
+	EXPECT(t, maxlen <= n, "a %u-byte ACK for a %u-byte request (MR-SEC-8)", maxlen, n);
+	counter_moved(t, "rate_limited", c0, "MR-SEC-8");
+	mem_check(t, "after the duplicates", "MR-SEC-8");
+	tqp_close(&q);
+}
+
+static void c_trim_rate_limit(struct tctx *t)
+{
+	struct tqp q;
+	struct mr_pkt p;
+	struct rxpkt r;
+	uint8_t pl[64], b[RX_BUF];
+	uint32_t n, maxlen;
+	const unsigned int nt = 100;
+	unsigned int nacks;
+	bool done = false;
+	uint64_t c0 = counter_now("rate_limited");
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	/* 100 one-packet WRITEs, all trimmed (MR-ICRC-5), back to back. */
+	for (unsigned int i = 0; i < nt; i++) {
+		req_fill(&p, &q, MR_OP_WRITE, q.psn + i, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | MR_F_TRIM);
+		p.dxh.msn = i;
+		p.dxh.msg_len = sizeof(pl);
+		p.rxh.va = DUT.addr0 + 16000 + 64 * i;
+		p.rxh.rkey = DUT.rkey0;
+		n = pkt_build(&p, b, sizeof(b));
+		memcpy(b + n - MR_ICRC_LEN, "\xde\xad\xbe\xef", MR_ICRC_LEN);
+		tx_bytes(b, n);
+	}
+	nacks = count_answers(&q, MR_OP_NACK, WAIT_SILENT, &maxlen);
+	diag("%u NACK TRIMMED for %u trimmed requests", nacks, nt);
+	EXPECT(t, nacks >= 1, "no NACK TRIMMED for %u trimmed requests (MR-REL-16)", nt);
+	EXPECT(t, nacks < nt, "every one of %u trimmed requests sent back to back was NACKed (MR-TRIM-4)", nt);
+	counter_moved(t, "rate_limited", c0, "MR-TRIM-4");
+	mem_check(t, "trimmed requests placed data", "MR-TRIM-3");
+	/* Every PSN stayed new: the whole packets are all taken. */
+	for (unsigned int i = 0; i < nt; i++) {
+		req_fill(&p, &q, MR_OP_WRITE, q.psn + i,
+			 MR_F_FIRST | MR_F_LAST | (i == nt - 1 ? MR_F_ACKREQ : 0) | MR_F_RETX);
+		p.dxh.msn = i;
+		p.dxh.msg_len = sizeof(pl);
+		p.rxh.va = DUT.addr0 + 16000 + 64 * i;
+		p.rxh.rkey = DUT.rkey0;
+		p.payload = pl;
+		p.payload_len = sizeof(pl);
+		tx_pkt(&p);
+		memcpy(mem0 + 16000 + 64 * i, pl, sizeof(pl));
+	}
+	while (!done && rx_take(q.my_qpn, MR_OP_ACK, WAIT_RESP, &r))
+		done = r.p.akh.cum_psn == ((q.psn + nt) & MR_PSN_MASK);
+	EXPECT(t, done, "the whole packets of the unanswered trimmed PSNs were not all taken (MR-TRIM-4)");
+	mem_check(t, "after the whole packets", "MR-TRIM-4");
+	tqp_close(&q);
+}
+
 const struct tcase cases_mal[] = {
 	{ "MAL", "payload_over_pmtu_dropped", "MR-MAL-4", c_payload_over_pmtu, NULL },
 	{ "PLACE", "pmtu_cut_dropped", "MR-PLACE-9", c_pmtu_cut, NULL },
@@ -462,6 +638,9 @@ const struct tcase cases_mal[] = {
 	{ "TRIM", "trim_dscp_marks", "MR-TRIM-2", c_trim_dscp, NULL },
 	{ "TRIM", "udp_checksum_zero_and_wrong", "MR-TRIM-5", c_udp_csum, NULL },
 	{ "VER", "not_roce_or_uet_port", "MR-VER-8", c_not_roce_port, NULL },
+	{ "VERBS", "qp_states_rx", "MR-VERBS-26, MR-MAL-5, MR-SEC-13", c_qp_states, NULL },
+	{ "SEC", "dup_answers_rate_limited", "MR-SEC-8", c_dup_rate_limit, NULL },
+	{ "TRIM", "trimmed_nacks_rate_limited", "MR-TRIM-4", c_trim_rate_limit, NULL },
 	{ "MAL", "counters_per_reason", "MR-MAL-9", c_counters_per_reason,
 	  "the kernel counts src drops (MR-SEC-4) in unknown_qpn_drops with qp drops, and msg_mismatch only in the malformed_drops total" },
 };

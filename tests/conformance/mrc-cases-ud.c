@@ -320,6 +320,62 @@ static void c_ud_hello(struct tctx *t)
 	tqp_close(&q);
 }
 
+/* UD sends of the DUT (UDPOST) to the tester's QPN. */
+static void c_ud_send_from_dut(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt r;
+	struct cqe c[2];
+	uint8_t want[300];
+
+	if (!ud_open(t, &q))
+		return;
+	mrc_pat_fill(want, 9, 100, sizeof(want));	/* MR 1, as ud_open() filled it */
+	REQUIRE(t, agent("UDPOST %d 1301 1 100 300 %u 0x2222 %s 1", q.id, q.my_qpn, DUT.my_gid),
+		"agent: UDPOST: %s", agent_err);
+	if (rx_take(q.my_qpn, MR_OP_UD_SEND, WAIT_RESP, &r)) {
+		EXPECT(t, r.err == 0 && r.icrc == 0, "the UD_SEND does not decode or its ICRC is wrong");
+		EXPECT(t, r.p.deth.qkey == 0x2222, "DETH Q_Key %#x, want the WR's 0x2222 (MR-UD-4)",
+		       r.p.deth.qkey);
+		EXPECT(t, r.p.deth.src_qpn == q.dut_qpn && r.p.sqpn == q.dut_qpn,
+		       "DETH src_qpn %#x MBH sqpn %#x, want the DUT QP's %#x (MR-UD-3)",
+		       r.p.deth.src_qpn, r.p.sqpn, q.dut_qpn);
+		EXPECT(t, (r.p.flags & (MR_F_FIRST | MR_F_LAST)) == (MR_F_FIRST | MR_F_LAST),
+		       "UD_SEND flags %#x, want FIRST and LAST (MR-UD-1)", r.p.flags);
+		EXPECT(t, r.p.payload_len == sizeof(want) && !memcmp(r.p.payload, want, sizeof(want)),
+		       "UD_SEND payload of %u bytes is not the WR's 300", r.p.payload_len);
+	} else {
+		fail_at(t, __LINE__, "no UD_SEND from the DUT within %.1f s", WAIT_RESP * O.slow);
+	}
+	EXPECT(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].wrid == 1301 &&
+	       c[0].status == IBV_WC_SUCCESS, "no successful send completion of the UD WR");
+	/* Not acknowledged and never retransmitted (MR-UD-2). */
+	EXPECT(t, !rx_take(q.my_qpn, MR_OP_UD_SEND, 2 * WAIT_SILENT, &r),
+	       "a second copy of an unacknowledged UD_SEND (MR-UD-2)");
+	/* A controlled Q_Key (MSB set): the QP's own goes out (MR-UD-4). */
+	REQUIRE(t, agent("UDPOST %d 1302 1 0 16 %u 0x80000001 %s 1", q.id, q.my_qpn, DUT.my_gid),
+		"agent: UDPOST: %s", agent_err);
+	if (rx_take(q.my_qpn, MR_OP_UD_SEND, WAIT_RESP, &r))
+		EXPECT(t, r.p.deth.qkey == UD_QKEY,
+		       "DETH Q_Key %#x for a WR Q_Key with its MSB set, want the QP's %#x (MR-UD-4)",
+		       r.p.deth.qkey, UD_QKEY);
+	else
+		fail_at(t, __LINE__, "no UD_SEND for the WR with a controlled Q_Key");
+	cqe_wait(&q, c, 1, WAIT_RESP);
+	/* Longer than the PMTU: LOC_LEN_ERR, nothing sent (MR-UD-1). */
+	if (agent("UDPOST %d 1303 1 0 4096 %u 0x2222 %s 1", q.id, q.my_qpn, DUT.my_gid)) {
+		EXPECT(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].wrid == 1303 &&
+		       c[0].status == IBV_WC_LOC_LEN_ERR,
+		       "a 4096-byte UD WR did not complete with IBV_WC_LOC_LEN_ERR (MR-UD-1)");
+		EXPECT(t, !rx_take(q.my_qpn, MR_OP_UD_SEND, WAIT_SILENT, &r),
+		       "a UD_SEND of %u bytes left for a WR over the PMTU (MR-UD-1)", r.p.payload_len);
+	} else {
+		fail_at(t, __LINE__, "posting a 4096-byte UD WR failed (%s): it must complete with IBV_WC_LOC_LEN_ERR (MR-UD-1)",
+			agent_err);
+	}
+	tqp_close(&q);
+}
+
 const struct tcase cases_ud[] = {
 	{ "UD", "ud_send_imm_recv", "MR-UD-3, MR-UD-7, MR-UD-8", c_ud_recv, NULL },
 	{ "UD", "ud_bad_qkey_dropped", "MR-UD-5", c_ud_bad_qkey, NULL },
@@ -329,5 +385,6 @@ const struct tcase cases_ud[] = {
 	{ "UD", "ud_rc_opcode_mixup_dropped", "MR-UD-12", c_ud_rc_mixup, NULL },
 	{ "UD", "gsi_qp1_qkey_and_mad_size", "MR-UD-6, MR-UD-14", c_gsi, NULL },
 	{ "VER", "hello_rc_only", "MR-VER-10", c_ud_hello, NULL },
+	{ "UD", "ud_send_from_dut", "MR-UD-1, MR-UD-2, MR-UD-4", c_ud_send_from_dut, NULL },
 };
 const unsigned int n_cases_ud = MR_ARRAY_SIZE(cases_ud);

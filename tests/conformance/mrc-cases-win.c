@@ -638,6 +638,126 @@ static void c_err_qp_not_placed(struct tctx *t)
 	tqp_close(&q);
 }
 
+/* ------------------------------------------------------------------ */
+/* Error points, response order, atomics across QPs                   */
+
+static void c_error_point_deferred(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt r;
+	uint8_t a[128], b[128];
+	uint32_t ts;
+	struct ack_expect e;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(a, seed_new(), 0, sizeof(a));
+	mrc_pat_fill(b, seed_new(), 0, sizeof(b));
+	/* PSN + 1 under a bad key, before PSN: an error point, not acted
+	 * on while PSN is missing, and its bit never set. */
+	tx_write(&q, MR_OP_WRITE, q.psn + 1, 1, 700, sizeof(b), 0, b, MR_F_ACKREQ,
+		 DUT.rkey0 ^ 0x5A5A00);
+	if (rx_take(q.my_qpn, 0, WAIT_SILENT, &r))
+		EXPECT(t, r.p.opcode == MR_OP_ACK && !mr_sack_test(r.p.akh.sack, 1),
+		       "the DUT answered the error point before cum_psn reached it (opcode %#x, SACK bit 1 %d) (MR-VERBS-24, MR-REL-6)",
+		       r.p.opcode, r.p.opcode == MR_OP_ACK ? mr_sack_test(r.p.akh.sack, 1) : 0);
+	expect_state(t, &q, "RTS", "MR-VERBS-24");
+	/* PSN: accepted and placed; then the NACK for PSN + 1. */
+	ts = tx_write(&q, MR_OP_WRITE, q.psn, 0, 600, sizeof(a), 0, a, MR_F_ACKREQ, DUT.rkey0);
+	memcpy(mem0 + 600, a, sizeof(a));
+	REQUIRE(t, rx_take(q.my_qpn, 0, WAIT_RESP, &r), "no answer to the WRITE before the error point");
+	if (r.p.opcode == MR_OP_ACK) {
+		e = ack_of(&q, q.psn + 1, 1, ts);
+		check_ack(t, "ACK of the WRITE before the error point", &r, q.my_qpn, q.dut_qpn, &e);
+		REQUIRE(t, rx_take(q.my_qpn, MR_OP_NACK, WAIT_RESP, &r),
+			"no NACK once cum_psn reached the error point (MR-VERBS-24)");
+	}
+	e = nack_of(&q, q.psn + 1, 1, ts, MR_NACK_REMOTE_ACCESS, q.psn + 1);
+	EXPECT(t, r.p.opcode == MR_OP_NACK && r.p.nkh.reason == MR_NACK_REMOTE_ACCESS &&
+	       r.p.nkh.nack_psn == ((q.psn + 1) & MR_PSN_MASK) &&
+	       r.p.akh.cum_psn == ((q.psn + 1) & MR_PSN_MASK) && !mr_sack_test(r.p.akh.sack, 0),
+	       "want NACK REMOTE_ACCESS at PSN + 1 with cum_psn PSN + 1 (opcode %#x reason %u psn %#x cum %#x) (MR-VERBS-24, MR-REL-6)",
+	       r.p.opcode, r.p.nkh.reason, r.p.nkh.nack_psn, r.p.akh.cum_psn);
+	mem_check(t, "after the error point", "MR-VERBS-24");
+	expect_state(t, &q, "ERR", "MR-VERBS-24");
+	tqp_close(&q);
+}
+
+static void c_read_resp_order(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt r;
+	const uint32_t l1 = 24 * PMTU, l2 = 4 * PMTU;
+	uint32_t next1 = 0, next2 = 0;
+	unsigned int n = 0;
+	bool order = true;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	/* Two READs back to back: 24 and 4 responses. */
+	tx_read(&q, q.psn, 0, 0, l1);
+	tx_read(&q, q.psn + 1, 1, 32768, l2);
+	while (n < 28 && rx_take(q.my_qpn, MR_OP_READ_RESP, WAIT_RESP, &r)) {
+		n++;
+		if (r.p.psn == q.psn) {
+			order &= r.p.dxh.offset == next1 && next2 == 0;
+			EXPECT(t, !memcmp(r.p.payload, mem0 + r.p.dxh.offset, r.p.payload_len),
+			       "READ 1 offset %u: not the MR's bytes", r.p.dxh.offset);
+			next1 = r.p.dxh.offset + r.p.payload_len;
+		} else {
+			order &= r.p.psn == ((q.psn + 1) & MR_PSN_MASK) &&
+				 r.p.dxh.offset == next2 && next1 == l1;
+			EXPECT(t, !memcmp(r.p.payload, mem0 + 32768 + r.p.dxh.offset, r.p.payload_len),
+			       "READ 2 offset %u: not the MR's bytes", r.p.dxh.offset);
+			next2 = r.p.dxh.offset + r.p.payload_len;
+		}
+		if (!order) {
+			fail_at(t, __LINE__, "READ_RESP psn %#x offset %u out of order (READ 1 at %u, READ 2 at %u) (MR-REL-33)",
+				r.p.psn, r.p.dxh.offset, next1, next2);
+			break;
+		}
+	}
+	EXPECT(t, n == 28 && next1 == l1 && next2 == l2,
+	       "%u READ_RESPs (READ 1 to %u, READ 2 to %u), want 28 covering both (MR-REL-33)", n,
+	       next1, next2);
+	tqp_close(&q);
+}
+
+static void c_atomic_two_qps(struct tctx *t)
+{
+	struct tqp q[2];
+	const char *a = agent("INFO");
+	uint64_t cap = 0, o, w;
+
+	REQUIRE(t, a && kv_u64(a, "atomic_cap", &cap), "agent: INFO has no atomic_cap: %s",
+		a ? a : agent_err);
+	EXPECT(t, cap == IBV_ATOMIC_HCA || cap == IBV_ATOMIC_GLOB,
+	       "atomic_cap %llu, want at least IBV_ATOMIC_HCA (MR-VERBS-12)", (unsigned long long)cap);
+	if (!mem_reset(t) || !tqp_open(t, &q[0], ACC_ALL))
+		return;
+	if (!tqp_open(t, &q[1], ACC_ALL)) {
+		tqp_close(&q[0]);
+		return;
+	}
+	/* FETCH_ADDs on one word from two QPs in turn: each sees the other's. */
+	for (unsigned int i = 0; i < 8; i++) {
+		struct tqp *x = &q[i & 1];
+
+		w = word_at(1024);
+		if (!atomic_rt(t, x, MR_OP_ATOMIC_FA, x->psn, 1024, 0x101 + i, 0, 0, &o))
+			break;
+		EXPECT(t, o == w, "FETCH_ADD %u on QP %u: orig %#llx, want %#llx (MR-VERBS-12)", i,
+		       i & 1, (unsigned long long)o, (unsigned long long)w);
+		word_put(1024, w + 0x101 + i);
+		x->psn = (x->psn + 1) & MR_PSN_MASK;
+		x->msn++;
+	}
+	net_pump(0.1);
+	mem_check(t, "after FETCH_ADDs from two QPs", "MR-VERBS-12");
+	tqp_close(&q[0]);
+	tqp_close(&q[1]);
+}
+
 const struct tcase cases_win[] = {
 	{ "WIN", "psn_wraparound", "MR-WIN-1, MR-WIN-2, MR-WIN-4", c_psn_wrap, NULL },
 	{ "WIN", "window_edge_255_256", "MR-WIN-1, MR-WIN-2", c_window_edge, NULL },
@@ -655,5 +775,8 @@ const struct tcase cases_win[] = {
 	{ "PLACE", "rnr_payload_not_kept", "MR-PLACE-12", c_rnr_not_buffered, NULL },
 	{ "PLACE", "no_renege", "MR-PLACE-10, MR-PLACE-11", c_no_renege, NULL },
 	{ "PLACE", "error_qp_places_nothing", "MR-PLACE-15", c_err_qp_not_placed, NULL },
+	{ "REL", "error_point_deferred", "MR-REL-6, MR-VERBS-24", c_error_point_deferred, NULL },
+	{ "REL", "read_resp_order", "MR-REL-33", c_read_resp_order, NULL },
+	{ "VERBS", "atomic_cap_two_qps", "MR-VERBS-12", c_atomic_two_qps, NULL },
 };
 const unsigned int n_cases_win = MR_ARRAY_SIZE(cases_win);

@@ -23,6 +23,9 @@
  *   CONNECT id dqpn rq_psn sq_psn dgid mtu access timeout retry rnr_retry
  *   POST id op wrid mr off len rkey raddr imm compare swap flags
  *        op: SEND SEND_IMM WRITE WRITE_IMM READ CS FA; flags: 1 signaled
+ *   UDPOST id wrid mr off len dqpn qkey dgid flags
+ *                                  a UD SEND to dqpn at dgid (hex32) under qkey
+ *   MODQP id RESET|INIT|SQD|RTS|ERR
  *   RECV id wrid mr off len
  *   POLL cq max tmo_ms
  *   READMR id off len              at most MRC_READ_MAX bytes, hex
@@ -69,6 +72,8 @@ struct amr {
 struct aqp {
 	struct ibv_qp *qp;
 	int cq;
+	struct ibv_ah *ah;	/* UDPOST's; one destination per QP */
+	union ibv_gid ah_gid;
 };
 
 static struct {
@@ -211,11 +216,14 @@ static void dev_open(void)
 static void c_info(void)
 {
 	char g[33];
+	struct ibv_device_attr da;
 
+	if (ibv_query_device(ctx, &da))
+		return reply("ERR ibv_query_device: %s", strerror(errno));
 	for (int i = 0; i < 16; i++)
 		sprintf(g + 2 * i, "%02x", my_gid.raw[i]);
-	reply("OK dev=%s port=%d gid_index=%d gid=%s", O.dev, O.ib_port,
-	      O.gid_idx, g);
+	reply("OK dev=%s port=%d gid_index=%d atomic_cap=%d gid=%s", O.dev, O.ib_port,
+	      O.gid_idx, (int)da.atomic_cap, g);
 }
 
 static void c_mr(char *s)
@@ -467,6 +475,92 @@ static void c_post(char *s)
 	reply("OK");
 }
 
+static void c_udpost(char *s)
+{
+	unsigned int id;
+	uint64_t wrid, off, len, dqpn, qkey, fl;
+	union ibv_gid dgid;
+	struct amr *m;
+	struct aqp *q;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { 0 }, *bad;
+
+	if (!id_of(&s, MRC_MAX_QP, &id) || !(q = &qps[id])->qp ||
+	    q->qp->qp_type != IBV_QPT_UD || !num(&s, UINT64_MAX, &wrid) ||
+	    !(m = mr_arg(&s)) || !range_arg(&s, m, &off, &len) ||
+	    !num(&s, 0xffffff, &dqpn) || !num(&s, UINT32_MAX, &qkey) ||
+	    !gid_parse(tok_next(&s), &dgid) || !num(&s, 1, &fl))
+		return reply("ERR usage: UDPOST id(a UD QP) wrid mr off len dqpn qkey dgid(hex32) flags");
+	if (q->ah && memcmp(&q->ah_gid, &dgid, sizeof(dgid)))
+		return reply("ERR QP %u sends to another GID", id);
+	if (!q->ah) {
+		struct ibv_ah_attr aa = { 0 };
+
+		aa.is_global = 1;
+		aa.port_num = (uint8_t)O.ib_port;
+		aa.grh.dgid = dgid;
+		aa.grh.sgid_index = (uint8_t)O.gid_idx;
+		aa.grh.hop_limit = 64;
+		q->ah = ibv_create_ah(pd, &aa);
+		if (!q->ah)
+			return reply("ERR ibv_create_ah: %s", strerror(errno));
+		q->ah_gid = dgid;
+	}
+	sge_of(m, off, len, &sge);
+	wr.wr_id = wrid;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = fl ? IBV_SEND_SIGNALED : 0;
+	wr.wr.ud.ah = q->ah;
+	wr.wr.ud.remote_qpn = (uint32_t)dqpn;
+	wr.wr.ud.remote_qkey = (uint32_t)qkey;
+	errno = ibv_post_send(q->qp, &wr, &bad);
+	if (errno)
+		return reply("ERR ibv_post_send: %s", strerror(errno));
+	reply("OK");
+}
+
+static void c_modqp(char *s)
+{
+	static const struct {
+		const char *name;
+		enum ibv_qp_state st;
+	} st[] = {
+		{ "RESET", IBV_QPS_RESET }, { "INIT", IBV_QPS_INIT },
+		{ "SQD", IBV_QPS_SQD }, { "RTS", IBV_QPS_RTS }, { "ERR", IBV_QPS_ERR },
+	};
+	struct ibv_qp *qp = qp_arg(&s);
+	char *n = tok_next(&s);
+	struct ibv_qp_attr a = { 0 };
+	int mask = IBV_QP_STATE;
+	size_t k;
+
+	if (!qp || !n)
+		return reply("ERR usage: MODQP id RESET|INIT|SQD|RTS|ERR");
+	for (k = 0; k < sizeof(st) / sizeof(st[0]); k++)
+		if (!strcmp(st[k].name, n))
+			break;
+	if (k == sizeof(st) / sizeof(st[0]))
+		return reply("ERR state %.16s", n);
+	a.qp_state = st[k].st;
+	if (a.qp_state == IBV_QPS_INIT) {
+		a.port_num = (uint8_t)O.ib_port;
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+		if (qp->qp_type == IBV_QPT_UD) {
+			a.qkey = 0x11111111;
+			mask |= IBV_QP_QKEY;
+		} else {
+			a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+			mask |= IBV_QP_ACCESS_FLAGS;
+		}
+	}
+	if (ibv_modify_qp(qp, &a, mask))
+		return reply("ERR ibv_modify_qp %s: %s", n, strerror(errno));
+	reply("OK");
+}
+
 static void c_recv(char *s)
 {
 	struct ibv_qp *qp = qp_arg(&s);
@@ -576,6 +670,9 @@ static void c_destroy(char *s)
 	if (ibv_destroy_qp(qps[id].qp))
 		return reply("ERR ibv_destroy_qp: %s", strerror(errno));
 	qps[id].qp = NULL;
+	if (qps[id].ah)
+		ibv_destroy_ah(qps[id].ah);
+	qps[id].ah = NULL;
 	reply("OK");
 }
 
@@ -622,6 +719,9 @@ static void cleanup(void)
 		if (qps[i].qp) {
 			ibv_destroy_qp(qps[i].qp);
 			qps[i].qp = NULL;
+			if (qps[i].ah)
+				ibv_destroy_ah(qps[i].ah);
+			qps[i].ah = NULL;
 		}
 	for (int i = 0; i < MRC_MAX_CQ; i++)
 		if (cqs[i]) {
@@ -678,6 +778,10 @@ static bool session(int fd)
 			c_connect(s);
 		else if (!strcmp(cmd, "POST"))
 			c_post(s);
+		else if (!strcmp(cmd, "UDPOST"))
+			c_udpost(s);
+		else if (!strcmp(cmd, "MODQP"))
+			c_modqp(s);
 		else if (!strcmp(cmd, "RECV"))
 			c_recv(s);
 		else if (!strcmp(cmd, "POLL"))
