@@ -9,7 +9,10 @@
  *                       tester's side of a QP, the packet checkers
  *   mrc-cases-resp.c    cases with the DUT as responder
  *   mrc-cases-req.c     cases with the DUT as requester, and VER (HELLO)
- *   mrc-cases-ud.c      UD receives
+ *   mrc-cases-ud.c      UD receives and sends, the GSI QP
+ *   mrc-cases-mal.c     hostile input: MAL, SEC, TRIM, VER-8, QP states
+ *   mrc-cases-win.c     the receive window and timestamps, ACK timing,
+ *                       placement and execution order, responder verbs
  */
 #ifndef MR_CONFORM_H
 #define MR_CONFORM_H
@@ -252,6 +255,10 @@ extern const unsigned int n_cases_win;
 
 /* tqp_open() with the tester's first PSN (the DUT's rq_psn) @rq_psn. */
 bool tqp_open_at(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq_psn);
+/* tqp_open_at() with path MTU @mtu, its QP on the agent's CQ @cq and
+ * shared receive queue @srq (-1: none). */
+bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq_psn,
+		 int mtu, int cq, int srq);
 /* tx_bytes() with the IP TOS @tos (-1: the socket's) to UDP port @port
  * (0: the MetaRoCE port). */
 void tx_bytes_ex(const uint8_t *b, uint32_t len, int tos, uint16_t port);

@@ -758,6 +758,241 @@ static void c_atomic_two_qps(struct tctx *t)
 	tqp_close(&q[1]);
 }
 
+/* ------------------------------------------------------------------ */
+/* VERBS: SRQ binding, solicited events, QP attributes, QP types      */
+
+/* A one-packet SEND (@flags added) of @len bytes of @pl with SSN and MSN
+ * @n at PSN @psn; its ts. */
+static uint32_t tx_send_n(const struct tqp *q, uint32_t psn, uint32_t n, uint16_t flags,
+			  const uint8_t *pl, uint32_t len)
+{
+	struct mr_pkt p;
+
+	req_fill(&p, q, MR_OP_SEND, psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ | flags);
+	p.dxh.msn = n;
+	p.dxh.ssn = n;
+	p.dxh.msg_len = len;
+	p.payload = pl;
+	p.payload_len = len;
+	tx_pkt(&p);
+	return p.ts;
+}
+
+/* MR 1 at @off holds @len bytes of @want. */
+static void mr1_holds(struct tctx *t, uint32_t off, const uint8_t *want, uint32_t len,
+		      const char *what)
+{
+	uint8_t got[MRC_READ_MAX];
+
+	if (!mr_read(1, off, len, got))
+		fail_at(t, __LINE__, "agent: READMR: %s", agent_err);
+	else
+		EXPECT(t, !memcmp(got, want, len), "%s: MR 1 at %u does not hold the message (MR-VERBS-20)",
+		       what, off);
+}
+
+static void c_srq_binding(struct tctx *t)
+{
+	static bool made;
+	struct tqp q;
+	uint8_t m[4][100];
+	static const uint32_t len[4] = { 80, 100, 60, 90 };
+	struct ack_expect e;
+	struct cqe c[3];
+	uint32_t ts;
+	int n;
+
+	if (!made) {
+		REQUIRE(t, agent("SRQ 0 16"), "agent: SRQ: %s", agent_err);
+		made = true;
+	}
+	REQUIRE(t, mr_fill(1, 21), "agent: FILL: %s", agent_err);
+	for (int i = 0; i < 3; i++)
+		REQUIRE(t, agent("SRECV 0 %d 1 %d 256", 501 + i, 256 * i), "agent: SRECV: %s",
+			agent_err);
+	if (!tqp_open_ex(t, &q, ACC_ALL, (uint32_t)rand() & MR_PSN_MASK, PMTU, 0, 0))
+		return;
+	for (int i = 0; i < 4; i++)
+		mrc_pat_fill(m[i], seed_new(), 0, len[i]);
+	/* SSN 1 first: SSNs 0 and 1 take WQEs 501 and 502, in SSN order. */
+	ts = tx_send_n(&q, q.psn + 1, 1, 0, m[1], len[1]);
+	{
+		static const uint32_t b1[] = { 1 };
+
+		e = ack_of(&q, q.psn, 0, ts);
+		e.sacked = b1;
+		e.n_sacked = 1;
+		ack_expect(t, &q, "ACK of SSN 1 before SSN 0", &e);
+	}
+	ts = tx_send_n(&q, q.psn, 0, 0, m[0], len[0]);
+	e = ack_of(&q, q.psn + 2, 2, ts);
+	ack_expect(t, &q, "ACK of SSN 0", &e);
+	n = cqe_wait(&q, c, 2, WAIT_RESP);
+	REQUIRE(t, n == 2, "%d receive completions of SSNs 0 and 1, want 2", n);
+	EXPECT(t, c[0].wrid == 501 && c[0].byte_len == len[0] && c[1].wrid == 502 &&
+	       c[1].byte_len == len[1],
+	       "completions wr_id %llu (%u bytes), %llu (%u bytes), want 501 (SSN 0, %u), 502 (SSN 1, %u) (MR-VERBS-20)",
+	       (unsigned long long)c[0].wrid, c[0].byte_len, (unsigned long long)c[1].wrid,
+	       c[1].byte_len, len[0], len[1]);
+	mr1_holds(t, 0, m[0], len[0], "SSN 0 in the first WQE");
+	mr1_holds(t, 256, m[1], len[1], "SSN 1 in the second WQE");
+	/* SSN 3 before SSN 2 with one WQE left: SSN 2 keeps it, SSN 3 RNR. */
+	ts = tx_send_n(&q, q.psn + 3, 3, 0, m[3], len[3]);
+	e = nack_of(&q, q.psn + 2, 2, ts, MR_NACK_RNR, q.psn + 3);
+	e.rnr_timer = 12;
+	ack_expect(t, &q, "NACK RNR for SSN 3, the SRQ empty", &e);
+	ts = tx_send_n(&q, q.psn + 2, 2, 0, m[2], len[2]);
+	e = ack_of(&q, q.psn + 3, 3, ts);
+	ack_expect(t, &q, "ACK of SSN 2 into the WQE bound to it", &e);
+	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1, "no completion of SSN 2");
+	EXPECT(t, c[0].wrid == 503 && c[0].byte_len == len[2],
+	       "SSN 2 completed wr_id %llu (%u bytes), want 503 bound before the RNR (MR-VERBS-20)",
+	       (unsigned long long)c[0].wrid, c[0].byte_len);
+	mr1_holds(t, 512, m[2], len[2], "SSN 2 in the third WQE");
+	/* A WQE again: the resent SSN 3 takes it. */
+	REQUIRE(t, agent("SRECV 0 504 1 768 256"), "agent: SRECV: %s", agent_err);
+	ts = tx_send_n(&q, q.psn + 3, 3, MR_F_RETX, m[3], len[3]);
+	e = ack_of(&q, q.psn + 4, 4, ts);
+	ack_expect(t, &q, "ACK of SSN 3 resent", &e);
+	EXPECT(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].wrid == 504 && c[0].byte_len == len[3],
+	       "SSN 3 resent did not complete in WQE 504 (MR-VERBS-20)");
+	mr1_holds(t, 768, m[3], len[3], "SSN 3 in the fourth WQE");
+	tqp_close(&q);
+}
+
+/* CQ 5 of the agent has a completion channel (CQEV). */
+static bool ev_cq(struct tctx *t)
+{
+	static bool made;
+
+	if (!made && !agent("CQEV 5 64")) {
+		fail_at(t, __LINE__, "agent: CQEV: %s", agent_err);
+		return false;
+	}
+	made = true;
+	return true;
+}
+
+/* A completion on CQ 5 within @tmo s: 1, or 0. */
+static int poll5(double tmo)
+{
+	const char *a = agent("POLL 5 1 %d", (int)(tmo * O.slow * 1000));
+	uint64_t n = 0;
+
+	if (!a || !kv_u64(a, "n", &n))
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		agent_line();
+	return (int)n;
+}
+
+static void c_solicited(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[64];
+	struct ack_expect e;
+	uint32_t ts;
+	const char *a;
+	uint64_t ev = 2;
+
+	if (!ev_cq(t) || !tqp_open_ex(t, &q, ACC_ALL, (uint32_t)rand() & MR_PSN_MASK, PMTU, 5, -1))
+		return;
+	REQUIRE(t, agent("RECV %d 71 1 0 256", q.id) && agent("RECV %d 72 1 256 256", q.id),
+		"agent: RECV: %s", agent_err);
+	REQUIRE(t, agent("ARM 5 1"), "agent: ARM: %s", agent_err);
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	/* Without SE: a completion, no solicited event. */
+	ts = tx_send_n(&q, q.psn, 0, 0, pl, sizeof(pl));
+	e = ack_of(&q, q.psn + 1, 1, ts);
+	ack_expect(t, &q, "ACK of the SEND without SE", &e);
+	a = agent("WAITEV 5 %d", (int)(WAIT_SILENT * O.slow * 1000));
+	REQUIRE(t, a && kv_u64(a, "ev", &ev), "agent: WAITEV: %s", agent_err);
+	EXPECT(t, ev == 0, "a solicited-only CQ got an event for a SEND without SE (MR-VERBS-18)");
+	EXPECT(t, poll5(WAIT_RESP) == 1, "no completion of the SEND without SE");
+	/* With SE: the event. */
+	ts = tx_send_n(&q, q.psn + 1, 1, MR_F_SE, pl, sizeof(pl));
+	e = ack_of(&q, q.psn + 2, 2, ts);
+	ack_expect(t, &q, "ACK of the SEND with SE", &e);
+	a = agent("WAITEV 5 %d", (int)(WAIT_RESP * O.slow * 1000));
+	REQUIRE(t, a && kv_u64(a, "ev", &ev), "agent: WAITEV: %s", agent_err);
+	EXPECT(t, ev == 1, "no solicited event for a SEND with SE on a CQ armed for them (MR-VERBS-18)");
+	EXPECT(t, poll5(WAIT_RESP) == 1, "no completion of the SEND with SE");
+	tqp_close(&q);
+}
+
+static void c_qp_attrs(struct tctx *t)
+{
+	struct tqp q;
+	struct rxpkt r;
+	uint8_t pl[600];
+	struct ack_expect e;
+	uint32_t ts;
+	uint64_t c0;
+
+	if (!mem_reset(t) ||
+	    !tqp_open_ex(t, &q, ACC_ALL, (uint32_t)rand() & MR_PSN_MASK, 512, 0, -1))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	/* rq_psn - 1 is before cum_psn = rq_psn: a duplicate, ACKed with
+	 * cum_psn rq_psn and MSN 0, not placed. */
+	ts = tx_write(&q, MR_OP_WRITE, q.psn - 1, 0, 100, 64, 0, pl, MR_F_ACKREQ, DUT.rkey0);
+	e = ack_of(&q, q.psn, 0, ts);
+	ack_expect(t, &q, "ACK of rq_psn - 1: cum_psn rq_psn, msn 0", &e);
+	mem_check(t, "rq_psn - 1 was placed", "MR-VERBS-27");
+	/* path_mtu 512: 600 bytes in one packet are over it. */
+	c0 = counter_now("payload");
+	tx_write(&q, MR_OP_WRITE, q.psn, 0, 100, sizeof(pl), 0, pl, MR_F_ACKREQ, DUT.rkey0);
+	expect_silence(t, &q, "600 bytes on a 512-byte path MTU", "MR-VERBS-27");
+	counter_moved(t, "payload", c0, "MR-VERBS-27");
+	write_ok(t, &q, 100, 512, "ACK of 512 bytes at rq_psn, msn 1");
+	/* The DUT's first request carries sq_psn. */
+	REQUIRE(t, agent("POST %d WRITE 81 1 0 64 %u 4096 0 0 0 1", q.id, 0x1234u),
+		"agent: POST: %s", agent_err);
+	if (rx_take(q.my_qpn, MR_OP_WRITE, WAIT_RESP, &r))
+		EXPECT(t, r.p.psn == q.dut_psn && r.p.sqpn == q.dut_qpn && r.p.dqpn == q.my_qpn,
+		       "the DUT's first WRITE: psn %#x sqpn %#x dqpn %#x, want sq_psn %#x, %#x, the dest_qp_num %#x (MR-VERBS-27)",
+		       r.p.psn, r.p.sqpn, r.p.dqpn, q.dut_psn, q.dut_qpn, q.my_qpn);
+	else
+		fail_at(t, __LINE__, "no WRITE from the DUT for a posted WR");
+	tqp_close(&q);
+}
+
+/* A QP of @type must be refused with EOPNOTSUPP or EINVAL, or work. */
+static void qp_type_refused(struct tctx *t, int id, const char *type)
+{
+	if (agent("QP %d 0 %s 16 16", id, type)) {
+		agent("DESTROY %d", id);
+		diag("the DUT created a %s QP: MR-VERBS-1 then asks that it work, not checked here", type);
+		return;
+	}
+	EXPECT(t, strstr(agent_err, "Operation not supported") || strstr(agent_err, "Invalid argument"),
+	       "creating a %s QP failed with '%s', want EOPNOTSUPP or EINVAL (MR-VERBS-1)", type,
+	       agent_err);
+}
+
+static void c_qp_types(struct tctx *t)
+{
+	static bool made;
+	const int id = MRC_MAX_QP - 11;
+	struct tqp q;
+
+	/* RC and UD QPs and an RC QP on an SRQ can be made. */
+	REQUIRE(t, agent("QP %d 0 UD 16 16", id), "a UD QP could not be created: %s (MR-VERBS-1)",
+		agent_err);
+	agent("DESTROY %d", id);
+	if (!made) {
+		REQUIRE(t, agent("SRQ 1 16"), "an SRQ could not be created: %s (MR-VERBS-1)",
+			agent_err);
+		made = true;
+	}
+	if (!tqp_open_ex(t, &q, ACC_ALL, (uint32_t)rand() & MR_PSN_MASK, PMTU, 0, 1))
+		return;
+	write_ok(t, &q, 0, 64, "ACK of a WRITE to an RC QP on an SRQ");
+	tqp_close(&q);
+	qp_type_refused(t, id, "UC");
+	qp_type_refused(t, id, "RAW");
+}
+
 const struct tcase cases_win[] = {
 	{ "WIN", "psn_wraparound", "MR-WIN-1, MR-WIN-2, MR-WIN-4", c_psn_wrap, NULL },
 	{ "WIN", "window_edge_255_256", "MR-WIN-1, MR-WIN-2", c_window_edge, NULL },
@@ -778,5 +1013,9 @@ const struct tcase cases_win[] = {
 	{ "REL", "error_point_deferred", "MR-REL-6, MR-VERBS-24", c_error_point_deferred, NULL },
 	{ "REL", "read_resp_order", "MR-REL-33", c_read_resp_order, NULL },
 	{ "VERBS", "atomic_cap_two_qps", "MR-VERBS-12", c_atomic_two_qps, NULL },
+	{ "VERBS", "srq_binding_in_ssn_order", "MR-VERBS-20", c_srq_binding, NULL },
+	{ "VERBS", "solicited_event", "MR-VERBS-18", c_solicited, NULL },
+	{ "VERBS", "qp_attributes_used", "MR-VERBS-27", c_qp_attrs, NULL },
+	{ "VERBS", "qp_types", "MR-VERBS-1", c_qp_types, NULL },
 };
 const unsigned int n_cases_win = MR_ARRAY_SIZE(cases_win);

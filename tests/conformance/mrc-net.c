@@ -540,9 +540,16 @@ bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access)
 
 bool tqp_open_at(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq_psn)
 {
+	return tqp_open_ex(t, q, access, rq_psn, PMTU, 0, -1);
+}
+
+bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq_psn,
+		 int mtu, int cq, int srq)
+{
 	const char *a;
 	uint64_t v;
 	struct rxpkt r;
+	char srq_arg[16] = "";
 
 	memset(q, 0, sizeof(*q));
 	q->id = (int)(qp_seq % MRC_MAX_QP);
@@ -551,7 +558,9 @@ bool tqp_open_at(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq
 	q->dut_psn = (uint32_t)rand() & MR_PSN_MASK;
 	q->path = (uint8_t)(rand() % MR_MAX_PATHS);
 	rx_flush();
-	a = agent("QP %d 0 RC 16 16", q->id);
+	if (srq >= 0)
+		snprintf(srq_arg, sizeof(srq_arg), " %d", srq);
+	a = agent("QP %d %d RC 16 16%s", q->id, cq, srq_arg);
 	if (!a || !kv_u64(a, "qpn", &v)) {
 		fail_at(t, __LINE__, "agent: QP: %s", agent_err);
 		return false;
@@ -560,7 +569,7 @@ bool tqp_open_at(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq
 	/* timeout 18 (about 1 s per T_verbs), retry 7: a tester that takes
 	 * its time under emulation is not an outage. */
 	if (!agent("CONNECT %d %u %u %u %s %d 0x%x 18 7 7", q->id, q->my_qpn,
-		   q->psn, q->dut_psn, DUT.my_gid, PMTU, access)) {
+		   q->psn, q->dut_psn, DUT.my_gid, mtu, access)) {
 		fail_at(t, __LINE__, "agent: CONNECT: %s", agent_err);
 		return false;
 	}

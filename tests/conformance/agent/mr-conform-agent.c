@@ -19,7 +19,13 @@
  *   MR id len access seed          access: IBV_ACCESS_* bits (hex)
  *   FILL id seed
  *   CQ id depth
- *   QP id cq RC|UD max_send max_recv
+ *   QP id cq RC|UD|UC|RAW max_send max_recv [srq]
+ *                                  UC, RAW: to see them refused (MR-VERBS-1)
+ *   SRQ id depth
+ *   SRECV srq wrid mr off len      a receive WQE on a shared receive queue
+ *   CQEV id depth                  a CQ with a completion channel
+ *   ARM cq solicited_only
+ *   WAITEV cq tmo_ms               OK ev=0|1 (the event acknowledged)
  *   CONNECT id dqpn rq_psn sq_psn dgid mtu access timeout retry rnr_retry
  *   POST id op wrid mr off len rkey raddr imm compare swap flags
  *        op: SEND SEND_IMM WRITE WRITE_IMM READ CS FA; flags: 1 signaled
@@ -54,6 +60,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -89,6 +96,9 @@ static struct ibv_pd *pd;
 static union ibv_gid my_gid;
 static struct amr mrs[MRC_MAX_MR];
 static struct ibv_cq *cqs[MRC_MAX_CQ];
+static struct ibv_comp_channel *cq_ch[MRC_MAX_CQ];
+#define AGENT_MAX_SRQ	4
+static struct ibv_srq *srqs[AGENT_MAX_SRQ];
 static struct aqp qps[MRC_MAX_QP];
 static size_t mr_total;
 static FILE *out;
@@ -312,25 +322,33 @@ static void c_cq(char *s)
 
 static void c_qp(char *s)
 {
-	unsigned int id, cq;
+	unsigned int id, cq, srq = AGENT_MAX_SRQ;
 	uint64_t ms, mrcv;
 	char *type;
 	struct ibv_qp_init_attr ia = { 0 };
 
 	if (!id_of(&s, MRC_MAX_QP, &id) || !id_of(&s, MRC_MAX_CQ, &cq) ||
 	    !(type = tok_next(&s)) || !num(&s, 1024, &ms) || !num(&s, 1024, &mrcv) ||
-	    !ms || !mrcv)
-		return reply("ERR usage: QP id cq RC|UD max_send max_recv");
+	    !ms || !mrcv || (s[strspn(s, " ")] && !id_of(&s, AGENT_MAX_SRQ, &srq)))
+		return reply("ERR usage: QP id cq RC|UD|UC|RAW max_send max_recv [srq]");
 	if (qps[id].qp)
 		return reply("ERR QP %u exists", id);
 	if (!cqs[cq])
 		return reply("ERR no CQ %u", cq);
+	if (srq < AGENT_MAX_SRQ && !srqs[srq])
+		return reply("ERR no SRQ %u", srq);
 	if (!strcmp(type, "RC"))
 		ia.qp_type = IBV_QPT_RC;
 	else if (!strcmp(type, "UD"))
 		ia.qp_type = IBV_QPT_UD;
+	else if (!strcmp(type, "UC"))
+		ia.qp_type = IBV_QPT_UC;
+	else if (!strcmp(type, "RAW"))
+		ia.qp_type = IBV_QPT_RAW_PACKET;
 	else
-		return reply("ERR QP type %s", type);
+		return reply("ERR QP type %.16s", type);
+	if (srq < AGENT_MAX_SRQ)
+		ia.srq = srqs[srq];
 	ia.send_cq = ia.recv_cq = cqs[cq];
 	ia.cap.max_send_wr = (uint32_t)ms;
 	ia.cap.max_recv_wr = (uint32_t)mrcv;
@@ -340,6 +358,84 @@ static void c_qp(char *s)
 		return reply("ERR ibv_create_qp: %s", strerror(errno));
 	qps[id].cq = (int)cq;
 	reply("OK qpn=%u", qps[id].qp->qp_num);
+}
+
+static void c_srq(char *s)
+{
+	unsigned int id;
+	uint64_t depth;
+	struct ibv_srq_init_attr ia = { 0 };
+
+	if (!id_of(&s, AGENT_MAX_SRQ, &id) || !num(&s, 1024, &depth) || !depth)
+		return reply("ERR usage: SRQ id(..%d) depth(1..1024)", AGENT_MAX_SRQ - 1);
+	if (srqs[id])
+		return reply("ERR SRQ %u exists", id);
+	ia.attr.max_wr = (uint32_t)depth;
+	ia.attr.max_sge = 1;
+	srqs[id] = ibv_create_srq(pd, &ia);
+	if (!srqs[id])
+		return reply("ERR ibv_create_srq: %s", strerror(errno));
+	reply("OK");
+}
+
+static void c_cqev(char *s)
+{
+	unsigned int id;
+	uint64_t depth;
+
+	if (!id_of(&s, MRC_MAX_CQ, &id) || !num(&s, 4096, &depth) || !depth)
+		return reply("ERR usage: CQEV id depth(1..4096)");
+	if (cqs[id])
+		return reply("ERR CQ %u exists", id);
+	cq_ch[id] = ibv_create_comp_channel(ctx);
+	if (!cq_ch[id])
+		return reply("ERR ibv_create_comp_channel: %s", strerror(errno));
+	cqs[id] = ibv_create_cq(ctx, (int)depth, NULL, cq_ch[id], 0);
+	if (!cqs[id]) {
+		int e = errno;
+
+		ibv_destroy_comp_channel(cq_ch[id]);
+		cq_ch[id] = NULL;
+		return reply("ERR ibv_create_cq: %s", strerror(e));
+	}
+	reply("OK");
+}
+
+static void c_arm(char *s)
+{
+	unsigned int id;
+	uint64_t sol;
+
+	if (!id_of(&s, MRC_MAX_CQ, &id) || !cqs[id] || !cq_ch[id] || !num(&s, 1, &sol))
+		return reply("ERR usage: ARM cq(with a channel) solicited_only(0|1)");
+	if (ibv_req_notify_cq(cqs[id], (int)sol))
+		return reply("ERR ibv_req_notify_cq: %s", strerror(errno));
+	reply("OK");
+}
+
+static void c_waitev(char *s)
+{
+	unsigned int id;
+	uint64_t tmo;
+	struct pollfd pfd;
+	struct ibv_cq *ecq;
+	void *ectx;
+	int r;
+
+	if (!id_of(&s, MRC_MAX_CQ, &id) || !cqs[id] || !cq_ch[id] ||
+	    !num(&s, MRC_POLL_TMO_MAX, &tmo))
+		return reply("ERR usage: WAITEV cq(with a channel) tmo_ms(..%d)", MRC_POLL_TMO_MAX);
+	pfd.fd = cq_ch[id]->fd;
+	pfd.events = POLLIN;
+	r = poll(&pfd, 1, (int)tmo);
+	if (r < 0)
+		return reply("ERR poll: %s", strerror(errno));
+	if (!r)
+		return reply("OK ev=0");
+	if (ibv_get_cq_event(cq_ch[id], &ecq, &ectx))
+		return reply("ERR ibv_get_cq_event: %s", strerror(errno));
+	ibv_ack_cq_events(ecq, 1);
+	reply("OK ev=1");
 }
 
 static struct ibv_qp *qp_arg(char **s)
@@ -561,6 +657,27 @@ static void c_modqp(char *s)
 	reply("OK");
 }
 
+static void c_srecv(char *s)
+{
+	unsigned int id;
+	uint64_t wrid, off, len;
+	struct amr *m;
+	struct ibv_sge sge;
+	struct ibv_recv_wr wr = { 0 }, *bad;
+
+	if (!id_of(&s, AGENT_MAX_SRQ, &id) || !srqs[id] || !num(&s, UINT64_MAX, &wrid) ||
+	    !(m = mr_arg(&s)) || !range_arg(&s, m, &off, &len))
+		return reply("ERR usage: SRECV srq wrid mr off len");
+	sge_of(m, off, len, &sge);
+	wr.wr_id = wrid;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	errno = ibv_post_srq_recv(srqs[id], &wr, &bad);
+	if (errno)
+		return reply("ERR ibv_post_srq_recv: %s", strerror(errno));
+	reply("OK");
+}
+
 static void c_recv(char *s)
 {
 	struct ibv_qp *qp = qp_arg(&s);
@@ -723,11 +840,21 @@ static void cleanup(void)
 				ibv_destroy_ah(qps[i].ah);
 			qps[i].ah = NULL;
 		}
-	for (int i = 0; i < MRC_MAX_CQ; i++)
+	for (int i = 0; i < AGENT_MAX_SRQ; i++)
+		if (srqs[i]) {
+			ibv_destroy_srq(srqs[i]);
+			srqs[i] = NULL;
+		}
+	for (int i = 0; i < MRC_MAX_CQ; i++) {
 		if (cqs[i]) {
 			ibv_destroy_cq(cqs[i]);
 			cqs[i] = NULL;
 		}
+		if (cq_ch[i]) {
+			ibv_destroy_comp_channel(cq_ch[i]);
+			cq_ch[i] = NULL;
+		}
+	}
 	for (int i = 0; i < MRC_MAX_MR; i++)
 		if (mrs[i].mr) {
 			ibv_dereg_mr(mrs[i].mr);
@@ -778,6 +905,16 @@ static bool session(int fd)
 			c_connect(s);
 		else if (!strcmp(cmd, "POST"))
 			c_post(s);
+		else if (!strcmp(cmd, "SRQ"))
+			c_srq(s);
+		else if (!strcmp(cmd, "SRECV"))
+			c_srecv(s);
+		else if (!strcmp(cmd, "CQEV"))
+			c_cqev(s);
+		else if (!strcmp(cmd, "ARM"))
+			c_arm(s);
+		else if (!strcmp(cmd, "WAITEV"))
+			c_waitev(s);
 		else if (!strcmp(cmd, "UDPOST"))
 			c_udpost(s);
 		else if (!strcmp(cmd, "MODQP"))
