@@ -266,4 +266,11 @@ void tx_bytes_ex(const uint8_t *b, uint32_t len, int tos, uint16_t port);
  * or a wrong non-zero one; false if the tester may not open raw sockets. */
 bool tx_bytes_udp_csum(const uint8_t *b, uint32_t len, bool bad_csum);
 
+/* tx_bytes() from IPv4 source address @src (a raw IP socket, UDP checksum
+ * zero); false if the tester may not open one. */
+bool tx_bytes_from(const uint8_t *b, uint32_t len, uint32_t src);
+/* tx_bytes() to the subnet broadcast address of the tester's interface;
+ * false if there is none or the send failed. */
+bool tx_bytes_bcast(const uint8_t *b, uint32_t len);
+
 #endif /* MR_CONFORM_H */

@@ -376,6 +376,41 @@ static void c_ud_send_from_dut(struct tctx *t)
 	tqp_close(&q);
 }
 
+/* A UD datagram to the subnet's broadcast address (MR-SEC-4). */
+static void c_ud_broadcast(struct tctx *t)
+{
+	struct tqp q;
+	struct mr_pkt p;
+	struct cqe c[2];
+	uint8_t pl[64], b[RX_BUF];
+	uint32_t n;
+	uint64_t c0 = ud_counter("qp");
+
+	if (!ud_open(t, &q))
+		return;
+	mrc_pat_fill(pl, 0x15, 0, sizeof(pl));
+	req_fill(&p, &q, MR_OP_UD_SEND, 0, MR_F_FIRST | MR_F_LAST);
+	p.path = 0;
+	p.deth.qkey = UD_QKEY;
+	p.deth.src_qpn = q.my_qpn;
+	p.payload = pl;
+	p.payload_len = sizeof(pl);
+	n = pkt_build(&p, b, sizeof(b));
+	if (!tx_bytes_bcast(b, n)) {
+		not_run(t, "no subnet broadcast address to send to");
+		tqp_close(&q);
+		return;
+	}
+	EXPECT(t, cqe_wait(&q, c, 1, WAIT_SILENT) == 0,
+	       "a UD QP received a datagram sent to the broadcast address (MR-SEC-4)");
+	ud_counter_moved(t, "qp", c0, "MR-SEC-4");
+	/* The same datagram unicast is received. */
+	tx_bytes(b, n);
+	EXPECT(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].status == IBV_WC_SUCCESS,
+	       "the UD QP does not receive the same datagram unicast");
+	tqp_close(&q);
+}
+
 const struct tcase cases_ud[] = {
 	{ "UD", "ud_send_imm_recv", "MR-UD-3, MR-UD-7, MR-UD-8", c_ud_recv, NULL },
 	{ "UD", "ud_bad_qkey_dropped", "MR-UD-5", c_ud_bad_qkey, NULL },
@@ -386,5 +421,6 @@ const struct tcase cases_ud[] = {
 	{ "UD", "gsi_qp1_qkey_and_mad_size", "MR-UD-6, MR-UD-14", c_gsi, NULL },
 	{ "VER", "hello_rc_only", "MR-VER-10", c_ud_hello, NULL },
 	{ "UD", "ud_send_from_dut", "MR-UD-1, MR-UD-2, MR-UD-4", c_ud_send_from_dut, NULL },
+	{ "SEC", "ud_broadcast_dropped", "MR-SEC-4", c_ud_broadcast, NULL },
 };
 const unsigned int n_cases_ud = MR_ARRAY_SIZE(cases_ud);

@@ -116,30 +116,36 @@ static void c_window_edge(struct tctx *t)
 	tqp_close(&q);
 }
 
+/* A WRITE of @q's next PSN stamped @ts_delta us from now: dropped
+ * silently, nothing placed, counter @cnt moved (MR-WIN-6). */
+static void ts_dropped(struct tctx *t, const struct tqp *q, const uint8_t *pl, uint32_t len,
+		       int32_t ts_delta, const char *cnt, const char *what)
+{
+	uint64_t c0 = counter_now(cnt);
+
+	tx_write_ts(q, q->psn, q->msn, 1000, pl, len, ts_now() + (uint32_t)ts_delta);
+	expect_silence(t, q, what, "MR-WIN-6");
+	mem_check(t, what, "MR-WIN-6");
+	counter_moved(t, cnt, c0, "MR-WIN-6");
+}
+
 /* MBH.ts: stale and future timestamps, and their serial order. */
 static void c_ts_stale_future(struct tctx *t)
 {
 	struct tqp q;
 	uint8_t pl[64];
 	uint32_t ts;
-	uint64_t s0 = counter_now("ts_stale"), f0;
 	struct ack_expect e;
 
 	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
 		return;
 	write_ok(t, &q, 0, 64, "ACK of a WRITE with the current timestamp");
-	/* 200 ms before the newest accepted (stale_age 100 ms). */
+	/* 200 ms before the newest accepted (stale_age 100 ms), 3 s in the
+	 * future (future_age 1 s). */
 	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
-	tx_write_ts(&q, q.psn, q.msn, 1000, pl, sizeof(pl), ts_now() - 200000);
-	expect_silence(t, &q, "a request stamped 200 ms before the newest", "MR-WIN-6");
-	mem_check(t, "a stale request was placed", "MR-WIN-6");
-	counter_moved(t, "ts_stale", s0, "MR-WIN-6");
-	/* 3 s in the future (future_age 1 s). */
-	f0 = counter_now("future");
-	tx_write_ts(&q, q.psn, q.msn, 1000, pl, sizeof(pl), ts_now() + 3000000);
-	expect_silence(t, &q, "a request stamped 3 s in the future", "MR-WIN-6");
-	mem_check(t, "a request from the future was placed", "MR-WIN-6");
-	counter_moved(t, "future", f0, "MR-WIN-6");
+	ts_dropped(t, &q, pl, sizeof(pl), -200000, "ts_stale",
+		   "a request stamped 200 ms before the newest");
+	ts_dropped(t, &q, pl, sizeof(pl), 3000000, "future", "a request stamped 3 s in the future");
 	/* The PSN is still new: taken with a good timestamp. */
 	ts = ts_now();
 	tx_write_ts(&q, q.psn, q.msn, 1000, pl, sizeof(pl), ts);
@@ -451,11 +457,32 @@ static void c_rd_atomic_limit(struct tctx *t)
 	tqp_close(&q);
 }
 
-static void c_atomic_rules(struct tctx *t)
+/* A FETCH_ADD at @va under @rkey on a fresh QP with @access: NACK
+ * @reason at its PSN, nothing changed. */
+static void atomic_refused(struct tctx *t, unsigned int access, uint64_t va, uint32_t rkey,
+			   uint8_t reason, const char *what)
 {
 	struct tqp q;
 	struct mr_pkt p;
 	struct ack_expect e;
+
+	if (!tqp_open(t, &q, access))
+		return;
+	req_fill(&p, &q, MR_OP_ATOMIC_FA, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msg_len = MR_ATOMIC_LEN;
+	p.axh.va = va;
+	p.axh.rkey = rkey;
+	p.axh.swap_add = 1;
+	tx_pkt(&p);
+	e = nack_of(&q, q.psn, 0, p.ts, reason, q.psn);
+	ack_expect(t, &q, what, &e);
+	mem_check(t, what, "MR-VERBS-11");
+	tqp_close(&q);
+}
+
+static void c_atomic_rules(struct tctx *t)
+{
+	struct tqp q;
 	uint64_t o, w;
 
 	/* FETCH_ADD modulo 2^64. */
@@ -470,31 +497,13 @@ static void c_atomic_rules(struct tctx *t)
 	net_pump(0.1);
 	mem_check(t, "FETCH_ADD that wraps 2^64", "MR-VERBS-11");
 	tqp_close(&q);
-	/* A QP without IBV_ACCESS_REMOTE_ATOMIC. */
-	if (!tqp_open(t, &q, ACC_ALL & ~IBV_ACCESS_REMOTE_ATOMIC))
-		return;
-	req_fill(&p, &q, MR_OP_ATOMIC_FA, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
-	p.dxh.msg_len = MR_ATOMIC_LEN;
-	p.axh.va = DUT.addr0 + 520;
-	p.axh.rkey = DUT.rkey0;
-	p.axh.swap_add = 1;
-	tx_pkt(&p);
-	e = nack_of(&q, q.psn, 0, p.ts, MR_NACK_INVALID_REQ, q.psn);
-	ack_expect(t, &q, "NACK INVALID_REQ for an atomic on a QP without remote atomic", &e);
-	mem_check(t, "an atomic the QP does not enable", "MR-VERBS-11");
-	tqp_close(&q);
-	/* A target in MR 1, registered without remote atomic. */
-	if (!tqp_open(t, &q, ACC_ALL))
-		return;
-	req_fill(&p, &q, MR_OP_ATOMIC_FA, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
-	p.dxh.msg_len = MR_ATOMIC_LEN;
-	p.axh.va = DUT.addr1 + 8;
-	p.axh.rkey = DUT.lkey1;
-	p.axh.swap_add = 1;
-	tx_pkt(&p);
-	e = nack_of(&q, q.psn, 0, p.ts, MR_NACK_REMOTE_ACCESS, q.psn);
-	ack_expect(t, &q, "NACK REMOTE_ACCESS for an atomic in a region without remote atomic", &e);
-	tqp_close(&q);
+	/* A QP without IBV_ACCESS_REMOTE_ATOMIC; a target in MR 1,
+	 * registered without remote atomic. */
+	atomic_refused(t, ACC_ALL & ~IBV_ACCESS_REMOTE_ATOMIC, DUT.addr0 + 520, DUT.rkey0,
+		       MR_NACK_INVALID_REQ,
+		       "NACK INVALID_REQ for an atomic on a QP without remote atomic");
+	atomic_refused(t, ACC_ALL, DUT.addr1 + 8, DUT.lkey1, MR_NACK_REMOTE_ACCESS,
+		       "NACK REMOTE_ACCESS for an atomic in a region without remote atomic");
 }
 
 static void c_zero_length(struct tctx *t)
@@ -993,6 +1002,110 @@ static void c_qp_types(struct tctx *t)
 	qp_type_refused(t, id, "RAW");
 }
 
+/* MR-REL-34: ranges of one READ held behind a hole until the responder
+ * has no room to record one more. */
+#define RR_N	200	/* ranges */
+#define RR_LEN	256	/* bytes each */
+
+struct rr_state {
+	bool served[RR_N], refused[RR_N];
+	uint8_t rnr_timer;
+};
+
+/* READ_REQ for range @k of READ MSN 1 at PSN + 1 + k. */
+static void tx_range(const struct tqp *q, unsigned int k, uint16_t flags)
+{
+	struct mr_pkt p;
+
+	req_fill(&p, q, MR_OP_READ_REQ, q->psn + 1 + k, MR_F_FIRST | MR_F_LAST | flags);
+	p.dxh.msn = 1;
+	p.dxh.offset = k * RR_LEN;
+	p.dxh.msg_len = RR_LEN;
+	p.rxh.va = DUT.addr0;
+	p.rxh.rkey = DUT.rkey0;
+	tx_pkt(&p);
+}
+
+/* The answers until @tmo s pass without one: a READ_RESP serves its
+ * range (once, with the MR's bytes), a NACK must be RESOURCE and leaves
+ * its range unrecorded. */
+static void rr_answers(struct tctx *t, const struct tqp *q, struct rr_state *s, double tmo,
+		       bool resp_ok)
+{
+	struct rxpkt r;
+	unsigned int k;
+
+	while (rx_take(q->my_qpn, 0, tmo, &r)) {
+		if (r.p.opcode == MR_OP_READ_RESP) {
+			k = (r.p.psn - q->psn - 1) & MR_PSN_MASK;
+			/* Again only for a resent range (RETX, MR-REL-8). */
+			EXPECT(t, resp_ok && k < RR_N &&
+			       (!s->served[k] || (r.p.flags & MR_F_RETX)) &&
+			       r.p.dxh.offset == k * RR_LEN && r.p.payload_len == RR_LEN &&
+			       !memcmp(r.p.payload, mem0 + k * RR_LEN, RR_LEN),
+			       "READ_RESP psn %#x offset %u len %u: not range %u, once, after the hole (MR-REL-34, MR-PLACE-16)",
+			       r.p.psn, r.p.dxh.offset, r.p.payload_len, k);
+			if (k < RR_N)
+				s->served[k] = true;
+		} else if (r.p.opcode == MR_OP_NACK) {
+			k = (r.p.nkh.nack_psn - q->psn - 1) & MR_PSN_MASK;
+			if (r.p.nkh.reason != MR_NACK_RESOURCE || k >= RR_N) {
+				fail_at(t, __LINE__, "NACK reason %u at psn %#x for a READ range, want RESOURCE at most (MR-REL-34)",
+					r.p.nkh.reason, r.p.nkh.nack_psn);
+				return;
+			}
+			EXPECT(t, !mr_sack_test(r.p.akh.sack,
+						(r.p.nkh.nack_psn - r.p.akh.cum_psn) & MR_PSN_MASK),
+			       "the range NACKed RESOURCE at psn %#x is SACKed (MR-REL-34)",
+			       r.p.nkh.nack_psn);
+			s->refused[k] = true;
+			s->rnr_timer = r.p.nkh.rnr_timer;
+		}
+	}
+}
+
+static void c_read_ranges_resource(struct tctx *t)
+{
+	static struct rr_state s;
+	struct tqp q;
+	uint8_t pl[64];
+	unsigned int k, nref = 0, nsrv = 0, round;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	memset(&s, 0, sizeof(s));
+	for (k = 0; k < RR_N; k++)
+		tx_range(&q, k, k == RR_N - 1 ? MR_F_ACKREQ : 0);
+	rr_answers(t, &q, &s, WAIT_SILENT, false);
+	for (k = 0; k < RR_N; k++)
+		nref += s.refused[k];
+	diag("%u of %u READ ranges refused with RESOURCE (rnr_timer %u)", nref, RR_N, s.rnr_timer);
+	EXPECT(t, !nref || s.rnr_timer, "NACK RESOURCE with rnr_timer 0 (MR-REL-34)");
+	expect_state(t, &q, "RTS", "MR-REL-34");
+	/* The hole filled: the recorded ranges execute; every range not
+	 * answered yet is resent (RETX) until it is, as a requester does
+	 * (the tester's own socket may have lost a NACK or a READ_RESP of
+	 * a burst: a duplicate of an executed range is executed again). */
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	tx_write(&q, MR_OP_WRITE, q.psn, 0, 60000, sizeof(pl), 0, pl, MR_F_ACKREQ, DUT.rkey0);
+	memcpy(mem0 + 60000, pl, sizeof(pl));
+	for (round = 0; round < 12; round++) {
+		rr_answers(t, &q, &s, 0.3, true);
+		for (nsrv = 0, k = 0; k < RR_N; k++)
+			nsrv += s.served[k];
+		if (nsrv == RR_N || t->nfail)
+			break;
+		for (k = 0; k < RR_N; k++)
+			if (!s.served[k])
+				tx_range(&q, k, MR_F_ACKREQ | MR_F_RETX);
+	}
+	diag("%u resend rounds", round);
+	EXPECT(t, nsrv == RR_N, "%u of %u READ ranges answered after %u resend rounds (MR-REL-34)",
+	       nsrv, RR_N, round);
+	expect_state(t, &q, "RTS", "MR-REL-34");
+	tqp_close(&q);
+}
+
 const struct tcase cases_win[] = {
 	{ "WIN", "psn_wraparound", "MR-WIN-1, MR-WIN-2, MR-WIN-4", c_psn_wrap, NULL },
 	{ "WIN", "window_edge_255_256", "MR-WIN-1, MR-WIN-2", c_window_edge, NULL },
@@ -1017,5 +1130,6 @@ const struct tcase cases_win[] = {
 	{ "VERBS", "solicited_event", "MR-VERBS-18", c_solicited, NULL },
 	{ "VERBS", "qp_attributes_used", "MR-VERBS-27", c_qp_attrs, NULL },
 	{ "VERBS", "qp_types", "MR-VERBS-1", c_qp_types, NULL },
+	{ "REL", "read_ranges_resource", "MR-REL-34", c_read_ranges_resource, NULL },
 };
 const unsigned int n_cases_win = MR_ARRAY_SIZE(cases_win);

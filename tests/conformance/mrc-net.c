@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -104,6 +105,13 @@ void net_open(void)
 		fatal("bind UDP port %d: %s (is a MetaRoCE device loaded on the tester host?)",
 		      O.udp_port, strerror(errno));
 	setsockopt(s_rx, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+	{
+		/* Room for a burst of responses (root may pass rmem_max). */
+		int rb = 4 << 20;
+
+		if (setsockopt(s_rx, SOL_SOCKET, SO_RCVBUFFORCE, &rb, sizeof(rb)))
+			setsockopt(s_rx, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
+	}
 	fcntl(s_rx, F_SETFL, O_NONBLOCK);
 
 	s_tx = socket(AF_INET, SOCK_DGRAM, 0);
@@ -794,5 +802,77 @@ bool tx_bytes_udp_csum(const uint8_t *b, uint32_t len, bool bad_csum)
 	if (!ok)
 		diag("raw sendto: %s", strerror(errno));
 	close(s);
+	return ok;
+}
+
+bool tx_bytes_from(const uint8_t *b, uint32_t len, uint32_t src)
+{
+	struct sockaddr_in me = { 0 }, to = { .sin_family = AF_INET, .sin_addr.s_addr = DUT.ip };
+	socklen_t ml = sizeof(me);
+	uint8_t d[RX_BUF + 28];
+	int s, one = 1;
+	bool ok;
+
+	if (len > RX_BUF || getsockname(s_tx, (struct sockaddr *)&me, &ml))
+		return false;
+	s = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (s < 0 || setsockopt(s, IPPROTO_IP, IP_HDRINCL, &one, sizeof(one))) {
+		diag("raw IP socket: %s", strerror(errno));
+		if (s >= 0)
+			close(s);
+		return false;
+	}
+	/* IPv4 header (the host fills the checksum), UDP checksum zero. */
+	memset(d, 0, 28);
+	d[0] = 0x45;
+	d[1] = (MR_DSCP_DEFAULT << 2) | 2;
+	d[2] = (uint8_t)((len + 28) >> 8);
+	d[3] = (uint8_t)(len + 28);
+	d[8] = 64;
+	d[9] = IPPROTO_UDP;
+	memcpy(d + 12, &src, 4);
+	memcpy(d + 16, &DUT.ip, 4);
+	memcpy(d + 20, &me.sin_port, 2);
+	d[22] = (uint8_t)(O.udp_port >> 8);
+	d[23] = (uint8_t)O.udp_port;
+	d[24] = (uint8_t)((len + 8) >> 8);
+	d[25] = (uint8_t)(len + 8);
+	memcpy(d + 28, b, len);
+	ok = sendto(s, d, len + 28, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)(len + 28);
+	if (!ok)
+		diag("raw IP sendto: %s", strerror(errno));
+	close(s);
+	return ok;
+}
+
+bool tx_bytes_bcast(const uint8_t *b, uint32_t len)
+{
+	struct ifaddrs *ifa, *i;
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)O.udp_port) };
+	int one = 1;
+	bool found = false, ok;
+
+	if (getifaddrs(&ifa))
+		return false;
+	for (i = ifa; i && !found; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && i->ifa_netmask &&
+		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == DUT.me) {
+			uint32_t m = ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr;
+
+			to.sin_addr.s_addr = DUT.me | ~m;
+			found = m != 0xFFFFFFFFu;
+		}
+	freeifaddrs(ifa);
+	if (!found) {
+		diag("no IPv4 subnet broadcast address of the tester's interface");
+		return false;
+	}
+	setsockopt(s_tx, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one));
+	ok = sendto(s_tx, b, len, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)len;
+	one = 0;
+	setsockopt(s_tx, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one));
+	if (!ok)
+		diag("broadcast sendto: %s", strerror(errno));
 	return ok;
 }
