@@ -39,6 +39,7 @@ static const u8 mroce_rcv_ev_cnt[] = {
 	[MR_RCV_EV_MALFORMED] = MROCE_CNT_MALFORMED_DROPS,
 	[MR_RCV_EV_RKEY] = MROCE_CNT_RKEY_VIOLATIONS,
 	[MR_RCV_EV_PMTU] = MROCE_CNT_PMTU_DROPS,
+	[MR_RCV_EV_PAYLOAD] = MROCE_CNT_PAYLOAD_DROPS,
 };
 
 static const struct mr_receiver_ops mroce_rcv_ops;
@@ -136,6 +137,9 @@ static void mroce_rcv_count(void *ctx, enum mr_rcv_event ev,
 	const struct mr_rxwin *w = &qp->resp->rcv.w;
 
 	mroce_count(qp->dev, mroce_rcv_ev_cnt[ev]);
+	/* Malformed by its reason (MR-MAL-9) and in the total, as decoded. */
+	if (ev == MR_RCV_EV_PAYLOAD)
+		mroce_count(qp->dev, MROCE_CNT_MALFORMED_DROPS);
 	if (ev == MR_RCV_EV_STALE)
 		pr_info_ratelimited("metaroce: qp %u: psn %u ts %u dropped as stale (newest accepted %u)\n",
 				    qp->ibqp.qp_num, p->psn, p->ts, w->ts_ref);

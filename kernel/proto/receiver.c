@@ -403,6 +403,7 @@ bool mr_receiver_on_pkt(struct mr_receiver *r, const struct mr_pkt *p,
 	rc = mr_pkt_pmtu_check(p, r->pmtu);
 	if (rc) {
 		count(r, &c, rc == MR_ERR_PMTU ? MR_RCV_EV_PMTU :
+			     rc == MR_ERR_PAYLOAD ? MR_RCV_EV_PAYLOAD :
 			     MR_RCV_EV_MALFORMED, p);
 		return false;
 	}

@@ -56,6 +56,7 @@ enum mr_rcv_event {
 	MR_RCV_EV_MALFORMED,	/* inconsistent with its QP or message */
 	MR_RCV_EV_RKEY,		/* a remote access error became fatal */
 	MR_RCV_EV_PMTU,		/* not cut at the QP's PMTU (MR-PLACE-9) */
+	MR_RCV_EV_PAYLOAD,	/* a payload over the QP's PMTU (MR-MAL-4) */
 };
 
 /* A right a request needs over a remote range (MR-VERBS-21). */

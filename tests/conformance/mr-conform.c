@@ -276,6 +276,8 @@ static const struct {
 	{ cases_ud, &n_cases_ud },
 	{ cases_wire, &n_cases_wire },
 	{ cases_loss, &n_cases_loss },
+	{ cases_mal, &n_cases_mal },
+	{ cases_win, &n_cases_win },
 	/* keep last: its ICMP message may lower the DUT's route MTU */
 	{ cases_last, &n_cases_last },
 };

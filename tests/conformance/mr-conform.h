@@ -9,10 +9,13 @@
  *                       tester's side of a QP, the packet checkers
  *   mrc-cases-resp.c    cases with the DUT as responder
  *   mrc-cases-req.c     cases with the DUT as requester, and VER (HELLO)
- *   mrc-cases-ud.c      UD receives
+ *   mrc-cases-ud.c      UD receives and sends, the GSI QP
  *   mrc-cases-wire.c    rules for every packet the DUT sends (ENC, HDR,
  *                       MP spraying, CC credit and ECN echo)
  *   mrc-cases-loss.c    the DUT as requester under loss (LOSS, RETRY)
+ *   mrc-cases-mal.c     hostile input: MAL, SEC, TRIM, VER-8, QP states
+ *   mrc-cases-win.c     the receive window and timestamps, ACK timing,
+ *                       placement and execution order, responder verbs
  */
 #ifndef MR_CONFORM_H
 #define MR_CONFORM_H
@@ -200,8 +203,8 @@ struct tqp {
 bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access);
 /* The same with the verbs timeout (T_verbs = 4.096 us * 2^timeout),
  * retry_cnt and rnr_retry of the DUT's QP. */
-bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, unsigned int timeout,
-		 unsigned int retry, unsigned int rnr_retry);
+bool tqp_open_retry(struct tctx *t, struct tqp *q, unsigned int access,
+		    unsigned int timeout, unsigned int retry, unsigned int rnr_retry);
 
 void tqp_close(struct tqp *q);
 /* A request from the tester to the DUT's QP, fields for @op filled;
@@ -261,5 +264,65 @@ void rx_copy(struct rxpkt *dst, const struct rxpkt *src);
 int run_selftest(void);
 /* Golden packets (mrc-vectors.c): the failures; *@n vectors checked. */
 int vectors_check(const char *path, unsigned int *n);
+
+/* ---- Shared by the case files (defined in mrc-cases-resp.c) ---- */
+/* The expected content of the DUT's MR 0. */
+extern uint8_t mem0[MR_LEN];
+uint64_t seed_new(void);
+/* Fill MR 0 with a fresh pattern, mirrored in mem0; false: reported. */
+bool mem_reset(struct tctx *t);
+/* MR 0 equals mem0; on a difference, the first differing byte. */
+void mem_check(struct tctx *t, const char *what, const char *ids);
+uint32_t tx_write(const struct tqp *q, uint8_t op, uint32_t psn, uint32_t msn,
+		  uint32_t moff, uint32_t len, unsigned int k, const uint8_t *pl,
+		  uint16_t extra, uint32_t rkey);
+bool ack_expect(struct tctx *t, const struct tqp *q, const char *what,
+		const struct ack_expect *e);
+void expect_silence(struct tctx *t, const struct tqp *q, const char *what,
+		    const char *ids);
+void counter_moved(struct tctx *t, const char *name, uint64_t before,
+		   const char *ids);
+uint64_t counter_now(const char *name);
+struct ack_expect ack_of(const struct tqp *q, uint32_t cum, uint32_t msn, uint32_t ts);
+struct ack_expect nack_of(const struct tqp *q, uint32_t cum, uint32_t msn,
+			  uint32_t ts, uint8_t reason, uint32_t nack_psn);
+void expect_state(struct tctx *t, const struct tqp *q, const char *want,
+		  const char *ids);
+uint32_t tx_send1(const struct tqp *q, uint8_t op, uint32_t psn, uint16_t extra,
+		  const uint8_t *pl, uint32_t len, uint32_t inv_rkey);
+void write_ok(struct tctx *t, struct tqp *q, uint32_t moff, uint32_t n,
+	      const char *what);
+bool atomic_rt(struct tctx *t, struct tqp *q, uint8_t op, uint32_t psn,
+	       uint32_t moff, uint64_t add_swap, uint64_t cmp, uint16_t extra,
+	       uint64_t *orig);
+uint64_t word_at(uint32_t moff);
+void word_put(uint32_t moff, uint64_t v);
+
+/* Case tables of mrc-cases-mal.c (hostile input) and mrc-cases-win.c
+ * (the receive window, placement and responder verbs). */
+extern const struct tcase cases_mal[];
+extern const unsigned int n_cases_mal;
+extern const struct tcase cases_win[];
+extern const unsigned int n_cases_win;
+
+/* tqp_open() with the tester's first PSN (the DUT's rq_psn) @rq_psn. */
+bool tqp_open_at(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq_psn);
+/* tqp_open_at() with path MTU @mtu, its QP on the agent's CQ @cq and
+ * shared receive queue @srq (-1: none). */
+bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq_psn,
+		 int mtu, int cq, int srq);
+/* tx_bytes() with the IP TOS @tos (-1: the socket's) to UDP port @port
+ * (0: the MetaRoCE port). */
+void tx_bytes_ex(const uint8_t *b, uint32_t len, int tos, uint16_t port);
+/* tx_bytes() through a raw socket: UDP checksum zero (@bad_csum false)
+ * or a wrong non-zero one; false if the tester may not open raw sockets. */
+bool tx_bytes_udp_csum(const uint8_t *b, uint32_t len, bool bad_csum);
+
+/* tx_bytes() from IPv4 source address @src (a raw IP socket, UDP checksum
+ * zero); false if the tester may not open one. */
+bool tx_bytes_from(const uint8_t *b, uint32_t len, uint32_t src);
+/* tx_bytes() to the subnet broadcast address of the tester's interface;
+ * false if there is none or the send failed. */
+bool tx_bytes_bcast(const uint8_t *b, uint32_t len);
 
 #endif /* MR_CONFORM_H */

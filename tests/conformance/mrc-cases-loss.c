@@ -325,7 +325,7 @@ static void c_retry_exhausted(struct tctx *t)
 	struct cqe e[2];
 	int k;
 
-	if (!tqp_open_ex(t, &q, ACC_ALL, 14, retry, 7))
+	if (!tqp_open_retry(t, &q, ACC_ALL, 14, retry, 7))
 		return;
 	if (!post_write(t, &q, 904, 64))
 		goto out;
@@ -409,7 +409,7 @@ static void c_rnr_budget(struct tctx *t)
 	struct cqe e[2];
 	double tn;
 
-	if (!tqp_open_ex(t, &q, ACC_ALL, 18, 7, 1))
+	if (!tqp_open_retry(t, &q, ACC_ALL, 18, 7, 1))
 		return;
 	if (!slow_rtt(t, &q, 915)) {
 		tqp_close(&q);
@@ -466,7 +466,7 @@ static void c_nack_resource(struct tctx *t)
 	struct copy c[3];
 	struct cqe e[2];
 
-	if (!tqp_open_ex(t, &q, ACC_ALL, 18, 7, 0))
+	if (!tqp_open_retry(t, &q, ACC_ALL, 18, 7, 0))
 		return;
 	if (!slow_rtt(t, &q, 916) || !post_write(t, &q, 906, 64))
 		goto out;

@@ -12,16 +12,16 @@
 #include "mr-conform.h"
 
 /* The expected content of the DUT's MR 0. */
-static uint8_t mem0[MR_LEN];
+uint8_t mem0[MR_LEN];
 
-static uint64_t seed_new(void)
+uint64_t seed_new(void)
 {
 	return ((uint64_t)(unsigned int)rand() << 33) ^ ((uint64_t)(unsigned int)rand() << 7) ^
 	       0x5EEDull;
 }
 
 /* Fill MR 0 with a fresh pattern, mirrored in mem0; false: reported. */
-static bool mem_reset(struct tctx *t)
+bool mem_reset(struct tctx *t)
 {
 	uint64_t s = seed_new();
 
@@ -34,7 +34,7 @@ static bool mem_reset(struct tctx *t)
 }
 
 /* MR 0 equals mem0; on a difference, the first differing byte. */
-static void mem_check(struct tctx *t, const char *what, const char *ids)
+void mem_check(struct tctx *t, const char *what, const char *ids)
 {
 	uint64_t h;
 	uint8_t b[MRC_READ_MAX];
@@ -61,7 +61,7 @@ static void mem_check(struct tctx *t, const char *what, const char *ids)
 /* One WRITE* packet of a message of @len bytes at MR 0 offset @moff:
  * bytes [k * PMTU, ...) of payload @pl; FIRST/LAST as the spec sets them
  * (MR-HDR-4), plus @extra. Returns the MBH.ts it carried. */
-static uint32_t tx_write(const struct tqp *q, uint8_t op, uint32_t psn, uint32_t msn,
+uint32_t tx_write(const struct tqp *q, uint8_t op, uint32_t psn, uint32_t msn,
 			 uint32_t moff, uint32_t len, unsigned int k, const uint8_t *pl,
 			 uint16_t extra, uint32_t rkey)
 {
@@ -83,7 +83,7 @@ static uint32_t tx_write(const struct tqp *q, uint8_t op, uint32_t psn, uint32_t
 }
 
 /* The next ACK (or NACK) for @q within WAIT_RESP, checked against @e. */
-static bool ack_expect(struct tctx *t, const struct tqp *q, const char *what,
+bool ack_expect(struct tctx *t, const struct tqp *q, const char *what,
 		       const struct ack_expect *e)
 {
 	struct rxpkt r;
@@ -99,7 +99,7 @@ static bool ack_expect(struct tctx *t, const struct tqp *q, const char *what,
 }
 
 /* Nothing at all for @q within WAIT_SILENT. */
-static void expect_silence(struct tctx *t, const struct tqp *q, const char *what,
+void expect_silence(struct tctx *t, const struct tqp *q, const char *what,
 			   const char *ids)
 {
 	struct rxpkt r;
@@ -110,7 +110,7 @@ static void expect_silence(struct tctx *t, const struct tqp *q, const char *what
 }
 
 /* Counter @name moved by at least 1 since @before. */
-static void counter_moved(struct tctx *t, const char *name, uint64_t before,
+void counter_moved(struct tctx *t, const char *name, uint64_t before,
 			  const char *ids)
 {
 	uint64_t v;
@@ -123,7 +123,7 @@ static void counter_moved(struct tctx *t, const char *name, uint64_t before,
 	       (unsigned long long)v, ids);
 }
 
-static uint64_t counter_now(const char *name)
+uint64_t counter_now(const char *name)
 {
 	uint64_t v = 0;
 
@@ -133,7 +133,7 @@ static uint64_t counter_now(const char *name)
 }
 
 /* What an ACK of @q must carry (MR-REL-11, MR-REL-12). */
-static struct ack_expect ack_of(const struct tqp *q, uint32_t cum, uint32_t msn,
+struct ack_expect ack_of(const struct tqp *q, uint32_t cum, uint32_t msn,
 				uint32_t ts)
 {
 	struct ack_expect e = { .cum = cum, .msn = msn, .ts_echo = ts, .path = q->path };
@@ -141,7 +141,7 @@ static struct ack_expect ack_of(const struct tqp *q, uint32_t cum, uint32_t msn,
 	return e;
 }
 
-static struct ack_expect nack_of(const struct tqp *q, uint32_t cum, uint32_t msn,
+struct ack_expect nack_of(const struct tqp *q, uint32_t cum, uint32_t msn,
 				 uint32_t ts, uint8_t reason, uint32_t nack_psn)
 {
 	struct ack_expect e = ack_of(q, cum, msn, ts);
@@ -152,7 +152,7 @@ static struct ack_expect nack_of(const struct tqp *q, uint32_t cum, uint32_t msn
 }
 
 /* The DUT QP's state is @want. */
-static void expect_state(struct tctx *t, const struct tqp *q, const char *want,
+void expect_state(struct tctx *t, const struct tqp *q, const char *want,
 			 const char *ids)
 {
 	const char *st = dut_qp_state(q);
@@ -161,7 +161,7 @@ static void expect_state(struct tctx *t, const struct tqp *q, const char *want,
 }
 
 /* A one-packet SEND* of @len bytes of @pl at @psn (SSN 0, MSN 0); its ts. */
-static uint32_t tx_send1(const struct tqp *q, uint8_t op, uint32_t psn, uint16_t extra,
+uint32_t tx_send1(const struct tqp *q, uint8_t op, uint32_t psn, uint16_t extra,
 			 const uint8_t *pl, uint32_t len, uint32_t inv_rkey)
 {
 	struct mr_pkt p;
@@ -177,7 +177,7 @@ static uint32_t tx_send1(const struct tqp *q, uint8_t op, uint32_t psn, uint16_t
 
 /* A plain one-packet WRITE of @n bytes at @moff that must be ACKed; mem0
  * updated. */
-static void write_ok(struct tctx *t, struct tqp *q, uint32_t moff, uint32_t n,
+void write_ok(struct tctx *t, struct tqp *q, uint32_t moff, uint32_t n,
 		     const char *what)
 {
 	uint8_t pl[PMTU];
@@ -471,7 +471,7 @@ static void c_read_resp(struct tctx *t)
 }
 
 /* One ATOMIC_* request; the ATOMIC_RESP checked; its orig in @orig. */
-static bool atomic_rt(struct tctx *t, struct tqp *q, uint8_t op, uint32_t psn,
+bool atomic_rt(struct tctx *t, struct tqp *q, uint8_t op, uint32_t psn,
 		      uint32_t moff, uint64_t add_swap, uint64_t cmp, uint16_t extra,
 		      uint64_t *orig)
 {
@@ -509,7 +509,7 @@ static bool atomic_rt(struct tctx *t, struct tqp *q, uint8_t op, uint32_t psn,
 
 /* The 64-bit word at @moff of mem0 in the DUT's byte order: the agent's
  * hosts are little-endian (x86, documented in conformance.rst). */
-static uint64_t word_at(uint32_t moff)
+uint64_t word_at(uint32_t moff)
 {
 	uint64_t v = 0;
 
@@ -518,7 +518,7 @@ static uint64_t word_at(uint32_t moff)
 	return v;
 }
 
-static void word_put(uint32_t moff, uint64_t v)
+void word_put(uint32_t moff, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
 		mem0[moff + (uint32_t)i] = (uint8_t)(v >> (8 * i));

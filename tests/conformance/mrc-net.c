@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -108,6 +109,13 @@ void net_open(void)
 		      O.udp_port, strerror(errno));
 	setsockopt(s_rx, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
 	setsockopt(s_rx, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	{
+		/* Room for a burst of responses (root may pass rmem_max). */
+		int rb = 4 << 20;
+
+		if (setsockopt(s_rx, SOL_SOCKET, SO_RCVBUFFORCE, &rb, sizeof(rb)))
+			setsockopt(s_rx, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
+	}
 	fcntl(s_rx, F_SETFL, O_NONBLOCK);
 
 	/* Two senders on distinct entropies: the second one for the cases
@@ -705,36 +713,39 @@ bool mr_hash(int mr, uint32_t off, uint32_t len, uint64_t *h)
 
 static unsigned int qp_seq;
 
-bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access)
-{
-	/* timeout 18 (about 1 s per T_verbs), retry 7: a tester that takes
-	 * its time under emulation is not an outage. */
-	return tqp_open_ex(t, q, access, 18, 7, 7);
-}
-
-
-bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, unsigned int timeout,
-		 unsigned int retry, unsigned int rnr_retry)
+/*
+ * Create a DUT QP and connect it to the tester's QPN: first request PSN
+ * @rq_psn, path MTU @mtu, on the agent's CQ @cq and SRQ @srq (-1: none),
+ * with the verbs timeout, retry_cnt and rnr_retry given.
+ */
+static bool tqp_open_full(struct tctx *t, struct tqp *q, unsigned int access,
+			  uint32_t rq_psn, int mtu, int cq, int srq,
+			  unsigned int timeout, unsigned int retry,
+			  unsigned int rnr_retry)
 {
 	const char *a;
 	uint64_t v;
 	struct rxpkt r;
+	char srq_arg[16] = "";
 
 	memset(q, 0, sizeof(*q));
 	q->id = (int)(qp_seq % MRC_MAX_QP);
 	q->my_qpn = 0x100 + (qp_seq++ * 7 % 0xFFF00);
-	q->psn = (uint32_t)rand() & MR_PSN_MASK;
+	q->psn = rq_psn & MR_PSN_MASK;
 	q->dut_psn = (uint32_t)rand() & MR_PSN_MASK;
 	q->path = (uint8_t)(rand() % MR_MAX_PATHS);
 	rx_flush();
-	a = agent("QP %d 0 RC 16 16", q->id);
+	if (srq >= 0)
+		snprintf(srq_arg, sizeof(srq_arg), " %d", srq);
+	a = agent("QP %d %d RC 16 16%s", q->id, cq, srq_arg);
 	if (!a || !kv_u64(a, "qpn", &v)) {
 		fail_at(t, __LINE__, "agent: QP: %s", agent_err);
 		return false;
 	}
 	q->dut_qpn = (uint32_t)v;
 	if (!agent("CONNECT %d %u %u %u %s %d 0x%x %u %u %u", q->id, q->my_qpn,
-		   q->psn, q->dut_psn, DUT.my_gid, PMTU, access, timeout, retry, rnr_retry)) {
+		   q->psn, q->dut_psn, DUT.my_gid, mtu, access, timeout, retry,
+		   rnr_retry)) {
 		fail_at(t, __LINE__, "agent: CONNECT: %s", agent_err);
 		return false;
 	}
@@ -744,6 +755,31 @@ bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, unsigned in
 		rx_copy(&q->hello, &r);
 	}
 	return true;
+}
+
+bool tqp_open(struct tctx *t, struct tqp *q, unsigned int access)
+{
+	return tqp_open_at(t, q, access, (uint32_t)rand() & MR_PSN_MASK);
+}
+
+bool tqp_open_at(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq_psn)
+{
+	return tqp_open_ex(t, q, access, rq_psn, PMTU, 0, -1);
+}
+
+/* timeout 18 (about 1 s per T_verbs), retry 7: a tester that takes its
+ * time under emulation is not an outage. */
+bool tqp_open_ex(struct tctx *t, struct tqp *q, unsigned int access, uint32_t rq_psn,
+		 int mtu, int cq, int srq)
+{
+	return tqp_open_full(t, q, access, rq_psn, mtu, cq, srq, 18, 7, 7);
+}
+
+bool tqp_open_retry(struct tctx *t, struct tqp *q, unsigned int access,
+		    unsigned int timeout, unsigned int retry, unsigned int rnr_retry)
+{
+	return tqp_open_full(t, q, access, (uint32_t)rand() & MR_PSN_MASK, PMTU,
+			     0, -1, timeout, retry, rnr_retry);
 }
 
 void tqp_close(struct tqp *q)
@@ -936,4 +972,150 @@ void tx_ack(const struct tqp *q, uint32_t cum, uint32_t msn, const struct rxpkt 
 
 	ack_fill(&a, q, cum, msn, trig);
 	tx_pkt(&a);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sending with other IP/UDP fields                                   */
+
+void tx_bytes_ex(const uint8_t *b, uint32_t len, int tos, uint16_t port)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(port ? port : (uint16_t)O.udp_port),
+				  .sin_addr.s_addr = DUT.ip };
+	int dflt = (MR_DSCP_DEFAULT << 2) | 2;
+
+	if (tos >= 0)
+		setsockopt(s_tx, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	if (sendto(s_tx, b, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		fatal("sendto: %s", strerror(errno));
+	if (tos >= 0)
+		setsockopt(s_tx, IPPROTO_IP, IP_TOS, &dflt, sizeof(dflt));
+}
+
+bool tx_bytes_udp_csum(const uint8_t *b, uint32_t len, bool bad_csum)
+{
+	struct sockaddr_in me = { 0 }, to = { .sin_family = AF_INET, .sin_addr.s_addr = DUT.ip };
+	socklen_t ml = sizeof(me);
+	uint8_t d[RX_BUF + 8];
+	int s, tos = (MR_DSCP_DEFAULT << 2) | 2;
+	bool ok;
+
+	if (len > RX_BUF || getsockname(s_tx, (struct sockaddr *)&me, &ml))
+		return false;
+	s = socket(AF_INET, SOCK_RAW, IPPROTO_UDP);
+	if (s < 0) {
+		diag("raw socket: %s", strerror(errno));
+		return false;
+	}
+	setsockopt(s, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	/* The UDP header by hand: from the tester's port to the DUT's. */
+	memcpy(d, &me.sin_port, 2);
+	d[2] = (uint8_t)(O.udp_port >> 8);
+	d[3] = (uint8_t)O.udp_port;
+	d[4] = (uint8_t)((len + 8) >> 8);
+	d[5] = (uint8_t)(len + 8);
+	/* Zero: no checksum (IPv4); else the right one with two bits flipped. */
+	d[6] = 0;
+	d[7] = 0;
+	memcpy(d + 8, b, len);
+	if (bad_csum) {
+		uint32_t sum = 0;
+		uint16_t c;
+
+		/* The pseudo-header and the datagram, one's complement. */
+		for (int i = 0; i < 4; i += 2) {
+			sum += (uint32_t)((const uint8_t *)&DUT.me)[i] << 8 |
+			       ((const uint8_t *)&DUT.me)[i + 1];
+			sum += (uint32_t)((const uint8_t *)&DUT.ip)[i] << 8 |
+			       ((const uint8_t *)&DUT.ip)[i + 1];
+		}
+		sum += IPPROTO_UDP + len + 8;
+		for (uint32_t i = 0; i < len + 8; i += 2)
+			sum += (uint32_t)d[i] << 8 | (i + 1 < len + 8 ? d[i + 1] : 0);
+		while (sum >> 16)
+			sum = (sum & 0xFFFF) + (sum >> 16);
+		c = (uint16_t)~sum;
+		if (!c)
+			c = 0xFFFF;
+		c ^= 0x0101;	/* wrong, and never zero */
+		d[6] = (uint8_t)(c >> 8);
+		d[7] = (uint8_t)c;
+	}
+	ok = sendto(s, d, len + 8, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)(len + 8);
+	if (!ok)
+		diag("raw sendto: %s", strerror(errno));
+	close(s);
+	return ok;
+}
+
+bool tx_bytes_from(const uint8_t *b, uint32_t len, uint32_t src)
+{
+	struct sockaddr_in me = { 0 }, to = { .sin_family = AF_INET, .sin_addr.s_addr = DUT.ip };
+	socklen_t ml = sizeof(me);
+	uint8_t d[RX_BUF + 28];
+	int s, one = 1;
+	bool ok;
+
+	if (len > RX_BUF || getsockname(s_tx, (struct sockaddr *)&me, &ml))
+		return false;
+	s = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (s < 0 || setsockopt(s, IPPROTO_IP, IP_HDRINCL, &one, sizeof(one))) {
+		diag("raw IP socket: %s", strerror(errno));
+		if (s >= 0)
+			close(s);
+		return false;
+	}
+	/* IPv4 header (the host fills the checksum), UDP checksum zero. */
+	memset(d, 0, 28);
+	d[0] = 0x45;
+	d[1] = (MR_DSCP_DEFAULT << 2) | 2;
+	d[2] = (uint8_t)((len + 28) >> 8);
+	d[3] = (uint8_t)(len + 28);
+	d[8] = 64;
+	d[9] = IPPROTO_UDP;
+	memcpy(d + 12, &src, 4);
+	memcpy(d + 16, &DUT.ip, 4);
+	memcpy(d + 20, &me.sin_port, 2);
+	d[22] = (uint8_t)(O.udp_port >> 8);
+	d[23] = (uint8_t)O.udp_port;
+	d[24] = (uint8_t)((len + 8) >> 8);
+	d[25] = (uint8_t)(len + 8);
+	memcpy(d + 28, b, len);
+	ok = sendto(s, d, len + 28, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)(len + 28);
+	if (!ok)
+		diag("raw IP sendto: %s", strerror(errno));
+	close(s);
+	return ok;
+}
+
+bool tx_bytes_bcast(const uint8_t *b, uint32_t len)
+{
+	struct ifaddrs *ifa, *i;
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)O.udp_port) };
+	int one = 1;
+	bool found = false, ok;
+
+	if (getifaddrs(&ifa))
+		return false;
+	for (i = ifa; i && !found; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && i->ifa_netmask &&
+		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == DUT.me) {
+			uint32_t m = ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr;
+
+			to.sin_addr.s_addr = DUT.me | ~m;
+			found = m != 0xFFFFFFFFu;
+		}
+	freeifaddrs(ifa);
+	if (!found) {
+		diag("no IPv4 subnet broadcast address of the tester's interface");
+		return false;
+	}
+	setsockopt(s_tx, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one));
+	ok = sendto(s_tx, b, len, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)len;
+	one = 0;
+	setsockopt(s_tx, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one));
+	if (!ok)
+		diag("broadcast sendto: %s", strerror(errno));
+	return ok;
 }

@@ -17,7 +17,8 @@
 # The kernel names the spec's drop counters (MR-MAL-9) its own way; the
 # tester is told the mapping (--counter SPEC=IMPL): mostly <name>_drops;
 # MR-REL-1's "stale" (an old PSN) is old_dup_drops; MR-LOSS-12's
-# "spurious" is lost_spurious, MR-LOSS-15's "spurious_rto" rto_spurious.
+# "spurious" is lost_spurious, MR-LOSS-15's "spurious_rto" rto_spurious;
+# MR-WIN-6's stale timestamp (ts_stale to the suite) is stale_drops.
 # shellcheck source=lib/verbs.sh
 . /mr/e2e/verbs.sh
 
@@ -63,6 +64,15 @@ else
 		--counter stale=old_dup_drops --counter replay=replay_drops \
 		--counter qkey=qkey_drops \
 		--counter spurious=lost_spurious --counter spurious_rto=rto_spurious \
+		--counter src=unknown_qpn_drops --counter msg_mismatch=malformed_drops \
+		--counter malformed=malformed_drops --counter pmtu=pmtu_drops \
+		--counter trunc=trunc_drops --counter hdr_len=hdr_len_drops \
+		--counter range=range_drops --counter align=align_drops \
+		--counter trimmed=trimmed_drops --counter dup_resp=response_drops \
+		--counter ack_age=ack_age_drops --counter error_point=error_point_drops \
+		--counter rkey=rkey_violations --counter no_wqe=no_wqe_drops \
+		--counter ud_len=ud_len_drops --counter ts_stale=stale_drops \
+		--counter future=future_drops \
 		>/tmp/conform.tap 2>&1 || cf_rc=$?
 	echo "MR-ARTEFACT-BEGIN conform.tap"
 	cat /tmp/conform.tap

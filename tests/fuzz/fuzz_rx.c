@@ -134,7 +134,7 @@ static void fz_count(void *ctx, enum mr_rcv_event ev, const struct mr_pkt *p)
 	struct rx_state *s = ctx;
 
 	(void)p;
-	if (ev == MR_RCV_EV_MALFORMED)
+	if (ev == MR_RCV_EV_MALFORMED || ev == MR_RCV_EV_PAYLOAD)
 		s->malformed = true;
 }
 

@@ -19,11 +19,20 @@
  *   MR id len access seed          access: IBV_ACCESS_* bits (hex)
  *   FILL id seed
  *   CQ id depth
- *   QP id cq RC|UD max_send max_recv
+ *   QP id cq RC|UD|UC|RAW max_send max_recv [srq]
+ *                                  UC, RAW: to see them refused (MR-VERBS-1)
+ *   SRQ id depth
+ *   SRECV srq wrid mr off len      a receive WQE on a shared receive queue
+ *   CQEV id depth                  a CQ with a completion channel
+ *   ARM cq solicited_only
+ *   WAITEV cq tmo_ms               OK ev=0|1 (the event acknowledged)
  *   CONNECT id dqpn rq_psn sq_psn dgid mtu access timeout retry rnr_retry
  *   POST id op wrid mr off len rkey raddr imm compare swap flags
  *        op: SEND SEND_IMM SEND_INV WRITE WRITE_IMM READ CS FA; flags: 1
  *        signaled; SEND_INV takes the R_Key to invalidate in imm
+ *   UDPOST id wrid mr off len dqpn qkey dgid flags
+ *                                  a UD SEND to dqpn at dgid (hex32) under qkey
+ *   MODQP id RESET|INIT|SQD|RTS|ERR
  *   RECV id wrid mr off len
  *   POLL cq max tmo_ms
  *   READMR id off len              at most MRC_READ_MAX bytes, hex
@@ -52,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -70,6 +80,8 @@ struct amr {
 struct aqp {
 	struct ibv_qp *qp;
 	int cq;
+	struct ibv_ah *ah;	/* UDPOST's; one destination per QP */
+	union ibv_gid ah_gid;
 };
 
 static struct {
@@ -85,6 +97,9 @@ static struct ibv_pd *pd;
 static union ibv_gid my_gid;
 static struct amr mrs[MRC_MAX_MR];
 static struct ibv_cq *cqs[MRC_MAX_CQ];
+static struct ibv_comp_channel *cq_ch[MRC_MAX_CQ];
+#define AGENT_MAX_SRQ	4
+static struct ibv_srq *srqs[AGENT_MAX_SRQ];
 static struct aqp qps[MRC_MAX_QP];
 static size_t mr_total;
 static FILE *out;
@@ -212,11 +227,14 @@ static void dev_open(void)
 static void c_info(void)
 {
 	char g[33];
+	struct ibv_device_attr da;
 
+	if (ibv_query_device(ctx, &da))
+		return reply("ERR ibv_query_device: %s", strerror(errno));
 	for (int i = 0; i < 16; i++)
 		sprintf(g + 2 * i, "%02x", my_gid.raw[i]);
-	reply("OK dev=%s port=%d gid_index=%d gid=%s", O.dev, O.ib_port,
-	      O.gid_idx, g);
+	reply("OK dev=%s port=%d gid_index=%d atomic_cap=%d gid=%s", O.dev, O.ib_port,
+	      O.gid_idx, (int)da.atomic_cap, g);
 }
 
 static void c_mr(char *s)
@@ -305,25 +323,33 @@ static void c_cq(char *s)
 
 static void c_qp(char *s)
 {
-	unsigned int id, cq;
+	unsigned int id, cq, srq = AGENT_MAX_SRQ;
 	uint64_t ms, mrcv;
 	char *type;
 	struct ibv_qp_init_attr ia = { 0 };
 
 	if (!id_of(&s, MRC_MAX_QP, &id) || !id_of(&s, MRC_MAX_CQ, &cq) ||
 	    !(type = tok_next(&s)) || !num(&s, 1024, &ms) || !num(&s, 1024, &mrcv) ||
-	    !ms || !mrcv)
-		return reply("ERR usage: QP id cq RC|UD max_send max_recv");
+	    !ms || !mrcv || (s[strspn(s, " ")] && !id_of(&s, AGENT_MAX_SRQ, &srq)))
+		return reply("ERR usage: QP id cq RC|UD|UC|RAW max_send max_recv [srq]");
 	if (qps[id].qp)
 		return reply("ERR QP %u exists", id);
 	if (!cqs[cq])
 		return reply("ERR no CQ %u", cq);
+	if (srq < AGENT_MAX_SRQ && !srqs[srq])
+		return reply("ERR no SRQ %u", srq);
 	if (!strcmp(type, "RC"))
 		ia.qp_type = IBV_QPT_RC;
 	else if (!strcmp(type, "UD"))
 		ia.qp_type = IBV_QPT_UD;
+	else if (!strcmp(type, "UC"))
+		ia.qp_type = IBV_QPT_UC;
+	else if (!strcmp(type, "RAW"))
+		ia.qp_type = IBV_QPT_RAW_PACKET;
 	else
-		return reply("ERR QP type %s", type);
+		return reply("ERR QP type %.16s", type);
+	if (srq < AGENT_MAX_SRQ)
+		ia.srq = srqs[srq];
 	ia.send_cq = ia.recv_cq = cqs[cq];
 	ia.cap.max_send_wr = (uint32_t)ms;
 	ia.cap.max_recv_wr = (uint32_t)mrcv;
@@ -333,6 +359,84 @@ static void c_qp(char *s)
 		return reply("ERR ibv_create_qp: %s", strerror(errno));
 	qps[id].cq = (int)cq;
 	reply("OK qpn=%u", qps[id].qp->qp_num);
+}
+
+static void c_srq(char *s)
+{
+	unsigned int id;
+	uint64_t depth;
+	struct ibv_srq_init_attr ia = { 0 };
+
+	if (!id_of(&s, AGENT_MAX_SRQ, &id) || !num(&s, 1024, &depth) || !depth)
+		return reply("ERR usage: SRQ id(..%d) depth(1..1024)", AGENT_MAX_SRQ - 1);
+	if (srqs[id])
+		return reply("ERR SRQ %u exists", id);
+	ia.attr.max_wr = (uint32_t)depth;
+	ia.attr.max_sge = 1;
+	srqs[id] = ibv_create_srq(pd, &ia);
+	if (!srqs[id])
+		return reply("ERR ibv_create_srq: %s", strerror(errno));
+	reply("OK");
+}
+
+static void c_cqev(char *s)
+{
+	unsigned int id;
+	uint64_t depth;
+
+	if (!id_of(&s, MRC_MAX_CQ, &id) || !num(&s, 4096, &depth) || !depth)
+		return reply("ERR usage: CQEV id depth(1..4096)");
+	if (cqs[id])
+		return reply("ERR CQ %u exists", id);
+	cq_ch[id] = ibv_create_comp_channel(ctx);
+	if (!cq_ch[id])
+		return reply("ERR ibv_create_comp_channel: %s", strerror(errno));
+	cqs[id] = ibv_create_cq(ctx, (int)depth, NULL, cq_ch[id], 0);
+	if (!cqs[id]) {
+		int e = errno;
+
+		ibv_destroy_comp_channel(cq_ch[id]);
+		cq_ch[id] = NULL;
+		return reply("ERR ibv_create_cq: %s", strerror(e));
+	}
+	reply("OK");
+}
+
+static void c_arm(char *s)
+{
+	unsigned int id;
+	uint64_t sol;
+
+	if (!id_of(&s, MRC_MAX_CQ, &id) || !cqs[id] || !cq_ch[id] || !num(&s, 1, &sol))
+		return reply("ERR usage: ARM cq(with a channel) solicited_only(0|1)");
+	if (ibv_req_notify_cq(cqs[id], (int)sol))
+		return reply("ERR ibv_req_notify_cq: %s", strerror(errno));
+	reply("OK");
+}
+
+static void c_waitev(char *s)
+{
+	unsigned int id;
+	uint64_t tmo;
+	struct pollfd pfd;
+	struct ibv_cq *ecq;
+	void *ectx;
+	int r;
+
+	if (!id_of(&s, MRC_MAX_CQ, &id) || !cqs[id] || !cq_ch[id] ||
+	    !num(&s, MRC_POLL_TMO_MAX, &tmo))
+		return reply("ERR usage: WAITEV cq(with a channel) tmo_ms(..%d)", MRC_POLL_TMO_MAX);
+	pfd.fd = cq_ch[id]->fd;
+	pfd.events = POLLIN;
+	r = poll(&pfd, 1, (int)tmo);
+	if (r < 0)
+		return reply("ERR poll: %s", strerror(errno));
+	if (!r)
+		return reply("OK ev=0");
+	if (ibv_get_cq_event(cq_ch[id], &ecq, &ectx))
+		return reply("ERR ibv_get_cq_event: %s", strerror(errno));
+	ibv_ack_cq_events(ecq, 1);
+	reply("OK ev=1");
 }
 
 static struct ibv_qp *qp_arg(char **s)
@@ -472,6 +576,113 @@ static void c_post(char *s)
 	reply("OK");
 }
 
+static void c_udpost(char *s)
+{
+	unsigned int id;
+	uint64_t wrid, off, len, dqpn, qkey, fl;
+	union ibv_gid dgid;
+	struct amr *m;
+	struct aqp *q;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { 0 }, *bad;
+
+	if (!id_of(&s, MRC_MAX_QP, &id) || !(q = &qps[id])->qp ||
+	    q->qp->qp_type != IBV_QPT_UD || !num(&s, UINT64_MAX, &wrid) ||
+	    !(m = mr_arg(&s)) || !range_arg(&s, m, &off, &len) ||
+	    !num(&s, 0xffffff, &dqpn) || !num(&s, UINT32_MAX, &qkey) ||
+	    !gid_parse(tok_next(&s), &dgid) || !num(&s, 1, &fl))
+		return reply("ERR usage: UDPOST id(a UD QP) wrid mr off len dqpn qkey dgid(hex32) flags");
+	if (q->ah && memcmp(&q->ah_gid, &dgid, sizeof(dgid)))
+		return reply("ERR QP %u sends to another GID", id);
+	if (!q->ah) {
+		struct ibv_ah_attr aa = { 0 };
+
+		aa.is_global = 1;
+		aa.port_num = (uint8_t)O.ib_port;
+		aa.grh.dgid = dgid;
+		aa.grh.sgid_index = (uint8_t)O.gid_idx;
+		aa.grh.hop_limit = 64;
+		q->ah = ibv_create_ah(pd, &aa);
+		if (!q->ah)
+			return reply("ERR ibv_create_ah: %s", strerror(errno));
+		q->ah_gid = dgid;
+	}
+	sge_of(m, off, len, &sge);
+	wr.wr_id = wrid;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = fl ? IBV_SEND_SIGNALED : 0;
+	wr.wr.ud.ah = q->ah;
+	wr.wr.ud.remote_qpn = (uint32_t)dqpn;
+	wr.wr.ud.remote_qkey = (uint32_t)qkey;
+	errno = ibv_post_send(q->qp, &wr, &bad);
+	if (errno)
+		return reply("ERR ibv_post_send: %s", strerror(errno));
+	reply("OK");
+}
+
+static void c_modqp(char *s)
+{
+	static const struct {
+		const char *name;
+		enum ibv_qp_state st;
+	} st[] = {
+		{ "RESET", IBV_QPS_RESET }, { "INIT", IBV_QPS_INIT },
+		{ "SQD", IBV_QPS_SQD }, { "RTS", IBV_QPS_RTS }, { "ERR", IBV_QPS_ERR },
+	};
+	struct ibv_qp *qp = qp_arg(&s);
+	char *n = tok_next(&s);
+	struct ibv_qp_attr a = { 0 };
+	int mask = IBV_QP_STATE;
+	size_t k;
+
+	if (!qp || !n)
+		return reply("ERR usage: MODQP id RESET|INIT|SQD|RTS|ERR");
+	for (k = 0; k < sizeof(st) / sizeof(st[0]); k++)
+		if (!strcmp(st[k].name, n))
+			break;
+	if (k == sizeof(st) / sizeof(st[0]))
+		return reply("ERR state %.16s", n);
+	a.qp_state = st[k].st;
+	if (a.qp_state == IBV_QPS_INIT) {
+		a.port_num = (uint8_t)O.ib_port;
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+		if (qp->qp_type == IBV_QPT_UD) {
+			a.qkey = 0x11111111;
+			mask |= IBV_QP_QKEY;
+		} else {
+			a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+			mask |= IBV_QP_ACCESS_FLAGS;
+		}
+	}
+	if (ibv_modify_qp(qp, &a, mask))
+		return reply("ERR ibv_modify_qp %s: %s", n, strerror(errno));
+	reply("OK");
+}
+
+static void c_srecv(char *s)
+{
+	unsigned int id;
+	uint64_t wrid, off, len;
+	struct amr *m;
+	struct ibv_sge sge;
+	struct ibv_recv_wr wr = { 0 }, *bad;
+
+	if (!id_of(&s, AGENT_MAX_SRQ, &id) || !srqs[id] || !num(&s, UINT64_MAX, &wrid) ||
+	    !(m = mr_arg(&s)) || !range_arg(&s, m, &off, &len))
+		return reply("ERR usage: SRECV srq wrid mr off len");
+	sge_of(m, off, len, &sge);
+	wr.wr_id = wrid;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	errno = ibv_post_srq_recv(srqs[id], &wr, &bad);
+	if (errno)
+		return reply("ERR ibv_post_srq_recv: %s", strerror(errno));
+	reply("OK");
+}
+
 static void c_recv(char *s)
 {
 	struct ibv_qp *qp = qp_arg(&s);
@@ -581,6 +792,9 @@ static void c_destroy(char *s)
 	if (ibv_destroy_qp(qps[id].qp))
 		return reply("ERR ibv_destroy_qp: %s", strerror(errno));
 	qps[id].qp = NULL;
+	if (qps[id].ah)
+		ibv_destroy_ah(qps[id].ah);
+	qps[id].ah = NULL;
 	reply("OK");
 }
 
@@ -627,12 +841,25 @@ static void cleanup(void)
 		if (qps[i].qp) {
 			ibv_destroy_qp(qps[i].qp);
 			qps[i].qp = NULL;
+			if (qps[i].ah)
+				ibv_destroy_ah(qps[i].ah);
+			qps[i].ah = NULL;
 		}
-	for (int i = 0; i < MRC_MAX_CQ; i++)
+	for (int i = 0; i < AGENT_MAX_SRQ; i++)
+		if (srqs[i]) {
+			ibv_destroy_srq(srqs[i]);
+			srqs[i] = NULL;
+		}
+	for (int i = 0; i < MRC_MAX_CQ; i++) {
 		if (cqs[i]) {
 			ibv_destroy_cq(cqs[i]);
 			cqs[i] = NULL;
 		}
+		if (cq_ch[i]) {
+			ibv_destroy_comp_channel(cq_ch[i]);
+			cq_ch[i] = NULL;
+		}
+	}
 	for (int i = 0; i < MRC_MAX_MR; i++)
 		if (mrs[i].mr) {
 			ibv_dereg_mr(mrs[i].mr);
@@ -683,6 +910,20 @@ static bool session(int fd)
 			c_connect(s);
 		else if (!strcmp(cmd, "POST"))
 			c_post(s);
+		else if (!strcmp(cmd, "SRQ"))
+			c_srq(s);
+		else if (!strcmp(cmd, "SRECV"))
+			c_srecv(s);
+		else if (!strcmp(cmd, "CQEV"))
+			c_cqev(s);
+		else if (!strcmp(cmd, "ARM"))
+			c_arm(s);
+		else if (!strcmp(cmd, "WAITEV"))
+			c_waitev(s);
+		else if (!strcmp(cmd, "UDPOST"))
+			c_udpost(s);
+		else if (!strcmp(cmd, "MODQP"))
+			c_modqp(s);
 		else if (!strcmp(cmd, "RECV"))
 			c_recv(s);
 		else if (!strcmp(cmd, "POLL"))
