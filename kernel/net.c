@@ -177,6 +177,17 @@ static struct socket *mroce_sock_create(struct net *net,
 	err = udp_sock_create(net, &udp_cfg, &sock);
 	if (err)
 		return ERR_PTR(err);
+	/*
+	 * MR-ENC-13: an ICMP error never changes what a QP sends, and anyone
+	 * can forge one. IPv4: DF datagrams are held to the interface MTU,
+	 * not to a path MTU the route learned from a "fragmentation needed"
+	 * (IP_PMTUDISC_PROBE). IPv6: no "packet too big" quoting our
+	 * datagrams is taken into the route (IPV6_PMTUDISC_INTERFACE).
+	 */
+	if (ipv6)
+		inet6_sk(sock->sk)->pmtudisc = IPV6_PMTUDISC_INTERFACE;
+	else
+		ip_sock_set_mtu_discover(sock->sk, IP_PMTUDISC_PROBE);
 
 	tnl_cfg.sk_user_data = mnet;
 	tnl_cfg.encap_type = 1;
