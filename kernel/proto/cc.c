@@ -599,7 +599,12 @@ bool mr_cc_can_send(const struct mr_cc *cc, u64 now_ns, u32 inflight)
 {
 	u32 w = mr_cc_window(cc);
 
-	if (((u64)inflight << MR_CC_SHIFT) >= w)
+	/*
+	 * MR-CC-2: the packet about to go must fit, in flight + 1 <= W; a
+	 * window below one packet lets one packet out when none is in
+	 * flight, at the pacer's pace (below).
+	 */
+	if (inflight && (((u64)inflight + 1) << MR_CC_SHIFT) > w)
 		return false;
 	/*
 	 * MR-CC-12: pacing spaces the packets of a flight.  With nothing in

@@ -539,6 +539,27 @@ static void test_no_growth_with_signal(void **state)
 	assert_true(cc.cwnd > w);
 }
 
+/*
+ * MR-CC-2: no more packets in flight than W = min(cwnd, C), fractional
+ * windows included: at W = 32 + 1/32 the 33rd packet must wait (it went
+ * out when the rule was "fewer in flight than W"); below one packet, one
+ * packet goes when none is in flight (the pacer spaces them).
+ */
+static void test_window_fraction(void **state)
+{
+	(void)state;
+	setup(true, true);
+	cc.cwnd = 32 * ONE + ONE / 32;
+	assert_true(mr_cc_can_send(&cc, 0, 31));
+	assert_false(mr_cc_can_send(&cc, 0, 32));
+	cc.cwnd = 33 * ONE;
+	assert_true(mr_cc_can_send(&cc, 0, 32));
+	assert_false(mr_cc_can_send(&cc, 0, 33));
+	cc.cwnd = ONE / 4;
+	assert_false(mr_cc_can_send(&cc, 0, 1));
+	assert_true(mr_cc_can_send(&cc, mr_cc_next_send_ns(&cc), 0));
+}
+
 static void test_credit_cap(void **state)
 {
 	u64 t = 0;
@@ -721,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_loss_random_vs_congestion),
 		cmocka_unit_test(test_rto_losses_not_counted),
 		cmocka_unit_test(test_no_growth_with_signal),
+		cmocka_unit_test(test_window_fraction),
 		cmocka_unit_test(test_credit_cap),
 		cmocka_unit_test(test_pacing),
 		cmocka_unit_test(test_pacing_idle_pingpong),
