@@ -152,10 +152,14 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 			mroce_ud_rcv(qp, &p, skb);
 		goto put;
 	}
-	if (qp->ibqp.qp_type != IB_QPT_RC || p.sqpn != qp->attr.dest_qpn ||
-	    !mroce_skb_from_peer(skb, qp)) {
-		/* Not from the connected peer (MR-SEC-4). */
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		/* An RC opcode to a UD/GSI QP (MR-MAL-2 step 10). */
 		mroce_count(dev, MROCE_CNT_QPN_DROPS);
+		goto put;
+	}
+	if (p.sqpn != qp->attr.dest_qpn || !mroce_skb_from_peer(skb, qp)) {
+		/* Not from the connected peer (MR-SEC-4): "src" (MR-MAL-9). */
+		mroce_count(dev, MROCE_CNT_SRC_DROPS);
 		goto put;
 	}
 

@@ -40,6 +40,7 @@ static const u8 mroce_rcv_ev_cnt[] = {
 	[MR_RCV_EV_RKEY] = MROCE_CNT_RKEY_VIOLATIONS,
 	[MR_RCV_EV_PMTU] = MROCE_CNT_PMTU_DROPS,
 	[MR_RCV_EV_PAYLOAD] = MROCE_CNT_PAYLOAD_DROPS,
+	[MR_RCV_EV_MSG_MISMATCH] = MROCE_CNT_MSG_MISMATCH_DROPS,
 };
 
 static const struct mr_receiver_ops mroce_rcv_ops;
@@ -138,7 +139,7 @@ static void mroce_rcv_count(void *ctx, enum mr_rcv_event ev,
 
 	mroce_count(qp->dev, mroce_rcv_ev_cnt[ev]);
 	/* Malformed by its reason (MR-MAL-9) and in the total, as decoded. */
-	if (ev == MR_RCV_EV_PAYLOAD)
+	if (ev == MR_RCV_EV_PAYLOAD || ev == MR_RCV_EV_MSG_MISMATCH)
 		mroce_count(qp->dev, MROCE_CNT_MALFORMED_DROPS);
 	if (ev == MR_RCV_EV_STALE)
 		pr_info_ratelimited("metaroce: qp %u: psn %u ts %u dropped as stale (newest accepted %u)\n",

@@ -80,6 +80,8 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_RANGE_DROPS].name = "range_drops",
 	[MROCE_CNT_ALIGN_DROPS].name = "align_drops",
 	[MROCE_CNT_FIELD_DROPS].name = "field_drops",
+	[MROCE_CNT_SRC_DROPS].name = "src_drops",
+	[MROCE_CNT_MSG_MISMATCH_DROPS].name = "msg_mismatch_drops",
 };
 
 /* The reason counter of each malformed-packet error of the codec. */

@@ -297,7 +297,7 @@ static bool on_new(struct mr_receiver *r, struct rcv_call *c,
 	}
 	if (rc < 0 || rc == MR_RXMSG_DUP) {
 		/* Inconsistent with its message (MR-PLACE-14): no state. */
-		count(r, c, MR_RCV_EV_MALFORMED, p);
+		count(r, c, MR_RCV_EV_MSG_MISMATCH, p);
 		return false;
 	}
 	if (rc == 0 && p->payload_len) {

@@ -57,6 +57,7 @@ enum mr_rcv_event {
 	MR_RCV_EV_RKEY,		/* a remote access error became fatal */
 	MR_RCV_EV_PMTU,		/* not cut at the QP's PMTU (MR-PLACE-9) */
 	MR_RCV_EV_PAYLOAD,	/* a payload over the QP's PMTU (MR-MAL-4) */
+	MR_RCV_EV_MSG_MISMATCH,	/* disagrees with its message (MR-PLACE-14) */
 };
 
 /* A right a request needs over a remote range (MR-VERBS-21). */

@@ -902,10 +902,10 @@ static void mrt_h_addresses(struct kunit *test)
 	p.payload = data;
 	p.payload_len = sizeof(data);
 	memset(buf, 0, sizeof(data));
-	drops = mrt_h_cnt(mrt_db, MROCE_CNT_QPN_DROPS);
+	drops = mrt_h_cnt(mrt_db, MROCE_CNT_SRC_DROPS);
 	mrt_h_feed(test, mrt_db, &p, MRT_IP_A, "192.0.2.77", NULL,
 		   PACKET_HOST);
-	KUNIT_EXPECT_EQ(test, mrt_h_cnt(mrt_db, MROCE_CNT_QPN_DROPS),
+	KUNIT_EXPECT_EQ(test, mrt_h_cnt(mrt_db, MROCE_CNT_SRC_DROPS),
 			drops + 1);
 	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0, sizeof(data)));
 

@@ -15,7 +15,8 @@
 /* Counters that must not move unless a case says so. */
 static const enum mroce_counter mrt_drop_cnts[] = {
 	MROCE_CNT_ICRC_DROPS, MROCE_CNT_MALFORMED_DROPS,
-	MROCE_CNT_VERSION_DROPS, MROCE_CNT_QPN_DROPS, MROCE_CNT_DUP_DROPS,
+	MROCE_CNT_VERSION_DROPS, MROCE_CNT_QPN_DROPS, MROCE_CNT_SRC_DROPS,
+	MROCE_CNT_DUP_DROPS,
 	MROCE_CNT_WINDOW_DROPS, MROCE_CNT_RKEY_VIOLATIONS,
 	MROCE_CNT_NACK_TX_SEQ_ERR, MROCE_CNT_NACK_TX_REM_ACCESS,
 };
@@ -199,10 +200,10 @@ static void mrt_rx_crafted(struct kunit *test)
 	mrt_rx_write(&rx, &p, psn + 1, 3, 64, data);
 	p.sqpn = MRT_PEER_QPN + 1;
 	mrt_rx_feed(test, &p, NULL, MRT_IP_A);
-	mrt_rx_expect(test, &rx, MROCE_CNT_QPN_DROPS, -1);
+	mrt_rx_expect(test, &rx, MROCE_CNT_SRC_DROPS, -1);
 	mrt_rx_write(&rx, &p, psn + 1, 3, 64, data);
 	mrt_rx_feed(test, &p, NULL, "192.0.2.99");
-	mrt_rx_expect(test, &rx, MROCE_CNT_QPN_DROPS, -1);
+	mrt_rx_expect(test, &rx, MROCE_CNT_SRC_DROPS, -1);
 	KUNIT_EXPECT_EQ(test, memcmp(rx.buf, zero, 64), 0);
 
 	/* Beyond the window: dropped, counted, NACK SEQ_ERR. */

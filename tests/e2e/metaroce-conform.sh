@@ -64,7 +64,7 @@ else
 		--counter stale=old_dup_drops --counter replay=replay_drops \
 		--counter qkey=qkey_drops \
 		--counter spurious=lost_spurious --counter spurious_rto=rto_spurious \
-		--counter src=unknown_qpn_drops --counter msg_mismatch=malformed_drops \
+		--counter src=src_drops --counter msg_mismatch=msg_mismatch_drops \
 		--counter malformed=malformed_drops --counter pmtu=pmtu_drops \
 		--counter trunc=trunc_drops --counter hdr_len=hdr_len_drops \
 		--counter range=range_drops --counter align=align_drops \

@@ -134,7 +134,8 @@ static void fz_count(void *ctx, enum mr_rcv_event ev, const struct mr_pkt *p)
 	struct rx_state *s = ctx;
 
 	(void)p;
-	if (ev == MR_RCV_EV_MALFORMED || ev == MR_RCV_EV_PAYLOAD)
+	if (ev == MR_RCV_EV_MALFORMED || ev == MR_RCV_EV_PAYLOAD ||
+	    ev == MR_RCV_EV_MSG_MISMATCH)
 		s->malformed = true;
 }
 

@@ -31,7 +31,7 @@ struct rec {
 	u32 n_done;
 	u32 replays;
 	bool replay_drops;		/* replay finds no record */
-	u32 ev[MR_RCV_EV_PAYLOAD + 1];
+	u32 ev[MR_RCV_EV_MSG_MISMATCH + 1];
 	/* scripted answers */
 	u8 check_psn_reason;		/* returned by check for check_psn */
 	u32 check_psn;

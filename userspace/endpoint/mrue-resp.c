@@ -290,6 +290,7 @@ static void mrue_rcv_count(void *ctx, enum mr_rcv_event ev,
 		[MR_RCV_EV_RKEY] = &st->rkey_violations,
 		[MR_RCV_EV_PMTU] = &st->drop_pmtu,
 		[MR_RCV_EV_PAYLOAD] = &st->malformed,
+		[MR_RCV_EV_MSG_MISMATCH] = &st->malformed,
 	};
 
 	(void)p;
