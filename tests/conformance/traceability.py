@@ -8,7 +8,8 @@ from tests/conformance/inspection.txt, and writes the traceability table
 Documentation/metaroce/traceability.rst.
 
   traceability.py            write the table, print the coverage summary
-  traceability.py --check    exit 1 if the committed table is not current,
+  traceability.py --check    exit 1 if a MUST is not covered (below), the
+                             committed table is not current,
                              a cited ID is undefined, an inspection
                              entry names an undefined ID, a requirement
                              carries no RFC 2119 keyword, or the admin
@@ -22,6 +23,11 @@ are read from its registry: each entry { "AREA", "name", "IDs", ... } names
 the requirements the case proves, ranges (MR-REL-14..16) expanded; the
 table lists them per requirement, and a malformed tag or an undefined ID
 fails --check.
+
+Coverage (MR-CONF-6 as the suite applies it): every MUST has a case of the
+suite or an entry in inspection.txt ("MR-AREA-n[..m]: reason"), never both;
+--check fails otherwise.  Citations in unit, KUnit, fuzz and e2e tests are
+listed as evidence: they test the reference implementation only.
 
 Every requirement's text (its label to the next label or section heading)
 must hold an RFC 2119/8174 keyword in capitals: a paragraph without one is
@@ -221,18 +227,55 @@ def cited_by_tests():
     return cites
 
 
+def parse_inspection(lines):
+    """{id: reason} of inspection.txt's lines "ID: reason" or "ID..n:
+    reason" (a range, as the suite's case tags), and the errors."""
+    insp, errs = {}, []
+    for no, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        tag, _, reason = line.partition(":")
+        ids = expand_ids(tag.strip())
+        reason = reason.strip()
+        if ids is None or not reason:
+            errs.append("inspection.txt:%d: want \"MR-AREA-n[..m]: reason\","
+                        " got \"%s\"" % (no, line[:60]))
+            continue
+        for rid in ids:
+            if rid in insp:
+                errs.append("inspection.txt:%d: %s listed twice" % (no, rid))
+            insp[rid] = reason
+    return insp, errs
+
+
 def read_inspection():
-    insp = {}
     if not os.path.exists(INSPECTION):
-        return insp
+        return {}, []
     with open(INSPECTION) as f:
-        for line in f:
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            rid, _, reason = line.partition(":")
-            insp[rid.strip()] = reason.strip()
-    return insp
+        return parse_inspection(f.read().split("\n"))
+
+
+def coverage_errors(reqs, suite, insp):
+    """Issue-15 form of MR-CONF-6: every MUST has a case of the
+    conformance suite or an inspection entry with its reason, never both
+    (an entry a case made redundant is stale). Unit, KUnit, fuzz and e2e
+    citations are evidence listed in the table, not coverage: they test
+    the reference implementation, not any implementation."""
+    errs = []
+    for rid in sorted(reqs, key=id_key):
+        if reqs[rid] != "MUST":
+            continue
+        if rid not in suite and rid not in insp:
+            errs.append((rid, "%s (MUST) has no conformance suite case and "
+                         "no inspection entry (MR-CONF-6)" % rid))
+        elif rid in suite and rid in insp:
+            errs.append((rid, "%s has suite case(s) %s: drop its inspection "
+                         "entry" % (rid, ", ".join(sorted(suite[rid])))))
+    for rid in sorted(insp, key=id_key):
+        if rid in reqs and reqs[rid] != "MUST":
+            errs.append((rid, "inspection entry %s is not a MUST" % rid))
+    return errs
 
 
 def render(reqs, cites, insp, suite=None):
@@ -249,41 +292,47 @@ def render(reqs, cites, insp, suite=None):
     suite = suite or {}
     musts = [r for r in reqs if reqs[r] == "MUST"]
     tested = [r for r in musts if r in cites or r in suite]
-    inspected = [r for r in musts if r not in cites and r not in suite
-                 and r in insp]
-    open_ = [r for r in musts if r not in cites and r not in suite
-             and r not in insp]
-    w("Every requirement of :doc:`spec` with the tests that cite it")
-    w("(MR-CONF-4) or the reason it is verified by inspection (MR-CONF-6).")
+    by_suite = [r for r in musts if r in suite]
+    inspected = [r for r in musts if r not in suite and r in insp]
+    open_ = [r for r in musts if r not in suite and r not in insp]
+    w("Every requirement of :doc:`spec`: the cases of the conformance suite")
+    w("(:doc:`conformance`) that prove it, or the reason it is verified by")
+    w("inspection (MR-CONF-6), and the other tests that cite it (MR-CONF-4).")
+    w("A MUST counts as covered by the suite's black-box cases or by an")
+    w("inspection entry (``tests/conformance/inspection.txt``); unit, KUnit,")
+    w("fuzz and e2e tests check the reference implementation and are listed")
+    w("as evidence.")
     w("")
     w("- requirements: %d, of which MUST: %d" % (len(reqs), len(musts)))
-    w("- MUST requirements cited by a test: %d" % len(tested))
-    w("- MUST requirements proved by a case of the conformance suite"
-      " (:doc:`conformance`): %d" % len([r for r in musts if r in suite]))
+    w("- MUST requirements proved by a case of the conformance suite: %d"
+      % len(by_suite))
     w("- MUST requirements verified by inspection: %d" % len(inspected))
     w("- MUST requirements not yet covered: %d" % len(open_))
+    w("- MUST requirements cited by any test: %d" % len(tested))
     w("")
     w(".. list-table::")
     w("   :header-rows: 1")
-    w("   :widths: 16 8 76")
+    w("   :widths: 14 8 40 38")
     w("")
     w("   * - ID")
     w("     - Level")
-    w("     - Tests")
+    w("     - Coverage")
+    w("     - Other tests")
     for rid in sorted(reqs, key=id_key):
-        if rid in cites or rid in suite:
-            what = ", ".join(["suite ``%s``" % c for c in sorted(suite.get(rid, ()))]
-                             + ["``%s``" % p for p in sorted(cites.get(rid, ()))])
+        if rid in suite:
+            cov = ", ".join("suite ``%s``" % c for c in sorted(suite[rid]))
         elif rid in insp:
-            what = "inspection: " + insp[rid]
+            cov = "inspection: " + insp[rid]
         else:
-            what = "(none yet)"
+            cov = "(none yet)"
+        other = ", ".join("``%s``" % p for p in sorted(cites.get(rid, ())))
         w("   * - %s" % rid)
         w("     - %s" % reqs[rid])
-        w("     - %s" % what)
+        w("     - %s" % cov)
+        w("     - %s" % (other or "-"))
     w("")
     return "\n".join(out), (len(reqs), len(musts), len(tested),
-                            len(inspected), len(open_))
+                            len(by_suite), len(inspected), len(open_))
 
 
 # Made-up requirements X-n, named MR-X-n when the self-test runs (not here,
@@ -364,6 +413,22 @@ def selftest():
             print("traceability selftest: case tag \"%s\" gave %s, want %s"
                   % (tag, expand_ids(tag), want))
             ok = False
+    # MR-CONF-6: inspection ranges, malformed and repeated lines refused;
+    # a MUST with neither a case nor an entry, or with both, flagged
+    insp, ierrs = parse_inspection(["# comment", "MR-X-1..2: by reading",
+                                    "MR-X-2: again", "MR-X-3", "MR-X-: x"])
+    if sorted(insp) != [x + "1", x + "2"] or len(ierrs) != 3:
+        print("traceability selftest: inspection parsed %s, errors %s"
+              % (sorted(insp), ierrs))
+        ok = False
+    reqs = {x + "1": "MUST", x + "2": "MUST", x + "3": "MUST",
+            x + "4": "SHOULD"}
+    cerrs = coverage_errors(reqs, {x + "1": {"A/a"}, x + "3": {"A/b"}},
+                            {x + "1": "r", x + "4": "r"})
+    cgot = sorted(rid for rid, _ in cerrs)
+    if cgot != [x + "1", x + "2", x + "4"]:
+        print("traceability selftest: coverage check flagged %s" % cgot)
+        ok = False
     return 0 if ok else 1
 
 
@@ -373,8 +438,11 @@ def main():
     check = "--check" in sys.argv[1:]
     reqs, texts = read_spec()
     cites = cited_by_tests()
-    insp = read_inspection()
+    insp, insp_errs = read_inspection()
     bad = 0
+    for err in insp_errs:
+        print("traceability: " + err)
+        bad += 1
     for rid in sorted(set(cites) - set(reqs), key=id_key):
         print("traceability: %s cited by %s is not defined in the spec"
               % (rid, ", ".join(sorted(cites[rid]))))
@@ -397,10 +465,14 @@ def main():
         for _, err in should_errors(texts, f.read().split("\n")):
             print("traceability: " + err)
             bad += 1
-    text, (n, musts, tested, inspected, open_) = render(reqs, cites, insp, suite)
-    print("traceability: %d requirements, %d MUST: %d cited by tests, "
-          "%d by inspection, %d not yet covered"
-          % (n, musts, tested, inspected, open_))
+    for _, err in coverage_errors(reqs, suite, insp):
+        print("traceability: " + err)
+        bad += 1
+    text, (n, musts, tested, by_suite, inspected, open_) = render(
+        reqs, cites, insp, suite)
+    print("traceability: %d requirements, %d MUST: %d by suite cases, "
+          "%d by inspection, %d not covered (%d cited by any test)"
+          % (n, musts, by_suite, inspected, open_, tested))
     if check:
         try:
             current = open(TABLE).read()
