@@ -103,6 +103,7 @@ static void mroce_probe_reply(struct mroce_qp *qp, const struct mr_pkt *p)
 
 void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 {
+	enum ib_qp_state state;
 	enum mr_rx_role role;
 	struct mroce_qp *qp;
 	struct mr_pkt p;
@@ -152,8 +153,13 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 			mroce_ud_rcv(qp, &p, skb);
 		goto put;
 	}
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
-		/* An RC opcode to a UD/GSI QP (MR-MAL-2 step 10). */
+	state = READ_ONCE(qp->state);
+	if (qp->ibqp.qp_type != IB_QPT_RC || state == IB_QPS_RESET ||
+	    state == IB_QPS_INIT) {
+		/*
+		 * An RC opcode to a UD/GSI QP (MR-MAL-2 step 10), or to a QP
+		 * not connected yet, which has no peer to compare (MR-MAL-5).
+		 */
 		mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		goto put;
 	}
