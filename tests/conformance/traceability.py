@@ -415,8 +415,8 @@ def selftest():
             ok = False
     # MR-CONF-6: inspection ranges, malformed and repeated lines refused;
     # a MUST with neither a case nor an entry, or with both, flagged
-    insp, ierrs = parse_inspection(["# comment", "MR-X-1..2: by reading",
-                                    "MR-X-2: again", "MR-X-3", "MR-X-: x"])
+    insp, ierrs = parse_inspection(["# comment", x + "1..2: by reading",
+                                    x + "2: again", x + "3", x + ": x"])
     if sorted(insp) != [x + "1", x + "2"] or len(ierrs) != 3:
         print("traceability selftest: inspection parsed %s, errors %s"
               % (sorted(insp), ierrs))
