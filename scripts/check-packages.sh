@@ -27,7 +27,8 @@
 # skipped. About 3 minutes on two cores (MR_PKG_JOBS, default 2).
 # MR_PKG_KEEP=DIR keeps the .debs and the DKMS-built modules
 # (DIR/modules/<release>/updates/dkms/metaroce.ko) there, e.g. for VM
-# guests, which cannot run DKMS themselves.
+# guests, which cannot run DKMS themselves, and DIR/TREE, the tree they
+# were built from (scripts/tree-id.sh), when every check passed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 MR_KHEADERS=${MR_KHEADERS:-/var/cache/metaroce/kheaders}
@@ -41,9 +42,11 @@ notok() { echo "not ok - $1"; fail=$((fail + 1)); }
 finish() {
 	[ $((pass + fail)) -gt 0 ] || notok "nothing checked"
 	if [ -n "${MR_PKG_KEEP:-}" ] && [ -n "${w:-}" ]; then
-		mkdir -p "$MR_PKG_KEEP" &&
+		rm -rf "$MR_PKG_KEEP" && mkdir -p "$MR_PKG_KEEP" &&
 			cp "$w"/*.deb "$w"/*.changes "$w"/*.buildinfo "$MR_PKG_KEEP/" 2>/dev/null
 		[ -d "$w/modules" ] && cp -a "$w/modules" "$MR_PKG_KEEP/"
+		[ "$fail" -eq 0 ] && [ -n "${tree_id:-}" ] &&
+			echo "$tree_id" >"$MR_PKG_KEEP/TREE"
 		echo "# kept in $MR_PKG_KEEP: the .debs, modules/<release>/updates/dkms/metaroce.ko"
 	fi
 	echo "packages: $pass passed, $fail failed"
@@ -77,6 +80,7 @@ if ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
 	finish
 fi
 mkdir -p "$w/src"
+tree_id=$(sh "$top/scripts/tree-id.sh")
 (cd "$top" && git ls-files -z --cached --others --exclude-standard |
 	xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
 	tar --null -T - -cf -) | tar -C "$w/src" -xf - || {

@@ -88,7 +88,7 @@ if [ "$kernel" = stock ]; then
 		tail -30 "$out/build.log"
 		tier_fail "build failed ($out/build.log)"
 	fi
-	kos=$(find "$top/kernel" -maxdepth 1 -name '*.ko')
+	kos=
 else
 	if [ "$kernel" = test ]; then
 		kdir=$("$here/build-test-kernel.sh") || tier_fail "no test kernel"
@@ -124,6 +124,25 @@ else
 	if nm "$kos" 2>/dev/null | grep -q 'kunit\|__ksymtab'; then
 		tier_fail "$kos has KUnit suites or exports (Kbuild changed?)"
 	fi
+fi
+# On the stock kernels the guests run what users install (README
+# "Packages"): the provider and mr-verify from the .debs, and the module
+# DKMS built from metaroce-dkms for this kernel. The host tier keeps them
+# for this tree in $RESULTS/debs (scripts/check-packages.sh, MR_PKG_KEEP);
+# when they are missing or from another tree they are built here. The test
+# kernel keeps the module built above: DKMS has no package for its tree.
+if [ "$kernel" != test ]; then
+	debs=$RESULTS/debs
+	if [ "$(cat "$debs/TREE" 2>/dev/null)" != "$(sh "$top/scripts/tree-id.sh")" ]; then
+		echo "$tier: building the packages (scripts/check-packages.sh)"
+		MR_PKG_KEEP=$debs sh "$top/scripts/check-packages.sh" >"$out/packages.log" 2>&1 ||
+			tier_fail "the packages did not build or check (log: $out/packages.log)"
+	fi
+	kos=$debs/modules/$kver/updates/dkms/metaroce.ko
+	[ -f "$kos" ] || tier_fail "no DKMS-built module for $kver in $debs"
+	MR_GUEST_DEBS=$debs
+	export MR_GUEST_DEBS
+	echo "$tier: guests run the packages $(cd "$debs" && ls ./*.deb | sed 's#^\./##' | grep -v dbgsym | tr '\n' ' ')and $kos"
 fi
 # shellcheck disable=SC2086
 "$here/mkinitramfs.sh" "$out/initrd.gz" "$kver" "$modroot" $kos ||

@@ -7,7 +7,9 @@
 # MODROOT/lib/modules/KVER (MODROOT=/ for the stock Debian kernel). EXTRA.ko
 # files (the project's modules built for that kernel) go to .../extra and are
 # depmod'ed, so "modprobe metaroce" works in the guest. The project's
-# userspace provider is included when it has been built.
+# userspace provider is included when it has been built; with
+# MR_GUEST_DEBS=DIR the provider and mr-verify come from the packages in DIR
+# (ibverbs-provider-metaroce, metaroce-tools) unpacked as dpkg would.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -62,9 +64,19 @@ ibdir=/usr/lib/x86_64-linux-gnu/libibverbs
 mkdir -p "$stage$ibdir" "$stage/etc/libibverbs.d"
 cp -a "$ibdir"/. "$stage$ibdir/"
 cp -a /etc/libibverbs.d/. "$stage/etc/libibverbs.d/"
-# The provider and its .driver file go in the way "make install" puts them
-# on a real host.
-if [ -f "$top/userspace/provider/libmetaroce-rdmav34.so" ]; then
+# The provider and its .driver file go in as the package installs them, or
+# the way "make install" puts them on a real host.
+if [ -n "${MR_GUEST_DEBS:-}" ]; then
+	for p in ibverbs-provider-metaroce metaroce-tools; do
+		deb=$(ls "$MR_GUEST_DEBS/${p}_"*.deb 2>/dev/null | head -1)
+		[ -n "$deb" ] || die "no $p package in $MR_GUEST_DEBS"
+		dpkg-deb -x "$deb" "$stage" || die "dpkg-deb -x $deb failed"
+	done
+	[ -f "$stage$ibdir/libmetaroce-rdmav34.so" ] &&
+		[ -f "$stage/etc/libibverbs.d/metaroce.driver" ] &&
+		[ -x "$stage/usr/bin/mr-verify" ] ||
+		die "the packages did not install the provider and mr-verify"
+elif [ -f "$top/userspace/provider/libmetaroce-rdmav34.so" ]; then
 	make -s -C "$top/userspace" install DESTDIR="$stage" BINDIR=/usr/bin \
 		PROVIDER_DIR="$ibdir" >/dev/null ||
 		die "make -C userspace install DESTDIR=$stage failed"
@@ -76,9 +88,11 @@ fi
 # (userspace/endpoint, built with ASan and UBSan).
 ep="$top/userspace/endpoint/build"
 # mr-conform and mr-conform-agent: the conformance suite (tests/conformance).
+# Tools a package installed above are not replaced by the tree's.
 for t in "$top"/userspace/tools/mr-* "$ep/mr-ue" "$ep/mr-ue-verbs" \
 	"$top/tests/conformance/mr-conform" "$top/tests/conformance/mr-conform-agent"; do
-	[ -f "$t" ] && [ -x "$t" ] && cp "$t" "$stage/usr/bin/"
+	[ -f "$t" ] && [ -x "$t" ] && [ ! -e "$stage/usr/bin/${t##*/}" ] &&
+		cp "$t" "$stage/usr/bin/"
 done
 
 # Shared libraries of everything above, resolved on the host.
