@@ -115,6 +115,11 @@ scripts/check-provider.sh || rc=1
 # DKMS building the module from metaroce-dkms for the 6.1 headers and
 # for bookworm-backports' 6.12 tree fetched just above, in private DKMS
 # trees (prints "packages: N passed, N failed"; about 3 minutes).
+# make install DESTDIR=... / make uninstall as a packager runs them: all
+# under the stage, nothing outside, all removed (prints "install: N passed,
+# N failed"; about 90 s).
+scripts/check-install.sh || rc=1
+
 # The packages and DKMS-built modules are kept for the e2e tiers, whose
 # guests run them (tests/vm/e2e.sh).
 MR_PKG_KEEP=${RESULTS:-$top/results}/debs scripts/check-packages.sh || rc=1
