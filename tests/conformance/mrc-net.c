@@ -151,22 +151,33 @@ bool net_raw_visible(void)
 	return s_raw >= 0;
 }
 
-/* The Internet checksum of the UDP datagram @u (@ulen bytes) with its
- * IPv4 pseudo header; 0 when the transmitted checksum is right. */
-static uint16_t udp4_csum(const uint8_t *ip, const uint8_t *u, uint32_t ulen)
+/* Internet checksum (RFC 1071): @n bytes as big-endian 16-bit words added
+ * to @sum, an odd last byte as the high half of a word. */
+static uint32_t csum_add(uint32_t sum, const uint8_t *b, uint32_t n)
 {
-	uint32_t sum = 0;
+	for (uint32_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	return sum;
+}
 
-	for (int i = 12; i < 20; i += 2)	/* source, destination */
-		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
-	sum += 17 + ulen;
-	for (uint32_t i = 0; i + 1 < ulen; i += 2)
-		sum += (uint32_t)u[i] << 8 | u[i + 1];
-	if (ulen & 1)
-		sum += (uint32_t)u[ulen - 1] << 8;
+static uint16_t csum_fold(uint32_t sum)
+{
 	while (sum >> 16)
 		sum = (sum & 0xFFFF) + (sum >> 16);
 	return (uint16_t)~sum;
+}
+
+/* The checksum of the UDP datagram @u (@ulen bytes) with the IPv4 pseudo
+ * header of source @src and destination @dst (4 bytes each, network
+ * order); 0 when the transmitted checksum is right. */
+static uint16_t udp4_csum(const uint8_t *src, const uint8_t *dst,
+			  const uint8_t *u, uint32_t ulen)
+{
+	uint32_t sum = csum_add(csum_add(0, src, 4), dst, 4);
+
+	return csum_fold(csum_add(sum + IPPROTO_UDP + ulen, u, ulen));
 }
 
 static void raw_drain(void)
@@ -206,7 +217,7 @@ static void raw_drain(void)
 			RAW.bad_len++;
 		else if (!(u[6] | u[7]))
 			RAW.zero_csum++;
-		else if (udp4_csum(b, u, ulen))
+		else if (udp4_csum(b + 12, b + 16, u, ulen))
 			RAW.bad_csum++;
 	}
 }
@@ -277,15 +288,7 @@ void tx_pkt_alt(const struct mr_pkt *p)
 /* The Internet checksum of @n bytes. */
 static uint16_t inet_csum(const uint8_t *b, uint32_t n)
 {
-	uint32_t sum = 0;
-
-	for (uint32_t i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)b[i] << 8 | b[i + 1];
-	if (n & 1)
-		sum += (uint32_t)b[n - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	return (uint16_t)~sum;
+	return csum_fold(csum_add(0, b, n));
 }
 
 bool tx_icmp_frag_needed(uint16_t dut_sport, uint16_t ip_len, uint16_t mtu)
@@ -982,14 +985,13 @@ void tx_bytes_ex(const uint8_t *b, uint32_t len, int tos, uint16_t port)
 	struct sockaddr_in to = { .sin_family = AF_INET,
 				  .sin_port = htons(port ? port : (uint16_t)O.udp_port),
 				  .sin_addr.s_addr = DUT.ip };
-	int dflt = (MR_DSCP_DEFAULT << 2) | 2;
 
 	if (tos >= 0)
-		setsockopt(s_tx, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+		tx_set_tos((uint8_t)tos);
 	if (sendto(s_tx, b, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
 		fatal("sendto: %s", strerror(errno));
 	if (tos >= 0)
-		setsockopt(s_tx, IPPROTO_IP, IP_TOS, &dflt, sizeof(dflt));
+		tx_set_tos((MR_DSCP_DEFAULT << 2) | 2);
 }
 
 bool tx_bytes_udp_csum(const uint8_t *b, uint32_t len, bool bad_csum)
@@ -1019,22 +1021,9 @@ bool tx_bytes_udp_csum(const uint8_t *b, uint32_t len, bool bad_csum)
 	d[7] = 0;
 	memcpy(d + 8, b, len);
 	if (bad_csum) {
-		uint32_t sum = 0;
-		uint16_t c;
+		uint16_t c = udp4_csum((const uint8_t *)&DUT.me,
+				       (const uint8_t *)&DUT.ip, d, len + 8);
 
-		/* The pseudo-header and the datagram, one's complement. */
-		for (int i = 0; i < 4; i += 2) {
-			sum += (uint32_t)((const uint8_t *)&DUT.me)[i] << 8 |
-			       ((const uint8_t *)&DUT.me)[i + 1];
-			sum += (uint32_t)((const uint8_t *)&DUT.ip)[i] << 8 |
-			       ((const uint8_t *)&DUT.ip)[i + 1];
-		}
-		sum += IPPROTO_UDP + len + 8;
-		for (uint32_t i = 0; i < len + 8; i += 2)
-			sum += (uint32_t)d[i] << 8 | (i + 1 < len + 8 ? d[i + 1] : 0);
-		while (sum >> 16)
-			sum = (sum & 0xFFFF) + (sum >> 16);
-		c = (uint16_t)~sum;
 		if (!c)
 			c = 0xFFFF;
 		c ^= 0x0101;	/* wrong, and never zero */
