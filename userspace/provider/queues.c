@@ -506,9 +506,10 @@ static void mroce_qpx_init(struct mroce_qp *qp, uint64_t send_ops);
 	((uint64_t)(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM))
 #define MROCE_QPX_OPS_RC						\
 	(MROCE_QPX_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |			\
-	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |	\
-	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |				\
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV)
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |				\
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |				\
+	 IBV_QP_EX_WITH_SEND_WITH_INV)
 
 /* For the opcodes above, IBV_QP_EX_WITH_<op> is 1 << IBV_WR_<op>. */
 #define MROCE_QPX_BIT(op)						\
@@ -534,7 +535,8 @@ MROCE_QPX_BIT(SEND_WITH_INV);
  * SEND_WITH_IMM).
  */
 #define MROCE_QP_INIT_ATTR_MASK						\
-	((uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |	\
+	((uint32_t)(IBV_QP_INIT_ATTR_PD |				\
+		    IBV_QP_INIT_ATTR_CREATE_FLAGS |			\
 		    IBV_QP_INIT_ATTR_MAX_TSO_HEADER |			\
 		    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 
@@ -1024,7 +1026,7 @@ static void mroce_wr_fail(struct mroce_qp *qp, int err)
 	qp->wr_cur = NULL;
 }
 
-/* Commits the current WQE, if any: it is complete once a UD one has its address. */
+/* Commits the current WQE, if any (a UD one only with its address). */
 static void mroce_wr_commit(struct mroce_qp *qp)
 {
 	if (!qp->wr_cur)
@@ -1041,22 +1043,18 @@ static struct metaroce_sq_wqe *mroce_wr_begin(struct ibv_qp_ex *qpx,
 					      enum ibv_wr_opcode op)
 {
 	struct mroce_qp *qp = to_mqpx(qpx);
+	/* Inline or gather is the data setter's choice, not wr_flags'. */
+	unsigned int flags = qpx->wr_flags & ~(unsigned int)IBV_SEND_INLINE;
 	struct metaroce_sq_wqe *wqe;
 	int ret;
 
 	mroce_wr_commit(qp);
 	if (qp->wr_err)
 		return NULL;
-	/*
-	 * The data setter decides between inline and gather, whatever
-	 * wr_flags says about IBV_SEND_INLINE.
-	 */
 	if (!(qp->send_ops & (1ULL << op)))
 		ret = EINVAL;
 	else
-		ret = mroce_wqe_start(qp, qpx->wr_id, op,
-				      qpx->wr_flags & ~(unsigned int)IBV_SEND_INLINE,
-				      &wqe);
+		ret = mroce_wqe_start(qp, qpx->wr_id, op, flags, &wqe);
 	if (ret) {
 		mroce_wr_fail(qp, ret);
 		return NULL;

@@ -26,6 +26,8 @@
 
 #include "queues.c"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static int failures;
 static int checks;
 
@@ -55,7 +57,8 @@ int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 #define ENTRIES		8
 #define MAX_SGE		4
 #define MAX_INLINE	128
-#define STRIDE		(64 + MAX_INLINE)	/* mroce_sq_min_stride() */
+/* mroce_sq_min_stride(MAX_SGE, MAX_INLINE) */
+#define STRIDE		(64 + MAX_INLINE)
 #define FILL		0xa5	/* slot bytes before a WQE is written */
 
 static const uint64_t WR_ID = 0x1122334455667788ULL;
@@ -72,8 +75,8 @@ static const struct ibv_sge SGES[2] = {
 	{ .addr = 0x100000, .length = 100, .lkey = 0x42 },
 	{ .addr = 0x200000, .length = 3000, .lkey = 0x43 },
 };
-static char INL_A[] = "inline ";
-static char INL_B[] = "data, two buffers";
+static const char INL_A[] = "inline ";
+static const char INL_B[] = "data, two buffers";
 
 static struct mroce_ah test_ah = { .ah_num = 77 };
 
@@ -106,7 +109,7 @@ static struct fake_qp fake_qp(enum ibv_qp_type type, uint32_t limit,
 	qp->sq_sig_all = sig_all;
 	qp->max_send_sge = MAX_SGE;
 	qp->max_inline_data = MAX_INLINE;
-	if (STRIDE < mroce_sq_min_stride(MAX_SGE, MAX_INLINE))
+	if (mroce_sq_min_stride(MAX_SGE, MAX_INLINE) > STRIDE)
 		exit(2);
 	mroce_qpx_init(qp, send_ops);
 	f.qp = qp;
@@ -270,8 +273,8 @@ static int post_case(struct mroce_qp *qp, const struct wqe_case *c)
 static void wr_case(struct ibv_qp_ex *qpx, const struct wqe_case *c)
 {
 	const struct ibv_data_buf bufs[2] = {
-		{ .addr = INL_A, .length = strlen(INL_A) },
-		{ .addr = INL_B, .length = strlen(INL_B) },
+		{ .addr = (void *)INL_A, .length = strlen(INL_A) },
+		{ .addr = (void *)INL_B, .length = strlen(INL_B) },
 	};
 
 	qpx->wr_id = WR_ID;
@@ -321,7 +324,7 @@ static void test_wqe_cases(void)
 	_Alignas(64) uint8_t exp[STRIDE];
 	size_t i;
 
-	for (i = 0; i < sizeof(wqe_cases) / sizeof(wqe_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(wqe_cases); i++) {
 		const struct wqe_case *c = &wqe_cases[i];
 		uint64_t ops = c->type == IBV_QPT_UD ? MROCE_QPX_OPS_UD :
 						       MROCE_QPX_OPS_RC;
@@ -339,7 +342,8 @@ static void test_wqe_cases(void)
 		if (r1 || r2 ||
 		    memcmp(mroce_ring_slot(&a.qp->sq, 0), exp, STRIDE) ||
 		    memcmp(mroce_ring_slot(&b.qp->sq, 0), exp, STRIDE))
-			fprintf(stderr, "test_datapath: case %s: post_send %d, wr_complete %d\n",
+			fprintf(stderr,
+				"test_datapath: case %s: post_send %d, wr_complete %d\n",
 				c->name, r1, r2);
 		CHECK(r1 == 0);
 		CHECK(r2 == 0);
@@ -595,7 +599,7 @@ static void test_create_checks(void)
 	a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	a.send_ops_flags = MROCE_QPX_OPS_RC;
 	CHECK(mroce_qp_attr_check(&a) == 0);
-	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(refused); i++) {
 		a.send_ops_flags = IBV_QP_EX_WITH_SEND | refused[i];
 		CHECK(mroce_qp_attr_check(&a) == EOPNOTSUPP);
 	}
@@ -702,11 +706,11 @@ static const struct metaroce_cqe cqes[] = {
 	  .wc_flags = METAROCE_WC_F_WITH_INV | 0x4000 /* not a verbs flag */ },
 	{ .wr_id = 4, .status = 9999 /* out of range */, .opcode = 2,
 	  .vendor_err = 0x77, .qp_num = 0x14 },
-	{ .wr_id = 5, .status = IBV_WC_WR_FLUSH_ERR, .opcode = IBV_WC_RDMA_WRITE,
-	  .qp_num = 0x15 },
+	{ .wr_id = 5, .status = IBV_WC_WR_FLUSH_ERR,
+	  .opcode = IBV_WC_RDMA_WRITE, .qp_num = 0x15 },
 };
 
-#define NCQES (sizeof(cqes) / sizeof(cqes[0]))
+#define NCQES ARRAY_SIZE(cqes)
 
 /* The accessors and status/wr_id against the ibv_wc of ibv_poll_cq(). */
 static void check_current(struct ibv_cq_ex *cqx, const struct ibv_wc *wc)
