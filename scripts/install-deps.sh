@@ -18,7 +18,8 @@ KBUILD_PKGS="build-essential bc flex bison libelf-dev libssl-dev dwarves
 # VM harness: emulator, initramfs tools and the guest userspace.
 VM_PKGS="qemu-system-x86 busybox-static cpio kmod iproute2 procps"
 RDMA_PKGS="rdma-core libibverbs-dev librdmacm-dev ibverbs-utils
-	ibverbs-providers perftest rdmacm-utils libibverbs1 librdmacm1"
+	ibverbs-providers perftest rdmacm-utils libibverbs1 librdmacm1
+	python3-pyverbs"
 # Host tests: unit tests under sanitizers, fuzzing, the Wireshark dissector
 # (tshark, and editcap from its dependency wireshark-common).
 HOST_PKGS="gcc clang libclang-rt-14-dev libcmocka-dev pkg-config cmake tshark"

@@ -7,6 +7,8 @@
 #   # topology: pair|single     (default pair)
 #   # timeout: SECONDS          (default 300; the guest-side limit)
 #   # default: no REASON        (run only when E2E_FILTER selects it)
+#   # needs: pyverbs            (the guest gets Python and rdma-core's
+#                                 provider test suite: tests/vm/mkpyverbs.sh)
 # E2E_FILTER=REGEX runs only the scenarios whose name matches.
 # E2E_TIMEOUT_ADD=SECONDS lengthens every scenario's timeout (make soak adds
 # SOAK_SECONDS); MR_GUEST_ENV (tests/vm/run.sh) passes variables to guests.
@@ -178,8 +180,18 @@ for scen in "$top"/tests/e2e/*.sh; do
 	n=$((n + 1))
 	topo=$(sed -n 's/^# topology: *\([a-z]*\).*/\1/p' "$scen" | head -1)
 	tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$scen" | head -1)
+	extra=""
+	if grep -q '^# needs: pyverbs' "$scen"; then
+		if [ ! -f "$out/pyverbs.cpio.gz" ]; then
+			"$here/mkpyverbs.sh" "$out/pyverbs.cpio.gz" ||
+				tier_fail "mkpyverbs failed"
+		fi
+		extra="--initrd-extra $out/pyverbs.cpio.gz"
+	fi
 	start=$(date +%s)
+	# shellcheck disable=SC2086
 	v=$(MR_SLOWDOWN=$slow "$here/run.sh" --kernel "$bzimage" --initrd "$out/initrd.gz" \
+		$extra \
 		--topology "${topo:-pair}" \
 		--timeout "$(((${tmo:-300} + ${E2E_TIMEOUT_ADD:-0}) * slow))" \
 		${mem:+--mem "$mem"} --scenario "$scen" --results "$out/$name" 2>&1)

@@ -3,7 +3,7 @@
 #
 #   run.sh --kernel BZIMAGE --initrd BASE.cpio.gz --scenario FILE
 #          --results DIR [--topology pair|single] [--timeout SECONDS]
-#          [--mem MiB] [--deadline SECONDS]
+#          [--mem MiB] [--deadline SECONDS] [--initrd-extra LAYER.cpio.gz]
 #
 # MR_GUEST_ENV="NAME ..." copies those host variables into the guests' env.
 # MR_SLOWDOWN=N (default 1) reaches the guests as is: how much slower than
@@ -28,11 +28,12 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
-kernel="" initrd="" scenario="" results="" topology=pair timeout=300 mem="" deadline=""
+kernel="" initrd="" initrd_extra="" scenario="" results="" topology=pair timeout=300 mem="" deadline=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
 	--initrd) initrd=$2; shift 2 ;;
+	--initrd-extra) initrd_extra=$2; shift 2 ;;
 	--scenario) scenario=$2; shift 2 ;;
 	--results) results=$2; shift 2 ;;
 	--topology) topology=$2; shift 2 ;;
@@ -115,7 +116,8 @@ ENV
 	done
 	cp "$scenario" "$ov/mr/scenario.sh"
 	(cd "$ov" && find mr | cpio -o -H newc --quiet | gzip -1) >"$work/$role.ov.gz"
-	cat "$initrd" "$work/$role.ov.gz" >"$work/$role.initrd"
+	# shellcheck disable=SC2086
+	cat "$initrd" $initrd_extra "$work/$role.ov.gz" >"$work/$role.initrd"
 	# virtio-net without event index: with it, Debian's QEMU 7.2 now and
 	# then stops filling a guest's receive queue for good under
 	# MetaRoCE's packet rate, although the guest has posted buffers

@@ -1,0 +1,35 @@
+# topology: single
+# timeout: 600
+# needs: pyverbs
+# default: no mr0 is not yet at parity with rx0 (provider.rst, "Verbs parity")
+# Verbs parity with Soft-RoCE: rdma-core's own provider test suite
+# (python3-pyverbs, run_tests.py) on rx0 (rdma_rxe) and on mr0, both over
+# eth0 in one guest; each test connects QPs of one device to each other.
+# tests/e2e/lib/pyverbs-compare.py judges: no failure or error on mr0, at
+# least rx0's number of ok, and no skip on mr0 that rx0 does not share
+# unless Documentation/metaroce/provider.rst justifies it. Both runs' logs
+# are kept as artefacts (pyverbs-rx0.log, pyverbs-mr0.log).
+modprobe rdma_rxe || mr_fail "modprobe rdma_rxe"
+modprobe metaroce || mr_fail "modprobe metaroce"
+rdma link add rx0 type rxe netdev eth0 || mr_fail "rdma link add rx0"
+rdma link add mr0 type metaroce netdev eth0 || mr_fail "rdma link add mr0"
+for d in rx0 mr0; do
+	n=0
+	until rdma link show "$d/1" 2>/dev/null | grep -q 'state ACTIVE'; do
+		n=$((n + 1))
+		[ $n -gt 50 ] && mr_fail "$d/1 not ACTIVE"
+		sleep 0.2
+	done
+done
+cd /mr/pyverbs/tests || mr_fail "no pyverbs suite in the guest"
+for d in rx0 mr0; do
+	start=$(date +%s)
+	st=0
+	python3 run_tests.py --dev "$d" -v >"/tmp/pyverbs-$d.log" 2>&1 || st=$?
+	mr_log "run_tests.py --dev $d: exit $st after $(($(date +%s) - start)) s"
+	echo "MR-ARTEFACT-BEGIN pyverbs-$d.log"
+	cat "/tmp/pyverbs-$d.log"
+	echo "MR-ARTEFACT-END"
+done
+python3 /mr/pyverbs/compare.py /tmp/pyverbs-mr0.log mr0 /tmp/pyverbs-rx0.log rx0 \
+	/mr/pyverbs/provider.rst || mr_fail "mr0 has no verbs parity with rx0"
