@@ -18,7 +18,7 @@ cat >"$tmp/just.rst" <<'RST'
 Text.
 
 .. pyverbs-skips-begin
-- ``XRC * not supported``: not offered.
+- ``tests.test_x.XTest.test_t5: XRC * not supported``: not offered.
 .. pyverbs-skips-end
 RST
 
@@ -65,6 +65,10 @@ log "$tmp/ours" mr0 ok doc-ok netskip ok xrcskip
 check "a skip the baseline lacks, justified" 0
 log "$tmp/ours" mr0 ok doc-ok netskip mwskip mwskip
 check "a skip the baseline lacks, unjustified" 1
+log "$tmp/base" rx0 ok doc-ok netskip mwskip ok ok
+log "$tmp/ours" mr0 ok doc-ok netskip ok ok xrcskip
+check "a justified message on a test the pattern does not name" 1
+log "$tmp/base" rx0 ok doc-ok netskip mwskip ok
 log "$tmp/ours" mr0 ok doc-ok netskip ok FAIL
 check "a failure" 1
 log "$tmp/ours" mr0 ok ERROR netskip ok ok
