@@ -332,6 +332,20 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 
+	/*
+	 * Sysfs parent: the netdev's own parent device, so that
+	 * /sys/class/infiniband/<name>/device/net/ lists the netdev (what
+	 * rdma-core's tests and tools look for). Sound only because the
+	 * parent's driver unbinds it after unregister_netdev() has waited
+	 * for our netdev reference, which dealloc_driver drops after
+	 * ib_core deleted this device. A netdev without a parent (veth,
+	 * dummy, bridge, ...) leaves the device virtual: parenting it to the
+	 * netdev itself would let netdev_unregister_kobject() delete our
+	 * sysfs parent while the queued unregistration has not yet run.
+	 * admin-guide.rst, "Sysfs placement".
+	 */
+	ibdev->dev.parent = ndev->dev.parent;
+
 	/* NULL dma_device: virtual DMA, addresses are kernel VAs. */
 	err = ib_register_device(ibdev, ibdev_name, NULL);
 	if (err)
