@@ -258,6 +258,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.query_srq = mroce_query_srq,
 	.reg_user_mr = mroce_reg_user_mr_op,
 	.req_notify_cq = mroce_req_notify_cq,
+	.resize_cq = mroce_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mroce_cq, ibcq),

@@ -156,6 +156,7 @@ struct ibv_cq *mroce_create_cq(struct ibv_context *ctx, int cqe,
 int mroce_destroy_cq(struct ibv_cq *cq);
 int mroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int mroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int mroce_resize_cq(struct ibv_cq *cq, int cqe);	/* cq_resize.c */
 
 struct ibv_qp *mroce_create_qp(struct ibv_pd *pd,
 			       struct ibv_qp_init_attr *attr);

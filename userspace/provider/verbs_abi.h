@@ -382,6 +382,7 @@ MROCE_ABI_CMD(ibv_query_qp, ib_uverbs_query_qp);
 MROCE_ABI_CMD(ibv_create_srq, ib_uverbs_create_srq);
 MROCE_ABI_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 MROCE_ABI_CMD(ibv_query_srq, ib_uverbs_query_srq);
+MROCE_ABI_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 
 #undef MROCE_ABI_CMD
 
@@ -454,6 +455,9 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
+		      struct ibv_resize_cq *cmd, size_t cmd_size,
+		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
 
 int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_qp_init_attr_ex *attr_ex,
