@@ -10,6 +10,12 @@
 # unless Documentation/metaroce/provider.rst justifies it. Both runs' logs
 # are kept as artefacts (pyverbs-rx0.log, pyverbs-mr0.log). rx0 is
 # deleted before mr0's run so that rdma_cm resolves eth0's address to mr0.
+# The rdma_cm tests fork a passive and an active side that meet at a
+# multiprocessing.Barrier, which needs POSIX shared memory.
+if ! grep -q ' /dev/shm ' /proc/mounts; then
+	mkdir -p /dev/shm && mount -t tmpfs -o mode=1777 tmpfs /dev/shm ||
+		mr_fail "mount /dev/shm"
+fi
 modprobe rdma_rxe || mr_fail "modprobe rdma_rxe"
 modprobe metaroce || mr_fail "modprobe metaroce"
 rdma link add rx0 type rxe netdev eth0 || mr_fail "rdma link add rx0"
