@@ -79,6 +79,133 @@ int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * Resize a kernel CQ: the completions not yet polled move, in order, to
+ * the front of a new array. -EINVAL when they do not fit.
+ */
+static int mroce_resize_kcq(struct mroce_cq *cq, u32 cqe)
+{
+	struct ib_wc *wc, *old;
+	unsigned long flags;
+	u32 i;
+
+	wc = kvcalloc(cqe, sizeof(*wc), GFP_KERNEL_ACCOUNT);
+	if (!wc)
+		return -ENOMEM;
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->count > cqe) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		kvfree(wc);
+		return -EINVAL;
+	}
+	for (i = 0; i < cq->count; i++)
+		wc[i] = cq->wc[(cq->head + i) % cq->size];
+	old = cq->wc;
+	cq->wc = wc;
+	cq->head = 0;
+	cq->size = cqe;
+	cq->ibcq.cqe = cqe;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	kvfree(old);
+	return 0;
+}
+
+/*
+ * Resize a user CQ (provider.rst, "CQ resize"): a new ring replaces the
+ * old one under cq->lock, so every CQE the datapath writes goes to
+ * exactly one of them. The CQEs between the process's cons and kprod
+ * are copied to the same free-running indices of the new ring, whose
+ * cons and prod continue the old ones; the kernel never touches the old
+ * ring again, and its pages live on while the process maps them. cons
+ * is read once: the copy is bounded by the old ring's size, at most
+ * MROCE_MAX_CQE CQEs, and the slots are addressed with the kernel's own
+ * masks. Concurrent resizes of one CQ (uverbs holds the CQ shared) are
+ * serialised by cq->lock: each frees the ring it replaced.
+ */
+static int mroce_resize_ucq(struct mroce_cq *cq, u32 cqe,
+			    struct ib_udata *udata)
+{
+	struct metaroce_resize_cq_resp resp = {};
+	struct mroce_uring nr = {}, old;
+	unsigned int note = 0;
+	unsigned long flags;
+	u32 entries = roundup_pow_of_two(cqe), cons, i;
+	int err;
+
+	err = mroce_uring_alloc(&nr, &mroce_udata_uctx(udata)->ibuc, entries,
+				sizeof(struct metaroce_cqe), &resp.mi);
+	if (err)
+		return err;
+	resp.entries = entries;
+	resp.cqe_size = sizeof(struct metaroce_cqe);
+	/* Before the swap: a failed copy-out leaves the CQ as it was. */
+	err = mroce_udata_resp(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_free;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->overflow) {
+		err = -EIO;
+		goto err_unlock;
+	}
+	cons = mroce_uring_get(&cq->ur.hdr->cons);
+	if (cq->kprod - cons > cq->ur.entries) {
+		/* A corrupt cons: the CQ goes to error as on a write. */
+		mroce_uring_set_kflags(&cq->ur, METAROCE_RING_F_CQ_ERR, 0);
+		cq->overflow = true;
+		note = MROCE_CQ_OVERFLOW;
+		err = -EIO;
+		goto err_unlock;
+	}
+	if (cq->kprod - cons > entries) {
+		err = -EINVAL;
+		goto err_unlock;
+	}
+	for (i = cons; i != cq->kprod; i++)
+		memcpy(mroce_uring_slot(&nr, i), mroce_uring_slot(&cq->ur, i),
+		       sizeof(struct metaroce_cqe));
+	WRITE_ONCE(nr.hdr->cons, cons);
+	mroce_uring_put(&nr.hdr->prod, cq->kprod);
+	old = cq->ur;
+	cq->ur = nr;
+	cq->size = entries;
+	cq->ibcq.cqe = entries;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	mroce_uring_free(&old);
+	return 0;
+
+err_unlock:
+	spin_unlock_irqrestore(&cq->lock, flags);
+	mroce_cq_notify(cq, note);
+err_free:
+	mroce_uring_free(&nr);
+	return err;
+}
+
+/*
+ * ibv_resize_cq / ib_resize_cq: the CQ keeps its
+ * completions; -EINVAL if they do not fit in @cqe, -EIO on a CQ in error.
+ */
+int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct mroce_dev *dev = to_mdev(ibcq->device);
+	struct mroce_cq *cq = to_mcq(ibcq);
+	struct metaroce_resize_cq_req req;
+	int err;
+
+	if (cqe < 1 || cqe > dev->attr.max_cqe)
+		return -EINVAL;
+	err = mroce_udata_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	/* A user CQ is resized by its process, a kernel CQ by a consumer. */
+	if (!udata != !cq->ur.hdr)
+		return -EINVAL;
+	if (udata)
+		return mroce_resize_ucq(cq, cqe, udata);
+	return mroce_resize_kcq(cq, cqe);
+}
+
 static u32 mroce_wc_flags_to_user(int f)
 {
 	return (f & IB_WC_GRH ? METAROCE_WC_F_GRH : 0) |

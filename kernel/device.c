@@ -257,7 +257,9 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.query_qp = mroce_query_qp,
 	.query_srq = mroce_query_srq,
 	.reg_user_mr = mroce_reg_user_mr_op,
+	.rereg_user_mr = mroce_rereg_user_mr,
 	.req_notify_cq = mroce_req_notify_cq,
+	.resize_cq = mroce_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mroce_cq, ibcq),
@@ -331,6 +333,20 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	err = ib_device_set_netdev(ibdev, ndev, 1);
 	if (err)
 		goto err_dealloc;
+
+	/*
+	 * Sysfs parent: the netdev's own parent device, so that
+	 * /sys/class/infiniband/<name>/device/net/ lists the netdev (what
+	 * rdma-core's tests and tools look for). Sound only because the
+	 * parent's driver unbinds it after unregister_netdev() has waited
+	 * for our netdev reference, which dealloc_driver drops after
+	 * ib_core deleted this device. A netdev without a parent (veth,
+	 * dummy, bridge, ...) leaves the device virtual: parenting it to the
+	 * netdev itself would let netdev_unregister_kobject() delete our
+	 * sysfs parent while the queued unregistration has not yet run.
+	 * admin-guide.rst, "Sysfs placement".
+	 */
+	ibdev->dev.parent = ndev->dev.parent;
 
 	/* NULL dma_device: virtual DMA, addresses are kernel VAs. */
 	err = ib_register_device(ibdev, ibdev_name, NULL);

@@ -83,6 +83,7 @@ struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->state = MROCE_MR_VALID;
+	mr->pd = ibpd;
 	mr->access = access;
 	mr->iova = 0;
 	mr->length = U64_MAX;
@@ -111,6 +112,7 @@ struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	}
 	mr->max_pages = max_num_sg;
 	mr->state = MROCE_MR_INVALID;
+	mr->pd = ibpd;
 	mroce_mr_publish(mr);
 	return &mr->ibmr;
 }
@@ -183,7 +185,7 @@ int mroce_mr_check(struct mroce_mr *mr, struct ib_pd *pd, u32 key, u64 iova,
 
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->state != MROCE_MR_VALID || mr->key != key ||
-	    mr->ibmr.pd != pd || (mr->access & access) != access)
+	    mr->pd != pd || (mr->access & access) != access)
 		err = -EACCES;
 	else if (iova < mr->iova || len > mr->length ||
 		 iova - mr->iova > mr->length - len)
@@ -299,10 +301,63 @@ int mroce_mr_invalidate(struct mroce_mr *mr, u32 key)
 	 IB_ACCESS_RELAXED_ORDERING)
 
 /*
- * Register process memory: pin it (ib_umem_get() checks RLIMIT_MEMLOCK
- * and the write permission) and keep the kernel address of every page.
- * The placement paths then use the MR like a fast-reg MR that is always
- * valid: iova maps to byte ib_umem_offset() of the first page.
+ * The range checks of a user registration: -EINVAL for an empty or
+ * oversized region, and for an IOVA range that wraps 2^64, which is no
+ * region a peer can address (MR-SEC-7): every WRITE into its end would
+ * be one the wire cannot carry.
+ */
+static int mroce_user_range_ok(struct mroce_dev *dev, u64 length,
+			       u64 virt_addr)
+{
+	if (!length || length > dev->attr.max_mr_size)
+		return -EINVAL;
+	if (virt_addr > U64_MAX - (length - 1))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Pin [start, start + length) of the calling process (ib_umem_get()
+ * checks RLIMIT_MEMLOCK and, for a writable @access, the write
+ * permission) and list the kernel address of every page.
+ */
+static int mroce_user_pin(struct mroce_dev *dev, u64 start, u64 length,
+			  int access, struct ib_umem **umemp, u64 **pagesp,
+			  u32 *npagesp)
+{
+	struct ib_umem *umem;
+	struct sg_page_iter it;
+	size_t npages, n = 0;
+	u64 *pages;
+
+	umem = mroce_umem_get(&dev->ibdev, start, length, access);
+	if (IS_ERR(umem)) {
+		/* Most often RLIMIT_MEMLOCK (admin-guide.rst). */
+		ibdev_dbg(&dev->ibdev, "reg_mr of %llu bytes: pinning failed: %ld\n",
+			  length, PTR_ERR(umem));
+		return PTR_ERR(umem);
+	}
+	npages = ib_umem_num_pages(umem);
+	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	if (!pages) {
+		ib_umem_release(umem);
+		return -ENOMEM;
+	}
+	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
+		if (WARN_ON_ONCE(n >= npages))
+			break;
+		pages[n++] = (uintptr_t)page_address(sg_page_iter_page(&it));
+	}
+	*umemp = umem;
+	*pagesp = pages;
+	*npagesp = n;
+	return 0;
+}
+
+/*
+ * Register process memory: pin it and keep the kernel address of every
+ * page. The placement paths then use the MR like a fast-reg MR that is
+ * always valid: iova maps to byte ib_umem_offset() of the first page.
  */
 struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,
@@ -310,53 +365,34 @@ struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 {
 	struct mroce_dev *dev = to_mdev(ibpd->device);
 	struct ib_umem *umem;
-	struct sg_page_iter it;
 	struct mroce_mr *mr;
-	size_t npages;
+	u64 *pages;
+	u32 npages;
 	int err;
 
 	if (access & ~MROCE_USER_MR_ACCESS)
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!length || length > dev->attr.max_mr_size)
-		return ERR_PTR(-EINVAL);
-	/*
-	 * An IOVA range that wraps 2^64 is no region a peer can address
-	 * (MR-SEC-7): every WRITE into its end would be one the wire
-	 * cannot carry.
-	 */
-	if (virt_addr > U64_MAX - (length - 1))
-		return ERR_PTR(-EINVAL);
-
-	umem = mroce_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(umem)) {
-		/* Most often RLIMIT_MEMLOCK (admin-guide.rst). */
-		ibdev_dbg(&dev->ibdev, "reg_mr of %llu bytes: pinning failed: %ld\n",
-			  length, PTR_ERR(umem));
-		return ERR_CAST(umem);
-	}
-	npages = ib_umem_num_pages(umem);
+	err = mroce_user_range_ok(dev, length, virt_addr);
+	if (err)
+		return ERR_PTR(err);
+	err = mroce_user_pin(dev, start, length, access, &umem, &pages,
+			     &npages);
+	if (err)
+		return ERR_PTR(err);
 
 	mr = mroce_mr_new(dev, MROCE_MR_USER);
 	if (IS_ERR(mr)) {
-		err = PTR_ERR(mr);
-		goto err_umem;
+		kvfree(pages);
+		ib_umem_release(umem);
+		return ERR_CAST(mr);
 	}
-	mr->pages = kvcalloc(npages, sizeof(*mr->pages), GFP_KERNEL_ACCOUNT);
-	if (!mr->pages) {
-		mroce_mr_abort(mr);
-		err = -ENOMEM;
-		goto err_umem;
-	}
-	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
-		if (WARN_ON_ONCE(mr->npages >= npages))
-			break;
-		mr->pages[mr->npages++] =
-			(uintptr_t)page_address(sg_page_iter_page(&it));
-	}
+	mr->pages = pages;
+	mr->npages = npages;
 	mr->max_pages = npages;
 	mr->page_shift = PAGE_SHIFT;
 	mr->first_off = ib_umem_offset(umem);
 	mr->umem = umem;
+	mr->pd = ibpd;
 	mr->access = access;
 	mr->iova = virt_addr;
 	mr->length = length;
@@ -365,10 +401,114 @@ struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->state = MROCE_MR_VALID;
 	mroce_mr_publish(mr);
 	return &mr->ibmr;
+}
 
-err_umem:
-	ib_umem_release(umem);
-	return ERR_PTR(err);
+/*
+ * Take @mr out of the lookup table and wait until no datapath user holds
+ * it (as dereg does), keeping its index reserved: an allocating xarray
+ * turns a stored NULL into a reserved entry that lookups see as absent.
+ * Accesses arriving meanwhile find no MR and fail as with a bad key.
+ */
+static void mroce_mr_quiesce(struct mroce_mr *mr)
+{
+	xa_store(&mr->dev->mrs, mr->index, NULL, GFP_KERNEL);
+	mroce_mr_put(mr);
+	wait_for_completion(&mr->done);
+}
+
+/* Undo mroce_mr_quiesce(): the MR is live again with its new state. */
+static void mroce_mr_resume(struct mroce_mr *mr)
+{
+	/* Before the ref: only the final put may complete it from now. */
+	reinit_completion(&mr->done);
+	refcount_set(&mr->ref, 1);
+	mroce_mr_publish(mr);
+}
+
+#define MROCE_REREG_FLAGS						\
+	(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS)
+
+/*
+ * ibv_rereg_mr of a user MR, in place (MR-SEC-14): ib_core keeps the
+ * MR object when this returns NULL. Everything that can fail (checks,
+ * pinning the new range) is done first and leaves the MR as it was; the
+ * switch then runs with the MR quiesced, so no in-flight access uses the
+ * old pages after they are released, nor checks against a half-changed
+ * MR. A new translation gets new key bits (MR-SEC-1): the old lkey and
+ * rkey no longer work; a change of PD or access alone keeps the keys.
+ * Access rights that make the region writable when its pages were
+ * pinned read-only re-pin the same range writable: the kernel must never
+ * write to pages pinned without write permission (they may be shared
+ * copy-on-write).
+ */
+struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct mroce_mr *mr = to_mmr(ibmr);
+	struct mroce_dev *dev = mr->dev;
+	struct ib_umem *umem = NULL;
+	unsigned long irqflags;
+	u64 *pages = NULL;
+	u32 npages = 0;
+	u8 kb;
+	int err;
+
+	if (!flags || (flags & ~MROCE_REREG_FLAGS))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (mr->type != MROCE_MR_USER)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (access & ~MROCE_USER_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_PD))
+		ibpd = mr->pd;
+	if (!(flags & IB_MR_REREG_TRANS) && ib_access_writable(access) &&
+	    !mr->umem->writable) {
+		/* The same range, pinned writable now. */
+		flags |= IB_MR_REREG_TRANS;
+		start = mr->umem->address;
+		length = mr->length;
+		virt_addr = mr->iova;
+	}
+	if (flags & IB_MR_REREG_TRANS) {
+		err = mroce_user_range_ok(dev, length, virt_addr);
+		if (!err)
+			err = mroce_user_pin(dev, start, length, access, &umem,
+					     &pages, &npages);
+		if (err)
+			return ERR_PTR(err);
+	}
+
+	mroce_mr_quiesce(mr);
+	spin_lock_irqsave(&mr->lock, irqflags);
+	mr->pd = ibpd;
+	mr->access = access;
+	if (umem) {
+		swap(mr->pages, pages);
+		swap(mr->umem, umem);
+		mr->npages = npages;
+		mr->max_pages = npages;
+		mr->first_off = ib_umem_offset(mr->umem);
+		mr->iova = virt_addr;
+		mr->length = length;
+		mr->ibmr.iova = virt_addr;
+		mr->ibmr.length = length;
+		/* Fresh key bits, never the old ones (MR-SEC-1, MR-SEC-14). */
+		kb = get_random_u32_below(255) + 1;
+		mr->key = mr->index << 8 | (u8)(mr->key + kb);
+		mr->ibmr.lkey = mr->key;
+		mr->ibmr.rkey = mr->key;
+	}
+	spin_unlock_irqrestore(&mr->lock, irqflags);
+	mroce_mr_resume(mr);
+
+	/* The old translation's, if replaced: no user is left. */
+	kvfree(pages);
+	if (umem)
+		ib_umem_release(umem);
+	return NULL;
 }
 
 int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)

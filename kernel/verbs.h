@@ -102,12 +102,16 @@ struct mroce_mr {
 	struct completion done;		/* ref reached zero */
 
 	/*
-	 * Protects state, access, key, iova, length and the page list of
-	 * a fast-reg MR, written by REG_MR / LOCAL_INV / remote invalidate
-	 * and read by the placement paths while checking an access.
+	 * Protects state, pd, access, key, iova, length and the page list
+	 * of a fast-reg MR, written by REG_MR / LOCAL_INV / remote
+	 * invalidate and read by the placement paths while checking an
+	 * access. A user MR's page list, umem, pd, access and keys change
+	 * only in rereg, under this lock and while the MR is out of the
+	 * lookup table with no reference left (mroce_mr_quiesce()).
 	 */
 	spinlock_t lock;
 	enum mroce_mr_state state;
+	struct ib_pd *pd;		/* accesses are checked against it */
 	int access;
 	u32 key;			/* current lkey == rkey */
 	u64 iova;
@@ -242,6 +246,7 @@ int mroce_destroy_ah(struct ib_ah *ibah, u32 flags);
 int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata);
 int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int mroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
@@ -251,6 +256,9 @@ struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int mroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,
 				struct ib_udata *udata);

@@ -318,6 +318,18 @@ struct metaroce_create_cq_resp {
 	__u32 cqe_size;			/* stride: sizeof(struct metaroce_cqe) */
 };
 
+/* IB_USER_VERBS_CMD_RESIZE_CQ: the CQ's new ring (provider.rst, "CQ resize") */
+struct metaroce_resize_cq_req {
+	__u32 comp_mask;	/* 0 */
+	__u32 reserved;
+};
+
+struct metaroce_resize_cq_resp {
+	struct metaroce_mmap_info mi;	/* the new CQ ring */
+	__u32 entries;			/* power of two, >= requested cqe */
+	__u32 cqe_size;			/* stride: sizeof(struct metaroce_cqe) */
+};
+
 /* IB_USER_VERBS_CMD_CREATE_QP */
 struct metaroce_create_qp_req {
 	__u32 comp_mask;	/* 0 */
@@ -377,6 +389,8 @@ METAROCE_ABI_ASSERT(sizeof(struct metaroce_alloc_ucontext_req) == 8);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_alloc_ucontext_resp) == 24);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_create_cq_req) == 8);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_create_cq_resp) == 24);
+METAROCE_ABI_ASSERT(sizeof(struct metaroce_resize_cq_req) == 8);
+METAROCE_ABI_ASSERT(sizeof(struct metaroce_resize_cq_resp) == 24);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_create_qp_req) == 8);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_create_qp_resp) == 56);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_create_srq_req) == 8);

@@ -8,7 +8,14 @@
 # tests/e2e/lib/pyverbs-compare.py judges: no failure or error on mr0, at
 # least rx0's number of ok, and no skip on mr0 that rx0 does not share
 # unless Documentation/metaroce/provider.rst justifies it. Both runs' logs
-# are kept as artefacts (pyverbs-rx0.log, pyverbs-mr0.log).
+# are kept as artefacts (pyverbs-rx0.log, pyverbs-mr0.log). rx0 is
+# deleted before mr0's run so that rdma_cm resolves eth0's address to mr0.
+# The rdma_cm tests fork a passive and an active side that meet at a
+# multiprocessing.Barrier, which needs POSIX shared memory.
+if ! grep -q ' /dev/shm ' /proc/mounts; then
+	mkdir -p /dev/shm && mount -t tmpfs -o mode=1777 tmpfs /dev/shm ||
+		mr_fail "mount /dev/shm"
+fi
 modprobe rdma_rxe || mr_fail "modprobe rdma_rxe"
 modprobe metaroce || mr_fail "modprobe metaroce"
 rdma link add rx0 type rxe netdev eth0 || mr_fail "rdma link add rx0"
@@ -30,6 +37,9 @@ for d in rx0 mr0; do
 	echo "MR-ARTEFACT-BEGIN pyverbs-$d.log"
 	cat "/tmp/pyverbs-$d.log"
 	echo "MR-ARTEFACT-END"
+	# rdma_cm binds an IP address to the first RDMA device holding its
+	# GID, rx0 here: without it, mr0's rdma_cm tests run on mr0.
+	[ "$d" = rx0 ] && { rdma link delete rx0 || mr_fail "rdma link delete rx0"; }
 done
 python3 /mr/pyverbs/compare.py /tmp/pyverbs-mr0.log mr0 /tmp/pyverbs-rx0.log rx0 \
 	/mr/pyverbs/provider.rst || mr_fail "mr0 has no verbs parity with rx0"

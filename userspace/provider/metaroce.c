@@ -233,7 +233,9 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.query_qp = mroce_query_qp,
 	.query_srq = mroce_query_srq,
 	.reg_mr = mroce_reg_mr,
+	.rereg_mr = mroce_rereg_mr,
 	.req_notify_cq = mroce_req_notify_cq,
+	.resize_cq = mroce_resize_cq,
 };
 
 MROCE_UDATA_PAIR(mroce_get_context_cmd, struct ibv_get_context,

@@ -176,6 +176,10 @@ struct ibv_cq_ex *mroce_create_cq_ex(struct ibv_context *ctx,
 int mroce_destroy_cq(struct ibv_cq *cq);
 int mroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int mroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int mroce_resize_cq(struct ibv_cq *cq, int cqe);	/* cq_resize.c */
+void mroce_cq_discard_qp(struct ibv_cq *cq, uint32_t qpn);	/* cq_clean.c */
+int mroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access);	/* mr_rereg.c */
 
 struct ibv_qp *mroce_create_qp(struct ibv_pd *pd,
 			       struct ibv_qp_init_attr *attr);

@@ -705,8 +705,13 @@ int mroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	if (ret)
 		return ret;
 	/* libibverbs updates ibqp->state after we return. */
-	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
 		mroce_qp_reset_rings(qp);
+		/* cq_clean.c: no completion of the old life is left. */
+		mroce_cq_discard_qp(ibqp->send_cq, ibqp->qp_num);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			mroce_cq_discard_qp(ibqp->recv_cq, ibqp->qp_num);
+	}
 	return 0;
 }
 

@@ -152,6 +152,12 @@ MEMBER(metaroce_create_cq_resp, mi, 0, 16);
 MEMBER(metaroce_create_cq_resp, entries, 16, 4);
 MEMBER(metaroce_create_cq_resp, cqe_size, 20, 4);
 
+SIZE(metaroce_resize_cq_req, 8, 4);
+SIZE(metaroce_resize_cq_resp, 24, 8);
+MEMBER(metaroce_resize_cq_resp, mi, 0, 16);
+MEMBER(metaroce_resize_cq_resp, entries, 16, 4);
+MEMBER(metaroce_resize_cq_resp, cqe_size, 20, 4);
+
 SIZE(metaroce_create_qp_req, 8, 4);
 SIZE(metaroce_create_qp_resp, 56, 8);
 MEMBER(metaroce_create_qp_resp, sq_mi, 0, 16);

@@ -391,6 +391,8 @@ MROCE_ABI_CMD(ibv_query_qp, ib_uverbs_query_qp);
 MROCE_ABI_CMD(ibv_create_srq, ib_uverbs_create_srq);
 MROCE_ABI_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 MROCE_ABI_CMD(ibv_query_srq, ib_uverbs_query_srq);
+MROCE_ABI_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
+MROCE_ABI_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
 
 #undef MROCE_ABI_CMD
 
@@ -448,6 +450,11 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
@@ -463,6 +470,9 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
+		      struct ibv_resize_cq *cmd, size_t cmd_size,
+		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
 
 int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_qp_init_attr_ex *attr_ex,
