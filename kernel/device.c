@@ -335,20 +335,13 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 		goto err_dealloc;
 
 	/*
-	 * Sysfs parent: the netdev's own parent device, so that
-	 * /sys/class/infiniband/<name>/device/net/ lists the netdev (what
-	 * rdma-core's tests and tools look for). Sound only because the
-	 * parent's driver unbinds it after unregister_netdev() has waited
-	 * for our netdev reference, which dealloc_driver drops after
-	 * ib_core deleted this device. A netdev without a parent (veth,
-	 * dummy, bridge, ...) leaves the device virtual: parenting it to the
-	 * netdev itself would let netdev_unregister_kobject() delete our
-	 * sysfs parent while the queued unregistration has not yet run.
-	 * admin-guide.rst, "Sysfs placement".
+	 * No sysfs parent, as for rxe: with the NIC as parent, rdma-core's
+	 * udev rule (NAME_FALLBACK) renames the device after the NIC's PCI
+	 * slot, replacing the name the administrator gave, and providers
+	 * matching the NIC's modalias may claim it. admin-guide.rst,
+	 * "Sysfs placement". NULL dma_device: virtual DMA, addresses are
+	 * kernel VAs.
 	 */
-	ibdev->dev.parent = ndev->dev.parent;
-
-	/* NULL dma_device: virtual DMA, addresses are kernel VAs. */
 	err = ib_register_device(ibdev, ibdev_name, NULL);
 	if (err)
 		goto err_dealloc;
