@@ -180,4 +180,12 @@ int mroce_destroy_srq(struct ibv_srq *srq);
 int mroce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
 
+/* mw.c: memory windows. */
+struct ibv_mw *mroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int mroce_dealloc_mw(struct ibv_mw *mw);
+int mroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind);
+int mroce_wqe_set_bind(struct metaroce_sq_wqe *wqe, struct ibv_mw *mw,
+		       uint32_t rkey, const struct ibv_mw_bind_info *info);
+
 #endif /* METAROCE_PROVIDER_H */

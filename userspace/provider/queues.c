@@ -25,6 +25,8 @@ MROCE_SAME(METAROCE_WR_RDMA_READ, IBV_WR_RDMA_READ);
 MROCE_SAME(METAROCE_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_CMP_AND_SWP);
 MROCE_SAME(METAROCE_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD);
 MROCE_SAME(METAROCE_WR_SEND_WITH_INV, IBV_WR_SEND_WITH_INV);
+MROCE_SAME(METAROCE_WR_LOCAL_INV, IBV_WR_LOCAL_INV);
+MROCE_SAME(METAROCE_WR_BIND_MW, IBV_WR_BIND_MW);
 MROCE_SAME(METAROCE_SEND_FENCE, IBV_SEND_FENCE);
 MROCE_SAME(METAROCE_SEND_SIGNALED, IBV_SEND_SIGNALED);
 MROCE_SAME(METAROCE_SEND_SOLICITED, IBV_SEND_SOLICITED);
@@ -34,6 +36,8 @@ MROCE_SAME(METAROCE_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE);
 MROCE_SAME(METAROCE_WC_RDMA_READ, IBV_WC_RDMA_READ);
 MROCE_SAME(METAROCE_WC_COMP_SWAP, IBV_WC_COMP_SWAP);
 MROCE_SAME(METAROCE_WC_FETCH_ADD, IBV_WC_FETCH_ADD);
+MROCE_SAME(METAROCE_WC_BIND_MW, IBV_WC_BIND_MW);
+MROCE_SAME(METAROCE_WC_LOCAL_INV, IBV_WC_LOCAL_INV);
 MROCE_SAME(METAROCE_WC_RECV, IBV_WC_RECV);
 MROCE_SAME(METAROCE_WC_RECV_RDMA_WITH_IMM, IBV_WC_RECV_RDMA_WITH_IMM);
 MROCE_SAME(METAROCE_WC_F_GRH, IBV_WC_GRH);
@@ -456,6 +460,8 @@ static bool mroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
 		return true;
 	default:
 		return false;
@@ -535,6 +541,16 @@ static int mroce_build_send(struct mroce_qp *qp, const struct ibv_send_wr *wr)
 			wqe->wr.atomic.swap = wr->wr.atomic.swap;
 			wqe->wr.atomic.rkey = wr->wr.atomic.rkey;
 			break;
+		/* Local operations: no data (mw.c). */
+		case IBV_WR_LOCAL_INV:
+			wqe->ex.invalidate_rkey = wr->invalidate_rkey;
+			return flags & METAROCE_SEND_INLINE ? EINVAL : 0;
+		case IBV_WR_BIND_MW:
+			if (flags & METAROCE_SEND_INLINE)
+				return EINVAL;
+			return mroce_wqe_set_bind(wqe, wr->bind_mw.mw,
+						  wr->bind_mw.rkey,
+						  &wr->bind_mw.bind_info);
 		default:
 			break;
 		}
