@@ -100,6 +100,7 @@ struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	mroce_mr_publish(mr);
 	return &mr->ibmr;
 }
+MR_KUNIT_EXPORT(mroce_get_dma_mr);
 
 struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg)
@@ -421,3 +422,4 @@ int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	atomic_dec(&dev->num_mr);
 	return 0;
 }
+MR_KUNIT_EXPORT(mroce_dereg_mr);

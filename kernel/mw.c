@@ -56,6 +56,7 @@ int mroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	mroce_mr_publish(win);
 	return 0;
 }
+MR_KUNIT_EXPORT(mroce_alloc_mw);
 
 /* Drop a window's hold on @mr (NULL: none). No window lock held. */
 static void mroce_mw_release(struct mroce_mr *mr)
@@ -82,6 +83,7 @@ int mroce_dealloc_mw(struct ib_mw *ibmw)
 	atomic_dec(&dev->num_mr);
 	return 0;
 }
+MR_KUNIT_EXPORT(mroce_dealloc_mw);
 
 /*
  * Take a window's hold on MR @mr (referenced by the caller's lookup)
@@ -174,6 +176,7 @@ out:
 	mroce_mr_put(win);
 	return status;
 }
+MR_KUNIT_EXPORT(mroce_mw_bind);
 
 /*
  * Invalidate type 2 window @win by @key: LOCAL_INV posted on @qp (same
@@ -203,6 +206,7 @@ int mroce_mw_invalidate(struct mroce_mr *win, struct mroce_qp *qp, u32 key,
 	mroce_mw_release(old);
 	return err;
 }
+MR_KUNIT_EXPORT(mroce_mw_invalidate);
 
 /*
  * A request on @qp for [va, va + len) needing @access through window
@@ -232,3 +236,4 @@ out:
 	spin_unlock_irqrestore(&win->lock, flags);
 	return mr;
 }
+MR_KUNIT_EXPORT(mroce_mw_resolve);
