@@ -628,10 +628,10 @@ static int post_recv_b(struct env *e, struct pair *p, uint64_t addr,
 	return ret;
 }
 
-/* One valid signaled WR on a (the doorbell of ring mode). */
-static int post_send_a(struct pair *p, uint64_t wr_id, enum ibv_wr_opcode op,
-		       uint64_t addr, uint32_t len, uint32_t lkey,
-		       uint64_t raddr, uint32_t rkey)
+/* One signaled WR with one SGE on qp. */
+static int post_send_qp(struct ibv_qp *qp, uint64_t wr_id, enum ibv_wr_opcode op,
+			uint64_t addr, uint32_t len, uint32_t lkey,
+			uint64_t raddr, uint32_t rkey)
 {
 	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
 	struct ibv_send_wr wr, *bad;
@@ -645,10 +645,18 @@ static int post_send_a(struct pair *p, uint64_t wr_id, enum ibv_wr_opcode op,
 	wr.num_sge = 1;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	ret = ibv_post_send(p->a, &wr, &bad);
+	ret = ibv_post_send(qp, &wr, &bad);
 	if (ret)
 		logmsg("case %s: ibv_post_send: %s", cur_case, strerror(ret));
 	return ret;
+}
+
+/* One valid signaled WR on a (the doorbell of ring mode). */
+static int post_send_a(struct pair *p, uint64_t wr_id, enum ibv_wr_opcode op,
+		       uint64_t addr, uint32_t len, uint32_t lkey,
+		       uint64_t raddr, uint32_t rkey)
+{
+	return post_send_qp(p->a, wr_id, op, addr, len, lkey, raddr, rkey);
 }
 
 /* A well-formed signaled SEND WQE of len bytes at off in a's SQ slot. */
@@ -1005,24 +1013,9 @@ static int write_b(struct env *e, struct pair *p, uint64_t wr_id,
 		   uint64_t raddr, uint32_t len, uint32_t rkey,
 		   enum ibv_wc_status *st)
 {
-	struct ibv_sge sge = { .addr = addr_of(e, OFF_SRC), .length = len,
-			       .lkey = e->mr->lkey };
-	struct ibv_send_wr wr, *bad;
-	int ret;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	ret = ibv_post_send(p->b, &wr, &bad);
-	if (ret) {
-		logmsg("case %s: ibv_post_send on b: %s", cur_case, strerror(ret));
+	if (post_send_qp(p->b, wr_id, IBV_WR_RDMA_WRITE, addr_of(e, OFF_SRC),
+			 len, e->mr->lkey, raddr, rkey))
 		return -1;
-	}
 	return wait_wc(e, p, p->cq_b, wr_id, st, NULL);
 }
 
