@@ -544,9 +544,9 @@ static int mroce_build_send(struct mroce_qp *qp, const struct ibv_send_wr *wr)
 		/* Local operations: no data (mw.c). */
 		case IBV_WR_LOCAL_INV:
 			wqe->ex.invalidate_rkey = wr->invalidate_rkey;
-			return flags & METAROCE_SEND_INLINE ? EINVAL : 0;
+			return wr->send_flags & IBV_SEND_INLINE ? EINVAL : 0;
 		case IBV_WR_BIND_MW:
-			if (flags & METAROCE_SEND_INLINE)
+			if (wr->send_flags & IBV_SEND_INLINE)
 				return EINVAL;
 			return mroce_wqe_set_bind(wqe, wr->bind_mw.mw,
 						  wr->bind_mw.rkey,
