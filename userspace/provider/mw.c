@@ -45,26 +45,6 @@ int mroce_dealloc_mw(struct ibv_mw *mw)
 }
 
 /*
- * Fills the bind part of a BIND_MW WQE: window @mw (named by its rkey),
- * new rkey @rkey, and the MR range and rights of @info.  Only what the
- * verbs API defines as an immediate error is refused here; the kernel
- * judges the rest and completes a bad bind with IBV_WC_MW_BIND_ERR.
- */
-int mroce_wqe_set_bind(struct metaroce_sq_wqe *wqe, struct ibv_mw *mw,
-		       uint32_t rkey, const struct ibv_mw_bind_info *info)
-{
-	if (!mw || (!info->mr && info->length))
-		return EINVAL;
-	wqe->wr.bind.addr = info->addr;
-	wqe->wr.bind.length = info->length;
-	wqe->wr.bind.mw_rkey = mw->rkey;
-	wqe->wr.bind.new_rkey = rkey;
-	wqe->wr.bind.mr_lkey = info->mr ? info->mr->lkey : 0;
-	wqe->wr.bind.access = info->mw_access_flags;
-	return 0;
-}
-
-/*
  * ibv_bind_mw() of a type 1 window: a BIND_MW work request with the
  * next rkey.  The window takes that rkey once the WQE is posted, so
  * the caller may hand it out right away (the bind executes before any
