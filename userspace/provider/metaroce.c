@@ -213,6 +213,7 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.bind_mw = mroce_bind_mw,
 	.create_ah = mroce_create_ah,
 	.create_cq = mroce_create_cq,
+	.create_cq_ex = mroce_create_cq_ex,
 	.create_qp = mroce_create_qp,
 	.create_qp_ex = mroce_create_qp_ex,
 	.create_srq = mroce_create_srq,

@@ -98,6 +98,14 @@ struct mroce_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;
 	struct mroce_ring ring;
+	/*
+	 * ibv_cq_ex polling: 'lock' is held from a successful start_poll
+	 * to end_poll; 'cur' is the decoded CQE at ring.idx while
+	 * cur_valid (consumed by the next next_poll or end_poll).
+	 */
+	bool polling;
+	bool cur_valid;
+	struct ibv_wc cur;
 };
 
 struct mroce_qp {
@@ -111,6 +119,16 @@ struct mroce_qp {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline_data;
+	/*
+	 * The ibv_wr_*() API (an ibv_qp_ex): sq_lock is held from wr_start
+	 * to wr_complete/wr_abort.  wr_cur is the WQE being built, in the
+	 * slot at sq.idx, not yet committed.
+	 */
+	uint64_t send_ops;		/* IBV_QP_EX_WITH_* granted */
+	struct metaroce_sq_wqe *wr_cur;
+	uint32_t wr_first;		/* sq.idx at wr_start */
+	bool wr_need_ud;		/* wr_cur still lacks wr_set_ud_addr */
+	int wr_err;			/* first error of the batch */
 };
 
 struct mroce_srq {
@@ -154,6 +172,8 @@ void mroce_ring_unmap(struct mroce_ring *r);
 struct ibv_cq *mroce_create_cq(struct ibv_context *ctx, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector);
+struct ibv_cq_ex *mroce_create_cq_ex(struct ibv_context *ctx,
+				     struct ibv_cq_init_attr_ex *attr);
 int mroce_destroy_cq(struct ibv_cq *cq);
 int mroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int mroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);

@@ -8,6 +8,7 @@
  * Documentation/metaroce/provider.rst.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -123,9 +124,13 @@ MROCE_UDATA_PAIR(mroce_create_cq_cmd, struct ibv_create_cq,
 MROCE_UDATA_PAIR(mroce_create_cq_resp, struct ib_uverbs_create_cq_resp,
 		 struct metaroce_create_cq_resp);
 
-struct ibv_cq *mroce_create_cq(struct ibv_context *ctx, int cqe,
-			       struct ibv_comp_channel *channel,
-			       int comp_vector)
+/*
+ * The CQ of both ibv_create_cq() and ibv_create_cq_ex(): the kernel's
+ * CREATE_CQ is the same for both (no kernel-side flag is ever asked for).
+ */
+static struct mroce_cq *mroce_cq_new(struct ibv_context *ctx, int cqe,
+				     struct ibv_comp_channel *channel,
+				     int comp_vector)
 {
 	struct mroce_create_cq_cmd cmd;
 	struct mroce_create_cq_resp resp;
@@ -162,7 +167,7 @@ struct ibv_cq *mroce_create_cq(struct ibv_context *ctx, int cqe,
 				     sizeof(struct metaroce_cqe));
 	if (ret)
 		goto err_destroy;
-	return &cq->vcq.cq;
+	return cq;
 
 err_destroy:
 	ibv_cmd_destroy_cq(&cq->vcq.cq);
@@ -171,6 +176,15 @@ err_free:
 	free(cq);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_cq *mroce_create_cq(struct ibv_context *ctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct mroce_cq *cq = mroce_cq_new(ctx, cqe, channel, comp_vector);
+
+	return cq ? &cq->vcq.cq : NULL;
 }
 
 int mroce_destroy_cq(struct ibv_cq *ibcq)
@@ -187,6 +201,11 @@ int mroce_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
+/*
+ * The one CQE decoder, for ibv_poll_cq() and for the ibv_cq_ex
+ * accessors (which read the ibv_wc it fills).  Every field is taken from
+ * a private copy of the CQE and clamped to what verbs can express.
+ */
 static void mroce_cqe_to_wc(const struct metaroce_cqe *e, struct ibv_wc *wc)
 {
 	memset(wc, 0, sizeof(*wc));
@@ -209,27 +228,45 @@ static void mroce_cqe_to_wc(const struct metaroce_cqe *e, struct ibv_wc *wc)
 	wc->dlid_path_bits = e->dlid_path_bits;
 }
 
+/*
+ * CQEs ready below the kernel's prod; -1 if prod claims more than the
+ * ring holds (corruption, never believed).  Caller holds the CQ lock.
+ */
+static int64_t mroce_cq_ready(struct mroce_ring *r)
+{
+	uint32_t avail = mroce_load_acquire(&r->hdr->prod) - r->idx;
+
+	return avail > r->entries ? -1 : (int64_t)avail;
+}
+
+/* Decodes the CQE at the consumer index (not consumed yet). */
+static void mroce_cq_read(struct mroce_ring *r, struct ibv_wc *wc)
+{
+	struct metaroce_cqe e;
+
+	memcpy(&e, mroce_ring_slot(r, r->idx), sizeof(e));
+	mroce_cqe_to_wc(&e, wc);
+}
+
 /* Userspace only: reads CQEs below the kernel's prod, then publishes cons. */
 int mroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct mroce_cq *cq = to_mcq(ibcq);
 	struct mroce_ring *r = &cq->ring;
-	struct metaroce_cqe e;
-	uint32_t avail;
+	int64_t avail;
 	int n = 0;
 
 	if (num_entries <= 0)
 		return 0;
 
 	pthread_spin_lock(&cq->lock);
-	avail = mroce_load_acquire(&r->hdr->prod) - r->idx;
-	if (avail > r->entries) {
+	avail = mroce_cq_ready(r);
+	if (avail < 0) {
 		pthread_spin_unlock(&cq->lock);
 		return -EIO;
 	}
 	while (n < num_entries && avail) {
-		memcpy(&e, mroce_ring_slot(r, r->idx), sizeof(e));
-		mroce_cqe_to_wc(&e, &wc[n]);
+		mroce_cq_read(r, &wc[n]);
 		r->idx++;
 		avail--;
 		n++;
@@ -243,6 +280,204 @@ int mroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 int mroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}
+
+/* ------------------------------------------------------------------ */
+/* Extended CQ: ibv_start_poll() / ibv_next_poll() / ibv_end_poll()     */
+
+/*
+ * The wc_flags an extended CQ can report: every field a CQE carries.
+ * Completion timestamps (the device has no clock it reports, see
+ * hca_core_clock), CVLAN, flow tags and tag matching are refused.
+ */
+#define MROCE_CQ_EX_WC_FLAGS	((uint64_t)IBV_WC_STANDARD_FLAGS)
+
+static struct mroce_cq *to_mcqx(struct ibv_cq_ex *cqx)
+{
+	return MROCE_CONTAINER(cqx, struct mroce_cq, vcq.cq_ex);
+}
+
+/*
+ * Makes the CQE at the consumer index the current one: 0, ENOENT (none
+ * ready) or EIO (corrupt prod).  Caller holds the CQ lock.
+ */
+static int mroce_cqx_load(struct mroce_cq *cq)
+{
+	int64_t avail = mroce_cq_ready(&cq->ring);
+
+	if (avail < 0)
+		return EIO;
+	if (!avail)
+		return ENOENT;
+	mroce_cq_read(&cq->ring, &cq->cur);
+	cq->cur_valid = true;
+	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+	cq->vcq.cq_ex.status = cq->cur.status;
+	return 0;
+}
+
+/* Consumes the current CQE, if any, and hands its slot back. */
+static void mroce_cqx_consume(struct mroce_cq *cq)
+{
+	if (!cq->cur_valid)
+		return;
+	cq->cur_valid = false;
+	cq->ring.idx++;
+	mroce_store_release(&cq->ring.hdr->cons, cq->ring.idx);
+}
+
+/*
+ * The lock is held from a successful start_poll to end_poll, as the
+ * verbs API requires; on any error start_poll returns without it.
+ */
+static int mroce_cqx_start_poll(struct ibv_cq_ex *cqx,
+				struct ibv_poll_cq_attr *attr)
+{
+	struct mroce_cq *cq = to_mcqx(cqx);
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	ret = mroce_cqx_load(cq);
+	if (ret) {
+		pthread_spin_unlock(&cq->lock);
+		return ret;
+	}
+	cq->polling = true;
+	return 0;
+}
+
+static int mroce_cqx_next_poll(struct ibv_cq_ex *cqx)
+{
+	struct mroce_cq *cq = to_mcqx(cqx);
+
+	if (!cq->polling)
+		return EINVAL;
+	mroce_cqx_consume(cq);
+	return mroce_cqx_load(cq);
+}
+
+/*
+ * A call without a successful start_poll (pyverbs makes one after
+ * start_poll returned ENOENT) does nothing.
+ */
+static void mroce_cqx_end_poll(struct ibv_cq_ex *cqx)
+{
+	struct mroce_cq *cq = to_mcqx(cqx);
+
+	if (!cq->polling)
+		return;
+	mroce_cqx_consume(cq);
+	cq->polling = false;
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode mroce_cqx_read_opcode(struct ibv_cq_ex *cqx)
+{
+	return to_mcqx(cqx)->cur.opcode;
+}
+
+static uint32_t mroce_cqx_read_vendor_err(struct ibv_cq_ex *cqx)
+{
+	return to_mcqx(cqx)->cur.vendor_err;
+}
+
+static uint32_t mroce_cqx_read_byte_len(struct ibv_cq_ex *cqx)
+{
+	return to_mcqx(cqx)->cur.byte_len;
+}
+
+/* Also ibv_wc_read_invalidated_rkey(): the two share the ibv_wc union. */
+static __be32 mroce_cqx_read_imm_data(struct ibv_cq_ex *cqx)
+{
+	return to_mcqx(cqx)->cur.imm_data;
+}
+
+static uint32_t mroce_cqx_read_qp_num(struct ibv_cq_ex *cqx)
+{
+	return to_mcqx(cqx)->cur.qp_num;
+}
+
+static uint32_t mroce_cqx_read_src_qp(struct ibv_cq_ex *cqx)
+{
+	return to_mcqx(cqx)->cur.src_qp;
+}
+
+static unsigned int mroce_cqx_read_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return to_mcqx(cqx)->cur.wc_flags;
+}
+
+static uint32_t mroce_cqx_read_slid(struct ibv_cq_ex *cqx)
+{
+	return to_mcqx(cqx)->cur.slid;
+}
+
+static uint8_t mroce_cqx_read_sl(struct ibv_cq_ex *cqx)
+{
+	return to_mcqx(cqx)->cur.sl;
+}
+
+static uint8_t mroce_cqx_read_dlid_path_bits(struct ibv_cq_ex *cqx)
+{
+	return to_mcqx(cqx)->cur.dlid_path_bits;
+}
+
+/*
+ * Every accessor of a field the CQE has is installed whatever wc_flags
+ * asked for (a read of an unrequested field returns its value, not a
+ * crash); the refused ones stay NULL, as their flags cannot be granted.
+ */
+static void mroce_cqx_init(struct ibv_cq_ex *cqx)
+{
+	cqx->start_poll = mroce_cqx_start_poll;
+	cqx->next_poll = mroce_cqx_next_poll;
+	cqx->end_poll = mroce_cqx_end_poll;
+	cqx->read_opcode = mroce_cqx_read_opcode;
+	cqx->read_vendor_err = mroce_cqx_read_vendor_err;
+	cqx->read_byte_len = mroce_cqx_read_byte_len;
+	cqx->read_imm_data = mroce_cqx_read_imm_data;
+	cqx->read_qp_num = mroce_cqx_read_qp_num;
+	cqx->read_src_qp = mroce_cqx_read_src_qp;
+	cqx->read_wc_flags = mroce_cqx_read_wc_flags;
+	cqx->read_slid = mroce_cqx_read_slid;
+	cqx->read_sl = mroce_cqx_read_sl;
+	cqx->read_dlid_path_bits = mroce_cqx_read_dlid_path_bits;
+}
+
+/*
+ * Refused (EOPNOTSUPP): wc_flags beyond MROCE_CQ_EX_WC_FLAGS, a parent
+ * domain (IBV_CQ_INIT_ATTR_MASK_PD) and IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN
+ * (a full CQ is an error to the kernel: MR-VERBS-21,
+ * "Responder CQ overflow").
+ * IBV_CREATE_CQ_ATTR_SINGLE_THREADED is accepted: the lock stays, which
+ * is correct for any caller.
+ */
+struct ibv_cq_ex *mroce_create_cq_ex(struct ibv_context *ctx,
+				     struct ibv_cq_init_attr_ex *attr)
+{
+	struct mroce_cq *cq;
+	uint32_t flags = 0;
+
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS)
+		flags = attr->flags;
+	if ((attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    (attr->wc_flags & ~MROCE_CQ_EX_WC_FLAGS) ||
+	    (flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cqe > INT_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = mroce_cq_new(ctx, (int)attr->cqe, attr->channel,
+			  (int)attr->comp_vector);
+	if (!cq)
+		return NULL;
+	mroce_cqx_init(&cq->vcq.cq_ex);
+	return &cq->vcq.cq_ex;
 }
 
 /* ------------------------------------------------------------------ */
@@ -268,28 +503,79 @@ static uint32_t mroce_rq_min_stride(uint32_t max_sge)
 	       max_sge * sizeof(struct metaroce_sge);
 }
 
+static void mroce_qpx_init(struct mroce_qp *qp, uint64_t send_ops);
+
+/* The ibv_wr_*() operations of each QP type (IBV_QP_EX_WITH_*). */
+#define MROCE_QPX_OPS_UD						\
+	((uint64_t)(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM))
+#define MROCE_QPX_OPS_RC						\
+	(MROCE_QPX_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |			\
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |				\
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |				\
+	 IBV_QP_EX_WITH_SEND_WITH_INV)
+
+/* For the opcodes above, IBV_QP_EX_WITH_<op> is 1 << IBV_WR_<op>. */
+#define MROCE_QPX_BIT(op)						\
+	_Static_assert(IBV_QP_EX_WITH_##op == 1ULL << IBV_WR_##op,	\
+		       "IBV_QP_EX_WITH_" #op)
+MROCE_QPX_BIT(RDMA_WRITE);
+MROCE_QPX_BIT(RDMA_WRITE_WITH_IMM);
+MROCE_QPX_BIT(SEND);
+MROCE_QPX_BIT(SEND_WITH_IMM);
+MROCE_QPX_BIT(RDMA_READ);
+MROCE_QPX_BIT(ATOMIC_CMP_AND_SWP);
+MROCE_QPX_BIT(ATOMIC_FETCH_AND_ADD);
+MROCE_QPX_BIT(SEND_WITH_INV);
+#undef MROCE_QPX_BIT
+
+/*
+ * The create_qp_ex attributes a QP can carry: a PD (required), the
+ * ibv_wr_*() operations (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS), and creation
+ * flags and a TSO header size at their defaults (0).  Refused with
+ * EOPNOTSUPP: XRC, RSS (IND_TABLE, RX_HASH), any creation flag, TSO, and
+ * ibv_wr_*() operations the device or the QP type cannot do (memory
+ * windows, LOCAL_INV, TSO, ATOMIC_WRITE; on UD anything but SEND and
+ * SEND_WITH_IMM).
+ */
+#define MROCE_QP_INIT_ATTR_MASK						\
+	((uint32_t)(IBV_QP_INIT_ATTR_PD |				\
+		    IBV_QP_INIT_ATTR_CREATE_FLAGS |			\
+		    IBV_QP_INIT_ATTR_MAX_TSO_HEADER |			\
+		    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+
+static int mroce_qp_attr_check(const struct ibv_qp_init_attr_ex *attr)
+{
+	uint32_t mask = attr->comp_mask;
+	uint64_t ops_ok;
+
+	if ((mask & ~MROCE_QP_INIT_ATTR_MASK) ||
+	    ((mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) ||
+	    ((mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) && attr->max_tso_header))
+		return EOPNOTSUPP;
+	if (!(mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+		return EINVAL;
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	if (!(mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return 0;
+	ops_ok = attr->qp_type == IBV_QPT_UD ? MROCE_QPX_OPS_UD :
+					       MROCE_QPX_OPS_RC;
+	return attr->send_ops_flags & ~ops_ok ? EOPNOTSUPP : 0;
+}
+
 struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ctx,
 				  struct ibv_qp_init_attr_ex *attr)
 {
 	struct mroce_create_qp_cmd cmd;
 	struct mroce_create_qp_resp resp;
+	struct ibv_qp_init_attr_ex kattr;
 	struct mroce_qp *qp;
 	int ret;
 
-	/*
-	 * No XRC, and no ibv_wr_*() send API (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS):
-	 * only ibv_post_send().
-	 */
-	if (attr->comp_mask & ~(uint32_t)IBV_QP_INIT_ATTR_PD) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
-		errno = EOPNOTSUPP;
+	ret = mroce_qp_attr_check(attr);
+	if (ret) {
+		errno = ret;
 		return NULL;
 	}
 
@@ -303,13 +589,20 @@ struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ctx,
 		goto err_nomem;
 	}
 
+	/*
+	 * The kernel command carries none of the other attributes (all at
+	 * their defaults here, and ibv_cmd_create_qp_ex() refuses them).
+	 */
+	kattr = *attr;
+	kattr.comp_mask = IBV_QP_INIT_ATTR_PD;
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr,
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, &kattr,
 				   mroce_create_qp_cmd_core(&cmd), sizeof(cmd),
 				   mroce_create_qp_resp_core(&resp), sizeof(resp));
 	if (ret)
 		goto err_locks;
+	attr->cap = kattr.cap;
 
 	/* libibverbs put the granted capabilities into attr->cap. */
 	qp->has_rq = !attr->srq;
@@ -342,6 +635,9 @@ struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ctx,
 			goto err_unmap;
 		qp->rq.limit = attr->cap.max_recv_wr;
 	}
+	/* An ibv_qp_ex even with no operation: ibv_qp_to_qp_ex() works. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		mroce_qpx_init(qp, attr->send_ops_flags);
 	return &qp->vqp.qp;
 
 err_unmap:
@@ -468,7 +764,7 @@ static bool mroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	}
 }
 
-static bool mroce_inline_ok(enum ibv_wr_opcode op)
+static bool mroce_inline_ok(uint32_t op)
 {
 	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
 	       op == IBV_WR_SEND_WITH_INV || op == IBV_WR_RDMA_WRITE ||
@@ -476,37 +772,131 @@ static bool mroce_inline_ok(enum ibv_wr_opcode op)
 }
 
 /*
- * Builds one WQE in the slot at the SQ producer index (not yet published).
- * Errors are the immediate ones of ibv_post_send(); everything the kernel
- * must judge anyway (keys, lengths, atomics' 8-byte buffer) is left to
- * it, so that the error is reported in a completion as the spec asks.
+ * The SQ WQE builder, in parts shared by ibv_post_send() and the
+ * ibv_wr_*() API: mroce_wqe_start() claims the slot at the producer index
+ * and writes the header, the mroce_wqe_set_*() calls fill in the
+ * operation's fields and the data, and the caller commits the WQE by
+ * advancing sq.idx (published later, with the doorbell, by
+ * mroce_sq_publish()).  Errors are the immediate ones of ibv_post_send();
+ * everything the kernel must judge anyway (keys, lengths, atomics' 8-byte
+ * buffer) is left to it, so that the error is reported in a completion as
+ * the spec asks.  Caller holds sq_lock.
  */
-static int mroce_build_send(struct mroce_qp *qp, const struct ibv_send_wr *wr)
+static int mroce_wqe_start(struct mroce_qp *qp, uint64_t wr_id,
+			   enum ibv_wr_opcode op, unsigned int flags,
+			   struct metaroce_sq_wqe **out)
 {
 	struct metaroce_sq_wqe *wqe;
-	unsigned int flags = wr->send_flags;
 	int64_t space;
-	uint32_t i, len;
 
 	space = mroce_ring_space(&qp->sq);
 	if (space < 0)
 		return EIO;
 	if (!space)
 		return ENOMEM;
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
-		return EINVAL;
 	if (flags & ~(unsigned int)METAROCE_SEND_VALID_FLAGS)
 		return EINVAL;
-	if (!mroce_opcode_ok(qp->vqp.qp.qp_type, wr->opcode))
+	if (!mroce_opcode_ok(qp->vqp.qp.qp_type, op))
 		return EINVAL;
 	if (qp->sq_sig_all)
 		flags |= METAROCE_SEND_SIGNALED;
 
 	wqe = mroce_ring_slot(&qp->sq, qp->sq.idx);
 	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = wr->wr_id;
-	wqe->opcode = wr->opcode;
+	wqe->wr_id = wr_id;
+	wqe->opcode = op;
 	wqe->send_flags = flags;
+	*out = wqe;
+	return 0;
+}
+
+static void mroce_wqe_set_rdma(struct metaroce_sq_wqe *wqe, uint32_t rkey,
+			       uint64_t remote_addr)
+{
+	wqe->wr.rdma.remote_addr = remote_addr;
+	wqe->wr.rdma.rkey = rkey;
+}
+
+static void mroce_wqe_set_atomic(struct metaroce_sq_wqe *wqe, uint32_t rkey,
+				 uint64_t remote_addr, uint64_t compare_add,
+				 uint64_t swap)
+{
+	wqe->wr.atomic.remote_addr = remote_addr;
+	wqe->wr.atomic.compare_add = compare_add;
+	wqe->wr.atomic.swap = swap;
+	wqe->wr.atomic.rkey = rkey;
+}
+
+static int mroce_wqe_set_ud(struct metaroce_sq_wqe *wqe, struct ibv_ah *ah,
+			    uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	if (!ah)
+		return EINVAL;
+	wqe->wr.ud.ah_num = to_mah(ah)->ah_num;
+	wqe->wr.ud.remote_qpn = remote_qpn;
+	wqe->wr.ud.remote_qkey = remote_qkey;
+	return 0;
+}
+
+/* Data by reference: num_sge SGEs (replaces any data set before). */
+static int mroce_wqe_set_sge(struct mroce_qp *qp, struct metaroce_sq_wqe *wqe,
+			     size_t num_sge, const struct ibv_sge *sg_list)
+{
+	size_t i;
+
+	if (num_sge > qp->max_send_sge)
+		return EINVAL;
+	for (i = 0; i < num_sge; i++) {
+		wqe->sge[i].addr = sg_list[i].addr;
+		wqe->sge[i].length = sg_list[i].length;
+		wqe->sge[i].lkey = sg_list[i].lkey;
+	}
+	wqe->num_sge = (uint32_t)num_sge;
+	wqe->inline_len = 0;
+	wqe->send_flags &= ~(uint32_t)METAROCE_SEND_INLINE;
+	return 0;
+}
+
+/*
+ * Inline data: mroce_wqe_inline_start(), then mroce_wqe_add_inline() per
+ * buffer.  The running length lives in *len, the caller's, never read
+ * back from the ring slot.
+ */
+static int mroce_wqe_inline_start(struct metaroce_sq_wqe *wqe, uint32_t *len)
+{
+	if (!mroce_inline_ok(wqe->opcode))
+		return EINVAL;
+	wqe->send_flags |= METAROCE_SEND_INLINE;
+	wqe->num_sge = 0;
+	wqe->inline_len = 0;
+	*len = 0;
+	return 0;
+}
+
+static int mroce_wqe_add_inline(struct mroce_qp *qp,
+				struct metaroce_sq_wqe *wqe, uint32_t *len,
+				const void *addr, size_t length)
+{
+	if (length > qp->max_inline_data - *len)
+		return EINVAL;
+	memcpy(wqe->inline_data + *len, addr, length);
+	*len += (uint32_t)length;
+	wqe->inline_len = *len;
+	return 0;
+}
+
+/* Builds one ibv_post_send() WR into the slot at the SQ producer index. */
+static int mroce_build_send(struct mroce_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct metaroce_sq_wqe *wqe;
+	uint32_t i, len;
+	int ret;
+
+	ret = mroce_wqe_start(qp, wr->wr_id, wr->opcode, wr->send_flags, &wqe);
+	if (ret)
+		return ret;
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
+		return EINVAL;
 
 	switch (wr->opcode) {
 	case IBV_WR_SEND_WITH_INV:
@@ -521,25 +911,24 @@ static int mroce_build_send(struct mroce_qp *qp, const struct ibv_send_wr *wr)
 	}
 
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
-		if (!wr->wr.ud.ah)
-			return EINVAL;
-		wqe->wr.ud.ah_num = to_mah(wr->wr.ud.ah)->ah_num;
-		wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
-		wqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+		ret = mroce_wqe_set_ud(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				       wr->wr.ud.remote_qkey);
+		if (ret)
+			return ret;
 	} else {
 		switch (wr->opcode) {
 		case IBV_WR_RDMA_WRITE:
 		case IBV_WR_RDMA_WRITE_WITH_IMM:
 		case IBV_WR_RDMA_READ:
-			wqe->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
-			wqe->wr.rdma.rkey = wr->wr.rdma.rkey;
+			mroce_wqe_set_rdma(wqe, wr->wr.rdma.rkey,
+					   wr->wr.rdma.remote_addr);
 			break;
 		case IBV_WR_ATOMIC_CMP_AND_SWP:
 		case IBV_WR_ATOMIC_FETCH_AND_ADD:
-			wqe->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
-			wqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
-			wqe->wr.atomic.swap = wr->wr.atomic.swap;
-			wqe->wr.atomic.rkey = wr->wr.atomic.rkey;
+			mroce_wqe_set_atomic(wqe, wr->wr.atomic.rkey,
+					     wr->wr.atomic.remote_addr,
+					     wr->wr.atomic.compare_add,
+					     wr->wr.atomic.swap);
 			break;
 		/* Local operations: no data (mw.c). */
 		case IBV_WR_LOCAL_INV:
@@ -556,50 +945,55 @@ static int mroce_build_send(struct mroce_qp *qp, const struct ibv_send_wr *wr)
 		}
 	}
 
-	if (flags & METAROCE_SEND_INLINE) {
-		if (!mroce_inline_ok(wr->opcode))
-			return EINVAL;
-		len = 0;
-		for (i = 0; i < (uint32_t)wr->num_sge; i++) {
-			uint32_t l = wr->sg_list[i].length;
-
-			if (l > qp->max_inline_data - len)
-				return EINVAL;
-			memcpy(wqe->inline_data + len,
-			       (const void *)(uintptr_t)wr->sg_list[i].addr, l);
-			len += l;
-		}
-		wqe->inline_len = len;
-		wqe->num_sge = 0;
-	} else {
-		for (i = 0; i < (uint32_t)wr->num_sge; i++) {
-			wqe->sge[i].addr = wr->sg_list[i].addr;
-			wqe->sge[i].length = wr->sg_list[i].length;
-			wqe->sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		wqe->num_sge = wr->num_sge;
-	}
-	return 0;
+	if (!(wr->send_flags & IBV_SEND_INLINE))
+		return mroce_wqe_set_sge(qp, wqe, (size_t)wr->num_sge,
+					 wr->sg_list);
+	ret = mroce_wqe_inline_start(wqe, &len);
+	for (i = 0; !ret && i < (uint32_t)wr->num_sge; i++)
+		ret = mroce_wqe_add_inline(qp, wqe, &len,
+			(const void *)(uintptr_t)wr->sg_list[i].addr,
+			wr->sg_list[i].length);
+	return ret;
 }
 
 /*
- * WQEs go into the SQ ring; then one doorbell (a write-path POST_SEND
- * with no WR) makes the kernel look at the ring.
+ * Before RTS a send is an immediate error, as for kernel consumers; in
+ * SQD and ERR it is queued (and flushed in ERR).
  */
+static bool mroce_sq_open(const struct ibv_qp *ibqp)
+{
+	return ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT &&
+	       ibqp->state != IBV_QPS_RTR;
+}
+
+/*
+ * Publishes the WQEs committed since 'start' and releases sq_lock; then
+ * one doorbell (a write-path POST_SEND with no WR) makes the kernel look
+ * at the ring.  Returns the doorbell's error; nothing to publish, no
+ * doorbell.
+ */
+static int mroce_sq_publish(struct mroce_qp *qp, uint32_t start)
+{
+	struct ibv_send_wr *unused;
+	bool posted = qp->sq.idx != start;
+
+	if (posted)
+		mroce_store_release(&qp->sq.hdr->prod, qp->sq.idx);
+	pthread_spin_unlock(&qp->sq_lock);
+	if (!posted)
+		return 0;
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &unused);
+}
+
 int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr)
 {
 	struct mroce_qp *qp = to_mqp(ibqp);
-	struct ibv_send_wr *first = wr, *unused;
+	struct ibv_send_wr *first = wr;
 	uint32_t start;
 	int ret = 0, db;
 
-	/*
-	 * Before RTS a send is an immediate error, as for kernel consumers;
-	 * in SQD and ERR it is queued (and flushed in ERR).
-	 */
-	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
-	    ibqp->state == IBV_QPS_RTR) {
+	if (!mroce_sq_open(ibqp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -614,18 +1008,334 @@ int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		}
 		qp->sq.idx++;
 	}
-	if (qp->sq.idx != start)
-		mroce_store_release(&qp->sq.hdr->prod, qp->sq.idx);
-	pthread_spin_unlock(&qp->sq_lock);
-
-	if (wr == first)	/* nothing posted */
-		return ret;
-	db = ibv_cmd_post_send(ibqp, NULL, &unused);
+	db = mroce_sq_publish(qp, start);
 	if (db && !ret) {
 		*bad_wr = first;
 		ret = db;
 	}
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Datapath: the ibv_wr_*() send API (extended QP)                      */
+
+/*
+ * ibv_wr_start() takes sq_lock and ibv_wr_complete()/ibv_wr_abort()
+ * releases it.  A builder (ibv_wr_send(), ...) commits the WQE before it
+ * and starts a new one in the next slot with the same mroce_wqe_*() parts
+ * as ibv_post_send(); the setters fill in the current one.  The first
+ * error ends the building: the calls after it do nothing, and
+ * ibv_wr_complete() discards the whole batch and returns that error.
+ * Only ibv_wr_complete() publishes the producer index and rings the
+ * doorbell, once for the batch.
+ */
+
+static struct mroce_qp *to_mqpx(struct ibv_qp_ex *qpx)
+{
+	return MROCE_CONTAINER(qpx, struct mroce_qp, vqp.qp_ex);
+}
+
+static void mroce_wr_fail(struct mroce_qp *qp, int err)
+{
+	if (!qp->wr_err)
+		qp->wr_err = err;
+	qp->wr_cur = NULL;
+}
+
+/* Commits the current WQE, if any (a UD one only with its address). */
+static void mroce_wr_commit(struct mroce_qp *qp)
+{
+	if (!qp->wr_cur)
+		return;
+	if (qp->wr_need_ud) {
+		mroce_wr_fail(qp, EINVAL);
+		return;
+	}
+	qp->wr_cur = NULL;
+	qp->sq.idx++;
+}
+
+static struct metaroce_sq_wqe *mroce_wr_begin(struct ibv_qp_ex *qpx,
+					      enum ibv_wr_opcode op)
+{
+	struct mroce_qp *qp = to_mqpx(qpx);
+	/* Inline or gather is the data setter's choice, not wr_flags'. */
+	unsigned int flags = qpx->wr_flags & ~(unsigned int)IBV_SEND_INLINE;
+	struct metaroce_sq_wqe *wqe;
+	int ret;
+
+	mroce_wr_commit(qp);
+	if (qp->wr_err)
+		return NULL;
+	if (!(qp->send_ops & (1ULL << op)))
+		ret = EINVAL;
+	else
+		ret = mroce_wqe_start(qp, qpx->wr_id, op, flags, &wqe);
+	if (ret) {
+		mroce_wr_fail(qp, ret);
+		return NULL;
+	}
+	qp->wr_cur = wqe;
+	qp->wr_need_ud = qp->vqp.qp.qp_type == IBV_QPT_UD;
+	return wqe;
+}
+
+/* The WQE a setter applies to; a setter without a builder is an error. */
+static struct metaroce_sq_wqe *mroce_wr_cur(struct mroce_qp *qp)
+{
+	if (!qp->wr_cur && !qp->wr_err)
+		mroce_wr_fail(qp, EINVAL);
+	return qp->wr_cur;
+}
+
+static void mroce_wr_start(struct ibv_qp_ex *qpx)
+{
+	struct mroce_qp *qp = to_mqpx(qpx);
+
+	pthread_spin_lock(&qp->sq_lock);
+	qp->wr_first = qp->sq.idx;
+	qp->wr_cur = NULL;
+	qp->wr_err = 0;
+}
+
+static int mroce_wr_complete(struct ibv_qp_ex *qpx)
+{
+	struct mroce_qp *qp = to_mqpx(qpx);
+	int ret;
+
+	mroce_wr_commit(qp);
+	ret = qp->wr_err;
+	if (!ret && !mroce_sq_open(&qp->vqp.qp))
+		ret = EINVAL;
+	if (ret) {
+		qp->sq.idx = qp->wr_first;
+		pthread_spin_unlock(&qp->sq_lock);
+		return ret;
+	}
+	return mroce_sq_publish(qp, qp->wr_first);
+}
+
+/* The slots after the published prod were never the kernel's. */
+static void mroce_wr_abort(struct ibv_qp_ex *qpx)
+{
+	struct mroce_qp *qp = to_mqpx(qpx);
+
+	qp->wr_cur = NULL;
+	qp->sq.idx = qp->wr_first;
+	pthread_spin_unlock(&qp->sq_lock);
+}
+
+static void mroce_wr_send(struct ibv_qp_ex *qpx)
+{
+	mroce_wr_begin(qpx, IBV_WR_SEND);
+}
+
+static void mroce_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
+{
+	struct metaroce_sq_wqe *wqe = mroce_wr_begin(qpx, IBV_WR_SEND_WITH_IMM);
+
+	if (wqe)
+		wqe->ex.imm_data = imm_data;
+}
+
+static void mroce_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct metaroce_sq_wqe *wqe = mroce_wr_begin(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (wqe)
+		wqe->ex.invalidate_rkey = invalidate_rkey;
+}
+
+static void mroce_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				uint64_t remote_addr)
+{
+	struct metaroce_sq_wqe *wqe = mroce_wr_begin(qpx, IBV_WR_RDMA_WRITE);
+
+	if (wqe)
+		mroce_wqe_set_rdma(wqe, rkey, remote_addr);
+}
+
+static void mroce_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				    uint64_t remote_addr, __be32 imm_data)
+{
+	struct metaroce_sq_wqe *wqe;
+
+	wqe = mroce_wr_begin(qpx, IBV_WR_RDMA_WRITE_WITH_IMM);
+	if (!wqe)
+		return;
+	wqe->ex.imm_data = imm_data;
+	mroce_wqe_set_rdma(wqe, rkey, remote_addr);
+}
+
+static void mroce_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			       uint64_t remote_addr)
+{
+	struct metaroce_sq_wqe *wqe = mroce_wr_begin(qpx, IBV_WR_RDMA_READ);
+
+	if (wqe)
+		mroce_wqe_set_rdma(wqe, rkey, remote_addr);
+}
+
+static void mroce_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				    uint64_t remote_addr, uint64_t compare,
+				    uint64_t swap)
+{
+	struct metaroce_sq_wqe *wqe;
+
+	wqe = mroce_wr_begin(qpx, IBV_WR_ATOMIC_CMP_AND_SWP);
+	if (wqe)
+		mroce_wqe_set_atomic(wqe, rkey, remote_addr, compare, swap);
+}
+
+static void mroce_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				      uint64_t remote_addr, uint64_t add)
+{
+	struct metaroce_sq_wqe *wqe;
+
+	wqe = mroce_wr_begin(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD);
+	if (wqe)
+		mroce_wqe_set_atomic(wqe, rkey, remote_addr, add, 0);
+}
+
+static void mroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+				 uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct mroce_qp *qp = to_mqpx(qpx);
+	struct metaroce_sq_wqe *wqe = mroce_wr_cur(qp);
+	int ret;
+
+	if (!wqe)
+		return;
+	if (qp->vqp.qp.qp_type != IBV_QPT_UD)
+		ret = EINVAL;
+	else
+		ret = mroce_wqe_set_ud(wqe, ah, remote_qpn, remote_qkey);
+	if (ret)
+		mroce_wr_fail(qp, ret);
+	else
+		qp->wr_need_ud = false;
+}
+
+static void mroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
+				  const struct ibv_sge *sg_list)
+{
+	struct mroce_qp *qp = to_mqpx(qpx);
+	struct metaroce_sq_wqe *wqe = mroce_wr_cur(qp);
+
+	if (wqe && mroce_wqe_set_sge(qp, wqe, num_sge, sg_list))
+		mroce_wr_fail(qp, EINVAL);
+}
+
+static void mroce_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
+			     uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	mroce_wr_set_sge_list(qpx, 1, &sge);
+}
+
+static void mroce_wr_set_inline_data_list(struct ibv_qp_ex *qpx,
+					  size_t num_buf,
+					  const struct ibv_data_buf *buf_list)
+{
+	struct mroce_qp *qp = to_mqpx(qpx);
+	struct metaroce_sq_wqe *wqe = mroce_wr_cur(qp);
+	uint32_t len;
+	size_t i;
+	int ret;
+
+	if (!wqe)
+		return;
+	ret = mroce_wqe_inline_start(wqe, &len);
+	for (i = 0; !ret && i < num_buf; i++)
+		ret = mroce_wqe_add_inline(qp, wqe, &len, buf_list[i].addr,
+					   buf_list[i].length);
+	if (ret)
+		mroce_wr_fail(qp, ret);
+}
+
+static void mroce_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
+				     size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	mroce_wr_set_inline_data_list(qpx, 1, &buf);
+}
+
+/*
+ * The operations create_qp_ex refuses (their IBV_QP_EX_WITH_* bits are
+ * never granted) and XRC's setter: a call fails the batch instead of
+ * jumping through a NULL pointer.
+ */
+static void mroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	(void)mw;
+	(void)rkey;
+	(void)bind_info;
+	mroce_wr_fail(to_mqpx(qpx), EOPNOTSUPP);
+}
+
+static void mroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	(void)invalidate_rkey;
+	mroce_wr_fail(to_mqpx(qpx), EOPNOTSUPP);
+}
+
+static void mroce_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr,
+			      uint16_t hdr_sz, uint16_t mss)
+{
+	(void)hdr;
+	(void)hdr_sz;
+	(void)mss;
+	mroce_wr_fail(to_mqpx(qpx), EOPNOTSUPP);
+}
+
+static void mroce_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	(void)remote_srqn;
+	mroce_wr_fail(to_mqpx(qpx), EOPNOTSUPP);
+}
+
+static void mroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t remote_addr, const void *atomic_wr)
+{
+	(void)rkey;
+	(void)remote_addr;
+	(void)atomic_wr;
+	mroce_wr_fail(to_mqpx(qpx), EOPNOTSUPP);
+}
+
+/* Makes the QP an ibv_qp_ex (ibv_qp_to_qp_ex() returns it from now on). */
+static void mroce_qpx_init(struct mroce_qp *qp, uint64_t send_ops)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+
+	qp->send_ops = send_ops;
+	qpx->comp_mask = 0;
+	qpx->wr_atomic_cmp_swp = mroce_wr_atomic_cmp_swp;
+	qpx->wr_atomic_fetch_add = mroce_wr_atomic_fetch_add;
+	qpx->wr_bind_mw = mroce_wr_bind_mw;
+	qpx->wr_local_inv = mroce_wr_local_inv;
+	qpx->wr_rdma_read = mroce_wr_rdma_read;
+	qpx->wr_rdma_write = mroce_wr_rdma_write;
+	qpx->wr_rdma_write_imm = mroce_wr_rdma_write_imm;
+	qpx->wr_send = mroce_wr_send;
+	qpx->wr_send_imm = mroce_wr_send_imm;
+	qpx->wr_send_inv = mroce_wr_send_inv;
+	qpx->wr_send_tso = mroce_wr_send_tso;
+	qpx->wr_set_ud_addr = mroce_wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = mroce_wr_set_xrc_srqn;
+	qpx->wr_set_inline_data = mroce_wr_set_inline_data;
+	qpx->wr_set_inline_data_list = mroce_wr_set_inline_data_list;
+	qpx->wr_set_sge = mroce_wr_set_sge;
+	qpx->wr_set_sge_list = mroce_wr_set_sge_list;
+	qpx->wr_start = mroce_wr_start;
+	qpx->wr_complete = mroce_wr_complete;
+	qpx->wr_abort = mroce_wr_abort;
+	qpx->wr_atomic_write = mroce_wr_atomic_write;
+	qp->vqp.comp_mask |= VERBS_QP_EX;
 }
 
 /* ------------------------------------------------------------------ */

@@ -327,7 +327,16 @@ struct verbs_xrcd {
 	uint32_t handle;
 };
 
-/* ibv_cmd_create_qp_ex() sets comp_mask and xrcd. */
+/* verbs_qp.comp_mask */
+enum verbs_qp_mask {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,	/* ibv_qp_to_qp_ex() returns qp_ex */
+};
+
+/*
+ * ibv_cmd_create_qp_ex() sets comp_mask (to 0 or VERBS_QP_XRCD) and xrcd;
+ * the provider adds VERBS_QP_EX.
+ */
 struct verbs_qp {
 	union {
 		struct ibv_qp qp;

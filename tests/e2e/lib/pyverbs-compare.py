@@ -9,18 +9,26 @@ the rxe device BASE_DEV in the same guest (a skip message naming the
 device, as "Device mr0 doesn't have net interface", is compared with the
 name taken out). Prints, for each, how many tests ran and how many were ok,
 skipped, failed or in error, then every test skipped on ours that the
-baseline did not skip for the same reason. A skip is justified when its
-message matches a pattern in PROVIDER.rst between the lines
+baseline did not skip for the same reason. A skip is justified when
+"TEST: MESSAGE" (the test's dotted name, its skip message with the device
+name as DEV) matches a pattern in PROVIDER.rst between the lines
 ".. pyverbs-skips-begin" and ".. pyverbs-skips-end", written there as
-"- ``PATTERN``: why" (fnmatch wildcards).
+"- ``PATTERN``: why" (fnmatch wildcards): a pattern names the tests it
+excuses, so that it cannot excuse an unrelated breakage that happens to
+print the same message.
 
 Exit status 0 when ours has no failure and no error, at least as many ok
 as the baseline, and no unjustified skip; 1 otherwise (each reason
-printed); 2 when a log cannot be read as a complete run.
+printed); 2 when a log is not a complete run or the list is missing.
 """
 import fnmatch
 import re
 import sys
+
+
+def unreadable(msg):
+    sys.stderr.write('pyverbs: %s\n' % msg)
+    sys.exit(2)
 
 # unittest -v: "test_x (tests.test_mr.MRTest.test_x) ... ok", the verdict
 # possibly on a later line when a test printed something.
@@ -60,9 +68,9 @@ def parse(path, dev):
                     results[cur] = (word, '')
                 cur = None
     if ran is None:
-        sys.exit('%s: no "Ran N tests" line: the run did not finish' % path)
+        unreadable('%s: no "Ran N tests" line: the run did not finish' % path)
     if ran != len(results):
-        sys.exit('%s: "Ran %d tests" but %d verdicts read' %
+        unreadable('%s: "Ran %d tests" but %d verdicts read' %
                  (path, ran, len(results)))
     return results
 
@@ -85,7 +93,7 @@ def justified_patterns(path):
                 if m:
                     pats.append(m.group(1))
     if seen != 2 or inside:
-        sys.exit('%s: no pyverbs-skips-begin/end pair' % path)
+        unreadable('%s: no pyverbs-skips-begin/end pair' % path)
     return pats
 
 
@@ -121,7 +129,8 @@ def main():
         bv, bwhy = base.get(t, ('absent', ''))
         if bv == 'skipped' and bwhy == why:
             continue
-        just = any(fnmatch.fnmatchcase(why, p) for p in pats)
+        key = '%s: %s' % (t, why)
+        just = any(fnmatch.fnmatchcase(key, p) for p in pats)
         differ.append((t, why, bv, just))
     print('pyverbs: skips on ours that the baseline does not share: %d' %
           len(differ))
