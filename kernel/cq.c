@@ -228,6 +228,9 @@ static int mroce_ucq_write(struct mroce_cq *cq, const struct ib_wc *wc)
 	e = mroce_uring_slot(&cq->ur, cq->kprod);
 	e->wr_id = wc->wr_id;
 	e->status = wc->status;
+	/* The ABI's opcodes are the kernel's (uapi/metaroce-abi.h). */
+	BUILD_BUG_ON((int)METAROCE_WC_BIND_MW != (int)IB_WC_BIND_MW ||
+		     (int)METAROCE_WC_LOCAL_INV != (int)IB_WC_LOCAL_INV);
 	e->opcode = wc->opcode;
 	e->vendor_err = wc->vendor_err;
 	e->byte_len = wc->byte_len;

@@ -172,6 +172,8 @@ struct mroce_dev {
 
 	/* Object counts against the limits in attr. */
 	atomic_t num_pd, num_ah, num_cq, num_qp, num_srq, num_mr;
+	/* Last mroce_qp.serial given out (type 2 window binding, mw.c). */
+	atomic64_t qp_serial;
 
 	struct mroce_stats __percpu *stats;
 

@@ -163,6 +163,8 @@ static void mroce_init_attr(struct mroce_dev *dev)
 	a->max_qp = MROCE_MAX_QP;
 	a->max_qp_wr = MROCE_MAX_QP_WR;
 	a->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+			      IB_DEVICE_MEM_WINDOW |
+			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
 			      IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SYS_IMAGE_GUID;
 	/* `rdma link delete` is allowed. */
@@ -173,6 +175,8 @@ static void mroce_init_attr(struct mroce_dev *dev)
 	a->max_cq = MROCE_MAX_CQ;
 	a->max_cqe = MROCE_MAX_CQE;
 	a->max_mr = MROCE_MAX_MR;
+	/* Windows share the MRs' key space and count (mw.c). */
+	a->max_mw = MROCE_MAX_MR;
 	a->max_pd = MROCE_MAX_PD;
 	a->max_qp_rd_atom = MROCE_MAX_RD_ATOMIC;
 	a->max_qp_init_rd_atom = MROCE_MAX_RD_ATOMIC;
@@ -220,6 +224,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 
 	.alloc_hw_port_stats = mroce_alloc_hw_port_stats,
 	.alloc_mr = mroce_alloc_mr,
+	.alloc_mw = mroce_alloc_mw,
 	.alloc_pd = mroce_alloc_pd,
 	.alloc_ucontext = mroce_alloc_ucontext,
 	.create_ah = mroce_create_ah,
@@ -229,6 +234,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	/* uverbs and ib_umad create AHs through create_user_ah, udata or not. */
 	.create_user_ah = mroce_create_ah,
 	.dealloc_driver = mroce_dealloc_driver,
+	.dealloc_mw = mroce_dealloc_mw,
 	.dealloc_pd = mroce_dealloc_pd,
 	.dealloc_ucontext = mroce_dealloc_ucontext,
 	.dereg_mr = mroce_dereg_mr,
@@ -263,6 +269,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, mroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, mroce_srq, ibsrq),

@@ -18,8 +18,7 @@
 
 #include "metaroce.h"
 
-static struct mroce_mr *mroce_mr_new(struct mroce_dev *dev,
-				     enum mroce_mr_type type)
+struct mroce_mr *mroce_mr_new(struct mroce_dev *dev, enum mroce_mr_type type)
 {
 	struct mroce_mr *mr;
 	u32 index;
@@ -59,9 +58,21 @@ err_count:
 	return ERR_PTR(err);
 }
 
-static void mroce_mr_publish(struct mroce_mr *mr)
+void mroce_mr_publish(struct mroce_mr *mr)
 {
 	xa_store(&mr->dev->mrs, mr->index, mr, GFP_KERNEL);
+}
+
+/*
+ * Take @mr (MR or window) out of the key space and wait until no
+ * datapath user holds it; its memory is then freed with kfree_rcu()
+ * (lookups may still be between xa_load and refcount_inc_not_zero).
+ */
+void mroce_mr_unpublish(struct mroce_mr *mr)
+{
+	xa_erase(&mr->dev->mrs, mr->index);
+	mroce_mr_put(mr);
+	wait_for_completion(&mr->done);
 }
 
 /* Undo mroce_mr_new() of an MR that was never published. */
@@ -90,6 +101,7 @@ struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	mroce_mr_publish(mr);
 	return &mr->ibmr;
 }
+MR_KUNIT_EXPORT(mroce_get_dma_mr);
 
 struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg)
@@ -183,6 +195,9 @@ int mroce_mr_check(struct mroce_mr *mr, struct ib_pd *pd, u32 key, u64 iova,
 	unsigned long flags;
 	int err = 0;
 
+	/* A window is no local key, and reached remotely via mw.c only. */
+	if (mroce_mr_is_mw(mr))
+		return -EACCES;
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->state != MROCE_MR_VALID || mr->key != key ||
 	    mr->pd != pd || (mr->access & access) != access)
@@ -264,23 +279,30 @@ int mroce_mr_reg(struct mroce_mr *mr, u32 key, int access)
 	return err;
 }
 
-/* IB_WR_LOCAL_INV and SEND_WITH_INV: invalidate a fast-reg MR. */
 /*
- * Could a remote invalidate of @key succeed now (MR-VERBS-16)? A check
- * without side effects, for the arrival of a SEND_INV packet.
+ * SEND_WITH_INV of @key arriving on @qp (MR-VERBS-16, MR-MW-5): may it
+ * invalidate @mr, and with @doit do it. Without @doit a check without
+ * side effects, for the arrival of a SEND_INV packet; with it, at the
+ * message's completion. A window answers for itself (mw.c).
  */
-bool mroce_mr_can_invalidate(struct mroce_mr *mr, struct ib_pd *pd, u32 key)
+bool mroce_mr_remote_inv(struct mroce_mr *mr, struct mroce_qp *qp, u32 key,
+			 bool doit)
 {
 	unsigned long flags;
 	bool ok;
 
+	if (mroce_mr_is_mw(mr))
+		return !mroce_mw_invalidate(mr, qp, key, true, doit);
 	spin_lock_irqsave(&mr->lock, flags);
 	ok = mr->type == MROCE_MR_FAST_REG && mr->key == key &&
-	     mr->ibmr.pd == pd;
+	     mr->ibmr.pd == qp->ibqp.pd;
+	if (ok && doit)
+		mr->state = MROCE_MR_INVALID;
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return ok;
 }
 
+/* IB_WR_LOCAL_INV and SEND_WITH_INV: invalidate a fast-reg MR. */
 int mroce_mr_invalidate(struct mroce_mr *mr, u32 key)
 {
 	unsigned long flags;
@@ -298,7 +320,7 @@ int mroce_mr_invalidate(struct mroce_mr *mr, u32 key)
 #define MROCE_USER_MR_ACCESS						\
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |		\
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |		\
-	 IB_ACCESS_RELAXED_ORDERING)
+	 IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING)
 
 /*
  * The range checks of a user registration: -EINVAL for an empty or
@@ -439,7 +461,8 @@ static void mroce_mr_resume(struct mroce_mr *mr)
  * Access rights that make the region writable when its pages were
  * pinned read-only re-pin the same range writable: the kernel must never
  * write to pages pinned without write permission (they may be shared
- * copy-on-write).
+ * copy-on-write). An MR with memory windows bound is refused with
+ * EBUSY, as dereg_mr refuses it.
  */
 struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 virt_addr, int access,
@@ -451,6 +474,7 @@ struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	unsigned long irqflags;
 	u64 *pages = NULL;
 	u32 npages = 0;
+	bool busy;
 	u8 kb;
 	int err;
 
@@ -481,8 +505,26 @@ struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 			return ERR_PTR(err);
 	}
 
+	/*
+	 * Not while windows are bound (MR-MW-7): they address the current
+	 * translation, and each holds a reference the quiesce would wait for
+	 * forever. dead keeps binds off until the MR is live again.
+	 */
+	spin_lock_irqsave(&mr->lock, irqflags);
+	busy = mr->num_mw || mr->dead;
+	if (!busy)
+		mr->dead = true;
+	spin_unlock_irqrestore(&mr->lock, irqflags);
+	if (busy) {
+		kvfree(pages);
+		if (umem)
+			ib_umem_release(umem);
+		return ERR_PTR(-EBUSY);
+	}
+
 	mroce_mr_quiesce(mr);
 	spin_lock_irqsave(&mr->lock, irqflags);
+	mr->dead = false;
 	mr->pd = ibpd;
 	mr->access = access;
 	if (umem) {
@@ -515,11 +557,23 @@ int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct mroce_mr *mr = to_mmr(ibmr);
 	struct mroce_dev *dev = mr->dev;
+	unsigned long flags;
+	u32 num_mw;
 
-	xa_erase(&dev->mrs, mr->index);
+	/*
+	 * An MR with windows bound stays (MR-MW-7): the windows keep
+	 * addressing its pages. From here on nothing binds to it.
+	 */
+	spin_lock_irqsave(&mr->lock, flags);
+	num_mw = mr->num_mw;
+	if (!num_mw)
+		mr->dead = true;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (num_mw)
+		return -EBUSY;
+
 	/* Wait for datapath users that looked the MR up. */
-	mroce_mr_put(mr);
-	wait_for_completion(&mr->done);
+	mroce_mr_unpublish(mr);
 
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
@@ -528,3 +582,4 @@ int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	atomic_dec(&dev->num_mr);
 	return 0;
 }
+MR_KUNIT_EXPORT(mroce_dereg_mr);

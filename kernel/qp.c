@@ -325,6 +325,7 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_proto;
 	ibqp->qp_num = qpn;
+	qp->serial = atomic64_inc_return(&dev->qp_serial);
 
 	/* Report what was actually allocated. */
 	init->cap.max_send_wr = qp->sq.size;

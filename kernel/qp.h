@@ -58,6 +58,15 @@ struct mroce_send_wqe {
 			int access;
 		} reg;
 		struct {
+			/* BIND_MW (user QPs only, mw.c) */
+			u64 addr;
+			u64 length;
+			u32 mw_rkey;
+			u32 new_rkey;
+			u32 mr_lkey;
+			int access;
+		} bind;
+		struct {
 			/* A copy: a user AH may be destroyed meanwhile. */
 			struct mroce_av av;
 			u32 remote_qpn;
@@ -238,6 +247,8 @@ struct mroce_qp {
 	 */
 	struct mroce_uring usq;
 	struct mroce_ucontext *uctx;
+	/* Unique for the device's lifetime: names it to type 2 windows. */
+	u64 serial;
 };
 
 static inline struct mroce_qp *to_mqp(struct ib_qp *qp)
@@ -257,6 +268,15 @@ void mroce_qp_fatal(struct mroce_qp *qp);
 int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 int mroce_usq_pull(struct mroce_qp *qp);
+
+/* Memory windows through a QP (mw.c); keys in the MR key space. */
+u8 mroce_mw_bind(struct mroce_qp *qp, const struct mroce_send_wqe *wqe);
+int mroce_mw_invalidate(struct mroce_mr *win, struct mroce_qp *qp, u32 key,
+			bool remote, bool doit);
+struct mroce_mr *mroce_mw_resolve(struct mroce_mr *win, struct mroce_qp *qp,
+				  u32 rkey, u64 va, u64 len, int access);
+bool mroce_mr_remote_inv(struct mroce_mr *mr, struct mroce_qp *qp, u32 key,
+			 bool doit);
 void mroce_srq_slots_release(struct mroce_qp *qp, bool err);
 
 /* Protocol state set-up (req.c / resp.c) */

@@ -41,6 +41,8 @@ static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}
@@ -226,11 +228,19 @@ static u8 mroce_req_local(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 		mr = mroce_mr_get(dev, wqe->ex.invalidate_rkey);
 		if (!mr)
 			return IB_WC_LOC_PROT_ERR;
-		err = mr->ibmr.pd == qp->ibqp.pd ?
-		      mroce_mr_invalidate(mr, wqe->ex.invalidate_rkey) :
-		      -EACCES;
+		/* A type 2 window of the QP's PD (MR-MW-5). */
+		if (mroce_mr_is_mw(mr))
+			err = mroce_mw_invalidate(mr, qp,
+						  wqe->ex.invalidate_rkey,
+						  false, true);
+		else if (mr->ibmr.pd == qp->ibqp.pd)
+			err = mroce_mr_invalidate(mr, wqe->ex.invalidate_rkey);
+		else
+			err = -EACCES;
 		mroce_mr_put(mr);
 		return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	case IB_WR_BIND_MW:
+		return mroce_mw_bind(qp, wqe);
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}

@@ -253,6 +253,12 @@ u8 mroce_resp_rkey(struct mroce_qp *qp, u32 rkey, u64 va, u64 len,
 	mr = mroce_mr_get(qp->dev, rkey);
 	if (!mr)
 		return MR_NACK_REMOTE_ACCESS;
+	if (mroce_mr_is_mw(mr)) {
+		/* MR-MW-2: on through the window to its MR, or refused. */
+		*mrp = mroce_mw_resolve(mr, qp, rkey, va, len, access);
+		mroce_mr_put(mr);
+		return *mrp ? 0 : MR_NACK_REMOTE_ACCESS;
+	}
 	if (mroce_mr_check(mr, qp->ibqp.pd, rkey, va, len, access)) {
 		mroce_mr_put(mr);
 		return MR_NACK_REMOTE_ACCESS;
@@ -293,7 +299,7 @@ static u8 mroce_resp_check_recv(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		return 0;
 	/* MR-VERBS-16: the key must be one this QP may invalidate. */
 	mr = mroce_mr_get(qp->dev, p->inv_rkey);
-	ok = mr && mroce_mr_can_invalidate(mr, qp->ibqp.pd, p->inv_rkey);
+	ok = mr && mroce_mr_remote_inv(mr, qp, p->inv_rkey, false);
 	if (mr)
 		mroce_mr_put(mr);
 	if (!ok) {
@@ -417,8 +423,7 @@ static u8 mroce_resp_complete_recv(struct mroce_qp *qp,
 		 * since fails here, at the completion point (MR-VERBS-16).
 		 */
 		mr = mroce_mr_get(qp->dev, m->imm);
-		if (mr && mr->ibmr.pd == qp->ibqp.pd &&
-		    !mroce_mr_invalidate(mr, m->imm)) {
+		if (mr && mroce_mr_remote_inv(mr, qp, m->imm, true)) {
 			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 			wc.ex.invalidate_rkey = m->imm;
 		} else {

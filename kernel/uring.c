@@ -243,6 +243,8 @@ static bool mroce_uwr_opcode_ok(enum ib_qp_type type, u32 op)
 	case METAROCE_WR_ATOMIC_CMP_AND_SWP:
 	case METAROCE_WR_ATOMIC_FETCH_AND_ADD:
 	case METAROCE_WR_SEND_WITH_INV:
+	case METAROCE_WR_LOCAL_INV:
+	case METAROCE_WR_BIND_MW:
 		return type == IB_QPT_RC;
 	default:
 		return false;
@@ -308,6 +310,11 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 	if (!mroce_uwr_opcode_ok(qp->ibqp.qp_type, h.opcode) ||
 	    (h.send_flags & ~METAROCE_SEND_VALID_FLAGS))
 		return IB_WC_LOC_QP_OP_ERR;
+	/* Local operations carry no data (uapi: metaroce_wqe_bind). */
+	if ((h.opcode == METAROCE_WR_LOCAL_INV ||
+	     h.opcode == METAROCE_WR_BIND_MW) &&
+	    (h.num_sge || (h.send_flags & METAROCE_SEND_INLINE)))
+		return IB_WC_LOC_QP_OP_ERR;
 
 	if (h.send_flags & METAROCE_SEND_INLINE) {
 		if (!mroce_uwr_inline_ok(h.opcode) || h.num_sge)
@@ -335,6 +342,7 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 		wqe->ex.imm_data = h.ex.imm_data;
 		break;
 	case METAROCE_WR_SEND_WITH_INV:
+	case METAROCE_WR_LOCAL_INV:
 		wqe->ex.invalidate_rkey = h.ex.invalidate_rkey;
 		break;
 	default:
@@ -364,6 +372,15 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 		wqe->wr.atomic.swap = h.wr.atomic.swap;
 		wqe->wr.atomic.rkey = h.wr.atomic.rkey;
 		break;
+	case METAROCE_WR_BIND_MW:
+		/* Checked when it executes, in SQ order (mw.c). */
+		wqe->wr.bind.addr = h.wr.bind.addr;
+		wqe->wr.bind.length = h.wr.bind.length;
+		wqe->wr.bind.mw_rkey = h.wr.bind.mw_rkey;
+		wqe->wr.bind.new_rkey = h.wr.bind.new_rkey;
+		wqe->wr.bind.mr_lkey = h.wr.bind.mr_lkey;
+		wqe->wr.bind.access = h.wr.bind.access;
+		break;
 	default:
 		break;
 	}
@@ -377,7 +394,9 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 		     (int)METAROCE_WR_RDMA_READ != (int)IB_WR_RDMA_READ ||
 		     (int)METAROCE_WR_RDMA_WRITE != (int)IB_WR_RDMA_WRITE ||
 		     (int)METAROCE_WR_RDMA_WRITE_WITH_IMM !=
-		     (int)IB_WR_RDMA_WRITE_WITH_IMM);
+		     (int)IB_WR_RDMA_WRITE_WITH_IMM ||
+		     (int)METAROCE_WR_LOCAL_INV != (int)IB_WR_LOCAL_INV ||
+		     (int)METAROCE_WR_BIND_MW != (int)IB_WR_BIND_MW);
 	return mroce_req_validate(wqe);
 }
 

@@ -86,6 +86,8 @@ enum mroce_mr_type {
 	MROCE_MR_DMA,		/* whole kernel address space (virt DMA) */
 	MROCE_MR_FAST_REG,	/* ib_alloc_mr + ib_map_mr_sg + IB_WR_REG_MR */
 	MROCE_MR_USER,		/* reg_user_mr: pinned user pages (ib_umem) */
+	MROCE_MW_1,		/* memory window type 1 (mw.c) */
+	MROCE_MW_2,		/* memory window type 2 (2B: bound to a QP) */
 };
 
 enum mroce_mr_state {
@@ -129,6 +131,20 @@ struct mroce_mr {
 	u32 first_off;
 	struct ib_umem *umem;		/* user MR only */
 
+	/*
+	 * Memory windows (mw.c), under lock. An MR: num_mw windows are
+	 * bound to it (dereg_mr fails while there are), dead once
+	 * dereg_mr began (no bind from then on). A window (MROCE_MW_*):
+	 * state, key, access, iova and length are its own; bound is the
+	 * MR it is bound to, holding a reference and one of its num_mw
+	 * (NULL: no memory); qp_serial the QP a type 2 window is bound
+	 * through (mroce_qp.serial, never reused).
+	 */
+	u32 num_mw;
+	bool dead;
+	struct mroce_mr *bound;
+	u64 qp_serial;
+
 	struct rcu_head rcu;		/* freed after RCU lookups finish */
 };
 
@@ -145,7 +161,28 @@ int mroce_mr_copy(struct mroce_mr *mr, u64 iova, void *buf, u64 len,
 		  bool to_mr);
 int mroce_mr_reg(struct mroce_mr *mr, u32 key, int access);
 int mroce_mr_invalidate(struct mroce_mr *mr, u32 key);
-bool mroce_mr_can_invalidate(struct mroce_mr *mr, struct ib_pd *pd, u32 key);
+struct mroce_mr *mroce_mr_new(struct mroce_dev *dev, enum mroce_mr_type type);
+void mroce_mr_publish(struct mroce_mr *mr);
+void mroce_mr_unpublish(struct mroce_mr *mr);
+
+static inline bool mroce_mr_is_mw(const struct mroce_mr *mr)
+{
+	return mr->type == MROCE_MW_1 || mr->type == MROCE_MW_2;
+}
+
+/* Memory windows (mw.c). */
+struct mroce_mw {
+	struct ib_mw ibmw;
+	struct mroce_mr *win;	/* the window, in dev->mrs (key space) */
+};
+
+static inline struct mroce_mw *to_mmw(struct ib_mw *mw)
+{
+	return container_of(mw, struct mroce_mw, ibmw);
+}
+
+int mroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int mroce_dealloc_mw(struct ib_mw *ibmw);
 
 /* A receive WQE, kept in a ring sized at creation. */
 struct mroce_recv_wqe {

@@ -484,6 +484,236 @@ static void mrt_srq_limit(struct kunit *test)
 	ib_dealloc_pd(pd);
 }
 
+/* ---- memory windows (mw.c) ------------------------------------------ */
+
+static struct ib_mw *mrt_mw_alloc(struct kunit *test, struct ib_pd *pd,
+				  enum ib_mw_type type)
+{
+	struct ib_device *ibdev = &mrt_vdev->ibdev;
+	struct ib_mw *mw = rdma_zalloc_drv_obj(ibdev, ib_mw);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, mw);
+	mw->device = ibdev;
+	mw->pd = pd;
+	mw->type = type;
+	err = mroce_alloc_mw(mw, NULL);
+	if (err)
+		kfree(mw);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return mw;
+}
+
+static void mrt_mw_free(struct kunit *test, struct ib_mw *mw)
+{
+	KUNIT_EXPECT_EQ(test, mroce_dealloc_mw(mw), 0);
+	kfree(mw);
+}
+
+/* @rkey with its key byte advanced by @n (ibv_inc_rkey() @n times). */
+static u32 mrt_key(u32 rkey, u32 n)
+{
+	return (rkey & ~0xffU) | ((rkey + n) & 0xffU);
+}
+
+static struct ib_mr *mrt_dma_mr(struct kunit *test, struct ib_pd *pd, int acc)
+{
+	struct ib_mr *mr = mroce_get_dma_mr(pd, acc);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	mr->device = pd->device;
+	mr->pd = pd;
+	return mr;
+}
+
+/* A BIND_MW WQE as uring.c copies it from a process's ring. */
+static u8 mrt_bind(struct ib_qp *qp, struct ib_mw *mw, u32 new_rkey,
+		   u32 lkey, u64 addr, u64 len, int acc)
+{
+	struct mroce_send_wqe w = {
+		.opcode = IB_WR_BIND_MW,
+		.wr.bind = {
+			.addr = addr, .length = len, .mw_rkey = mw->rkey,
+			.new_rkey = new_rkey, .mr_lkey = lkey, .access = acc,
+		},
+	};
+
+	return mroce_mw_bind(to_mqp(qp), &w);
+}
+
+static bool mrt_reaches(struct ib_qp *qp, struct ib_mw *mw, u32 rkey,
+			u64 va, u64 len, int acc, struct mroce_mr *want)
+{
+	struct mroce_mr *win = to_mmw(mw)->win, *mr;
+
+	mr = mroce_mw_resolve(win, to_mqp(qp), rkey, va, len, acc);
+	if (mr)
+		mroce_mr_put(mr);
+	return mr && mr == want;
+}
+
+/* MR-MW-1: windows share the MRs' key space but are no local key. */
+static void mrt_mw_keys(struct kunit *test)
+{
+	struct mrt_res r = {};
+	struct ib_mw *mw1, *mw2;
+	struct ib_mr *ibmr;
+	struct mroce_mr *m;
+	u8 buf[64];
+
+	mrt_res_init(test, &r, NULL);
+	ibmr = mrt_dma_mr(test, r.pd, IB_ACCESS_LOCAL_WRITE |
+			  IB_ACCESS_MW_BIND);
+	mw1 = mrt_mw_alloc(test, r.pd, IB_MW_TYPE_1);
+	mw2 = mrt_mw_alloc(test, r.pd, IB_MW_TYPE_2);
+	KUNIT_EXPECT_NE(test, mw1->rkey >> 8, ibmr->rkey >> 8);
+	KUNIT_EXPECT_NE(test, mw1->rkey >> 8, mw2->rkey >> 8);
+	m = mroce_mr_get(mrt_vdev, mw2->rkey);
+	KUNIT_EXPECT_PTR_EQ(test, m, to_mmw(mw2)->win);
+	if (m) {
+		KUNIT_EXPECT_TRUE(test, mroce_mr_is_mw(m));
+		KUNIT_EXPECT_EQ(test, mroce_mr_check(m, r.pd, mw2->rkey,
+						     (uintptr_t)buf,
+						     sizeof(buf), 0),
+				-EACCES);
+		mroce_mr_put(m);
+	}
+	/* Gone from the key space once deallocated (MR-MW-6). */
+	mrt_mw_free(test, mw1);
+	KUNIT_EXPECT_NULL(test, mroce_mr_get(mrt_vdev, mw2->rkey ^ 0x100));
+	mrt_mw_free(test, mw2);
+	KUNIT_EXPECT_NULL(test, mroce_mr_get(mrt_vdev, mw2->rkey));
+	KUNIT_EXPECT_EQ(test, mroce_dereg_mr(ibmr, NULL), 0);
+	mrt_res_free(&r);
+}
+
+/* MR-MW-2..5, MR-MW-7 on a loopback QP of the PD and a second QP. */
+static void mrt_mw_bind_check(struct kunit *test)
+{
+	const int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_mr *ibmr, *nobind, *ro;
+	struct mrt_res r = {};
+	struct ib_mw *mw1, *mw2;
+	struct mroce_mr *m;
+	struct ib_qp *qp2;
+	u64 va;
+	u32 k;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	va = (uintptr_t)buf;
+	mrt_res_init(test, &r, NULL);
+	init.send_cq = r.scq;
+	init.recv_cq = r.rcq;
+	qp2 = ib_create_qp(r.pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp2));
+	ibmr = mrt_dma_mr(test, r.pd, rw | IB_ACCESS_MW_BIND);
+	nobind = mrt_dma_mr(test, r.pd, rw);
+	ro = mrt_dma_mr(test, r.pd, IB_ACCESS_MW_BIND);
+	m = to_mmr(ibmr);
+	mw1 = mrt_mw_alloc(test, r.pd, IB_MW_TYPE_1);
+	mw2 = mrt_mw_alloc(test, r.pd, IB_MW_TYPE_2);
+	k = mrt_key(mw2->rkey, 1);
+
+	/* MR-MW-3: each refused bind leaves the window unbound. */
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k ^ 0x100, ibmr->lkey, va,
+				       64, rw), IB_WC_MW_BIND_ERR);
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k, nobind->lkey, va, 64,
+				       rw), IB_WC_MW_BIND_ERR);
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k, ro->lkey, va, 64, rw),
+			IB_WC_MW_BIND_ERR);
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k, ibmr->lkey ^ 1, va, 64,
+				       rw), IB_WC_MW_BIND_ERR);
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k, ibmr->lkey, va, 64,
+				       rw | IB_ZERO_BASED), IB_WC_MW_BIND_ERR);
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k, mw1->rkey, va, 64, rw),
+			IB_WC_MW_BIND_ERR);
+	KUNIT_EXPECT_FALSE(test, mrt_reaches(r.qp, mw2, mw2->rkey, va, 8,
+					     IB_ACCESS_REMOTE_WRITE, m));
+	KUNIT_EXPECT_EQ(test, m->num_mw, 0U);
+
+	/* MR-MW-2, MR-MW-4: bound, reached only as the bind says. */
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k, ibmr->lkey, va + 64, 64,
+				       rw), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, m->num_mw, 1U);
+	KUNIT_EXPECT_TRUE(test, mrt_reaches(r.qp, mw2, k, va + 64, 64,
+					    IB_ACCESS_REMOTE_WRITE, m));
+	KUNIT_EXPECT_FALSE(test, mrt_reaches(r.qp, mw2, mw2->rkey, va + 64, 8,
+					     IB_ACCESS_REMOTE_WRITE, m));
+	KUNIT_EXPECT_FALSE(test, mrt_reaches(r.qp, mw2, k, va + 63, 8,
+					     IB_ACCESS_REMOTE_WRITE, m));
+	KUNIT_EXPECT_FALSE(test, mrt_reaches(r.qp, mw2, k, va + 120, 9,
+					     IB_ACCESS_REMOTE_WRITE, m));
+	KUNIT_EXPECT_FALSE(test, mrt_reaches(r.qp, mw2, k, va + 64, 8,
+					     IB_ACCESS_REMOTE_READ, m));
+	KUNIT_EXPECT_FALSE(test, mrt_reaches(qp2, mw2, k, va + 64, 8,
+					     IB_ACCESS_REMOTE_WRITE, m));
+	/* A bound type 2 window is not bound again. */
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k, ibmr->lkey, va, 64, rw),
+			IB_WC_MW_BIND_ERR);
+	/* MR-MW-7 */
+	KUNIT_EXPECT_EQ(test, mroce_dereg_mr(ibmr, NULL), -EBUSY);
+
+	/* MR-MW-5: not from another QP, nor with another key. */
+	KUNIT_EXPECT_EQ(test, mroce_mw_invalidate(to_mmw(mw2)->win,
+						  to_mqp(qp2), k, true, true),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mroce_mw_invalidate(to_mmw(mw2)->win,
+						  to_mqp(r.qp), k ^ 1, false,
+						  true), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mroce_mw_invalidate(to_mmw(mw2)->win,
+						  to_mqp(r.qp), k, true, false),
+			0);
+	KUNIT_EXPECT_TRUE(test, mrt_reaches(r.qp, mw2, k, va + 64, 8,
+					    IB_ACCESS_REMOTE_WRITE, m));
+	KUNIT_EXPECT_EQ(test, mroce_mw_invalidate(to_mmw(mw2)->win,
+						  to_mqp(qp2), k, false, true),
+			0);
+	KUNIT_EXPECT_FALSE(test, mrt_reaches(r.qp, mw2, k, va + 64, 8,
+					     IB_ACCESS_REMOTE_WRITE, m));
+	KUNIT_EXPECT_EQ(test, m->num_mw, 0U);
+
+	/* Type 1: rebound in place; length 0 unbinds; no invalidate. */
+	k = mrt_key(mw1->rkey, 1);
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw1, k, ibmr->lkey, va, 32, rw),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, mrt_reaches(qp2, mw1, k, va, 32,
+					    IB_ACCESS_REMOTE_WRITE, m));
+	KUNIT_EXPECT_EQ(test, mroce_mw_invalidate(to_mmw(mw1)->win,
+						  to_mqp(r.qp), k, false, true),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw1, mrt_key(k, 1), ibmr->lkey,
+				       va + 32, 32, rw), IB_WC_SUCCESS);
+	KUNIT_EXPECT_FALSE(test, mrt_reaches(qp2, mw1, k, va, 8,
+					     IB_ACCESS_REMOTE_WRITE, m));
+	KUNIT_EXPECT_EQ(test, m->num_mw, 1U);
+	k = mrt_key(k, 2);
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw1, k, 0, 0, 0, 0),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_FALSE(test, mrt_reaches(qp2, mw1, k, va, 0, 0, m));
+	KUNIT_EXPECT_EQ(test, m->num_mw, 0U);
+
+	/* Deallocation lets go of the MR (MR-MW-6, MR-MW-7). */
+	k = mrt_key(mw2->rkey, 2);
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k, ibmr->lkey, va, 8, rw),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, m->num_mw, 1U);
+	mrt_mw_free(test, mw2);
+	KUNIT_EXPECT_EQ(test, m->num_mw, 0U);
+	mrt_mw_free(test, mw1);
+	KUNIT_EXPECT_EQ(test, mroce_dereg_mr(ibmr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mroce_dereg_mr(nobind, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mroce_dereg_mr(ro, NULL), 0);
+	ib_destroy_qp(qp2);
+	mrt_res_free(&r);
+}
+
 static struct kunit_case mrt_verbs_cases[] = {
 	KUNIT_CASE(mrt_qp_state_machine),
 	KUNIT_CASE(mrt_qp_flush_on_error),
@@ -491,6 +721,8 @@ static struct kunit_case mrt_verbs_cases[] = {
 	KUNIT_CASE(mrt_mr_fastreg),
 	KUNIT_CASE(mrt_cq_notify),
 	KUNIT_CASE(mrt_srq_limit),
+	KUNIT_CASE(mrt_mw_keys),
+	KUNIT_CASE(mrt_mw_bind_check),
 	{}
 };
 

@@ -150,6 +150,8 @@ enum metaroce_wr_opcode {
 	METAROCE_WR_RDMA_READ			= 4,
 	METAROCE_WR_ATOMIC_CMP_AND_SWP		= 5,
 	METAROCE_WR_ATOMIC_FETCH_AND_ADD	= 6,
+	METAROCE_WR_LOCAL_INV			= 7,	/* RC: ex.invalidate_rkey */
+	METAROCE_WR_BIND_MW			= 8,	/* RC: wr.bind */
 	METAROCE_WR_SEND_WITH_INV		= 9,
 };
 
@@ -178,6 +180,25 @@ struct metaroce_wqe_atomic {
 	__u32 reserved;
 };
 
+/*
+ * BIND_MW (ibv_bind_mw() of a type 1 window, IBV_WR_BIND_MW of a type 2
+ * one): bind the window whose rkey is mw_rkey to [addr, addr + length)
+ * of the MR whose lkey is mr_lkey, with the remote rights in access
+ * (IBV_ACCESS_* bits); its rkey becomes new_rkey, which must name the
+ * same window (same bits 31..8).  length 0 binds no memory (type 1:
+ * unbinds).  num_sge must be 0 and METAROCE_SEND_INLINE clear, as for
+ * LOCAL_INV.  Everything is checked when the WQE executes; a bad bind
+ * completes with IBV_WC_MW_BIND_ERR.
+ */
+struct metaroce_wqe_bind {
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__u32 mw_rkey;
+	__u32 new_rkey;
+	__u32 mr_lkey;
+	__u32 access;
+};
+
 struct metaroce_wqe_ud {
 	__u32 ah_num;		/* from metaroce_create_ah_resp, same context */
 	__u32 remote_qpn;	/* 24 bits */
@@ -200,12 +221,13 @@ struct metaroce_sq_wqe {
 	__u32 inline_len;
 	union {
 		__be32 imm_data;		/* *_WITH_IMM, network order */
-		__u32 invalidate_rkey;	/* SEND_WITH_INV */
+		__u32 invalidate_rkey;	/* SEND_WITH_INV, LOCAL_INV */
 	} ex;
 	__u32 reserved;
 	union {
 		struct metaroce_wqe_rdma rdma;		/* RDMA_WRITE*, RDMA_READ */
 		struct metaroce_wqe_atomic atomic;	/* ATOMIC_* */
+		struct metaroce_wqe_bind bind;		/* BIND_MW */
 		struct metaroce_wqe_ud ud;		/* UD QPs */
 	} wr;
 	union {
@@ -232,6 +254,8 @@ enum metaroce_wc_opcode {
 	METAROCE_WC_RDMA_READ		= 2,
 	METAROCE_WC_COMP_SWAP		= 3,
 	METAROCE_WC_FETCH_ADD		= 4,
+	METAROCE_WC_BIND_MW		= 5,
+	METAROCE_WC_LOCAL_INV		= 6,
 	METAROCE_WC_RECV		= 128,
 	METAROCE_WC_RECV_RDMA_WITH_IMM	= 129,
 };
@@ -381,6 +405,7 @@ METAROCE_ABI_ASSERT(sizeof(struct metaroce_sge) == 16);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_wqe_rdma) == 16);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_wqe_atomic) == 32);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_wqe_ud) == 16);
+METAROCE_ABI_ASSERT(sizeof(struct metaroce_wqe_bind) == 32);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_sq_wqe) == 64);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_rq_wqe) == 16);
 METAROCE_ABI_ASSERT(sizeof(struct metaroce_cqe) == 64);

@@ -1094,6 +1094,184 @@ static void c_read_req_payload(struct tctx *t)
 	dropped_case(t, m_read_payload, false, "payload", "MR-HDR-21, MR-MAL-2, MR-MAL-1");
 }
 
+/* ------------------------------------------------------------------ */
+/* Memory windows (MW)                                                */
+
+/* The DUT's MR 2, registered with IBV_ACCESS_MW_BIND by the first window
+ * case (the agent's session keeps it); false: reported. */
+static uint64_t mw_mr_addr;
+
+static bool mw_mr(struct tctx *t)
+{
+	const char *a;
+
+	if (mw_mr_addr)
+		return true;
+	a = agent("MR 2 %u 0x%x 3", MR_LEN, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	if (!a || !kv_u64(a, "addr", &mw_mr_addr)) {
+		fail_at(t, __LINE__, "agent: MR 2 with IBV_ACCESS_MW_BIND: %s", agent_err);
+		return false;
+	}
+	return true;
+}
+
+/* Window 0 of type 2 bound on @q to [1024, 2048) of MR 2, remote write only;
+ * its R_Key into *@key and address into *@va. */
+static bool mw_bind2(struct tctx *t, struct tqp *q, uint64_t *key, uint64_t *va)
+{
+	const char *a;
+	struct cqe c[1];
+
+	a = agent("MW 0 %d 2 2 1024 1024 0x%x", q->id,
+		  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!a || !kv_u64(a, "rkey", key) || !kv_u64(a, "addr", va)) {
+		fail_at(t, __LINE__, "agent: MW (a type 2 bind): %s", agent_err);
+		return false;
+	}
+	if (cqe_wait(q, c, 1, WAIT_RESP) != 1 || c[0].wrid != MRC_MW_WRID ||
+	    c[0].status != IBV_WC_SUCCESS) {
+		fail_at(t, __LINE__, "the DUT's bind did not complete successfully");
+		return false;
+	}
+	return true;
+}
+
+/* A one-packet WRITE of @n bytes at @va through @rkey; its ts. */
+static uint32_t mw_write(struct tqp *q, uint64_t va, const uint8_t *pl, uint32_t n,
+			 uint32_t rkey)
+{
+	struct mr_pkt p;
+
+	req_fill(&p, q, MR_OP_WRITE, q->psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msn = q->msn;
+	p.dxh.msg_len = n;
+	p.rxh.va = va;
+	p.rxh.rkey = rkey;
+	p.payload = pl;
+	p.payload_len = n;
+	tx_pkt(&p);
+	return p.ts;
+}
+
+/* MR 2 at @off holds @want. */
+static void mw_mem(struct tctx *t, uint32_t off, const uint8_t *want, uint32_t n,
+		   const char *what)
+{
+	uint8_t back[256];
+
+	if (n > sizeof(back) || !mr_read(2, off, n, back)) {
+		fail_at(t, __LINE__, "agent: READMR 2: %s", agent_err);
+		return;
+	}
+	EXPECT(t, !memcmp(back, want, n), "%s", what);
+}
+
+/* A type 2 window: a WRITE through it is placed; the tester's SEND_INV of
+ * its key invalidates it (receive CQE WITH_INV); a WRITE through it then
+ * gets NACK REMOTE_ACCESS and places nothing. */
+static void c_mw_type2_inv(struct tctx *t)
+{
+	struct tqp q;
+	uint8_t pl[200], old[200];
+	uint64_t key, va;
+	struct ack_expect e;
+	struct mr_pkt p;
+	struct cqe c[1];
+	uint32_t ts;
+
+	if (!mw_mr(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	if (!mw_bind2(t, &q, &key, &va))
+		goto out;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = mw_write(&q, va + 512, pl, sizeof(pl), (uint32_t)key);
+	q.psn = (q.psn + 1) & MR_PSN_MASK;
+	q.msn++;
+	e = ack_of(&q, q.psn, q.msn, ts);
+	ack_expect(t, &q, "ACK of a WRITE through the window", &e);
+	mw_mem(t, 1024 + 512, pl, sizeof(pl),
+	       "a WRITE through a bound window was not placed (MR-MW-2)");
+	memcpy(old, pl, sizeof(old));
+
+	/* MR-MW-5: the peer of the QP it is bound to invalidates it. */
+	if (!agent("RECV %d 77 1 0 64", q.id)) {
+		fail_at(t, __LINE__, "agent: RECV: %s", agent_err);
+		goto out;
+	}
+	req_fill(&p, &q, MR_OP_SEND_INV, q.psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.dxh.msn = q.msn;
+	p.dxh.ssn = q.ssn;
+	p.dxh.msg_len = 16;
+	p.inv_rkey = (uint32_t)key;
+	p.payload = pl;
+	p.payload_len = 16;
+	tx_pkt(&p);
+	q.psn = (q.psn + 1) & MR_PSN_MASK;
+	q.msn++;
+	q.ssn++;
+	e = ack_of(&q, q.psn, q.msn, p.ts);
+	ack_expect(t, &q, "ACK of the SEND_INV of the window's key", &e);
+	if (cqe_wait(&q, c, 1, WAIT_RESP) != 1) {
+		fail_at(t, __LINE__, "no receive completion of the SEND_INV (MR-VERBS-16)");
+		goto out;
+	}
+	EXPECT(t, c[0].wrid == 77 && c[0].status == IBV_WC_SUCCESS &&
+	       (c[0].wc_flags & IBV_WC_WITH_INV) && c[0].imm == (uint32_t)key,
+	       "SEND_INV's CQE wr_id %llu status %d flags %#x rkey %#x, want WITH_INV of %#x "
+	       "(MR-VERBS-16, MR-MW-5)", (unsigned long long)c[0].wrid, c[0].status,
+	       c[0].wc_flags, c[0].imm, (unsigned int)key);
+
+	/* MR-MW-2: the invalidated key is refused, nothing placed. */
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = mw_write(&q, va + 512, pl, sizeof(pl), (uint32_t)key);
+	e = nack_of(&q, q.psn, q.msn, ts, MR_NACK_REMOTE_ACCESS, q.psn);
+	ack_expect(t, &q, "NACK REMOTE_ACCESS through an invalidated window", &e);
+	mw_mem(t, 1024 + 512, old, sizeof(old),
+	       "bytes placed through an invalidated window (MR-MW-2, MR-MW-5)");
+	expect_state(t, &q, "ERR", "MR-VERBS-21");
+out:
+	tqp_close(&q);
+	agent("MWFREE 0");
+}
+
+/* A type 2 window is reached only in its range and through its QP: a
+ * WRITE from another QP of the PD, and one running past the window's end
+ * (still inside the MR), both get NACK REMOTE_ACCESS and place nothing. */
+static void c_mw_type2_bounds(struct tctx *t)
+{
+	struct tqp q, q2;
+	uint8_t pl[128], old[128];
+	uint64_t key, va;
+	struct ack_expect e;
+	uint32_t ts;
+
+	if (!mw_mr(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	if (!tqp_open(t, &q2, ACC_ALL)) {
+		tqp_close(&q);
+		return;
+	}
+	if (!mw_bind2(t, &q, &key, &va))
+		goto out;
+	if (!mr_read(2, 1024 + 1000, sizeof(old), old)) {
+		fail_at(t, __LINE__, "agent: READMR 2: %s", agent_err);
+		goto out;
+	}
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	ts = mw_write(&q2, va, pl, sizeof(pl), (uint32_t)key);
+	e = nack_of(&q2, q2.psn, q2.msn, ts, MR_NACK_REMOTE_ACCESS, q2.psn);
+	ack_expect(t, &q2, "NACK REMOTE_ACCESS through a window bound to another QP", &e);
+	ts = mw_write(&q, va + 1000, pl, sizeof(pl), (uint32_t)key);
+	e = nack_of(&q, q.psn, q.msn, ts, MR_NACK_REMOTE_ACCESS, q.psn);
+	ack_expect(t, &q, "NACK REMOTE_ACCESS for a WRITE past the window", &e);
+	mw_mem(t, 1024 + 1000, old, sizeof(old),
+	       "bytes placed past a window or through another QP (MR-MW-2)");
+out:
+	tqp_close(&q2);
+	tqp_close(&q);
+	agent("MWFREE 0");
+}
+
 const struct tcase cases_resp[] = {
 	{ "REL", "write_1pkt_ack", "MR-REL-2, MR-REL-3, MR-REL-11, MR-REL-12, MR-HDR-6, MR-PLACE-3",
 	  c_write_1pkt, NULL },
@@ -1136,5 +1314,7 @@ const struct tcase cases_resp[] = {
 	{ "MAL", "ece_on_request_dropped", "MR-MAL-1, MR-MAL-2, MR-HDR-22", c_ece_request, NULL },
 	{ "MAL", "payload_on_read_req_dropped", "MR-MAL-1, MR-MAL-2, MR-HDR-21", c_read_req_payload,
 	  NULL },
+	{ "MW", "type2_write_then_send_inv", "MR-MW-2, MR-MW-5, MR-VERBS-16", c_mw_type2_inv, NULL },
+	{ "MW", "type2_other_qp_and_past_end", "MR-MW-2", c_mw_type2_bounds, NULL },
 };
 const unsigned int n_cases_resp = MR_ARRAY_SIZE(cases_resp);

@@ -21,6 +21,7 @@
 #define MRC_READ_MAX	2048	/* READMR returns at most this, in hex */
 #define MRC_POLL_MAX	16	/* CQEs per POLL */
 #define MRC_POLL_TMO_MAX 10000	/* ms */
+#define MRC_MW_WRID	0x4d57	/* wr_id of the agent's binds (MW) */
 #define MRC_CNT_MAX	128	/* counters per COUNTERS answer */
 
 /*

@@ -208,13 +208,16 @@ static void mroce_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops mroce_ctx_ops = {
+	.alloc_mw = mroce_alloc_mw,
 	.alloc_pd = mroce_alloc_pd,
+	.bind_mw = mroce_bind_mw,
 	.create_ah = mroce_create_ah,
 	.create_cq = mroce_create_cq,
 	.create_cq_ex = mroce_create_cq_ex,
 	.create_qp = mroce_create_qp,
 	.create_qp_ex = mroce_create_qp_ex,
 	.create_srq = mroce_create_srq,
+	.dealloc_mw = mroce_dealloc_mw,
 	.dealloc_pd = mroce_dealloc_pd,
 	.dereg_mr = mroce_dereg_mr,
 	.destroy_ah = mroce_destroy_ah,

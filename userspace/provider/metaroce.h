@@ -6,6 +6,7 @@
 #ifndef METAROCE_PROVIDER_H
 #define METAROCE_PROVIDER_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -203,5 +204,34 @@ int mroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int mroce_destroy_srq(struct ibv_srq *srq);
 int mroce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
+
+/* mw.c: memory windows. */
+struct ibv_mw *mroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int mroce_dealloc_mw(struct ibv_mw *mw);
+int mroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind);
+
+/*
+ * Fills the bind part of a BIND_MW WQE: window @mw (named by its rkey),
+ * new rkey @rkey, and the MR range and rights of @info.  Only what the
+ * verbs API defines as an immediate error is refused here; the kernel
+ * judges the rest and completes a bad bind with IBV_WC_MW_BIND_ERR.
+ * Inline, so that the WQE builders (queues.c, also compiled alone by
+ * test_datapath) need nothing of mw.c.
+ */
+static inline int mroce_wqe_set_bind(struct metaroce_sq_wqe *wqe,
+				     struct ibv_mw *mw, uint32_t rkey,
+				     const struct ibv_mw_bind_info *info)
+{
+	if (!mw || !info || (!info->mr && info->length))
+		return EINVAL;
+	wqe->wr.bind.addr = info->addr;
+	wqe->wr.bind.length = info->length;
+	wqe->wr.bind.mw_rkey = mw->rkey;
+	wqe->wr.bind.new_rkey = rkey;
+	wqe->wr.bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->wr.bind.access = info->mw_access_flags;
+	return 0;
+}
 
 #endif /* METAROCE_PROVIDER_H */

@@ -26,6 +26,8 @@ MROCE_SAME(METAROCE_WR_RDMA_READ, IBV_WR_RDMA_READ);
 MROCE_SAME(METAROCE_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_CMP_AND_SWP);
 MROCE_SAME(METAROCE_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD);
 MROCE_SAME(METAROCE_WR_SEND_WITH_INV, IBV_WR_SEND_WITH_INV);
+MROCE_SAME(METAROCE_WR_LOCAL_INV, IBV_WR_LOCAL_INV);
+MROCE_SAME(METAROCE_WR_BIND_MW, IBV_WR_BIND_MW);
 MROCE_SAME(METAROCE_SEND_FENCE, IBV_SEND_FENCE);
 MROCE_SAME(METAROCE_SEND_SIGNALED, IBV_SEND_SIGNALED);
 MROCE_SAME(METAROCE_SEND_SOLICITED, IBV_SEND_SOLICITED);
@@ -35,6 +37,8 @@ MROCE_SAME(METAROCE_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE);
 MROCE_SAME(METAROCE_WC_RDMA_READ, IBV_WC_RDMA_READ);
 MROCE_SAME(METAROCE_WC_COMP_SWAP, IBV_WC_COMP_SWAP);
 MROCE_SAME(METAROCE_WC_FETCH_ADD, IBV_WC_FETCH_ADD);
+MROCE_SAME(METAROCE_WC_BIND_MW, IBV_WC_BIND_MW);
+MROCE_SAME(METAROCE_WC_LOCAL_INV, IBV_WC_LOCAL_INV);
 MROCE_SAME(METAROCE_WC_RECV, IBV_WC_RECV);
 MROCE_SAME(METAROCE_WC_RECV_RDMA_WITH_IMM, IBV_WC_RECV_RDMA_WITH_IMM);
 MROCE_SAME(METAROCE_WC_F_GRH, IBV_WC_GRH);
@@ -509,7 +513,8 @@ static void mroce_qpx_init(struct mroce_qp *qp, uint64_t send_ops);
 	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |				\
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |				\
-	 IBV_QP_EX_WITH_SEND_WITH_INV)
+	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV |	\
+	 IBV_QP_EX_WITH_BIND_MW)
 
 /* For the opcodes above, IBV_QP_EX_WITH_<op> is 1 << IBV_WR_<op>. */
 #define MROCE_QPX_BIT(op)						\
@@ -523,6 +528,8 @@ MROCE_QPX_BIT(RDMA_READ);
 MROCE_QPX_BIT(ATOMIC_CMP_AND_SWP);
 MROCE_QPX_BIT(ATOMIC_FETCH_AND_ADD);
 MROCE_QPX_BIT(SEND_WITH_INV);
+MROCE_QPX_BIT(LOCAL_INV);
+MROCE_QPX_BIT(BIND_MW);
 #undef MROCE_QPX_BIT
 
 /*
@@ -530,9 +537,8 @@ MROCE_QPX_BIT(SEND_WITH_INV);
  * ibv_wr_*() operations (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS), and creation
  * flags and a TSO header size at their defaults (0).  Refused with
  * EOPNOTSUPP: XRC, RSS (IND_TABLE, RX_HASH), any creation flag, TSO, and
- * ibv_wr_*() operations the device or the QP type cannot do (memory
- * windows, LOCAL_INV, TSO, ATOMIC_WRITE; on UD anything but SEND and
- * SEND_WITH_IMM).
+ * ibv_wr_*() operations the device or the QP type cannot do (TSO,
+ * ATOMIC_WRITE; on UD anything but SEND and SEND_WITH_IMM).
  */
 #define MROCE_QP_INIT_ATTR_MASK						\
 	((uint32_t)(IBV_QP_INIT_ATTR_PD |				\
@@ -757,6 +763,8 @@ static bool mroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
 		return true;
 	default:
 		return false;
@@ -929,6 +937,16 @@ static int mroce_build_send(struct mroce_qp *qp, const struct ibv_send_wr *wr)
 					     wr->wr.atomic.compare_add,
 					     wr->wr.atomic.swap);
 			break;
+		/* Local operations: no data (mw.c). */
+		case IBV_WR_LOCAL_INV:
+			wqe->ex.invalidate_rkey = wr->invalidate_rkey;
+			return wr->send_flags & IBV_SEND_INLINE ? EINVAL : 0;
+		case IBV_WR_BIND_MW:
+			if (wr->send_flags & IBV_SEND_INLINE)
+				return EINVAL;
+			return mroce_wqe_set_bind(wqe, wr->bind_mw.mw,
+						  wr->bind_mw.rkey,
+						  &wr->bind_mw.bind_info);
 		default:
 			break;
 		}
@@ -1252,26 +1270,37 @@ static void mroce_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 }
 
 /*
- * The operations create_qp_ex refuses (their IBV_QP_EX_WITH_* bits are
- * never granted) and XRC's setter: a call fails the batch instead of
- * jumping through a NULL pointer.
+ * Memory windows: a bind carries its window, new rkey, MR range and
+ * rights (struct metaroce_wqe_bind, checked by the kernel in SQ order,
+ * MR-MW-3); LOCAL_INV its key.  Neither takes a data setter.
  */
 static void mroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
 			     uint32_t rkey,
 			     const struct ibv_mw_bind_info *bind_info)
 {
-	(void)mw;
-	(void)rkey;
-	(void)bind_info;
-	mroce_wr_fail(to_mqpx(qpx), EOPNOTSUPP);
+	struct metaroce_sq_wqe *wqe = mroce_wr_begin(qpx, IBV_WR_BIND_MW);
+	int ret;
+
+	if (!wqe)
+		return;
+	ret = mroce_wqe_set_bind(wqe, mw, rkey, bind_info);
+	if (ret)
+		mroce_wr_fail(to_mqpx(qpx), ret);
 }
 
 static void mroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
-	(void)invalidate_rkey;
-	mroce_wr_fail(to_mqpx(qpx), EOPNOTSUPP);
+	struct metaroce_sq_wqe *wqe = mroce_wr_begin(qpx, IBV_WR_LOCAL_INV);
+
+	if (wqe)
+		wqe->ex.invalidate_rkey = invalidate_rkey;
 }
 
+/*
+ * The operations create_qp_ex refuses (their IBV_QP_EX_WITH_* bits are
+ * never granted) and XRC's setter: a call fails the batch instead of
+ * jumping through a NULL pointer.
+ */
 static void mroce_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr,
 			      uint16_t hdr_sz, uint16_t mss)
 {

@@ -462,7 +462,9 @@ static void test_batch_errors(void)
 {
 	struct fake_qp rc = fake_qp(IBV_QPT_RC, ENTRIES, false,
 				    IBV_QP_EX_WITH_SEND |
-				    IBV_QP_EX_WITH_RDMA_READ);
+				    IBV_QP_EX_WITH_RDMA_READ |
+				    IBV_QP_EX_WITH_BIND_MW |
+				    IBV_QP_EX_WITH_LOCAL_INV);
 	struct fake_qp ud = fake_qp(IBV_QPT_UD, ENTRIES, false,
 				    MROCE_QPX_OPS_UD);
 	struct ibv_qp_ex *q = &rc.qp->vqp.qp_ex, *u = &ud.qp->vqp.qp_ex;
@@ -520,17 +522,40 @@ static void test_batch_errors(void)
 	ibv_wr_send(q);
 	ibv_wr_set_ud_addr(q, &test_ah.ibah, QPN, QKEY);
 	CHECK(ibv_wr_complete(q) == EINVAL);
-	ibv_wr_start(q);
-	ibv_wr_local_inv(q, 5);
-	CHECK(ibv_wr_complete(q) == EOPNOTSUPP);
+	/* A bind without a window is refused at once. */
 	ibv_wr_start(q);
 	ibv_wr_bind_mw(q, NULL, 5, NULL);
-	CHECK(ibv_wr_complete(q) == EOPNOTSUPP);
+	CHECK(ibv_wr_complete(q) == EINVAL);
+	/* A bind and a LOCAL_INV: their WQEs, no data. */
+	{
+		struct ibv_mr mr = { .lkey = 0x1207 };
+		struct ibv_mw mw = { .rkey = 0x3400 };
+		struct ibv_mw_bind_info bi = {
+			.mr = &mr, .addr = 0x5000, .length = 64,
+			.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+		};
+		struct metaroce_sq_wqe *w;
+
+		ibv_wr_start(q);
+		ibv_wr_bind_mw(q, &mw, 0x3401, &bi);
+		ibv_wr_local_inv(q, 0x3401);
+		CHECK(ibv_wr_complete(q) == 0);
+		w = mroce_ring_slot(&rc.qp->sq, 2);
+		CHECK(w->opcode == METAROCE_WR_BIND_MW && w->num_sge == 0 &&
+		      w->wr.bind.mw_rkey == 0x3400 &&
+		      w->wr.bind.new_rkey == 0x3401 &&
+		      w->wr.bind.mr_lkey == 0x1207 &&
+		      w->wr.bind.addr == 0x5000 && w->wr.bind.length == 64 &&
+		      w->wr.bind.access == IBV_ACCESS_REMOTE_WRITE);
+		w = mroce_ring_slot(&rc.qp->sq, 3);
+		CHECK(w->opcode == METAROCE_WR_LOCAL_INV && w->num_sge == 0 &&
+		      w->ex.invalidate_rkey == 0x3401);
+	}
 	ibv_wr_start(q);
 	ibv_wr_send(q);
 	ibv_wr_set_xrc_srqn(q, 5);
 	CHECK(ibv_wr_complete(q) == EOPNOTSUPP);
-	CHECK(rc.qp->sq.hdr->prod == 2 && sq_unlocked(rc.qp));
+	CHECK(rc.qp->sq.hdr->prod == 4 && sq_unlocked(rc.qp));
 
 	/* UD: a WR without its address, and one with a NULL AH. */
 	ibv_wr_start(u);
@@ -574,7 +599,6 @@ static void test_create_checks(void)
 	struct ibv_qp_init_attr_ex a;
 	struct ibv_cq_init_attr_ex ca;
 	static const uint64_t refused[] = {
-		IBV_QP_EX_WITH_LOCAL_INV, IBV_QP_EX_WITH_BIND_MW,
 		IBV_QP_EX_WITH_TSO, IBV_QP_EX_WITH_ATOMIC_WRITE,
 	};
 	size_t i;

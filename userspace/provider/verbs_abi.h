@@ -384,6 +384,7 @@ MROCE_ABI_CMD(ibv_get_context, ib_uverbs_get_context);
 MROCE_ABI_CMD(ibv_query_port, ib_uverbs_query_port);
 MROCE_ABI_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 MROCE_ABI_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+MROCE_ABI_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 MROCE_ABI_CMD(ibv_create_cq, ib_uverbs_create_cq);
 MROCE_ABI_CMD(ibv_create_qp, ib_uverbs_create_qp);
 MROCE_ABI_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
@@ -456,6 +457,12 @@ int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
 		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size,
+		     struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ibv_ah_attr *attr,

@@ -10,11 +10,13 @@
  * writes garbage straight into a ring the kernel consumes (SQ, RQ, SRQ
  * WQEs: bad opcode, bad send_flags, num_sge above the queue's maximum,
  * inline_len above max_inline_data, unknown lkey, SGE range outside its
- * MR; tampered indices: SQ/RQ/SRQ prod jumped by more than the ring, CQ
- * cons ahead of prod or far behind it), rings the doorbell, and checks:
+ * MR; BIND_MW WQEs naming no window, no MR, a window or MR of another
+ * PD, a range outside the MR; tampered indices: SQ/RQ/SRQ prod jumped by
+ * more than the ring, CQ cons ahead of prod or far behind it), rings the
+ * doorbell, and checks:
  *
  *   - the bad WQE completes with the status the spec names (MR-VERBS-3,
- *     MR-VERBS-23, the receive-side table of MR-VERBS-21), the WRs behind
+ *     MR-VERBS-23, MR-MW-3, the receive-side table of MR-VERBS-21), the WRs behind
  *     it are flushed and the QP is in the error state (MR-VERBS-25); a
  *     corrupt index puts the QP, SRQ or CQ in error with an asynchronous
  *     event, and no WQE completes successfully;
@@ -201,7 +203,9 @@ static void ring_publish(struct ring_view *v)
 struct env {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_mr *mr;
+	struct ibv_mr *mr;	/* also IBV_ACCESS_MW_BIND: windows bind to it */
+	struct ibv_pd *pd2;	/* a foreign PD for the bind cases */
+	struct ibv_mr *mr2;	/* the same memory, registered in pd2 */
 	uint8_t *alloc;		/* canary | MR | canary */
 	uint8_t *base;		/* start of the MR */
 	union ibv_gid gid;
@@ -624,10 +628,10 @@ static int post_recv_b(struct env *e, struct pair *p, uint64_t addr,
 	return ret;
 }
 
-/* One valid signaled WR on a (the doorbell of ring mode). */
-static int post_send_a(struct pair *p, uint64_t wr_id, enum ibv_wr_opcode op,
-		       uint64_t addr, uint32_t len, uint32_t lkey,
-		       uint64_t raddr, uint32_t rkey)
+/* One signaled WR with one SGE on qp. */
+static int post_send_qp(struct ibv_qp *qp, uint64_t wr_id, enum ibv_wr_opcode op,
+			uint64_t addr, uint32_t len, uint32_t lkey,
+			uint64_t raddr, uint32_t rkey)
 {
 	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
 	struct ibv_send_wr wr, *bad;
@@ -641,10 +645,18 @@ static int post_send_a(struct pair *p, uint64_t wr_id, enum ibv_wr_opcode op,
 	wr.num_sge = 1;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	ret = ibv_post_send(p->a, &wr, &bad);
+	ret = ibv_post_send(qp, &wr, &bad);
 	if (ret)
 		logmsg("case %s: ibv_post_send: %s", cur_case, strerror(ret));
 	return ret;
+}
+
+/* One valid signaled WR on a (the doorbell of ring mode). */
+static int post_send_a(struct pair *p, uint64_t wr_id, enum ibv_wr_opcode op,
+		       uint64_t addr, uint32_t len, uint32_t lkey,
+		       uint64_t raddr, uint32_t rkey)
+{
+	return post_send_qp(p->a, wr_id, op, addr, len, lkey, raddr, rkey);
 }
 
 /* A well-formed signaled SEND WQE of len bytes at off in a's SQ slot. */
@@ -980,6 +992,162 @@ static int case_cq(struct env *e, struct pair *p, int g)
 	return 0;
 }
 
+/*
+ * Memory windows (MR-MW-2, MR-MW-3): a BIND_MW WQE naming a window or an
+ * MR the QP may not use, or a range outside the MR, written into a's SQ
+ * ring, completes with MW_BIND_ERR and moves a to ERR; a good bind
+ * gives b a window into a's memory and nothing beyond it.
+ */
+enum bind_garbage {
+	B_MW, B_NEW_KEY, B_MR, B_MR_IS_MW, B_PAST_MR, B_BEFORE_MR, B_LEN_HUGE,
+	B_MW_PD, B_MR_PD, B_ZERO_BASED, B_SGE, B_GOOD,
+};
+
+static uint32_t next_key(uint32_t rkey)
+{
+	return (rkey & ~0xffu) | ((rkey + 1) & 0xffu);
+}
+
+/* b writes len bytes into a's memory at raddr through rkey: its status. */
+static int write_b(struct env *e, struct pair *p, uint64_t wr_id,
+		   uint64_t raddr, uint32_t len, uint32_t rkey,
+		   enum ibv_wc_status *st)
+{
+	if (post_send_qp(p->b, wr_id, IBV_WR_RDMA_WRITE, addr_of(e, OFF_SRC),
+			 len, e->mr->lkey, raddr, rkey))
+		return -1;
+	return wait_wc(e, p, p->cq_b, wr_id, st, NULL);
+}
+
+/* A good type 2 bind through the verbs API, then b's WRITEs through it. */
+static int bind_good(struct env *e, struct pair *p, struct ibv_mw *mw)
+{
+	struct ibv_send_wr wr, *bad;
+	enum ibv_wc_status st;
+	uint64_t win = addr_of(e, OFF_DST);
+	uint32_t key = next_key(mw->rkey);
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = WRID_VALID;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = key;
+	wr.bind_mw.bind_info.mr = e->mr;
+	wr.bind_mw.bind_info.addr = win;
+	wr.bind_mw.bind_info.length = 1024;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	ret = ibv_post_send(p->a, &wr, &bad);
+	if (ret)
+		FAIL("%s: ibv_post_send(IBV_WR_BIND_MW): %s", cur_case,
+		     strerror(ret));
+	if (wait_wc(e, p, p->cq_a, WRID_VALID, &st, NULL) ||
+	    st != IBV_WC_SUCCESS)
+		FAIL("%s: the good bind did not complete successfully", cur_case);
+	if (write_b(e, p, WRID_SEND, win + 512, 512, key, &st) ||
+	    st != IBV_WC_SUCCESS)
+		FAIL("%s: a WRITE inside the window failed", cur_case);
+	/* MR-MW-2: past the window (still inside the MR) is refused. */
+	if (write_b(e, p, WRID_GARBAGE, win + 1000, 64, key, &st))
+		FAIL("%s: no completion for the WRITE past the window", cur_case);
+	if (st != IBV_WC_REM_ACCESS_ERR)
+		FAIL("%s: a WRITE past the window completed with %s, expected "
+		     "REM_ACCESS_ERR", cur_case, ibv_wc_status_str(st));
+	logmsg("case %s: ok: bound, WRITE inside succeeded, past it "
+	       "REM_ACCESS_ERR", cur_case);
+	return 0;
+}
+
+static int case_bind(struct env *e, struct pair *p, int g)
+{
+	static const enum ibv_wc_status bind_err[] = { IBV_WC_MW_BIND_ERR };
+	static const enum ibv_wc_status qp_op[] = { IBV_WC_LOC_QP_OP_ERR };
+	struct metaroce_sq_wqe *w;
+	struct ibv_mw *mw;
+	struct ring_view v;
+	int r;
+
+	mw = ibv_alloc_mw(g == B_MW_PD ? e->pd2 : e->pd, IBV_MW_TYPE_2);
+	if (!mw) {
+		logmsg("ERROR: case %s: ibv_alloc_mw: %s", cur_case,
+		       strerror(errno));
+		return 2;
+	}
+	if (g == B_GOOD) {
+		r = bind_good(e, p, mw);
+		goto out;
+	}
+	if (post_recv_b(e, p, addr_of(e, OFF_RECV), 8192, e->mr->lkey) ||
+	    sq_view(p->a, &v)) {
+		r = 2;
+		goto out;
+	}
+	w = ring_slot(&v);
+	w->wr_id = WRID_GARBAGE;
+	w->opcode = METAROCE_WR_BIND_MW;
+	w->send_flags = METAROCE_SEND_SIGNALED;
+	w->wr.bind.addr = addr_of(e, OFF_DST);
+	w->wr.bind.length = 1024;
+	w->wr.bind.mw_rkey = mw->rkey;
+	w->wr.bind.new_rkey = next_key(mw->rkey);
+	w->wr.bind.mr_lkey = e->mr->lkey;
+	w->wr.bind.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	switch (g) {
+	case B_MW:		/* no such window */
+		w->wr.bind.mw_rkey ^= 0x00a5a500;
+		w->wr.bind.new_rkey ^= 0x00a5a500;
+		break;
+	case B_NEW_KEY:		/* the new key names the MR, not the window */
+		w->wr.bind.new_rkey = e->mr->rkey;
+		break;
+	case B_MR:
+		w->wr.bind.mr_lkey ^= 0x00a5a500;
+		break;
+	case B_MR_IS_MW:	/* a window is no MR to bind to */
+		w->wr.bind.mr_lkey = mw->rkey;
+		break;
+	case B_PAST_MR:		/* runs 64 bytes into the canary */
+		w->wr.bind.addr = addr_of(e, MR_LEN - 960);
+		break;
+	case B_BEFORE_MR:
+		w->wr.bind.addr = addr_of(e, -64);
+		break;
+	case B_LEN_HUGE:	/* addr + length wraps 2^64 */
+		w->wr.bind.length = UINT64_MAX;
+		break;
+	case B_MR_PD:		/* the same memory, registered in pd2 */
+		w->wr.bind.mr_lkey = e->mr2->lkey;
+		break;
+	case B_ZERO_BASED:
+		w->wr.bind.access |= IBV_ACCESS_ZERO_BASED;
+		break;
+	case B_SGE:		/* a bind carries no data */
+		w->num_sge = 1;
+		w->sge[0].addr = addr_of(e, OFF_SRC);
+		w->sge[0].length = 16;
+		w->sge[0].lkey = e->mr->lkey;
+		break;
+	default:
+		break;
+	}
+	ring_publish(&v);
+	if (post_send_a(p, WRID_VALID, IBV_WR_SEND, addr_of(e, OFF_SRC),
+			VALID_LEN, e->mr->lkey, 0, 0)) {
+		logmsg("FAIL: case %s: the doorbell (ibv_post_send) failed",
+		       cur_case);
+		r = 1;
+		goto out;
+	}
+	r = expect_sq_error(e, p, g == B_SGE ? qp_op : bind_err, 1, 1);
+out:
+	if (ibv_dealloc_mw(mw)) {
+		logmsg("FAIL: case %s: ibv_dealloc_mw", cur_case);
+		r = 1;
+	}
+	return r;
+}
+
 struct tcase {
 	const char *name;
 	int (*run)(struct env *, struct pair *, int);
@@ -1014,6 +1182,18 @@ static const struct tcase cases[] = {
 	{ "srq-prod-jump", case_idx, I_SRQ_JUMP, 1, 1, "SRQ prod jumped past the ring" },
 	{ "cq-cons-ahead", case_cq, C_AHEAD, 0, 1, "CQ cons moved ahead of prod" },
 	{ "cq-cons-back", case_cq, C_BACK, 0, 1, "CQ cons moved back past the ring" },
+	{ "bind-mw", case_bind, B_MW, 0, 1, "BIND_MW naming no window" },
+	{ "bind-new-key", case_bind, B_NEW_KEY, 0, 1, "BIND_MW new rkey of another object" },
+	{ "bind-mr", case_bind, B_MR, 0, 1, "BIND_MW with an unknown MR lkey" },
+	{ "bind-mr-is-mw", case_bind, B_MR_IS_MW, 0, 1, "BIND_MW to a window as the MR" },
+	{ "bind-past-mr", case_bind, B_PAST_MR, 0, 1, "BIND_MW range running past the MR" },
+	{ "bind-before-mr", case_bind, B_BEFORE_MR, 0, 1, "BIND_MW range starting before the MR" },
+	{ "bind-len-huge", case_bind, B_LEN_HUGE, 0, 1, "BIND_MW length 2^64-1" },
+	{ "bind-mw-foreign-pd", case_bind, B_MW_PD, 0, 1, "BIND_MW of a window of another PD" },
+	{ "bind-mr-foreign-pd", case_bind, B_MR_PD, 0, 1, "BIND_MW to an MR of another PD" },
+	{ "bind-zero-based", case_bind, B_ZERO_BASED, 0, 1, "BIND_MW with IBV_ACCESS_ZERO_BASED" },
+	{ "bind-sge", case_bind, B_SGE, 0, 1, "BIND_MW WQE carrying an SGE" },
+	{ "bind-good", case_bind, B_GOOD, 0, 1, "type 2 window: WRITE inside, then past it" },
 };
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
@@ -1137,8 +1317,15 @@ int main(int argc, char **argv)
 	canaries_fill(&e);
 	e.mr = ibv_reg_mr(e.pd, e.base, MR_LEN, IBV_ACCESS_LOCAL_WRITE |
 			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			  IBV_ACCESS_REMOTE_ATOMIC);
+			  IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
 	if (!e.mr)
+		die2("ibv_reg_mr");
+	e.pd2 = ibv_alloc_pd(e.ctx);
+	if (!e.pd2)
+		die2("ibv_alloc_pd");
+	e.mr2 = ibv_reg_mr(e.pd2, e.base, MR_LEN, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_MW_BIND);
+	if (!e.mr2)
 		die2("ibv_reg_mr");
 	logmsg("%s, %s mode, GID index %d, MR %p..%p between two %d-byte canaries",
 	       devname, e.ring ? "ring" : "verbs", e.gid_idx, (void *)e.base,
@@ -1190,7 +1377,8 @@ int main(int argc, char **argv)
 	}
 	cur_case = "teardown";
 	alarm(60);
-	if (ibv_dereg_mr(e.mr) || ibv_dealloc_pd(e.pd) || ibv_close_device(e.ctx))
+	if (ibv_dereg_mr(e.mr2) || ibv_dealloc_pd(e.pd2) ||
+	    ibv_dereg_mr(e.mr) || ibv_dealloc_pd(e.pd) || ibv_close_device(e.ctx))
 		die2("teardown");
 	free(e.alloc);
 	alarm(0);

@@ -40,6 +40,13 @@
  *   STATE id
  *   DESTROY id
  *   COUNTERS                       /sys/class/infiniband/DEV/ports/P/hw_counters
+ *   MW id qp 1|2 mr off len access window id (allocated on first use, of
+ *                                  that type) bound on QP qp to len bytes
+ *                                  of MR mr at off with access (hex):
+ *                                  ibv_bind_mw (type 1) or IBV_WR_BIND_MW
+ *                                  (type 2), signaled, wr_id MRC_MW_WRID;
+ *                                  OK rkey=0x.. addr=0x.. (the new key)
+ *   MWFREE id                      ibv_dealloc_mw
  *   QUIT
  *
  * The channel is trusted to come from the tester but every field is
@@ -101,6 +108,9 @@ static struct ibv_comp_channel *cq_ch[MRC_MAX_CQ];
 #define AGENT_MAX_SRQ	4
 static struct ibv_srq *srqs[AGENT_MAX_SRQ];
 static struct aqp qps[MRC_MAX_QP];
+#define AGENT_MAX_MW	4
+static struct ibv_mw *mws[AGENT_MAX_MW];
+static uint32_t mw_key[AGENT_MAX_MW];	/* the key of the last bind */
 static size_t mr_total;
 static FILE *out;
 
@@ -704,6 +714,70 @@ static void c_recv(char *s)
 	reply("OK");
 }
 
+static void c_mw(char *s)
+{
+	struct ibv_mw_bind_info bi;
+	struct ibv_qp *qp;
+	struct amr *m;
+	unsigned int id;
+	uint64_t type, off, len, acc;
+	uint32_t key;
+
+	if (!id_of(&s, AGENT_MAX_MW, &id) || !(qp = qp_arg(&s)) ||
+	    !num(&s, 2, &type) || type < 1 || !(m = mr_arg(&s)) ||
+	    !range_arg(&s, m, &off, &len) || !num(&s, 0xffff, &acc))
+		return reply("ERR usage: MW id qp 1|2 mr off len access");
+	if (!mws[id]) {
+		mws[id] = ibv_alloc_mw(pd, type == 1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
+		if (!mws[id])
+			return reply("ERR ibv_alloc_mw: %s", strerror(errno));
+		mw_key[id] = mws[id]->rkey;
+	}
+	if ((uint64_t)mws[id]->type != type)
+		return reply("ERR MW %u is of type %d", id, (int)mws[id]->type);
+	memset(&bi, 0, sizeof(bi));
+	bi.mr = m->mr;
+	bi.addr = (uint64_t)(uintptr_t)(m->buf + off);
+	bi.length = len;
+	bi.mw_access_flags = (unsigned int)acc;
+	if (type == 1) {
+		struct ibv_mw_bind b = { .wr_id = MRC_MW_WRID,
+					 .send_flags = IBV_SEND_SIGNALED,
+					 .bind_info = bi };
+
+		errno = ibv_bind_mw(qp, mws[id], &b);
+		key = mws[id]->rkey;
+	} else {
+		struct ibv_send_wr wr = { 0 }, *bad;
+
+		key = ibv_inc_rkey(mw_key[id]);
+		wr.wr_id = MRC_MW_WRID;
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.bind_mw.mw = mws[id];
+		wr.bind_mw.rkey = key;
+		wr.bind_mw.bind_info = bi;
+		errno = ibv_post_send(qp, &wr, &bad);
+	}
+	if (errno)
+		return reply("ERR bind: %s", strerror(errno));
+	mw_key[id] = key;
+	reply("OK rkey=0x%x addr=0x%" PRIx64, key, bi.addr);
+}
+
+static void c_mwfree(char *s)
+{
+	unsigned int id;
+
+	if (!id_of(&s, AGENT_MAX_MW, &id) || !mws[id])
+		return reply("ERR usage: MWFREE id (an allocated window)");
+	errno = ibv_dealloc_mw(mws[id]);
+	if (errno)
+		return reply("ERR ibv_dealloc_mw: %s", strerror(errno));
+	mws[id] = NULL;
+	reply("OK");
+}
+
 static double now_ms(void)
 {
 	struct timespec t;
@@ -740,7 +814,8 @@ static void c_poll(char *s)
 	for (int i = 0; i < n; i++)
 		reply("CQE wrid=%" PRIu64 " status=%d opcode=%d byte_len=%u imm=0x%x wc_flags=0x%x qpn=%u src_qp=%u",
 		      wc[i].wr_id, wc[i].status, wc[i].opcode, wc[i].byte_len,
-		      (wc[i].wc_flags & IBV_WC_WITH_IMM) ? ntohl(wc[i].imm_data) : 0,
+		      (wc[i].wc_flags & IBV_WC_WITH_IMM) ? ntohl(wc[i].imm_data) :
+		      (wc[i].wc_flags & IBV_WC_WITH_INV) ? wc[i].invalidated_rkey : 0,
 		      wc[i].wc_flags, wc[i].qp_num, wc[i].src_qp);
 }
 
@@ -837,6 +912,12 @@ static void c_counters(void)
 
 static void cleanup(void)
 {
+	/* Windows first: an MR with a window bound cannot be deregistered. */
+	for (int i = 0; i < AGENT_MAX_MW; i++)
+		if (mws[i]) {
+			ibv_dealloc_mw(mws[i]);
+			mws[i] = NULL;
+		}
 	for (int i = 0; i < MRC_MAX_QP; i++)
 		if (qps[i].qp) {
 			ibv_destroy_qp(qps[i].qp);
@@ -936,6 +1017,10 @@ static bool session(int fd)
 			c_state(s);
 		else if (!strcmp(cmd, "DESTROY"))
 			c_destroy(s);
+		else if (!strcmp(cmd, "MW"))
+			c_mw(s);
+		else if (!strcmp(cmd, "MWFREE"))
+			c_mwfree(s);
 		else if (!strcmp(cmd, "COUNTERS"))
 			c_counters();
 		else if (!strcmp(cmd, "QUIT")) {
