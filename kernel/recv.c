@@ -153,6 +153,11 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 			mroce_ud_rcv(qp, &p, skb);
 		goto put;
 	}
+	/* UC opcodes to UC QPs only, and only they (MR-UC-2). */
+	if ((role == MR_RX_UC) != (qp->ibqp.qp_type == IB_QPT_UC)) {
+		mroce_count(dev, MROCE_CNT_QPN_DROPS);
+		goto put;
+	}
 	state = READ_ONCE(qp->state);
 	if (qp->ibqp.qp_type != IB_QPT_RC || state == IB_QPS_RESET ||
 	    state == IB_QPS_INIT) {
