@@ -119,6 +119,8 @@ int mroce_proto_alloc(struct mroce_qp *qp)
 	/* The QP's own clock: off-path forgers must guess it (MR-SEC-6). */
 	qp->ts_offset = get_random_u32();
 
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return mroce_uc_alloc(qp);
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return 0;
 	/* Charged to the creator's memory cgroup, like its queues. */
@@ -155,8 +157,10 @@ void mroce_proto_free(struct mroce_qp *qp)
 		kvfree(qp->req->rq.msn_idx);
 	kvfree(qp->resp);
 	kvfree(qp->req);
+	kvfree(qp->uc);
 	qp->resp = NULL;
 	qp->req = NULL;
+	qp->uc = NULL;
 }
 
 /*
@@ -832,11 +836,25 @@ void mroce_req_run(struct mroce_qp *qp)
 		if (qp->state == IB_QPS_RTS && !req && sq->head != sq->tail) {
 			struct mroce_send_wqe *w = mroce_sq_wqe(sq, sq->head);
 
-			/* UD/GSI: the head WQE goes out and completes. */
+			/*
+			 * UD/GSI: the head WQE goes out and completes. UC:
+			 * its packets, a batch at a time, sent before it
+			 * completes (MR-UC-5).
+			 */
 			if (w->tx.state == MR_SWQE_QUEUED) {
-				w->tx.status = mroce_ud_send(qp, w);
-				w->tx.state = MR_SWQE_DONE;
+				if (qp->uc) {
+					mroce_uc_send(qp, w, &q,
+						      MROCE_TX_BATCH);
+				} else {
+					w->tx.status = mroce_ud_send(qp, w);
+					w->tx.state = MR_SWQE_DONE;
+				}
 				sq->kick = true;
+			}
+			if (!skb_queue_empty(&q)) {
+				spin_unlock_bh(&sq->lock);
+				mroce_pkt_flush(qp, &q);
+				spin_lock_bh(&sq->lock);
 			}
 			continue;
 		}

@@ -284,7 +284,8 @@ struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ctx,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD &&
+	    attr->qp_type != IBV_QPT_UC) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -447,6 +448,11 @@ static bool mroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
 	if (type == IBV_QPT_UD)
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+	/* UC: SENDs and WRITEs (MR-UC-1). */
+	if (type == IBV_QPT_UC)
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+		       op == IBV_WR_RDMA_WRITE ||
+		       op == IBV_WR_RDMA_WRITE_WITH_IMM;
 	switch (op) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:

@@ -14,7 +14,9 @@
 #                          find the RoCE v2 GID of the IPv4 address
 #                          ($VT_GID), meet the peer
 #   vt_devinfo             ibv_devinfo -v: sane attributes
-#   vt_pingpong            ibv_rc_pingpong, ibv_srq_pingpong, both directions
+#   vt_pingpong            ibv_rc_pingpong, ibv_srq_pingpong, ibv_uc_pingpong,
+#                          both directions
+#   vt_uc_pingpong L       ibv_uc_pingpong, L (server or client) listening
 #   vt_perftest_all        perftest bw/lat, several sizes up to 1 MiB, both
 #                          directions, and the bw tests with -q 4
 #   vt_verify_all          mr-verify: every RC opcode both ways, a corrupted
@@ -241,8 +243,25 @@ vt_pingpong() {
 			mr_fail "$vq_what: not 50 iterations"
 		[ "$(grep -c 'local address:' /tmp/pp.out)" -eq 4 ] ||
 			mr_fail "$vq_what: not 4 QPs"
+		vt_uc_pingpong $vq_l
 		mr_log "pingpong ($vq_l listens): ok"
 	done
+}
+
+# vt_uc_pingpong LISTENER: ibv_uc_pingpong with buffer checks, 200 round
+# trips of 4096-byte messages, 4 packets each at -m 1024. UC sends each
+# packet once (MR-UC-3) and the VM link does not lose, so every message
+# must arrive: a lost one would hang the tool into its timeout.
+vt_uc_pingpong() {
+	vu_what="ibv_uc_pingpong ($1 listens)"
+	vt_pair "$1" 90 /tmp/pp.out ibv_uc_pingpong -d "$VT_DEV" -g "$VT_GID" \
+		-n 200 -s 4096 -m 1024 -c ||
+		{ vt_show /tmp/pp.out; mr_fail "$vu_what: exit status $vp_rc"; }
+	vt_show /tmp/pp.out
+	grep -Eq '^1638400 bytes in [0-9.]+ seconds' /tmp/pp.out ||
+		mr_fail "$vu_what: not 1638400 bytes moved"
+	grep -Eq '^200 iters in [0-9.]+ seconds' /tmp/pp.out ||
+		mr_fail "$vu_what: not 200 iterations"
 }
 
 # ------------------------------------------------------------------------
