@@ -24,6 +24,12 @@
 #include "trace.h"
 
 #define MROCE_TX_BATCH	16	/* packets built per lock hold */
+/*
+ * UC batches one run sends before it leaves the rest to req_work: no
+ * window bounds a UC message (MR-UC-4), so without this a poster (or a
+ * softirq) would send a message of up to 2 GiB in one go.
+ */
+#define MROCE_UC_RUN_BATCHES	8
 
 static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 {
@@ -787,7 +793,8 @@ void mroce_req_run(struct mroce_qp *qp)
 	struct sk_buff_head q;
 	struct mroce_req_io io = { .qp = qp, .q = &q };
 	struct mroce_send_wqe done;
-	bool active;
+	unsigned int uc_batches = 0;
+	bool active, uc_more = false;
 	u8 status;
 	u64 now;
 
@@ -842,6 +849,12 @@ void mroce_req_run(struct mroce_qp *qp)
 			 * completes (MR-UC-5).
 			 */
 			if (w->tx.state == MR_SWQE_QUEUED) {
+				if (qp->uc &&
+				    ++uc_batches > MROCE_UC_RUN_BATCHES) {
+					/* The rest from req_work, below. */
+					uc_more = !qp->stopping;
+					break;
+				}
 				if (qp->uc) {
 					mroce_uc_send(qp, w, &q,
 						      MROCE_TX_BATCH);
@@ -881,4 +894,6 @@ void mroce_req_run(struct mroce_qp *qp)
 	} while (sq->kick);
 	sq->running = false;
 	spin_unlock_bh(&sq->lock);
+	if (uc_more)
+		queue_work(system_highpri_wq, &qp->req_work);
 }
