@@ -25,35 +25,6 @@ static struct mr_uc_msg *mr_uc_slot(struct mr_ucrecv *r, u32 msn)
 	return &r->slot[msn % MR_UC_MSGS];
 }
 
-/* Has @psn been counted? Older than the map: too old to tell, so yes. */
-static bool mr_uc_psn_seen(const struct mr_ucrecv *r, u32 psn)
-{
-	u32 k;
-
-	if (mr_psn_after_eq(psn, r->psn_hi))
-		return false;
-	k = mr_psn_dist(r->psn_hi, psn) - 1;
-	if (k >= MR_SACK_BITS)
-		return true;
-	return mr_map_test(r->psn_map, k);
-}
-
-static void mr_uc_psn_set(struct mr_ucrecv *r, u32 psn)
-{
-	u32 n;
-
-	if (mr_psn_after_eq(psn, r->psn_hi)) {
-		/* Slide; a jump past the whole map just clears it. */
-		n = mr_psn_dist(psn, r->psn_hi) + 1;
-		if (n >= MR_SACK_BITS)
-			mr_map_clear_all(r->psn_map);
-		else
-			mr_map_shl(r->psn_map, n);
-		r->psn_hi = mr_psn_add(psn, 1);
-	}
-	mr_map_set(r->psn_map, mr_psn_dist(r->psn_hi, psn) - 1);
-}
-
 /* Does @p's opcode consume a receive WQE? */
 static bool mr_uc_wqe_op(u8 opcode)
 {
@@ -212,7 +183,7 @@ int mr_ucrecv_on_pkt(struct mr_ucrecv *r, const struct mr_pkt *p, void *ctx)
 	d = mr_seq32_diff(p->dxh.msn, r->head_msn);
 	if (d < 0)
 		return mr_uc_drop(r, MR_UC_EV_OLD, ctx);
-	if (mr_uc_psn_seen(r, p->psn))
+	if (mr_psnmap_test(r->psn_map, r->psn_hi, p->psn))
 		return mr_uc_drop(r, MR_UC_EV_DUP, ctx);
 	if (d >= MR_UC_MSGS)
 		mr_uc_slide(r, p->dxh.msn, ctx);
@@ -224,7 +195,7 @@ int mr_ucrecv_on_pkt(struct mr_ucrecv *r, const struct mr_pkt *p, void *ctx)
 	     (!mr_uc_same(m, p) || p->payload_len > m->msg_len - m->bytes)))
 		return mr_uc_drop(r, MR_UC_EV_MISMATCH, ctx);
 
-	mr_uc_psn_set(r, p->psn);
+	mr_psnmap_set(r->psn_map, &r->psn_hi, p->psn);
 	wqe_op = mr_uc_wqe_op(p->opcode);
 	if (m->state == MR_UC_FREE) {
 		mr_uc_open(m, p);
