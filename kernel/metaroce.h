@@ -6,7 +6,7 @@
  *   uctx.h   user contexts and the rings shared with processes
  *   verbs.h  PD, AH, CQ, memory region, RQ/SRQ; verbs entry points
  *   qp.h     the QP, its protocol state and datapath prototypes
- * (resp.h: the responder's internals, for resp.c and resp_rd.c only).
+ * (resp.h: the responder's internals, for resp.c, resp_rd.c and uc.c).
  *
  * Object model (one struct per verbs object, embedding the ib_* object
  * so ib_core allocates it, see INIT_RDMA_OBJ_SIZE in device.c):

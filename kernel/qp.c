@@ -233,6 +233,7 @@ static int mroce_qp_check_init(struct mroce_dev *dev,
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_UC:
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		break;
@@ -240,6 +241,9 @@ static int mroce_qp_check_init(struct mroce_dev *dev,
 		return -EOPNOTSUPP;
 	}
 	if (init->create_flags)
+		return -EOPNOTSUPP;
+	/* UC receives into its own RQ only (MR-UC-1). */
+	if (init->qp_type == IB_QPT_UC && init->srq)
 		return -EOPNOTSUPP;
 	/* User QPs: RC and UD; the GSI QP belongs to the kernel. */
 	if (udata && init->qp_type == IB_QPT_GSI)
@@ -687,9 +691,14 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (cur == IB_QPS_INIT && next == IB_QPS_RTR) {
 			mroce_resp_start(qp);
 			mroce_hello_start(qp);
+			if (qp->uc)
+				mroce_uc_start_rx(qp);
 		}
-		if (cur == IB_QPS_RTR && next == IB_QPS_RTS)
+		if (cur == IB_QPS_RTR && next == IB_QPS_RTS) {
 			mroce_req_start(qp);
+			if (qp->uc)
+				mroce_uc_start_tx(qp);
+		}
 		mroce_qp_set_state(qp, next);
 		if (next == IB_QPS_ERR)
 			mroce_qp_flush(qp);
@@ -777,9 +786,11 @@ static bool mroce_opcode_ok(enum ib_qp_type type, enum ib_wr_opcode op)
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 		return true;
-	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
+		/* UC carries SENDs and WRITEs (MR-UC-1). */
+		return type == IB_QPT_RC || type == IB_QPT_UC;
+	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
@@ -860,7 +871,8 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 		break;
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
-		if (qp->ibqp.qp_type != IB_QPT_RC) {
+		if (qp->ibqp.qp_type == IB_QPT_UD ||
+		    qp->ibqp.qp_type == IB_QPT_GSI) {
 			wqe->wr.ud.av = to_mah(ud_wr(wr)->ah)->av;
 			wqe->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 			wqe->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;

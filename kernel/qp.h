@@ -23,6 +23,7 @@
 #include "proto/reqdone.h"
 #include "proto/requester.h"
 #include "proto/hello.h"
+#include "proto/ucrecv.h"
 #include "verbs.h"
 
 struct mroce_send_wqe {
@@ -128,6 +129,17 @@ struct mroce_resp {
 	bool tx_busy;
 };
 
+/*
+ * UC protocol state (uc.c): the sender's next PSN, MSN and progress in
+ * the SQ head WQE under sq.lock; the receiver under resp_lock.
+ */
+struct mroce_uc {
+	u32 psn;
+	u32 msn;
+	u32 off;		/* payload bytes of the head WQE sent */
+	struct mr_ucrecv rcv;
+};
+
 struct mroce_sq {
 	/* Protects the ring and the requester's per-QP state. */
 	spinlock_t lock;
@@ -211,6 +223,8 @@ struct mroce_qp {
 	 */
 	spinlock_t resp_lock;
 	struct mroce_resp *resp;
+	/* UC QPs only: sender under sq.lock, receiver under resp_lock. */
+	struct mroce_uc *uc;
 
 	/* Requester timers (RTO, RACK, RNR, pacing): softirq hrtimer. */
 	struct hrtimer req_timer;
@@ -322,6 +336,14 @@ void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb);
 enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t);
 int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
+
+/* UC datapath (uc.c) */
+int mroce_uc_alloc(struct mroce_qp *qp);
+void mroce_uc_start_tx(struct mroce_qp *qp);
+void mroce_uc_start_rx(struct mroce_qp *qp);
+void mroce_uc_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe,
+		   struct sk_buff_head *q, unsigned int budget);
+void mroce_uc_rcv(struct mroce_qp *qp, struct mr_pkt *p);
 
 /* Requester (req.c) */
 void mroce_req_run(struct mroce_qp *qp);

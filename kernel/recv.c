@@ -141,10 +141,15 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 		mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		goto drop;
 	}
-	/* RC opcodes to RC QPs, UD opcodes to UD/GSI QPs (step 10). */
+	/*
+	 * RC opcodes to RC QPs, UD opcodes to UD/GSI QPs, UC opcodes to UC
+	 * QPs (step 10).
+	 */
 	role = mr_pkt_role(&p);
 	if (role == MR_RX_UD) {
-		if (qp->ibqp.qp_type == IB_QPT_RC || !mroce_skb_unicast(skb))
+		if ((qp->ibqp.qp_type != IB_QPT_UD &&
+		     qp->ibqp.qp_type != IB_QPT_GSI) ||
+		    !mroce_skb_unicast(skb))
 			mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		else if (p.flags & MR_F_TRIM)
 			/* Its payload is gone: dropped (MR-REL-16). */
@@ -153,8 +158,14 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 			mroce_ud_rcv(qp, &p, skb);
 		goto put;
 	}
+	/* UC opcodes to UC QPs only, and only they (MR-UC-2). */
+	if ((role == MR_RX_UC) != (qp->ibqp.qp_type == IB_QPT_UC)) {
+		mroce_count(dev, MROCE_CNT_QPN_DROPS);
+		goto put;
+	}
 	state = READ_ONCE(qp->state);
-	if (qp->ibqp.qp_type != IB_QPT_RC || state == IB_QPS_RESET ||
+	if ((qp->ibqp.qp_type != IB_QPT_RC &&
+	     qp->ibqp.qp_type != IB_QPT_UC) || state == IB_QPS_RESET ||
 	    state == IB_QPS_INIT) {
 		/*
 		 * An RC opcode to a UD/GSI QP (MR-MAL-2 step 10), or to a QP
@@ -166,6 +177,10 @@ void mroce_rcv(struct mroce_dev *dev, struct sk_buff *skb, u16 sport)
 	if (p.sqpn != qp->attr.dest_qpn || !mroce_skb_from_peer(skb, qp)) {
 		/* Not from the connected peer (MR-SEC-4): "src" (MR-MAL-9). */
 		mroce_count(dev, MROCE_CNT_SRC_DROPS);
+		goto put;
+	}
+	if (role == MR_RX_UC) {
+		mroce_uc_rcv(qp, &p);
 		goto put;
 	}
 

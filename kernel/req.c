@@ -24,6 +24,12 @@
 #include "trace.h"
 
 #define MROCE_TX_BATCH	16	/* packets built per lock hold */
+/*
+ * UC batches one run sends before it leaves the rest to req_work: no
+ * window bounds a UC message (MR-UC-4), so without this a poster (or a
+ * softirq) would send a message of up to 2 GiB in one go.
+ */
+#define MROCE_UC_RUN_BATCHES	8
 
 static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 {
@@ -121,6 +127,8 @@ int mroce_proto_alloc(struct mroce_qp *qp)
 	/* The QP's own clock: off-path forgers must guess it (MR-SEC-6). */
 	qp->ts_offset = get_random_u32();
 
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return mroce_uc_alloc(qp);
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return 0;
 	/* Charged to the creator's memory cgroup, like its queues. */
@@ -157,8 +165,10 @@ void mroce_proto_free(struct mroce_qp *qp)
 		kvfree(qp->req->rq.msn_idx);
 	kvfree(qp->resp);
 	kvfree(qp->req);
+	kvfree(qp->uc);
 	qp->resp = NULL;
 	qp->req = NULL;
+	qp->uc = NULL;
 }
 
 /*
@@ -793,7 +803,8 @@ void mroce_req_run(struct mroce_qp *qp)
 	struct sk_buff_head q;
 	struct mroce_req_io io = { .qp = qp, .q = &q };
 	struct mroce_send_wqe done;
-	bool active;
+	unsigned int uc_batches = 0;
+	bool active, uc_more = false;
 	u8 status;
 	u64 now;
 
@@ -842,11 +853,31 @@ void mroce_req_run(struct mroce_qp *qp)
 		if (qp->state == IB_QPS_RTS && !req && sq->head != sq->tail) {
 			struct mroce_send_wqe *w = mroce_sq_wqe(sq, sq->head);
 
-			/* UD/GSI: the head WQE goes out and completes. */
+			/*
+			 * UD/GSI: the head WQE goes out and completes. UC:
+			 * its packets, a batch at a time, sent before it
+			 * completes (MR-UC-5).
+			 */
 			if (w->tx.state == MR_SWQE_QUEUED) {
-				w->tx.status = mroce_ud_send(qp, w);
-				w->tx.state = MR_SWQE_DONE;
+				if (qp->uc &&
+				    ++uc_batches > MROCE_UC_RUN_BATCHES) {
+					/* The rest from req_work, below. */
+					uc_more = !qp->stopping;
+					break;
+				}
+				if (qp->uc) {
+					mroce_uc_send(qp, w, &q,
+						      MROCE_TX_BATCH);
+				} else {
+					w->tx.status = mroce_ud_send(qp, w);
+					w->tx.state = MR_SWQE_DONE;
+				}
 				sq->kick = true;
+			}
+			if (!skb_queue_empty(&q)) {
+				spin_unlock_bh(&sq->lock);
+				mroce_pkt_flush(qp, &q);
+				spin_lock_bh(&sq->lock);
 			}
 			continue;
 		}
@@ -873,4 +904,6 @@ void mroce_req_run(struct mroce_qp *qp)
 	} while (sq->kick);
 	sq->running = false;
 	spin_unlock_bh(&sq->lock);
+	if (uc_more)
+		queue_work(system_highpri_wq, &qp->req_work);
 }

@@ -82,6 +82,10 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_FIELD_DROPS].name = "field_drops",
 	[MROCE_CNT_SRC_DROPS].name = "src_drops",
 	[MROCE_CNT_MSG_MISMATCH_DROPS].name = "msg_mismatch_drops",
+	[MROCE_CNT_UC_OLD_DROPS].name = "uc_old_drops",
+	[MROCE_CNT_UC_LATE_DROPS].name = "uc_late_drops",
+	[MROCE_CNT_UC_REFUSED_DROPS].name = "uc_refused_drops",
+	[MROCE_CNT_UC_MSG_DROPS].name = "uc_msg_drops",
 };
 
 /* The reason counter of each malformed-packet error of the codec. */

@@ -239,6 +239,8 @@ static bool mroce_uwr_opcode_ok(enum ib_qp_type type, u32 op)
 		return true;
 	case METAROCE_WR_RDMA_WRITE:
 	case METAROCE_WR_RDMA_WRITE_WITH_IMM:
+		/* UC carries SENDs and WRITEs (MR-UC-1). */
+		return type == IB_QPT_RC || type == IB_QPT_UC;
 	case METAROCE_WR_RDMA_READ:
 	case METAROCE_WR_ATOMIC_CMP_AND_SWP:
 	case METAROCE_WR_ATOMIC_FETCH_AND_ADD:

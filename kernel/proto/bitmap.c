@@ -57,3 +57,25 @@ u32 mr_map_find(const u64 *m, u32 from, bool set)
 		bits = set ? m[w] : ~m[w];
 	}
 }
+
+bool mr_psnmap_test(const u64 *m, u32 hi, u32 psn)
+{
+	u32 k;
+
+	if (mr_psn_after_eq(psn, hi))
+		return false;
+	k = mr_psn_dist(hi, psn) - 1;
+	if (k >= MR_SACK_BITS)
+		return true;
+	return mr_map_test(m, k);
+}
+
+void mr_psnmap_set(u64 *m, u32 *hi, u32 psn)
+{
+	if (mr_psn_after_eq(psn, *hi)) {
+		/* Slide: PSNs skipped over stay unmarked (0) in the map. */
+		mr_map_shl(m, mr_psn_dist(psn, *hi) + 1);
+		*hi = mr_psn_add(psn, 1);
+	}
+	mr_map_set(m, mr_psn_dist(*hi, psn) - 1);
+}

@@ -58,4 +58,14 @@ u32 mr_map_run(const u64 *m);
  */
 u32 mr_map_find(const u64 *m, u32 from, bool set);
 
+/*
+ * A map of the PSNs below @hi, one past the highest PSN marked: bit i
+ * is PSN hi - 1 - i (the message trackers' duplicate records, rxmsg and
+ * ucrecv). A PSN older than the map counts as marked (too old to tell).
+ */
+bool mr_psnmap_test(const u64 *m, u32 hi, u32 psn);
+
+/* Mark @psn, sliding the map (and *@hi) forward if it is past *@hi. */
+void mr_psnmap_set(u64 *m, u32 *hi, u32 psn);
+
 #endif /* MR_PROTO_BITMAP_H */

@@ -16,34 +16,18 @@ void mr_rxmsg_init(struct mr_rxmsg *m, u32 init_msn, u32 init_psn)
 	memset(m->psn_map, 0xff, sizeof(m->psn_map));
 }
 
-/* Has @psn been counted? */
+/*
+ * Has @psn been counted? One older than the map is below cum_psn of the
+ * window in front, hence received already.
+ */
 static bool mr_rxmsg_psn_seen(const struct mr_rxmsg *m, u32 psn)
 {
-	u32 k;
-
-	if (mr_psn_after_eq(psn, m->psn_hi))
-		return false;
-	k = mr_psn_dist(m->psn_hi, psn) - 1;
-	/*
-	 * Older than the map: below cum_psn of the window in front, hence
-	 * received already.
-	 */
-	if (k >= MR_SACK_BITS)
-		return true;
-	return mr_map_test(m->psn_map, k);
+	return mr_psnmap_test(m->psn_map, m->psn_hi, psn);
 }
 
 static void mr_rxmsg_psn_set(struct mr_rxmsg *m, u32 psn)
 {
-	u32 k;
-
-	if (mr_psn_after_eq(psn, m->psn_hi)) {
-		/* Slide: PSNs skipped over stay unseen (0) in the map. */
-		mr_map_shl(m->psn_map, mr_psn_dist(psn, m->psn_hi) + 1);
-		m->psn_hi = mr_psn_add(psn, 1);
-	}
-	k = mr_psn_dist(m->psn_hi, psn) - 1;
-	mr_map_set(m->psn_map, k);
+	mr_psnmap_set(m->psn_map, &m->psn_hi, psn);
 	/* Same cum_psn as the window in front: every counted PSN is marked. */
 	while (mr_psn_before(m->cum_psn, m->psn_hi) &&
 	       mr_rxmsg_psn_seen(m, m->cum_psn))

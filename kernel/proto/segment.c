@@ -15,6 +15,7 @@ bool mr_req_segment(const struct mr_req_msg *m, u32 off, u32 mtu, u32 rlen,
 		    bool retx, struct mr_pkt *p)
 {
 	bool answered = mr_op_has(m->opcode, MR_OPA_ANSWERED);
+	bool uc = mr_op_has(m->opcode, MR_OPA_UC);
 	bool first, last;
 	u32 len = 0;
 
@@ -29,6 +30,8 @@ bool mr_req_segment(const struct mr_req_msg *m, u32 off, u32 mtu, u32 rlen,
 	switch (m->opcode) {
 	case MR_OP_SEND_IMM:
 	case MR_OP_WRITE_IMM:
+	case MR_OP_UC_SEND_IMM:
+	case MR_OP_UC_WRITE_IMM:
 		p->imm = m->imm;
 		break;
 	case MR_OP_SEND_INV:
@@ -40,6 +43,8 @@ bool mr_req_segment(const struct mr_req_msg *m, u32 off, u32 mtu, u32 rlen,
 	switch (m->opcode) {
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
+	case MR_OP_UC_WRITE:
+	case MR_OP_UC_WRITE_IMM:
 		p->rxh.va = m->va;
 		p->rxh.rkey = m->rkey;
 		break;
@@ -68,12 +73,13 @@ bool mr_req_segment(const struct mr_req_msg *m, u32 off, u32 mtu, u32 rlen,
 	first = answered || off == 0;
 	last = answered || off + len >= m->length;
 	p->flags = (first ? MR_F_FIRST : 0) | (last ? MR_F_LAST : 0);
-	if (last || retx)
+	/* UC is never acknowledged nor retransmitted (MR-UC-3). */
+	if ((last || retx) && !uc)
 		p->flags |= MR_F_ACKREQ;
-	if (retx)
+	if (retx && !uc)
 		p->flags |= MR_F_RETX;
-	if (last && m->solicited &&
-	    (m->opcode == MR_OP_SEND || m->opcode == MR_OP_SEND_IMM ||
+	if (last && m->solicited && m->opcode != MR_OP_UC_WRITE &&
+	    (uc || m->opcode == MR_OP_SEND || m->opcode == MR_OP_SEND_IMM ||
 	     m->opcode == MR_OP_SEND_INV || m->opcode == MR_OP_WRITE_IMM))
 		p->flags |= MR_F_SE;
 	return last;

@@ -16,7 +16,7 @@
 
 /* A request message as its packets describe it (MR-HDR-7..16). */
 struct mr_req_msg {
-	u8 opcode;		/* wire opcode: a request (MR_OPA_REQ) */
+	u8 opcode;		/* wire opcode: MR_OPA_REQ or MR_OPA_UC */
 	bool solicited;		/* SE on its last packet (MR-VERBS-14) */
 	u32 msn;
 	u32 ssn;		/* receive WQE it consumes (MR_OPA_SSN) */
@@ -35,7 +35,8 @@ struct mr_req_msg {
  * READ_REQ or atomic, which are one packet each); not the path, QPNs,
  * PSN, timestamp or payload pointer. @retx marks a retransmission or a
  * re-request. Every packet that ends a message, and every
- * retransmission, asks for an ACK (MR-REL-12). Returns true if it is the
+ * retransmission, asks for an ACK (MR-REL-12); a UC packet never does
+ * (MR-UC-3). Returns true if it is the
  * last packet of the message.
  */
 bool mr_req_segment(const struct mr_req_msg *m, u32 off, u32 mtu, u32 rlen,

@@ -13,6 +13,7 @@
 #include "crc32c.h"
 
 #define MR_F_REQ_FLAGS	(MR_F_ACKREQ | MR_F_FIRST | MR_F_LAST | MR_F_RETX)
+#define MR_F_UC_FLAGS	(MR_F_FIRST | MR_F_LAST | MR_F_TRIM)
 
 #define MR_OP(h, f, a) {					\
 	.hdrs = (h), .hdr_len = MR_HDRS_LEN(h), .flags_ok = (f),	\
@@ -75,6 +76,19 @@ static const struct mr_op_desc mr_op_tab[MR_OP_TABLE_SIZE] = {
 				    MR_F_SE | MR_F_FIRST | MR_F_LAST |
 				    MR_F_TRIM,
 				    MR_OPA_PAYLOAD | MR_OPA_SINGLE),
+	/* UC (MR-UC-2): no ACKREQ, no RETX, DXH.ssn 0. */
+	[MR_OP_UC_SEND] = MR_OP(MR_HDR_DXH,
+				MR_F_UC_FLAGS | MR_F_SE,
+				MR_OPA_UC | MR_OPA_PAYLOAD | MR_OPA_MULTI),
+	[MR_OP_UC_SEND_IMM] = MR_OP(MR_HDR_DXH | MR_HDR_IMM,
+				    MR_F_UC_FLAGS | MR_F_SE,
+				    MR_OPA_UC | MR_OPA_PAYLOAD | MR_OPA_MULTI),
+	[MR_OP_UC_WRITE] = MR_OP(MR_HDR_DXH | MR_HDR_RXH, MR_F_UC_FLAGS,
+				 MR_OPA_UC | MR_OPA_PAYLOAD | MR_OPA_MULTI),
+	[MR_OP_UC_WRITE_IMM] = MR_OP(MR_HDR_DXH | MR_HDR_RXH | MR_HDR_IMM,
+				     MR_F_UC_FLAGS | MR_F_SE,
+				     MR_OPA_UC | MR_OPA_PAYLOAD |
+				     MR_OPA_MULTI),
 	[MR_OP_ACK] = MR_OP(MR_HDR_AKH, MR_F_ECE,
 			    MR_OPA_PSN0 | MR_OPA_CTRL),
 	[MR_OP_NACK] = MR_OP(MR_HDR_AKH | MR_HDR_NKH, MR_F_ECE,
@@ -522,6 +536,8 @@ enum mr_rx_role mr_pkt_role(const struct mr_pkt *p)
 		return MR_RX_UD;
 	if (d->attrs & MR_OPA_REQ)
 		return MR_RX_REQUEST;
+	if (d->attrs & MR_OPA_UC)
+		return MR_RX_UC;
 	if (p->opcode == MR_OP_PROBE)
 		return MR_RX_PROBE;
 	if (p->opcode == MR_OP_HELLO)

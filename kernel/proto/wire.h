@@ -80,6 +80,14 @@ enum mr_opcode {
 	/* Unreliable datagram: single packet, not sequenced, no ACK. */
 	MR_OP_UD_SEND		= 0x09,	/* MBH DETH payload */
 	MR_OP_UD_SEND_IMM	= 0x0A,	/* MBH DETH IMM payload */
+	/*
+	 * Unreliable connected (MR-UC-2): one PSN per packet, sent once,
+	 * never acknowledged; self-describing like the RC requests.
+	 */
+	MR_OP_UC_SEND		= 0x0B,	/* MBH DXH payload */
+	MR_OP_UC_SEND_IMM	= 0x0C,	/* MBH DXH IMM payload */
+	MR_OP_UC_WRITE		= 0x0D,	/* MBH DXH RXH payload */
+	MR_OP_UC_WRITE_IMM	= 0x0E,	/* MBH DXH RXH IMM payload */
 	/* Responses / control. */
 	MR_OP_ACK		= 0x20,	/* MBH AKH, MBH.psn = 0 */
 	MR_OP_NACK		= 0x21,	/* MBH AKH NKH, MBH.psn = 0 */
@@ -299,6 +307,8 @@ enum mr_op_attr {
 	 * (MR-VERBS-15).
 	 */
 	MR_OPA_ANSWERED	= 1 << 8,
+	/* Unreliable connected data (MR-UC-2): a UC QP's, never an RC's. */
+	MR_OPA_UC	= 1 << 9,
 };
 
 struct mr_op_desc {
@@ -521,6 +531,7 @@ enum mr_rx_role {
 	MR_RX_PROBE,		/* PROBE: answered at once (MR-MP-10) */
 	MR_RX_RESPONSE,		/* ACK, NACK, READ/ATOMIC_RESP, PROBE_REPLY */
 	MR_RX_HELLO,		/* HELLO: connection setup (MR-VER-12) */
+	MR_RX_UC,		/* UC_*: a UC QP's receiver (MR-UC-2) */
 };
 
 /*

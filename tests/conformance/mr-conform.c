@@ -274,6 +274,7 @@ static const struct {
 	{ cases_req, &n_cases_req },	/* VER first: the HELLO checks */
 	{ cases_resp, &n_cases_resp },
 	{ cases_ud, &n_cases_ud },
+	{ cases_uc, &n_cases_uc },
 	{ cases_wire, &n_cases_wire },
 	{ cases_loss, &n_cases_loss },
 	{ cases_mal, &n_cases_mal },

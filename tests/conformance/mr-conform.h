@@ -10,6 +10,7 @@
  *   mrc-cases-resp.c    cases with the DUT as responder
  *   mrc-cases-req.c     cases with the DUT as requester, and VER (HELLO)
  *   mrc-cases-ud.c      UD receives and sends, the GSI QP
+ *   mrc-cases-uc.c      UC receives and sends (revision 1.1)
  *   mrc-cases-wire.c    rules for every packet the DUT sends (ENC, HDR,
  *                       MP spraying, CC credit and ECN echo)
  *   mrc-cases-loss.c    the DUT as requester under loss (LOSS, RETRY)
@@ -89,6 +90,8 @@ extern const struct tcase cases_req[];
 extern const unsigned int n_cases_req;
 extern const struct tcase cases_ud[];
 extern const unsigned int n_cases_ud;
+extern const struct tcase cases_uc[];
+extern const unsigned int n_cases_uc;
 extern const struct tcase cases_wire[];
 extern const unsigned int n_cases_wire;
 extern const struct tcase cases_loss[];

@@ -608,7 +608,7 @@ bool kv_u64(const char *ans, const char *key, uint64_t *v)
 }
 
 /* --counter SPEC=IMPL: the implementation's name of a spec counter. */
-#define CMAP_MAX 32
+#define CMAP_MAX 48
 static struct { char spec[32], impl[64]; } cmap[CMAP_MAX];
 static int cmap_n;
 

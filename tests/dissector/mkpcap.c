@@ -693,6 +693,31 @@ static void ports(void)
 	      "PROBE to UDP port 4793, pre-1.1 MetaRoCE and UET (MetaRoCE only with Decode As)");
 }
 
+/*
+ * Revision 1.1 UC opcodes (MR-UC-2), after every other frame so that the
+ * earlier frames keep their numbers: a UC_SEND_IMM cut at 256 bytes and a
+ * one-packet UC_WRITE.
+ */
+static void uc_frames(void)
+{
+	struct mr_pkt p;
+
+	base(&p, MR_OP_UC_SEND_IMM, MR_F_FIRST, 0x000100);
+	p.dxh.msn = 3;
+	p.dxh.msg_len = 300;
+	p.imm = 0x0badcafe;
+	p.payload_len = 256;
+	good(&p, "UC_SEND_IMM, first of two packets");
+
+	base(&p, MR_OP_UC_WRITE, FL, 0x000102);
+	p.dxh.msn = 4;
+	p.dxh.msg_len = 64;
+	p.rxh.va = 0x00007f0000002000ULL;
+	p.rxh.rkey = 0x00000999;
+	p.payload_len = 64;
+	good(&p, "UC_WRITE, one packet");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i;
@@ -713,6 +738,7 @@ int main(int argc, char **argv)
 	icrc_and_trim();
 	malformed();
 	ports();
+	uc_frames();
 	if (fclose(out))
 		die("write %s failed", out_path);
 	printf("mkpcap: %u frames in %s\n", nframe, out_path);

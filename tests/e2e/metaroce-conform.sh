@@ -73,6 +73,8 @@ else
 		--counter rkey=rkey_violations --counter no_wqe=no_wqe_drops \
 		--counter ud_len=ud_len_drops --counter ts_stale=stale_drops \
 		--counter future=future_drops \
+		--counter uc_old=uc_old_drops --counter uc_late=uc_late_drops \
+		--counter uc_refused=uc_refused_drops --counter uc_msg_drop=uc_msg_drops \
 		>/tmp/conform.tap 2>&1 || cf_rc=$?
 	echo "MR-ARTEFACT-BEGIN conform.tap"
 	cat /tmp/conform.tap

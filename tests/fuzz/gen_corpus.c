@@ -110,7 +110,7 @@ static void gen_decode(void)
 	static const char *const names[] = {
 		"send_mid", "write_imm", "read_req", "atomic_cs",
 		"ud_send_imm", "ack", "nack_rnr", "read_resp",
-		"atomic_resp", "probe", "hello",
+		"atomic_resp", "probe", "hello", "uc_write_imm",
 	};
 	u8 b[2048];
 	struct mr_pkt p;
@@ -166,7 +166,15 @@ static void gen_decode(void)
 			base(&p, MR_OP_PROBE, 0);
 			p.flags = 0;
 			break;
-		default:
+		case 11:
+			/* Revision 1.1 UC (MR-UC-2): no SSN, no ACKREQ. */
+			data_pkt(&p, MR_OP_UC_WRITE_IMM, 9, 1500, 1, 104);
+			p.rxh.va = 0x10000;
+			p.rxh.rkey = 0x77;
+			p.imm = 0xC0DE0009;
+			p.flags |= MR_F_SE;
+			break;
+		case 10:
 			/* Revision 1.1 connection setup (MR-VER-9). */
 			base(&p, MR_OP_HELLO, 0);
 			p.flags = 0;
@@ -521,6 +529,86 @@ static void gen_req(void)
 	req_write("refused_at_post");
 }
 
+/* fuzz_uc input: 3-byte PSN, PMTU code, WQEs posted, 8-byte records. */
+static u8 uc_buf[1024];
+static size_t uc_len;
+
+static void uc_start(u32 psn, u8 posted)
+{
+	uc_buf[0] = (u8)(psn >> 16);
+	uc_buf[1] = (u8)(psn >> 8);
+	uc_buf[2] = (u8)psn;
+	uc_buf[3] = 2;		/* PMTU 1024 */
+	uc_buf[4] = posted;
+	uc_len = 5;
+}
+
+/* One record: op index, flags (b0 bits 2..7), MSN and PSN steps, ... */
+static void uc_rec(u8 op, u8 fl, s8 dmsn, s8 dpsn, u8 k, u16 len4, u8 b6,
+		   u8 b7)
+{
+	u8 *b = uc_buf + uc_len;
+
+	if (uc_len + 8 > sizeof(uc_buf))
+		die("uc corpus");
+	b[0] = (u8)(op | fl);
+	b[1] = (u8)dmsn;
+	b[2] = (u8)dpsn;
+	b[3] = k;
+	b[4] = (u8)(len4 >> 8);
+	b[5] = (u8)len4;
+	b[6] = b6;
+	b[7] = b7;
+	uc_len += 8;
+}
+
+static void gen_uc(void)
+{
+	unsigned int i;
+
+	/* in order: a 3-packet SEND, a WRITE_IMM, a WRITE, across the wrap */
+	uc_start(0xFFFFF0, 16);
+	uc_rec(0, 0x80, 0, 0, 0, 750, 0, 0);
+	uc_rec(0, 0, 0, 1, 1, 750, 0, 0);
+	uc_rec(0, 0, 0, 1, 2, 750, 0, 0);
+	uc_rec(3, 0x80, 1, 1, 0, 25, 1, 0);
+	uc_rec(2, 0x80, 1, 1, 0, 512, 2, 0);
+	uc_rec(2, 0, 0, 1, 1, 512, 2, 0);
+	write_file("fuzz_uc", "inorder", uc_buf, uc_len);
+
+	/* a lost packet: the next message moves into its WQE, or cannot */
+	uc_start(100, 8);
+	uc_rec(1, 0x80, 0, 0, 0, 750, 3, 0);
+	uc_rec(1, 0, 0, 2, 2, 750, 3, 0);
+	uc_rec(0, 0x80, 1, 1, 0, 125, 0, 0);
+	uc_rec(0, 0x20 | 0x80, 1, 1, 0, 750, 0, 0);
+	uc_rec(0, 0x80, 1, 1, 0, 50, 0, 0);
+	uc_rec(0, 0x80, -2, 1, 1, 750, 0, 0);
+	uc_rec(0, 0, 0, -4, 1, 750, 0, 0);
+	write_file("fuzz_uc", "loss_rebind", uc_buf, uc_len);
+
+	/* reordered messages, late first packets, refusals, trims, posts */
+	uc_start(7, 1);
+	uc_rec(0, 0x80, 1, 0, 0, 500, 0, 0);
+	uc_rec(0, 0, -1, 2, 0, 500, 0, 0);
+	uc_rec(0, 0x40, 5, 0, 0, 0, 0, 0);
+	uc_rec(3, 0x08, 2, 1, 0, 10, 1, 0);
+	uc_rec(2, 0x10, 3, 1, 0, 300, 2, 0);
+	uc_rec(1, 0x04, 4, 1, 0, 600, 1, 0);
+	uc_rec(1, 0, 4, 1, 1, 600, 1, 0);
+	uc_rec(0, 0x80, 5, 1, 0, 0, 0, 0);
+	write_file("fuzz_uc", "reorder_faults", uc_buf, uc_len);
+
+	/* a flood of new MSNs and far jumps, then a whole message */
+	uc_start(0x800000, 4);
+	for (i = 0; i < 40; i++)
+		uc_rec((u8)(i % 4), 0x80, (s8)(1 + i % 3), 2, 0, 512,
+		       (u8)(i * 37), i % 7 == 0);
+	uc_rec(0, 0x80, 3, 5, 1, 512, 0, 0);
+	uc_rec(0, 0, 0, -1, 0, 512, 0, 0);
+	write_file("fuzz_uc", "flood", uc_buf, uc_len);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i;
@@ -535,5 +623,6 @@ int main(int argc, char **argv)
 	gen_decode();
 	gen_rx();
 	gen_req();
+	gen_uc();
 	return 0;
 }

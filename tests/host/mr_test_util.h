@@ -19,7 +19,8 @@ static const u8 t_opcodes[] = {
 	MR_OP_WRITE_IMM, MR_OP_READ_REQ, MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA,
 	MR_OP_UD_SEND, MR_OP_UD_SEND_IMM, MR_OP_ACK, MR_OP_NACK,
 	MR_OP_READ_RESP, MR_OP_ATOMIC_RESP, MR_OP_PROBE, MR_OP_PROBE_REPLY,
-	MR_OP_HELLO,
+	MR_OP_HELLO, MR_OP_UC_SEND, MR_OP_UC_SEND_IMM, MR_OP_UC_WRITE,
+	MR_OP_UC_WRITE_IMM,
 };
 
 /* xorshift64*: deterministic, seedable. */
@@ -89,6 +90,21 @@ static inline void t_sample_pkt(struct mr_pkt *p, u8 opcode, u32 plen)
 			p->dxh.ssn = 7;
 		}
 		p->flags |= MR_F_ACKREQ;
+		break;
+	case MR_OP_UC_SEND:
+	case MR_OP_UC_SEND_IMM:
+		p->flags |= MR_F_SE;
+		if (opcode == MR_OP_UC_SEND_IMM)
+			p->imm = 0x21436587;
+		break;
+	case MR_OP_UC_WRITE:
+	case MR_OP_UC_WRITE_IMM:
+		p->rxh.va = 0x0000654321000040ULL;
+		p->rxh.rkey = 0xFEEDC0DE;
+		if (opcode == MR_OP_UC_WRITE_IMM) {
+			p->imm = 0x31415926;
+			p->flags |= MR_F_SE;
+		}
 		break;
 	case MR_OP_READ_REQ:
 		p->rxh.va = 0x00007F0000001000ULL;
@@ -258,6 +274,7 @@ static inline u32 t_write_raw_hdrs(const struct mr_pkt *p, u8 ver_byte,
 	o += 16;
 	switch (p->opcode) {
 	case MR_OP_SEND_IMM:
+	case MR_OP_UC_SEND_IMM:
 		t_put32(b + o, p->imm);
 		o += 4;
 		break;
@@ -268,11 +285,14 @@ static inline u32 t_write_raw_hdrs(const struct mr_pkt *p, u8 ver_byte,
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
 	case MR_OP_READ_REQ:
+	case MR_OP_UC_WRITE:
+	case MR_OP_UC_WRITE_IMM:
 		t_put64(b + o, p->rxh.va);
 		t_put32(b + o + 8, p->rxh.rkey);
 		t_put32(b + o + 12, 0);
 		o += 16;
-		if (p->opcode == MR_OP_WRITE_IMM) {
+		if (p->opcode == MR_OP_WRITE_IMM ||
+		    p->opcode == MR_OP_UC_WRITE_IMM) {
 			t_put32(b + o, p->imm);
 			o += 4;
 		}

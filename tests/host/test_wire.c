@@ -103,6 +103,8 @@ static void test_header_lengths(void **state)
 		{ MR_OP_READ_RESP, 36 }, { MR_OP_ATOMIC_RESP, 44 },
 		{ MR_OP_PROBE, 20 }, { MR_OP_PROBE_REPLY, 20 },
 		{ MR_OP_HELLO, 36 },
+		{ MR_OP_UC_SEND, 36 }, { MR_OP_UC_SEND_IMM, 40 },
+		{ MR_OP_UC_WRITE, 52 }, { MR_OP_UC_WRITE_IMM, 56 },
 	};
 	unsigned int i, known = 0;
 
@@ -123,7 +125,7 @@ static void test_header_lengths(void **state)
 			known++;
 	assert_int_equal(known, MR_ARRAY_SIZE(want));
 	assert_null(mr_op_desc(0x00));
-	assert_null(mr_op_desc(0x0B));
+	assert_null(mr_op_desc(0x0F));
 	assert_null(mr_op_desc(0x33));
 	assert_null(mr_op_desc(0xFF));
 }
@@ -1022,6 +1024,10 @@ static void test_rx_role(void **state)
 		{ MR_OP_ATOMIC_RESP, MR_RX_RESPONSE },
 		{ MR_OP_PROBE_REPLY, MR_RX_RESPONSE },
 		{ MR_OP_HELLO, MR_RX_HELLO },
+		{ MR_OP_UC_SEND, MR_RX_UC },
+		{ MR_OP_UC_SEND_IMM, MR_RX_UC },
+		{ MR_OP_UC_WRITE, MR_RX_UC },
+		{ MR_OP_UC_WRITE_IMM, MR_RX_UC },
 	};
 	struct mr_pkt p;
 	size_t i;
@@ -1134,6 +1140,8 @@ static void test_registries(void **state)
 		{ MR_OP_READ_RESP, RS }, { MR_OP_ATOMIC_RESP, RS },
 		{ MR_OP_PROBE, PC }, { MR_OP_PROBE_REPLY, PC },
 		{ MR_OP_HELLO, PC },
+		{ MR_OP_UC_SEND, RQ }, { MR_OP_UC_SEND_IMM, RQ },
+		{ MR_OP_UC_WRITE, RQ }, { MR_OP_UC_WRITE_IMM, RQ },
 	};
 	static const u8 lo[] = { 0x01, 0x20, 0x30 }, hi[] = { 0x1F, 0x2F, 0x3F };
 	const struct mr_op_desc *d;

@@ -522,7 +522,7 @@ static void mrue_rx(struct mrue *ue, const u8 *buf, u32 len, u8 tos,
 	role = mr_pkt_role(&p);
 	/* RC only; a QP not yet connected takes nothing (MR-MAL-5). */
 	if (ue->state == MRUE_QPS_INIT || p.dqpn != ue->qpn ||
-	    role == MR_RX_UD) {
+	    role == MR_RX_UD || role == MR_RX_UC) {
 		ue->st.drop_qpn++;
 		return;
 	}

@@ -508,6 +508,10 @@ static void mroce_qpx_init(struct mroce_qp *qp, uint64_t send_ops);
 /* The ibv_wr_*() operations of each QP type (IBV_QP_EX_WITH_*). */
 #define MROCE_QPX_OPS_UD						\
 	((uint64_t)(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM))
+/* UC: SENDs and WRITEs (MR-UC-1). */
+#define MROCE_QPX_OPS_UC						\
+	(MROCE_QPX_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |			\
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define MROCE_QPX_OPS_RC						\
 	(MROCE_QPX_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |			\
 	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |				\
@@ -557,11 +561,13 @@ static int mroce_qp_attr_check(const struct ibv_qp_init_attr_ex *attr)
 		return EOPNOTSUPP;
 	if (!(mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
 		return EINVAL;
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD &&
+	    attr->qp_type != IBV_QPT_UC)
 		return EOPNOTSUPP;
 	if (!(mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return 0;
 	ops_ok = attr->qp_type == IBV_QPT_UD ? MROCE_QPX_OPS_UD :
+		 attr->qp_type == IBV_QPT_UC ? MROCE_QPX_OPS_UC :
 					       MROCE_QPX_OPS_RC;
 	return attr->send_ops_flags & ~ops_ok ? EOPNOTSUPP : 0;
 }
@@ -754,6 +760,11 @@ static bool mroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
 	if (type == IBV_QPT_UD)
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+	/* UC: SENDs and WRITEs (MR-UC-1). */
+	if (type == IBV_QPT_UC)
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+		       op == IBV_WR_RDMA_WRITE ||
+		       op == IBV_WR_RDMA_WRITE_WITH_IMM;
 	switch (op) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:

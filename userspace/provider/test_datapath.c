@@ -632,8 +632,14 @@ static void test_create_checks(void)
 	CHECK(mroce_qp_attr_check(&a) == 0);
 	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
 	CHECK(mroce_qp_attr_check(&a) == EOPNOTSUPP);
-	a.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	/* UC: SENDs and WRITEs, no READ or atomic (MR-UC-1). */
 	a.qp_type = IBV_QPT_UC;
+	a.send_ops_flags = MROCE_QPX_OPS_UC;
+	CHECK(mroce_qp_attr_check(&a) == 0);
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ;
+	CHECK(mroce_qp_attr_check(&a) == EOPNOTSUPP);
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	a.qp_type = IBV_QPT_XRC_SEND;
 	CHECK(mroce_qp_attr_check(&a) == EOPNOTSUPP);
 	a.qp_type = IBV_QPT_RC;
 	a.comp_mask |= IBV_QP_INIT_ATTR_XRCD;

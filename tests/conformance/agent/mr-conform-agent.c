@@ -20,13 +20,15 @@
  *   FILL id seed
  *   CQ id depth
  *   QP id cq RC|UD|UC|RAW max_send max_recv [srq]
- *                                  UC, RAW: to see them refused (MR-VERBS-1)
+ *                                  RAW: to see it refused (MR-VERBS-1)
  *   SRQ id depth
  *   SRECV srq wrid mr off len      a receive WQE on a shared receive queue
  *   CQEV id depth                  a CQ with a completion channel
  *   ARM cq solicited_only
  *   WAITEV cq tmo_ms               OK ev=0|1 (the event acknowledged)
  *   CONNECT id dqpn rq_psn sq_psn dgid mtu access timeout retry rnr_retry
+ *                                  (a UC QP takes UC's attributes only and
+ *                                  ignores timeout, retry and rnr_retry)
  *   POST id op wrid mr off len rkey raddr imm compare swap flags
  *        op: SEND SEND_IMM SEND_INV WRITE WRITE_IMM READ CS FA; flags: 1
  *        signaled; SEND_INV takes the R_Key to invalidate in imm
@@ -464,6 +466,7 @@ static void c_connect(char *s)
 	uint64_t dqpn, rq, sq, mtu, acc, tmo, retry, rnr;
 	union ibv_gid dgid;
 	struct ibv_qp_attr a = { 0 };
+	bool uc;
 
 	if (!qp || !num(&s, 0xffffff, &dqpn) || !num(&s, 0xffffff, &rq) ||
 	    !num(&s, 0xffffff, &sq) || !gid_parse(tok_next(&s), &dgid) ||
@@ -473,6 +476,7 @@ static void c_connect(char *s)
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = (uint8_t)O.ib_port;
 	a.qp_access_flags = (unsigned int)acc;
+	uc = qp->qp_type == IBV_QPT_UC;
 	if (qp->qp_type == IBV_QPT_UD) {
 		a.qkey = 0x11111111;
 		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
@@ -511,7 +515,7 @@ static void c_connect(char *s)
 	a.ah_attr.grh.hop_limit = 64;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+			  (uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)))
 		return reply("ERR RTR: %s", strerror(errno));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -520,8 +524,9 @@ static void c_connect(char *s)
 	a.rnr_retry = (uint8_t)rnr;
 	a.sq_psn = (uint32_t)sq;
 	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			   IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)))
 		return reply("ERR RTS: %s", strerror(errno));
 	reply("OK state=RTS");
 }

@@ -14,7 +14,9 @@
 #                          find the RoCE v2 GID of the IPv4 address
 #                          ($VT_GID), meet the peer
 #   vt_devinfo             ibv_devinfo -v: sane attributes
-#   vt_pingpong            ibv_rc_pingpong, ibv_srq_pingpong, both directions
+#   vt_pingpong            ibv_rc_pingpong, ibv_srq_pingpong, ibv_uc_pingpong,
+#                          both directions
+#   vt_uc_pingpong L       ibv_uc_pingpong, L (server or client) listening
 #   vt_perftest_all        perftest bw/lat, several sizes up to 1 MiB, both
 #                          directions, and the bw tests with -q 4
 #   vt_verify_all          mr-verify: every RC opcode both ways, a corrupted
@@ -216,33 +218,43 @@ vt_role_of() {
 # ------------------------------------------------------------------------
 # ibv_*_pingpong
 
+# vt_pp LISTENER BYTES ITERS TOOL ARGS...: one ibv_*_pingpong run (-c:
+# every received buffer checked), LISTENER listening; fails unless the
+# tool succeeds and reports BYTES bytes and ITERS iterations (per QP).
+vt_pp() {
+	vpp_l=$1
+	vpp_b=$2
+	vpp_n=$3
+	shift 3
+	vpp_what="$1 ($vpp_l listens)"
+	vt_pair "$vpp_l" 90 /tmp/pp.out "$@" -d "$VT_DEV" -g "$VT_GID" -c ||
+		{ vt_show /tmp/pp.out; mr_fail "$vpp_what: exit status $vp_rc"; }
+	vt_show /tmp/pp.out
+	grep -Eq "^$vpp_b bytes in [0-9.]+ seconds" /tmp/pp.out ||
+		mr_fail "$vpp_what: not $vpp_b bytes moved"
+	grep -Eq "^$vpp_n iters in [0-9.]+ seconds" /tmp/pp.out ||
+		mr_fail "$vpp_what: not $vpp_n iterations"
+}
+
 vt_pingpong() {
 	for vq_l in server client; do
-		# rc_pingpong: -c checks every received buffer.
-		vq_what="ibv_rc_pingpong ($vq_l listens)"
-		vt_pair $vq_l 90 /tmp/pp.out ibv_rc_pingpong -d "$VT_DEV" -g "$VT_GID" \
-			-n 200 -s 4096 -c || { vt_show /tmp/pp.out; mr_fail "$vq_what: exit status $vp_rc"; }
-		vt_show /tmp/pp.out
 		# 200 round trips of 4096 bytes
-		grep -Eq '^1638400 bytes in [0-9.]+ seconds' /tmp/pp.out ||
-			mr_fail "$vq_what: not 1638400 bytes moved"
-		grep -Eq '^200 iters in [0-9.]+ seconds' /tmp/pp.out ||
-			mr_fail "$vq_what: not 200 iterations"
-
-		vq_what="ibv_srq_pingpong ($vq_l listens)"
-		vt_pair $vq_l 90 /tmp/pp.out ibv_srq_pingpong -d "$VT_DEV" -g "$VT_GID" \
-			-q 4 -n 50 -s 4096 -r 64 -c ||
-			{ vt_show /tmp/pp.out; mr_fail "$vq_what: exit status $vp_rc"; }
-		vt_show /tmp/pp.out
+		vt_pp $vq_l 1638400 200 ibv_rc_pingpong -n 200 -s 4096
 		# It reports per QP: 50 round trips of 4096 bytes.
-		grep -Eq '^409600 bytes in [0-9.]+ seconds' /tmp/pp.out ||
-			mr_fail "$vq_what: not 409600 bytes moved"
-		grep -Eq '^50 iters in [0-9.]+ seconds' /tmp/pp.out ||
-			mr_fail "$vq_what: not 50 iterations"
+		vt_pp $vq_l 409600 50 ibv_srq_pingpong -q 4 -n 50 -s 4096 -r 64
 		[ "$(grep -c 'local address:' /tmp/pp.out)" -eq 4 ] ||
-			mr_fail "$vq_what: not 4 QPs"
+			mr_fail "ibv_srq_pingpong ($vq_l listens): not 4 QPs"
+		vt_uc_pingpong $vq_l
 		mr_log "pingpong ($vq_l listens): ok"
 	done
+}
+
+# vt_uc_pingpong LISTENER: ibv_uc_pingpong, 200 round trips of 4096-byte
+# messages, 4 packets each at -m 1024. UC sends each packet once
+# (MR-UC-3) and the VM link does not lose, so every message must arrive:
+# a lost one would hang the tool into its timeout.
+vt_uc_pingpong() {
+	vt_pp "$1" 1638400 200 ibv_uc_pingpong -n 200 -s 4096 -m 1024
 }
 
 # ------------------------------------------------------------------------
