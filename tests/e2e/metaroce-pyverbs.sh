@@ -1,7 +1,6 @@
 # topology: single
 # timeout: 600
 # needs: pyverbs
-# default: no mr0 is not yet at parity with rx0 (provider.rst, "Verbs parity")
 # Verbs parity with Soft-RoCE: rdma-core's own provider test suite
 # (python3-pyverbs, run_tests.py) on rx0 (rdma_rxe) and on mr0, both over
 # eth0 in one guest; each test connects QPs of one device to each other.
