@@ -559,6 +559,7 @@ static void mrt_mw_keys(struct kunit *test)
 	struct ib_mw *mw1, *mw2;
 	struct ib_mr *ibmr;
 	struct mroce_mr *m;
+	u32 rkey2;
 	u8 buf[64];
 
 	mrt_res_init(test, &r, NULL);
@@ -579,10 +580,11 @@ static void mrt_mw_keys(struct kunit *test)
 		mroce_mr_put(m);
 	}
 	/* Gone from the key space once deallocated (MR-MW-6). */
+	rkey2 = mw2->rkey;
 	mrt_mw_free(test, mw1);
-	KUNIT_EXPECT_NULL(test, mroce_mr_get(mrt_vdev, mw2->rkey ^ 0x100));
+	KUNIT_EXPECT_NULL(test, mroce_mr_get(mrt_vdev, rkey2 ^ 0x100));
 	mrt_mw_free(test, mw2);
-	KUNIT_EXPECT_NULL(test, mroce_mr_get(mrt_vdev, mw2->rkey));
+	KUNIT_EXPECT_NULL(test, mroce_mr_get(mrt_vdev, rkey2));
 	KUNIT_EXPECT_EQ(test, mroce_dereg_mr(ibmr, NULL), 0);
 	mrt_res_free(&r);
 }
