@@ -11,7 +11,8 @@
 # consumer indices ahead of the producer or far behind it; BIND_MW WQEs
 # naming no window, no MR, a window or MR of another PD, a range outside
 # the MR, zero-based rights or an SGE (MR-MW-3: MW_BIND_ERR), and a good
-# type 2 bind whose window refuses a WRITE past it (MR-MW-2). Each case on
+# type 2 bind whose window refuses a WRITE past it (MR-MW-2) and keeps its MR
+# from ibv_rereg_mr (MR-MW-7: EBUSY). Each case on
 # fresh QPs and CQs must end in the error completion the spec names
 # (MR-VERBS-3, MR-VERBS-21, MR-VERBS-23: LOC_QP_OP_ERR, LOC_LEN_ERR,
 # LOC_PROT_ERR; REM_ACCESS_ERR for the remote range), with the WRs behind

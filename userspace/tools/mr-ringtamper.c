@@ -200,6 +200,12 @@ static void ring_publish(struct ring_view *v)
 /* ------------------------------------------------------------------ */
 /* Device, memory and the per-case QP pair                              */
 
+/* The access of env's MR. */
+#define MR_ACCESS							\
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |		\
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |		\
+	 IBV_ACCESS_MW_BIND)
+
 struct env {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -1054,8 +1060,19 @@ static int bind_good(struct env *e, struct pair *p, struct ibv_mw *mw)
 	if (st != IBV_WC_REM_ACCESS_ERR)
 		FAIL("%s: a WRITE past the window completed with %s, expected "
 		     "REM_ACCESS_ERR", cur_case, ibv_wc_status_str(st));
+	/*
+	 * MR-MW-7: the MR cannot be reregistered while the window is bound
+	 * (nor hang the call: the window holds the MR).
+	 */
+	errno = 0;
+	ret = ibv_rereg_mr(e->mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   MR_ACCESS);
+	if (ret != IBV_REREG_MR_ERR_CMD || errno != EBUSY)
+		FAIL("%s: ibv_rereg_mr of the MR under a bound window returned "
+		     "%d (%s), expected IBV_REREG_MR_ERR_CMD with EBUSY",
+		     cur_case, ret, strerror(errno));
 	logmsg("case %s: ok: bound, WRITE inside succeeded, past it "
-	       "REM_ACCESS_ERR", cur_case);
+	       "REM_ACCESS_ERR, rereg of its MR EBUSY", cur_case);
 	return 0;
 }
 
@@ -1193,7 +1210,7 @@ static const struct tcase cases[] = {
 	{ "bind-mr-foreign-pd", case_bind, B_MR_PD, 0, 1, "BIND_MW to an MR of another PD" },
 	{ "bind-zero-based", case_bind, B_ZERO_BASED, 0, 1, "BIND_MW with IBV_ACCESS_ZERO_BASED" },
 	{ "bind-sge", case_bind, B_SGE, 0, 1, "BIND_MW WQE carrying an SGE" },
-	{ "bind-good", case_bind, B_GOOD, 0, 1, "type 2 window: WRITE inside, then past it" },
+	{ "bind-good", case_bind, B_GOOD, 0, 1, "type 2 window: WRITE inside, past it, rereg its MR" },
 };
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
@@ -1315,9 +1332,7 @@ int main(int argc, char **argv)
 	e.base = e.alloc + CANARY_LEN;
 	memset(e.base, 0x11, MR_LEN);
 	canaries_fill(&e);
-	e.mr = ibv_reg_mr(e.pd, e.base, MR_LEN, IBV_ACCESS_LOCAL_WRITE |
-			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			  IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
+	e.mr = ibv_reg_mr(e.pd, e.base, MR_LEN, MR_ACCESS);
 	if (!e.mr)
 		die2("ibv_reg_mr");
 	e.pd2 = ibv_alloc_pd(e.ctx);
