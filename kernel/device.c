@@ -265,7 +265,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.reg_user_mr = mroce_reg_user_mr_op,
 	.rereg_user_mr = mroce_rereg_user_mr,
 	.req_notify_cq = mroce_req_notify_cq,
-	.resize_cq = mroce_resize_cq,
+	.MROCE_RESIZE_CQ_OP = mroce_resize_cq_op,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mroce_cq, ibcq),

@@ -215,6 +215,26 @@ static inline struct ib_mr *mroce_reg_user_mr_op(struct ib_pd *ibpd,
 #endif
 
 /*
+ * CQ resize became resize_user_cq, for user CQs only and with an
+ * unsigned count (bracketed); kernel consumers lost ib_resize_cq. The
+ * ib_device_ops member is named through MROCE_RESIZE_CQ_OP.
+ */
+#if MROCE_KV_BRACKETED
+static inline int mroce_resize_cq_op(struct ib_cq *ibcq, unsigned int cqe,
+				     struct ib_udata *udata)
+{
+	if (cqe > INT_MAX)
+		return -EINVAL;
+	return mroce_resize_cq(ibcq, cqe, udata);
+}
+
+#define MROCE_RESIZE_CQ_OP resize_user_cq
+#else
+#define mroce_resize_cq_op mroce_resize_cq
+#define MROCE_RESIZE_CQ_OP resize_cq
+#endif
+
+/*
  * The UDP tunnel's ICMP error hook gets the error, port, info and
  * payload instead of the UDP header offset (pinned: 6.2). MetaRoCE only
  * counts the error (mroce_udp_err(), net.c).
