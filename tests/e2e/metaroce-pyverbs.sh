@@ -8,9 +8,11 @@
 # least rx0's number of ok, and no skip on mr0 that rx0 does not share
 # unless Documentation/metaroce/provider.rst justifies it. Both runs' logs
 # are kept as artefacts (pyverbs-rx0.log, pyverbs-mr0.log). rx0 is
-# deleted before mr0's run so that rdma_cm resolves eth0's address to mr0.
-# The rdma_cm tests fork a passive and an active side that meet at a
-# multiprocessing.Barrier, which needs POSIX shared memory.
+# deleted before mr0's run, so that nothing in mr0's run can reach rx0
+# (rdma_cm binds an address to the first device holding its GID). The
+# rdma_cm tests, which skip on both devices today (no sysfs parent:
+# admin-guide.rst, "Sysfs placement"), fork a passive and an active side
+# that meet at a multiprocessing.Barrier, which needs POSIX shared memory.
 if ! grep -q ' /dev/shm ' /proc/mounts; then
 	mkdir -p /dev/shm && mount -t tmpfs -o mode=1777 tmpfs /dev/shm ||
 		mr_fail "mount /dev/shm"
@@ -36,8 +38,7 @@ for d in rx0 mr0; do
 	echo "MR-ARTEFACT-BEGIN pyverbs-$d.log"
 	cat "/tmp/pyverbs-$d.log"
 	echo "MR-ARTEFACT-END"
-	# rdma_cm binds an IP address to the first RDMA device holding its
-	# GID, rx0 here: without it, mr0's rdma_cm tests run on mr0.
+	# mr0's run sees mr0 alone (see the header).
 	[ "$d" = rx0 ] && { rdma link delete rx0 || mr_fail "rdma link delete rx0"; }
 done
 python3 /mr/pyverbs/compare.py /tmp/pyverbs-mr0.log mr0 /tmp/pyverbs-rx0.log rx0 \
