@@ -195,7 +195,7 @@ void mroce_params_init(struct mroce_params *p)
 	mr_cc_default_params(&cp);
 	mr_path_default_params(&pp);
 	v[MROCE_P_PATHS] = mroce_mp_paths.val;
-	v[MROCE_P_PATH_HEALTH] = 0;
+	v[MROCE_P_PATH_HEALTH] = 1;
 	v[MROCE_P_HELLO] = 1;
 	v[MROCE_P_HELLO_CAPS] = MR_CAP_IMPL;
 	v[MROCE_P_CC_DELAY] = mroce_mp_cc_delay.val;

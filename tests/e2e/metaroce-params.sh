@@ -43,7 +43,7 @@
 #     cc_delay=1 with cc_target_fixed_us 100000 (an emulated host's RTT is
 #     milliseconds, far above the default 10 us target, where the window
 #     collapses below a packet and a transfer crawls) and under
-#     path_health=1, each alone.
+#     path_health=0 (on by default), each alone.
 #  (seq_err_interval_us's effect, the rate of NACKs for out-of-window
 #  requests, is checked by KUnit's mrt_h_rate_limits with a non-default
 #  interval; here only traffic under it.)
@@ -188,7 +188,7 @@ pa_expect paths 2
 pa_expect dscp 10
 pa_expect cc_delay 1
 pa_expect cc_fixed 1
-pa_expect path_health 0
+pa_expect path_health 1
 # MR-CC-18: the spec's defaults (windows and fractions in 1/65536).
 pa_expect cc_init_cwnd $((32 << 16))
 pa_expect cc_min_cwnd $((65536 / 64))
@@ -299,7 +299,8 @@ pa_set cc_delay 1
 pa_set cc_target_fixed_us 100000
 pa_verify delay
 pa_set cc_delay 0
+pa_set path_health 0
+pa_verify health-off
 pa_set path_health 1
-pa_verify health
 
 vt_teardown
