@@ -268,7 +268,7 @@ if [ "$MR_ROLE" = client ]; then
 	# The port follows the netdev (MR-DEV): DOWN now, ACTIVE again after.
 	rdma link show "$FAULT_DEV/1" | grep -q 'state DOWN' || flap_seen=0
 	wait $fp
-	mr_retry 50 0.2 fault_port_active || flap_seen=0
+	mr_retry 50 0.2 mr_port_active "$FAULT_DEV" || flap_seen=0
 fi
 fv_wait
 fc_measure flap /tmp/fc.before

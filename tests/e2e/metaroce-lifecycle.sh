@@ -65,12 +65,7 @@ ip link set eth0 down
 sleep 1
 rdma link show mr0/1 | grep -q 'state DOWN' || mr_fail "port not DOWN with eth0 down"
 ip link set eth0 up
-n=0
-until rdma link show mr0/1 | grep -q 'state ACTIVE'; do
-	n=$((n + 1))
-	[ $n -gt 50 ] && mr_fail "port not ACTIVE again after eth0 up"
-	sleep 0.2
-done
+mr_retry 50 0.2 mr_port_active mr0 || mr_fail "port not ACTIVE again after eth0 up"
 
 # Any Ethernet netdev: a VLAN on the NIC and a bond (over a dummy slave).
 # mr_has_gid DEV IPV4: the device has the RoCE v2 GID of that address.

@@ -21,14 +21,8 @@ modprobe rdma_rxe || mr_fail "modprobe rdma_rxe"
 modprobe metaroce || mr_fail "modprobe metaroce"
 rdma link add rx0 type rxe netdev eth0 || mr_fail "rdma link add rx0"
 rdma link add mr0 type metaroce netdev eth0 || mr_fail "rdma link add mr0"
-for d in rx0 mr0; do
-	n=0
-	until rdma link show "$d/1" 2>/dev/null | grep -q 'state ACTIVE'; do
-		n=$((n + 1))
-		[ $n -gt 50 ] && mr_fail "$d/1 not ACTIVE"
-		sleep 0.2
-	done
-done
+mr_wait_active rx0
+mr_wait_active mr0
 cd /mr/pyverbs/tests || mr_fail "no pyverbs suite in the guest"
 for d in rx0 mr0; do
 	start=$(date +%s)

@@ -65,13 +65,9 @@ fault_device_up() {
 	*) mr_fail "fault_device_up: unknown device type '$1'" ;;
 	esac
 	FAULT_RDMA_TYPE=$1
-	mr_retry 50 0.2 fault_port_active ||
+	mr_retry 50 0.2 mr_port_active "$FAULT_DEV" ||
 		mr_fail "$FAULT_DEV/1 not ACTIVE"
 	mr_log "device $FAULT_DEV ($FAULT_RDMA_TYPE) on $FAULT_IF, RDMA UDP port $FAULT_UDP_PORT"
-}
-
-fault_port_active() {
-	rdma link show "$FAULT_DEV/1" 2>/dev/null | grep -q 'state ACTIVE'
 }
 
 fault_device_down() {

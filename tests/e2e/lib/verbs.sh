@@ -70,12 +70,7 @@ vt_setup() {
 	modprobe "$VT_MOD" $VT_MODPARAMS || mr_fail "modprobe $VT_MOD $VT_MODPARAMS"
 	rdma link add "$VT_DEV" type "$VT_TYPE" netdev eth0 ||
 		mr_fail "rdma link add $VT_DEV type $VT_TYPE netdev eth0"
-	vs_n=0
-	until rdma link show "$VT_DEV/1" 2>/dev/null | grep -q 'state ACTIVE'; do
-		vs_n=$((vs_n + 1))
-		[ $vs_n -gt 50 ] && mr_fail "$VT_DEV/1 not ACTIVE"
-		sleep 0.2
-	done
+	mr_wait_active "$VT_DEV"
 	vs_n=0
 	VT_GID=$(vt_gid_index)
 	while [ -z "$VT_GID" ]; do

@@ -74,6 +74,16 @@ mr_retry() {
 	return 0
 }
 
+# mr_port_active DEV: port 1 of RDMA device DEV is ACTIVE.
+mr_port_active() {
+	rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE'
+}
+
+# mr_wait_active DEV: wait up to 10 s for port 1 of DEV to be ACTIVE.
+mr_wait_active() {
+	mr_retry 50 0.2 mr_port_active "$1" || mr_fail "$1/1 not ACTIVE"
+}
+
 # mr_wait_peer: wait until the peer VM answers ping (both boot in parallel).
 mr_wait_peer() {
 	mr_retry 120 0.5 ping -c 1 -W 1 "$MR_PEER_IP" >/dev/null 2>&1 ||
