@@ -417,7 +417,7 @@ static u8 mroce_req_local_op(void *ctx, struct mr_swqe *w)
 	return mroce_req_local(io->qp, mroce_swqe(w));
 }
 
-static void mroce_req_probe(void *ctx, struct mr_pkt *p)
+static bool mroce_req_probe(void *ctx, struct mr_pkt *p)
 {
 	struct mroce_req_io *io = ctx;
 	struct mroce_qp *qp = io->qp;
@@ -426,14 +426,15 @@ static void mroce_req_probe(void *ctx, struct mr_pkt *p)
 
 	/* Not towards a peer that announced no Multipath (MR-VER-15). */
 	if (!mr_hello_may_probe(&qp->req->hello))
-		return;
+		return false;
 	p->dqpn = qp->attr.dest_qpn;
 	p->sqpn = qp->ibqp.qp_num;
 	skb = mroce_pkt_new(qp, p, &payload);
 	if (IS_ERR(skb))
-		return;	/* a probe lost like any other */
+		return false;	/* a probe lost like any other */
 	mroce_pkt_queue(io->q, skb,
 			mr_path_entropy(&qp->req->rq.snd.pt, p->path), false);
+	return true;
 }
 
 static const u8 mroce_nack_rx_cnt[] = {
@@ -461,6 +462,10 @@ static const u8 mroce_req_ev_cnt[] = {
 	[MR_REQ_EV_ACK_BAD] = MROCE_CNT_MALFORMED_DROPS,
 	[MR_REQ_EV_TRIMMED] = MROCE_CNT_TRIM_DROPS,
 	[MR_REQ_EV_RESP_DUP] = MROCE_CNT_DUP_DROPS,
+	[MR_REQ_EV_PATH_DEAD] = MROCE_CNT_PATH_DEATHS,
+	[MR_REQ_EV_PROBE] = MROCE_CNT_PATH_PROBES,
+	[MR_REQ_EV_PROBE_REPLY] = MROCE_CNT_PATH_PROBE_REPLIES,
+	[MR_REQ_EV_PATH_REVIVED] = MROCE_CNT_PATH_REVIVALS,
 };
 
 static void mroce_req_event(void *ctx, enum mr_req_event ev, u64 n,

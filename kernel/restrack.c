@@ -2,9 +2,10 @@
 /*
  * MetaRoCE QP state for `rdma res show qp -dd` (restrack driver
  * attributes): the requester's send queue walk, sender scoreboard,
- * congestion window and timer, and the responder's receive window.
- * It is how a stuck QP is diagnosed on a live host (admin-guide.rst,
- * "A QP that stopped moving").
+ * congestion window and timer, path table, and the responder's receive
+ * window. It is how a stuck QP or a failed path is diagnosed on a live
+ * host (admin-guide.rst, "A QP that stopped moving", "When a path
+ * fails").
  *
  * That state is the administrator's: it holds the live PSNs of every
  * QP, kernel QPs included, which others must not be able to predict
@@ -23,6 +24,13 @@
 
 /* WQEs from the SQ head described one by one. */
 #define MROCE_RES_WQES	4
+/*
+ * Paths described one by one (path0..): a QP entry must fit one dump
+ * message, which may be as small as a page (rdma's receive buffer), and
+ * each path line takes about 100 bytes, so at most this many of the up
+ * to MR_PATH_MAX; "paths" tells how many the table uses.
+ */
+#define MROCE_RES_PATHS	8
 
 static const char *mroce_res_wqe_state(u8 state)
 {
@@ -36,6 +44,53 @@ static const char *mroce_res_wqe_state(u8 state)
 	default:
 		return "?";
 	}
+}
+
+static const char *const mroce_res_path_states[] = {
+	[MR_PATH_ACTIVE] = "active",
+	[MR_PATH_SUSPECT] = "suspect",
+	[MR_PATH_DEAD] = "dead",
+};
+
+/*
+ * The path table (MR-MP-8..12): totals, the RTO without backoff that
+ * MR-MP-8 counts dead_rtos in, and each path's state as one word of
+ * key=value pairs (a script takes drv_pathN's value whole). Entropies
+ * are no secret (every packet shows its own), but they share the nest
+ * with the PSNs and so its MR-SEC-3 check. sq.lock held.
+ */
+static int mroce_res_paths(struct sk_buff *msg, struct mroce_req *req)
+{
+	const struct mr_path_table *pt = &req->rq.snd.pt;
+	char name[16], val[192];
+	u32 i, n;
+
+	if (rdma_nl_put_driver_u32(msg, "path_health",
+				   req->rq.p.path_health) ||
+	    rdma_nl_put_driver_u32(msg, "paths", pt->n) ||
+	    rdma_nl_put_driver_u32(msg, "paths_usable", mr_path_usable(pt)) ||
+	    rdma_nl_put_driver_u64(msg, "path_deaths", pt->deaths) ||
+	    rdma_nl_put_driver_u64(msg, "path_revivals", pt->revivals) ||
+	    rdma_nl_put_driver_u64(msg, "path_rerolls", pt->rerolls) ||
+	    rdma_nl_put_driver_u64(msg, "rto_base_us",
+				   div_u64(mr_txsb_base_rto(&req->rq.snd.sb),
+					   1000)))
+		return -EMSGSIZE;
+	n = min_t(u32, pt->n, MROCE_RES_PATHS);
+	for (i = 0; i < n; i++) {
+		const struct mr_path *p = &pt->path[i];
+
+		snprintf(name, sizeof(name), "path%u", i);
+		snprintf(val, sizeof(val),
+			 "state=%s,entropy=0x%04x,srtt_us=%llu,delivered=%llu,lost=%llu,rerolls=%u,deaths=%u",
+			 p->state < ARRAY_SIZE(mroce_res_path_states) ?
+			 mroce_res_path_states[p->state] : "?", p->entropy,
+			 div_u64(p->srtt_ns, 1000), p->delivered, p->losses,
+			 p->rerolls, p->deaths);
+		if (rdma_nl_put_driver_string(msg, name, val))
+			return -EMSGSIZE;
+	}
+	return 0;
 }
 
 /* Requester state; sq.lock held. */
@@ -81,7 +136,8 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 	else
 		snprintf(val, sizeof(val), "%lld",
 			 div_s64((s64)(deadline - now), 1000));
-	if (rdma_nl_put_driver_string(msg, "deadline_us", val))
+	if (rdma_nl_put_driver_string(msg, "deadline_us", val) ||
+	    mroce_res_paths(msg, req))
 		return -EMSGSIZE;
 
 	n = min_t(u32, qp->sq.tail - qp->sq.head, MROCE_RES_WQES);

@@ -86,6 +86,14 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_UC_LATE_DROPS].name = "uc_late_drops",
 	[MROCE_CNT_UC_REFUSED_DROPS].name = "uc_refused_drops",
 	[MROCE_CNT_UC_MSG_DROPS].name = "uc_msg_drops",
+	/*
+	 * Path health (MR-MP-8..11, MR-CONF-7). Unmatched PROBE_REPLYs
+	 * (MR-MP-25) count in duplicate_drops.
+	 */
+	[MROCE_CNT_PATH_DEATHS].name = "path_deaths",
+	[MROCE_CNT_PATH_REVIVALS].name = "path_revivals",
+	[MROCE_CNT_PATH_PROBES].name = "path_probes",
+	[MROCE_CNT_PATH_PROBE_REPLIES].name = "path_probe_replies",
 };
 
 /* The reason counter of each malformed-packet error of the codec. */

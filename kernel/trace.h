@@ -10,7 +10,8 @@
  *   metaroce_pkt_rx       a packet passed the codec (MR-MAL-2) for a QP
  *   metaroce_retx         a request went out again, and why
  *   metaroce_req_event    RTO, NACK, RNR, spurious RTO undone, re-rolls,
- *                         fail-over, budget spent: the requester's events
+ *                         path deaths, probes and revivals, fail-over,
+ *                         budget spent: the requester's events
  *   metaroce_cwnd         the congestion window changed
  *   metaroce_path         a path changed state or entropy (re-roll)
  *
@@ -182,7 +183,11 @@ TRACE_EVENT(metaroce_req_event,
 				   { MR_REQ_EV_ACK_AGED, "ack_aged" },
 				   { MR_REQ_EV_ACK_BAD, "ack_bad" },
 				   { MR_REQ_EV_TRIMMED, "trimmed" },
-				   { MR_REQ_EV_RESP_DUP, "resp_dup" }),
+				   { MR_REQ_EV_RESP_DUP, "resp_dup" },
+				   { MR_REQ_EV_PATH_DEAD, "path_dead" },
+				   { MR_REQ_EV_PROBE, "probe" },
+				   { MR_REQ_EV_PROBE_REPLY, "probe_reply" },
+				   { MR_REQ_EV_PATH_REVIVED, "path_revived" }),
 		  __entry->n, __entry->una, __entry->nxt)
 );
 

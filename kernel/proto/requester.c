@@ -277,7 +277,7 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 {
 	struct mr_txsb_result res = {};
 	struct mr_pkt p;
-	u32 n = 0;
+	u32 n = 0, n_dead = 0;
 	u64 dead;
 	u8 idx;
 	int i;
@@ -286,10 +286,15 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 		dead = mr_path_tick(&r->snd.pt,
 				    mr_txsb_paths_in_flight(&r->snd.sb),
 				    mr_txsb_base_rto(&r->snd.sb), now);
-		for (i = 0; dead; dead >>= 1, i++)
-			if (dead & 1)
-				n += mr_txsb_mark_path_lost(&r->snd.sb, (u8)i,
-							    &res);
+		for (i = 0; dead; dead >>= 1, i++) {
+			if (!(dead & 1))
+				continue;
+			n_dead++;
+			n += mr_txsb_mark_path_lost(&r->snd.sb, (u8)i, &res);
+		}
+		if (n_dead)
+			r->ops->event(ctx, MR_REQ_EV_PATH_DEAD, n_dead, NULL);
+		/* Their retransmissions count as MR_REQ_EV_RETX when they go. */
 		if (n)
 			r->ops->event(ctx, MR_REQ_EV_FAILOVER, n, NULL);
 		while (mr_path_probe_due(&r->snd.pt, now, &idx)) {
@@ -300,7 +305,8 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 			p.psn = r->probe_id++ & MR_PSN_MASK;
 			p.ts = mr_txsb_stamp(&r->snd.sb, now);
 			mr_path_on_probe_sent(&r->snd.pt, idx, p.psn, p.ts, now);
-			r->ops->probe(ctx, &p);
+			if (r->ops->probe(ctx, &p))
+				r->ops->event(ctx, MR_REQ_EV_PROBE, 1, NULL);
 		}
 	}
 	if (r->snd.pt.rerolls != r->rerolls_seen) {
@@ -894,8 +900,14 @@ void mr_requester_on_pkt(struct mr_requester *r, u32 head, u32 tail,
 		      MR_NS_PER_US;
 		if (p->path >= r->snd.pt.n ||
 		    !mr_path_on_probe_reply(&r->snd.pt, p->path, p->psn, p->ts,
-					    rtt, now))
+					    rtt, now)) {
+			/* MR-MP-25: dropped, counted as a duplicate */
 			r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, NULL);
+			break;
+		}
+		/* Only a DEAD path's outstanding PROBE matches: a revival. */
+		r->ops->event(ctx, MR_REQ_EV_PROBE_REPLY, 1, NULL);
+		r->ops->event(ctx, MR_REQ_EV_PATH_REVIVED, 1, NULL);
 		break;
 	default:
 		break;

@@ -79,6 +79,10 @@ enum mr_req_event {
 	MR_REQ_EV_ACK_BAD,	/* names PSNs never sent (for its message) */
 	MR_REQ_EV_TRIMMED,	/* a trimmed response (MR-REL-16) */
 	MR_REQ_EV_RESP_DUP,	/* a response or probe reply of nothing due */
+	MR_REQ_EV_PATH_DEAD,	/* @n paths declared DEAD (MR-MP-8) */
+	MR_REQ_EV_PROBE,	/* a PROBE went out (MR-MP-9) */
+	MR_REQ_EV_PROBE_REPLY,	/* a PROBE_REPLY matched its PROBE (MR-MP-11) */
+	MR_REQ_EV_PATH_REVIVED,	/* a DEAD path works again (MR-MP-11) */
 };
 
 /* The caller's completion statuses the engine fails WRs with. */
@@ -120,8 +124,13 @@ struct mr_requester_ops {
 	 */
 	u8 (*place)(void *ctx, struct mr_swqe *w, u32 off, const void *buf,
 		    u32 len);
-	/* Send PROBE @p (MR-MP-9); the caller adds the QPNs. */
-	void (*probe)(void *ctx, struct mr_pkt *p);
+	/*
+	 * Send PROBE @p (MR-MP-9); the caller adds the QPNs. Returns whether
+	 * it went out (MR_REQ_EV_PROBE counts those): false if the caller
+	 * may not probe the peer (MR-VER-15) or found no memory. The path
+	 * counts the PROBE as outstanding either way.
+	 */
+	bool (*probe)(void *ctx, struct mr_pkt *p);
 	/* Report @ev: @n how many, @w the WR concerned (or NULL). */
 	void (*event)(void *ctx, enum mr_req_event ev, u64 n,
 		      const struct mr_swqe *w);

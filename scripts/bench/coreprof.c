@@ -235,11 +235,11 @@ static u8 rq_local(void *ctx, struct mr_swqe *w)
 	abort();
 }
 
-static void rq_probe(void *ctx, struct mr_pkt *p)
+static bool rq_probe(void *ctx, struct mr_pkt *p)
 {
 	(void)ctx;
 	(void)p;
-	abort();	/* path health is off, as the module's default */
+	abort();	/* path health is off here */
 }
 
 static void rq_event(void *ctx, enum mr_req_event ev, u64 n,

@@ -24,7 +24,11 @@
 #     while the server's device keeps its own values.
 #  5. Client: cc_fixed=1 with cc_fixed_cwnd 16 packets: during a timed
 #     ib_write_bw, "rdma -dd res show qp" shows its RC QP at drv_cwnd_pkts
-#     16 (the fixed window, MR-CC-17).  Then cc_fixed=0 with cc_init_cwnd
+#     16 (the fixed window, MR-CC-17), and its path table: drv_paths 1,
+#     drv_path0 "state=active|suspect|dead,entropy=0x....,..." and no
+#     drv_path1, drv_path_health 1 and drv_rto_base_us, the RTO without
+#     backoff (MR-MP-8), at most drv_rto_us.  Then cc_fixed=0 with
+#     cc_init_cwnd
 #     and cc_max_cwnd 7 packets and min_rto_us 40000: sampled every 0.5 s
 #     through the next run, the window is never above 7 packets and reaches
 #     7 (with the default 256-packet cap it grows past it within the first
@@ -44,6 +48,9 @@
 #     milliseconds, far above the default 10 us target, where the window
 #     collapses below a packet and a transfer crawls) and under
 #     path_health=0 (on by default), each alone.
+#  The device counts path deaths, revivals, PROBEs and matching
+#  PROBE_REPLYs (path_deaths, path_revivals, path_probes,
+#  path_probe_replies, MR-CONF-7): the counters exist from step 2 on.
 #  (seq_err_interval_us's effect, the rate of NACKs for out-of-window
 #  requests, is checked by KUnit's mrt_h_rate_limits with a non-default
 #  interval; here only traffic under it.)
@@ -198,6 +205,10 @@ pa_expect seq_err_interval_us 100
 pa_expect path_probe_interval_us 500
 pa_expect ack_every 2
 pa_expect ack_delay_us 500
+for pa_c in path_deaths path_revivals path_probes path_probe_replies; do
+	pa_v=$(vt_counter $pa_c) || exit 1
+	mr_log "counter $pa_c = $pa_v"
+done
 [ "$(cat /sys/module/metaroce/parameters/udp_port)" = $PA_PORT ] ||
 	mr_fail "udp_port is not $PA_PORT"
 # The traffic below sets its own congestion control.
@@ -246,6 +257,21 @@ if [ "$MR_ROLE" = client ]; then
 	[ "$(vt_qp_field cwnd_pkts)" = 16 ] ||
 		mr_fail "fixed: cwnd_pkts '$(vt_qp_field cwnd_pkts)', expected the fixed window 16"
 	mr_log "fixed: RC QP at cwnd_pkts 16"
+	# Its path table (one path since step 4), for "When a path fails".
+	pa_p0=$(vt_qp_field path0)
+	pa_rb=$(vt_qp_field rto_base_us)
+	pa_rto=$(vt_qp_field rto_us)
+	mr_log "fixed: paths '$(vt_qp_field paths)' path0 '$pa_p0' rto_base_us '$pa_rb' rto_us '$pa_rto'"
+	[ "$(vt_qp_field paths)" = 1 ] ||
+		mr_fail "fixed: drv_paths '$(vt_qp_field paths)', expected 1"
+	echo "$pa_p0" | grep -Eq '^state=(active|suspect|dead),entropy=0x[0-9a-f]{4},srtt_us=[0-9]+,delivered=[1-9][0-9]*,lost=[0-9]+,rerolls=0,deaths=0$' ||
+		mr_fail "fixed: drv_path0 '$pa_p0'"
+	[ -z "$(vt_qp_field path1)" ] ||
+		mr_fail "fixed: drv_path1 '$(vt_qp_field path1)' with one path"
+	[ "$(vt_qp_field path_health)" = 1 ] ||
+		mr_fail "fixed: drv_path_health '$(vt_qp_field path_health)', expected 1"
+	[ -n "$pa_rb" ] && [ "$pa_rb" -ge 5000 ] && [ "$pa_rb" -le "$pa_rto" ] ||
+		mr_fail "fixed: drv_rto_base_us '$pa_rb', expected 5000 (min_rto_us) .. rto_us $pa_rto"
 	pa_set cc_fixed 0
 	pa_set cc_init_cwnd $((7 << 16))
 	pa_set cc_max_cwnd $((7 << 16))

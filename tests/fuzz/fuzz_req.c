@@ -528,7 +528,7 @@ static u8 fz_place(void *ctx, struct mr_swqe *w, u32 off, const void *buf,
 	return 0;
 }
 
-static void fz_probe(void *ctx, struct mr_pkt *p)
+static bool fz_probe(void *ctx, struct mr_pkt *p)
 {
 	(void)ctx;
 	/* MR-RETRY-9: no packet once a budget is spent or the QP failed */
@@ -544,6 +544,7 @@ static void fz_probe(void *ctx, struct mr_pkt *p)
 	F.probes[F.n_probes % NPROBE].path = p->path;
 	F.n_probes++;
 	F.emitted++;
+	return true;
 }
 
 static void fz_event(void *ctx, enum mr_req_event ev, u64 n,

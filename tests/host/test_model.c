@@ -428,6 +428,8 @@ struct requester {
 	u64 dup_resps, trimmed_resps;
 	u64 aged_acks;		/* ACKs/NACKs dropped by MR-SEC-6 */
 	u64 spurious_ev;	/* MR_REQ_EV_SPURIOUS reported */
+	/* MR_REQ_EV_PATH_DEAD, _PROBE, _PROBE_REPLY, _PATH_REVIVED */
+	u64 deaths_ev, probes_ev, probe_replies_ev, revivals_ev;
 };
 
 /* ---------------------------------------------------------- responder */
@@ -626,7 +628,7 @@ static u8 rq_local(void *ctx, struct mr_swqe *w)
 	return 0;
 }
 
-static void rq_probe(void *ctx, struct mr_pkt *p)
+static bool rq_probe(void *ctx, struct mr_pkt *p)
 {
 	struct model *m = ctx;
 
@@ -635,6 +637,7 @@ static void rq_probe(void *ctx, struct mr_pkt *p)
 	send_pkt(m, p, mr_path_sport(&m->rq.e.snd.pt, p->path), true);
 	m->rq.probes++;
 	m->rq.emitted++;
+	return true;
 }
 
 static void rq_event(void *ctx, enum mr_req_event ev, u64 n,
@@ -682,6 +685,18 @@ static void rq_event(void *ctx, enum mr_req_event ev, u64 n,
 		break;
 	case MR_REQ_EV_SPURIOUS:
 		m->rq.spurious_ev += n;
+		break;
+	case MR_REQ_EV_PATH_DEAD:
+		m->rq.deaths_ev += n;
+		break;
+	case MR_REQ_EV_PROBE:
+		m->rq.probes_ev += n;
+		break;
+	case MR_REQ_EV_PROBE_REPLY:
+		m->rq.probe_replies_ev += n;
+		break;
+	case MR_REQ_EV_PATH_REVIVED:
+		m->rq.revivals_ev += n;
 		break;
 	default:
 		/* the model's peer never stops answering for good */
@@ -1374,6 +1389,17 @@ static void run_cfg(const struct model_cfg *cfg)
 	/* Every spurious loss is reported for the counters (MR-CONF-7). */
 	assert_int_equal(g_model->rq.spurious_ev,
 			 g_model->rq.e.snd.sb.st.spurious);
+	/*
+	 * Path deaths, revivals and PROBEs sent are reported as they happen
+	 * (path_deaths, path_revivals, path_probes, MR-CONF-7); a matching
+	 * PROBE_REPLY is a revival (MR-MP-11), any other one a duplicate.
+	 */
+	assert_int_equal(g_model->rq.deaths_ev, g_model->rq.e.snd.pt.deaths);
+	assert_int_equal(g_model->rq.revivals_ev,
+			 g_model->rq.e.snd.pt.revivals);
+	assert_int_equal(g_model->rq.probes_ev, g_model->rq.probes);
+	assert_int_equal(g_model->rq.probe_replies_ev,
+			 g_model->rq.revivals_ev);
 }
 
 static const struct model_cfg lossy = {

@@ -9,8 +9,11 @@
  * (MR-PLACE-14) on another path (MR-MP-5), in-order completion
  * (MR-VERBS-22), the retry budget (MR-RETRY-1), READ and atomic responses
  * placed once and acknowledging their request (MR-REL-21) on its path
- * (MR-MP-19), a trimmed READ response asked for again (MR-REL-16), and a
- * fatal NACK failing the WR it names with its status (MR-VERBS-22).
+ * (MR-MP-19), a trimmed READ response asked for again (MR-REL-16), a
+ * fatal NACK failing the WR it names with its status (MR-VERBS-22), and
+ * the path health events the device counts (MR-CONF-7): a black-holed
+ * path declared DEAD (MR-MP-8), probed (MR-MP-9) and revived by the
+ * matching PROBE_REPLY only (MR-MP-11, MR-MP-25).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,6 +47,10 @@ static struct t {
 	struct sent out[256];
 	u32 n_out;
 	u32 n_local, n_retx_ev, n_retry_exc, n_dup, n_trim;
+	u64 ev[MR_REQ_EV_PATH_REVIVED + 1];	/* @n summed per event */
+	struct mr_pkt probes[8];	/* PROBEs the caller sent */
+	u32 n_probes;
+	bool refuse_probe;	/* the caller may not probe (MR-VER-15) */
 	int fail_emit_at;	/* emit number that returns ST_BAD_BUF */
 	u8 placed[MR_RDASM_WINDOW * 2];
 	u32 n_placed;
@@ -107,10 +114,14 @@ static u8 t_local(void *ctx, struct mr_swqe *w)
 	return ST_LOCAL_OK;
 }
 
-static void t_probe(void *ctx, struct mr_pkt *p)
+static bool t_probe(void *ctx, struct mr_pkt *p)
 {
 	(void)ctx;
-	(void)p;
+	if (T.refuse_probe)
+		return false;
+	assert_true(T.n_probes < 8);
+	T.probes[T.n_probes++] = *p;
+	return true;
 }
 
 static void t_event(void *ctx, enum mr_req_event ev, u64 n,
@@ -118,6 +129,8 @@ static void t_event(void *ctx, enum mr_req_event ev, u64 n,
 {
 	(void)ctx;
 	(void)w;
+	assert_true((u32)ev < MR_ARRAY_SIZE(T.ev));
+	T.ev[ev] += n;
 	if (ev == MR_REQ_EV_RETX)
 		T.n_retx_ev += (u32)n;
 	if (ev == MR_REQ_EV_RETRY_EXC)
@@ -146,7 +159,7 @@ static u32 t_rand(void *ctx)
 	return (u32)(*s >> 33);
 }
 
-static int setup(void **state)
+static int setup_with(bool path_health)
 {
 	struct mr_requester_params rp = {
 		.mtu = MTU,
@@ -154,19 +167,21 @@ static int setup(void **state)
 		.rd_bytes_max = 2 * MR_RDASM_WINDOW,
 		.sq_size = SQ,
 		.probe_id = 5,
-		.path_health = false,
+		.path_health = path_health,
 	};
 	struct mr_txsb_params tp;
 	struct mr_cc_params cp;
 	struct mr_path_params pp;
 
-	(void)state;
 	memset(&T, 0, sizeof(T));
 	T.fail_emit_at = -1;
 	T.seed = 42;
 	mr_txsb_default_params(&tp);
 	tp.verbs_timeout_ns = 10 * MS;
 	tp.retry_cnt = 2;
+	/* RACK out of the way: only path health may move a lost packet */
+	if (path_health)
+		tp.reo_wnd_min_ns = 1000 * MS;
 	assert_int_equal(mr_txsb_init(&T.r.snd.sb, &tp, PSN0), 0);
 	mr_cc_default_params(&cp);
 	cp.mode = MR_CC_FIXED;
@@ -185,6 +200,18 @@ static int setup(void **state)
 	T.r.msn_idx = T.msn_idx;
 	mr_requester_start(&T.r, &rp, 0);
 	return 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return setup_with(false);
+}
+
+static int setup_health(void **state)
+{
+	(void)state;
+	return setup_with(true);
 }
 
 static void post(u8 op, u32 len, bool fence)
@@ -572,6 +599,136 @@ static void test_complete_status(void **state)
 	assert_int_equal(mr_swqe_flushed(&T.sq[2], 99), 99);
 }
 
+/* An ACK on path @path: nothing past una, SACKs bit @bit (PSN una + bit). */
+static void sack_one(u8 path, u32 bit, u64 now)
+{
+	struct mr_pkt a;
+
+	memset(&a, 0, sizeof(a));
+	a.opcode = MR_OP_ACK;
+	a.path = path;
+	a.akh.cum_psn = T.r.snd.sb.una;
+	a.akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, now);
+	a.akh.credit = 64;
+	a.akh.pkt_count = 1;
+	a.akh.sack[bit / 64] |= 1ULL << (bit % 64);
+	mr_requester_on_pkt(&T.r, T.head, T.tail, &a, now, NULL);
+}
+
+static void probe_reply(const struct mr_pkt *probe, u32 psn, u64 now)
+{
+	struct mr_pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_PROBE_REPLY;
+	p.path = probe->path;
+	p.psn = psn;
+	p.ts = probe->ts;
+	mr_requester_on_pkt(&T.r, T.head, T.tail, &p, now, NULL);
+}
+
+/*
+ * The path health events the device counts (path_deaths, path_probes,
+ * path_probe_replies, path_revivals; MR-CONF-7), through the engine:
+ * path X black-holes while the other paths deliver (SACKs, so the RTO
+ * never fires); once dead_rtos * RTO_base passed since X's first
+ * undelivered packet with packets in flight on it, the next run declares
+ * it DEAD (MR-MP-8, reported once), resends its packets on other paths
+ * (MR-MP-5: FAILOVER, then each one a retransmission as before) and
+ * PROBEs it at once (MR-MP-9). A PROBE the caller could not send is not
+ * counted. A PROBE_REPLY of another identifier is a duplicate
+ * (MR-MP-25); the matching one revives X (MR-MP-11), once.
+ */
+static void test_path_death_probe_revival(void **state)
+{
+	u64 t, limit, rto, x_inflight = 0;
+	u32 i, bit = 1, n_first;
+	u8 x;
+
+	(void)state;
+	post(MR_OP_WRITE, 40 * MTU, false);
+	run(0);
+	n_first = T.n_out;
+	assert_true(n_first >= 32);
+	x = T.out[0].path;	/* una's path: nothing is acknowledged */
+	for (i = 0; i < n_first; i++)
+		x_inflight += T.out[i].path == x;
+	assert_true(x_inflight >= T.r.snd.pt.p.dead_min_pkts);
+	/* the other paths deliver a packet every millisecond */
+	for (t = MS; T.ev[MR_REQ_EV_PATH_DEAD] == 0; t += MS) {
+		while (bit < n_first && T.out[bit].path == x)
+			bit++;
+		assert_true(bit < n_first);
+		sack_one(T.out[bit].path, bit, t);
+		bit++;
+		rto = mr_txsb_base_rto(&T.r.snd.sb);
+		limit = T.r.snd.pt.p.dead_rtos * rto;
+		run(t);
+		if (t <= limit) {
+			/* MR-MP-8: not before dead_rtos * RTO_base */
+			assert_int_equal(T.ev[MR_REQ_EV_PATH_DEAD], 0);
+			assert_int_equal(T.r.snd.pt.path[x].state,
+					 MR_PATH_ACTIVE);
+		} else {
+			/* ... and at the first run after it */
+			assert_int_equal(T.ev[MR_REQ_EV_PATH_DEAD], 1);
+		}
+	}
+	assert_int_equal(T.ev[MR_REQ_EV_RTO], 0);
+	assert_int_equal(T.r.snd.pt.path[x].state, MR_PATH_DEAD);
+	assert_int_equal(T.r.snd.pt.deaths, 1);
+	/* X's packets go out again elsewhere, counted as retransmissions */
+	assert_int_equal(T.ev[MR_REQ_EV_FAILOVER], x_inflight);
+	assert_int_equal(T.ev[MR_REQ_EV_RETX], x_inflight);
+	for (i = n_first; i < T.n_out; i++) {
+		assert_true(T.out[i].flags & MR_F_RETX);
+		assert_int_not_equal(T.out[i].path, x);
+	}
+	/* probed at once, on X (MR-MP-9) */
+	assert_int_equal(T.n_probes, 1);
+	assert_int_equal(T.ev[MR_REQ_EV_PROBE], 1);
+	assert_int_equal(T.probes[0].opcode, MR_OP_PROBE);
+	assert_int_equal(T.probes[0].path, x);
+	t -= MS;
+	/* dead once: later runs report no more deaths */
+	run(t + 100 * US);
+	assert_int_equal(T.ev[MR_REQ_EV_PATH_DEAD], 1);
+
+	/* the next PROBE is due; the caller cannot send it: not counted */
+	t += T.r.snd.pt.p.probe_interval_ns;
+	T.refuse_probe = true;
+	run(t);
+	assert_int_equal(T.ev[MR_REQ_EV_PROBE], 1);
+	assert_int_equal(T.n_probes, 1);
+	T.refuse_probe = false;
+	t = T.r.snd.pt.path[x].next_probe_ns;
+	run(t);
+	assert_int_equal(T.n_probes, 2);
+	assert_int_equal(T.ev[MR_REQ_EV_PROBE], 2);
+	assert_int_equal(T.probes[1].path, x);
+
+	/* a reply to an older PROBE: dropped as a duplicate (MR-MP-25) */
+	probe_reply(&T.probes[1], T.probes[0].psn, t + 10 * US);
+	assert_int_equal(T.n_dup, 1);
+	assert_int_equal(T.ev[MR_REQ_EV_PROBE_REPLY], 0);
+	assert_int_equal(T.ev[MR_REQ_EV_PATH_REVIVED], 0);
+	assert_int_equal(T.r.snd.pt.path[x].state, MR_PATH_DEAD);
+	/* the matching one revives X on probation (MR-MP-11) */
+	probe_reply(&T.probes[1], T.probes[1].psn, t + 20 * US);
+	assert_int_equal(T.ev[MR_REQ_EV_PROBE_REPLY], 1);
+	assert_int_equal(T.ev[MR_REQ_EV_PATH_REVIVED], 1);
+	assert_int_equal(T.r.snd.pt.path[x].state, MR_PATH_SUSPECT);
+	assert_int_equal(T.r.snd.pt.revivals, 1);
+	/* the same reply again: a duplicate, no second revival */
+	probe_reply(&T.probes[1], T.probes[1].psn, t + 30 * US);
+	assert_int_equal(T.n_dup, 2);
+	assert_int_equal(T.ev[MR_REQ_EV_PROBE_REPLY], 1);
+	assert_int_equal(T.ev[MR_REQ_EV_PATH_REVIVED], 1);
+	/* no more PROBEs for a live path */
+	run(t + 100 * MS);
+	assert_int_equal(T.ev[MR_REQ_EV_PROBE], 2);
+}
+
 /*
  * MR-VERBS-23: an unaligned atomic and a READ or WRITE range that wraps
  * 2^64 are refused at post time with the status their NACK would give;
@@ -624,6 +781,8 @@ int main(void)
 		cmocka_unit_test_setup(test_fatal_nack, setup),
 		cmocka_unit_test_setup(test_complete_status, setup),
 		cmocka_unit_test_setup(test_refused_at_post, setup),
+		cmocka_unit_test_setup(test_path_death_probe_revival,
+				       setup_health),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,13 +126,15 @@ static u8 mrue_req_local(void *ctx, struct mr_swqe *w)
 	return MRUE_WC_LOC_QP_OP_ERR;
 }
 
-static void mrue_req_probe(void *ctx, struct mr_pkt *p)
+static bool mrue_req_probe(void *ctx, struct mr_pkt *p)
 {
 	struct mrue *ue = ctx;
 
 	/* a probe lost like any other if the socket is full */
-	if (!mrue_send_pkt(ue, p, NULL, false))
-		ue->req_emitted++;
+	if (mrue_send_pkt(ue, p, NULL, false))
+		return false;
+	ue->req_emitted++;
+	return true;
 }
 
 static void mrue_req_event(void *ctx, enum mr_req_event ev, u64 n,
@@ -189,6 +191,18 @@ static void mrue_req_event(void *ctx, enum mr_req_event ev, u64 n,
 		break;
 	case MR_REQ_EV_RESP_DUP:
 		st->resp_dup += n;
+		break;
+	case MR_REQ_EV_PATH_DEAD:
+		st->path_deaths += n;
+		break;
+	case MR_REQ_EV_PROBE:
+		st->path_probes += n;
+		break;
+	case MR_REQ_EV_PROBE_REPLY:
+		st->path_probe_replies += n;
+		break;
+	case MR_REQ_EV_PATH_REVIVED:
+		st->path_revivals += n;
 		break;
 	}
 }

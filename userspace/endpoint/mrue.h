@@ -212,6 +212,8 @@ struct mrue_stats {
 	uint64_t nacks_rx[8];	/* by MR_NACK_* reason, 1..7 */
 	uint64_t ack_aged, ack_bad, resp_dup, resp_trimmed, retry_exc;
 	uint64_t rd_stalled, rerolls;
+	/* path health (MR-MP-8..11); replies: those matching a PROBE */
+	uint64_t path_deaths, path_revivals, path_probes, path_probe_replies;
 	/* responder (enum mr_rcv_event) */
 	uint64_t acks_tx;
 	uint64_t nacks_tx[8];	/* by MR_NACK_* reason, 1..7 */
@@ -219,7 +221,7 @@ struct mrue_stats {
 	uint64_t dup, old_dup, err_point, malformed, rkey_violations;
 	uint64_t read_resps, atomic_resps, replays, replay_drops;
 	uint64_t resp_drops;	/* READ ranges refused or abandoned */
-	uint64_t probe_replies;
+	uint64_t probe_replies;	/* PROBE_REPLYs sent (MR-MP-10) */
 	/* connection setup (MR-VER-12..14): HELLOs, state, common set */
 	uint64_t hello_sent, hello_received, hello_unanswered;
 	uint64_t hello_conflict, hello_late;
