@@ -304,7 +304,8 @@ static u8 rcv_deliver(void *ctx, const struct mr_rxmsg_info *m)
 	return 0;
 }
 
-static void rcv_replay(void *ctx, const struct mr_pkt *p)
+/* Nothing is ever a duplicate on this lossless replay. */
+static bool rcv_replay(void *ctx, const struct mr_pkt *p)
 {
 	(void)ctx;
 	(void)p;
