@@ -11,7 +11,7 @@
 # path counters. Cases, each printing FABRIC-CASE <name>
 # ok|FAIL with its figures:
 #
-#   spray      16 s: the bytes each spine carried, each direction, within
+#   spray      40 s: the bytes each spine carried, each direction, within
 #              +-20% of the four's mean; the run verifies
 #   blackhole  30 s: from 10 s on, spine 2 drops everything la -> s2 for
 #              10 s, then heals: the run verifies (no RETRY_EXC_ERR, no
@@ -32,7 +32,7 @@
 #              cumulative ACKs on other paths credit it, MR-MP-26), and
 #              mr_hb's requests' data, whose paths into the hole must die
 #              within the bound
-#   slow       2 x 16 s: spine 3 at a quarter of $FAB_RATE: s3's byte
+#   slow       2 x 24 s: spine 3 at a quarter of $FAB_RATE: s3's byte
 #              share in each direction below each other spine's, and
 #              mr-verify's goodput >= 80% of the same run with s3 taken
 #              out of both leaves' ECMP routes
@@ -361,7 +361,7 @@ fx_spray() {
 	fab_clear
 	fx_sampler_start
 	fx_t0=$(fx_now)
-	fx_verify_start $fx_plan --time 16
+	fx_verify_start $fx_plan --time 40
 	fx_verify_wait
 	fx_sampler_stop "$fx_st"
 	[ "$fx_ok" = 1 ] || fx_fail "$fx_st" "mr-verify did not verify"
@@ -494,7 +494,7 @@ fx_slow() {
 	fab_slow 3
 	fx_sampler_start
 	fx_t0=$(fx_now)
-	fx_verify_start $fx_plan --time 16
+	fx_verify_start $fx_plan --time 24
 	fx_verify_wait
 	fx_sampler_stop slow
 	[ "$fx_ok" = 1 ] || fx_fail slow "mr-verify did not verify (s3 slow)"
@@ -506,7 +506,7 @@ fx_slow() {
 		fx_fail slow "s3's share is not below every other spine's"
 	fab_clear
 	fab_ecmp "1 2 4"
-	fx_verify_start $fx_plan --time 16
+	fx_verify_start $fx_plan --time 24
 	fx_verify_wait
 	[ "$fx_ok" = 1 ] || fx_fail slow "mr-verify did not verify (s3 removed)"
 	fx_pct=$(echo "$fx_slow_mbs $fx_mbs" | awk '{ print ($2 > 0 ? int($1 * 100 / $2) : 0) }')
