@@ -1,0 +1,317 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# A multipath fabric in one VM, for "# topology: single" scenarios: hosts,
+# two leaf routers and four spine routers, each a network namespace joined
+# by veth pairs. In the guest this file is /mr/e2e/fabric.sh (mkinitramfs.sh
+# copies tests/e2e/lib/*.sh there); source it after /mr/lib.sh. Busybox
+# ash; every name here starts with fab_ or FAB_.
+#
+#   left hosts                                                 right host
+#   ha  10.1.1.2 ---+            +-- s1 --+
+#   h1  10.1.2.2 ---+            +-- s2 --+
+#   ...             +--- la -----+        +----- lb --- hb 10.2.0.2
+#   h<N-1> ...   ---+   (ECMP)   +-- s3 --+    (ECMP)
+#                                +-- s4 --+
+#
+#   host X: its interface "fab0" (10.1.I.2/24, I = its position; hb
+#           10.2.0.2/24), default route via its leaf; "mgmt" (172.31.I.2,
+#           hb 172.31.200.2) to the root namespace, which routes between
+#           the mgmt links: the tools' TCP control channels go there, so
+#           a black-holed spine never cuts them
+#   la:     "X" to host X (10.1.I.1), "s1".."s4" to the spines
+#           (10.10.K.1); route to 10.2.0.0/24 multipath over s1..s4
+#   lb:     "hb" (10.2.0.1), "s1".."s4" (10.20.K.1); route to
+#           10.1.0.0/16 multipath over s1..s4
+#   sK:     "la" (10.10.K.2), "lb" (10.20.K.2), a route each way
+#
+# The leaves hash with fib_multipath_hash_policy=1 (L4: addresses, protocol
+# and ports), so the UDP source port of a packet (MetaRoCE: 0xC000 |
+# entropy of its path, MR-ENC-2) picks its spine; a given entropy always
+# takes the same spine, which one depends on the kernel's boot-time hash
+# key. The leaf egresses towards the spines (la sK forward, lb sK reverse)
+# are each shaped to $FAB_RATE by tbf, with an fq_codel under it marking
+# CE above $FAB_CE sojourn time: the spines, not the one slow vCPU, are
+# the bottleneck, and a congested spine marks ECN.
+#
+#   fab_up N             N left hosts (default 1): FAB_LEFT="ha h1 ..
+#                        h<N-1>", and hb
+#   fab_down             delete every namespace
+#   fab_dev HOST         "rdma link add mr_HOST type metaroce netdev fab0"
+#                        from HOST's namespace (the netdev is looked up
+#                        there; with the rdma subsystem in shared netns
+#                        mode the device is visible everywhere); waits for
+#                        ACTIVE; prints nothing. FAB_GID_HOST: its RoCE v2
+#                        IPv4 GID index (fab_gid HOST)
+#   fab_in HOST CMD...   run CMD in HOST's namespace
+#   fab_ip HOST          HOST's fabric address; fab_mgmt HOST its mgmt one
+#   fab_path_bytes DIR   "b1 b2 b3 b4": bytes sent to each spine, from la's
+#                        spine links (DIR fwd) or lb's (DIR rev)
+#   fab_blackhole K DIR on|off
+#                        drop every packet on spine K's link in direction
+#                        DIR (fwd: la->sK, rev: lb->sK), a tc filter on the
+#                        leaf's egress: routing does not change
+#   fab_slow K [RATE]    spine K's links (both directions) shaped to RATE
+#                        (default a quarter of $FAB_RATE)
+#   FAB_RATE=none        (before fab_up or fab_clear) no shaping at all
+#   fab_ecmp "K ..."     the leaves' multipath routes over these spines only
+#   fab_bottleneck RATE  lb->hb shaped to RATE with the CE-marking queue
+#                        (incast); "off" removes it
+#   fab_clear            no black hole, every spine at $FAB_RATE, all four
+#                        in the routes, no bottleneck
+#   fab_drops K DIR      packets the black hole of spine K dropped so far
+
+: "${FAB_RATE:=8mbit}"
+: "${FAB_CE:=4ms}"
+FAB_SPINES="1 2 3 4"
+FAB_LEFT=""
+FAB_NS=""
+
+fab_in() {
+	fab_inh=$1
+	shift
+	ip netns exec "$fab_inh" "$@"
+}
+
+# fab_idx HOST: the third octet of a left host's addresses (ha 1, hN N+1).
+fab_idx() {
+	case "$1" in
+	ha) echo 1 ;;
+	h[0-9]*) echo $((${1#h} + 1)) ;;
+	*) mr_fail "fab_idx: not a left host: $1" ;;
+	esac
+}
+
+fab_ip() {
+	case "$1" in
+	hb) echo 10.2.0.2 ;;
+	*) echo "10.1.$(fab_idx "$1").2" ;;
+	esac
+}
+
+fab_mgmt() {
+	case "$1" in
+	hb) echo 172.31.200.2 ;;
+	*) echo "172.31.$(fab_idx "$1").2" ;;
+	esac
+}
+
+# fab_ns NAME: a namespace with lo up and, for routers, forwarding on.
+fab_ns() {
+	ip netns add "$1" || mr_fail "ip netns add $1"
+	FAB_NS="$FAB_NS $1"
+	fab_in "$1" ip link set lo up
+	fab_sysctl "$1" ipv4/conf/all/rp_filter 0
+	fab_sysctl "$1" ipv4/conf/default/rp_filter 0
+}
+
+# fab_sysctl NS KEY VALUE: /proc/sys/net/KEY in namespace NS.
+fab_sysctl() {
+	fab_in "$1" sh -c "echo $3 >/proc/sys/net/$2" ||
+		mr_fail "$1: net/$2 = $3"
+}
+
+fab_router() {
+	fab_ns "$1"
+	fab_sysctl "$1" ipv4/ip_forward 1
+	fab_sysctl "$1" ipv4/fib_multipath_hash_policy 1
+}
+
+# fab_link NS1 IF1 ADDR1 NS2 IF2 ADDR2: a veth pair, addresses /24, up.
+fab_link() {
+	ip link add fabtmp1 type veth peer name fabtmp2 ||
+		mr_fail "ip link add veth ($1 $2 - $4 $5)"
+	ip link set fabtmp1 netns "$1" name "$2"
+	ip link set fabtmp2 netns "$4" name "$5"
+	fab_in "$1" ip addr add "$3/24" dev "$2"
+	fab_in "$4" ip addr add "$6/24" dev "$5"
+	fab_in "$1" ip link set "$2" up
+	fab_in "$4" ip link set "$5" up
+}
+
+# fab_shape NS IF RATE: tbf at RATE, fq_codel marking CE under it; RATE
+# "none": the default qdisc (no shaping, for calibration).
+fab_shape() {
+	if [ "$3" = none ]; then
+		fab_in "$1" tc qdisc del dev "$2" root 2>/dev/null || true
+		return 0
+	fi
+	fab_in "$1" tc qdisc replace dev "$2" root handle 1: tbf rate "$3" \
+		burst 6000 latency 200ms || mr_fail "tbf on $1 $2"
+	fab_in "$1" tc qdisc replace dev "$2" parent 1:1 handle 10: \
+		fq_codel ecn ce_threshold "$FAB_CE" ||
+		mr_fail "fq_codel on $1 $2"
+}
+
+# fab_mgmt_link HOST: HOST's mgmt link to the root namespace.
+fab_mgmt_link() {
+	fab_m=$(fab_mgmt "$1")
+	ip link add "m-$1" type veth peer name fabtmp2 || mr_fail "mgmt veth $1"
+	ip link set fabtmp2 netns "$1" name mgmt
+	ip addr add "${fab_m%.2}.1/24" dev "m-$1"
+	ip link set "m-$1" up
+	fab_in "$1" ip addr add "$fab_m/24" dev mgmt
+	fab_in "$1" ip link set mgmt up
+	fab_in "$1" ip route add 172.31.0.0/16 via "${fab_m%.2}.1"
+}
+
+fab_up() {
+	fab_n=${1:-1}
+	for fab_m in veth sch_tbf sch_netem sch_ingress cls_matchall act_gact; do
+		modprobe "$fab_m" || mr_fail "modprobe $fab_m"
+	done
+	echo 1 >/proc/sys/net/ipv4/ip_forward
+	FAB_LEFT=ha
+	fab_i=1
+	while [ "$fab_i" -lt "$fab_n" ]; do
+		FAB_LEFT="$FAB_LEFT h$fab_i"
+		fab_i=$((fab_i + 1))
+	done
+	fab_router la
+	fab_router lb
+	for fab_k in $FAB_SPINES; do
+		fab_router "s$fab_k"
+		fab_link la "s$fab_k" "10.10.$fab_k.1" "s$fab_k" la "10.10.$fab_k.2"
+		fab_link lb "s$fab_k" "10.20.$fab_k.1" "s$fab_k" lb "10.20.$fab_k.2"
+		fab_in "s$fab_k" ip route add 10.1.0.0/16 via "10.10.$fab_k.1"
+		fab_in "s$fab_k" ip route add 10.2.0.0/16 via "10.20.$fab_k.1"
+		fab_shape la "s$fab_k" "$FAB_RATE"
+		fab_shape lb "s$fab_k" "$FAB_RATE"
+	done
+	for fab_h in $FAB_LEFT hb; do
+		fab_ns "$fab_h"
+		fab_a=$(fab_ip "$fab_h")
+		if [ "$fab_h" = hb ]; then
+			fab_link hb fab0 "$fab_a" lb hb "${fab_a%.2}.1"
+		else
+			fab_link "$fab_h" fab0 "$fab_a" la "$fab_h" "${fab_a%.2}.1"
+		fi
+		fab_in "$fab_h" ip route add default via "${fab_a%.2}.1"
+		fab_mgmt_link "$fab_h"
+	done
+	fab_ecmp "$FAB_SPINES"
+	# Every leaf reaches every host before anything uses the fabric.
+	for fab_h in $FAB_LEFT; do
+		mr_retry 20 0.2 fab_in "$fab_h" ping -c 1 -W 1 10.2.0.2 >/dev/null ||
+			mr_fail "fabric: $fab_h cannot reach hb"
+		mr_retry 20 0.2 fab_in "$fab_h" ping -c 1 -W 1 172.31.200.2 >/dev/null ||
+			mr_fail "mgmt: $fab_h cannot reach hb"
+	done
+	mr_log "fabric up: left hosts $FAB_LEFT, right host hb, spines s1..s4 at $FAB_RATE each, CE above $FAB_CE"
+}
+
+fab_down() {
+	for fab_x in $FAB_NS; do
+		ip netns del "$fab_x" 2>/dev/null || true
+	done
+	for fab_h in $FAB_LEFT hb; do
+		ip link del "m-$fab_h" 2>/dev/null || true
+	done
+	FAB_NS=""
+}
+
+# fab_ecmp "K ...": the leaves' multipath routes over these spines.
+fab_ecmp() {
+	fab_la=""
+	fab_lb=""
+	for fab_k in $1; do
+		fab_la="$fab_la nexthop via 10.10.$fab_k.2 dev s$fab_k"
+		fab_lb="$fab_lb nexthop via 10.20.$fab_k.2 dev s$fab_k"
+	done
+	# shellcheck disable=SC2086 # word lists
+	fab_in la ip route replace 10.2.0.0/24 $fab_la ||
+		mr_fail "la: ip route replace 10.2.0.0/24 $fab_la"
+	# shellcheck disable=SC2086
+	fab_in lb ip route replace 10.1.0.0/16 $fab_lb ||
+		mr_fail "lb: ip route replace 10.1.0.0/16 $fab_lb"
+}
+
+fab_dev() {
+	fab_in "$1" rdma link add "mr_$1" type metaroce netdev fab0 ||
+		mr_fail "rdma link add mr_$1 (netdev fab0 of $1)"
+	mr_retry 50 0.2 sh -c "rdma link show mr_$1/1 | grep -q 'state ACTIVE'" ||
+		mr_fail "mr_$1/1 not ACTIVE"
+}
+
+# fab_gid HOST: the GID index of mr_HOST's RoCE v2 GID for HOST's IPv4
+# address.
+fab_gid() {
+	fab_hex=$(fab_ip "$1" | awk -F. '{printf "%02x%02x:%02x%02x", $1, $2, $3, $4}')
+	fab_d=/sys/class/infiniband/mr_$1/ports/1
+	for fab_g in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		if [ "$(cat "$fab_d/gids/$fab_g" 2>/dev/null)" = "0000:0000:0000:0000:0000:ffff:$fab_hex" ] &&
+			[ "$(cat "$fab_d/gid_attrs/types/$fab_g" 2>/dev/null)" = "RoCE v2" ]; then
+			echo "$fab_g"
+			return 0
+		fi
+	done
+	mr_fail "mr_$1: no RoCE v2 GID for $(fab_ip "$1")"
+}
+
+# fab_leaf DIR: the leaf whose spine links carry direction DIR.
+fab_leaf() {
+	case "$1" in
+	fwd) echo la ;;
+	rev) echo lb ;;
+	*) mr_fail "fabric direction '$1': fwd or rev" ;;
+	esac
+}
+
+fab_path_bytes() {
+	fab_in "$(fab_leaf "$1")" sh -c 'for k in 1 2 3 4; do
+		cat /sys/class/net/s$k/statistics/tx_bytes; done' | tr '\n' ' ' |
+		sed 's/ $//'
+}
+
+fab_blackhole() {
+	fab_l=$(fab_leaf "$2")
+	case "$3" in
+	on)
+		fab_in "$fab_l" tc qdisc replace dev "s$1" clsact ||
+			mr_fail "clsact on $fab_l s$1"
+		fab_in "$fab_l" tc filter replace dev "s$1" egress prio 1 \
+			handle 1 matchall action drop ||
+			mr_fail "black hole on $fab_l s$1"
+		mr_log "black hole: spine $1, $2 ($fab_l -> s$1)"
+		;;
+	off)
+		fab_in "$fab_l" tc qdisc del dev "s$1" clsact 2>/dev/null || true
+		mr_log "black hole lifted: spine $1, $2"
+		;;
+	*) mr_fail "fab_blackhole: on or off" ;;
+	esac
+}
+
+fab_drops() {
+	fab_in "$(fab_leaf "$2")" tc -s filter show dev "s$1" egress 2>/dev/null |
+		awk '/Sent/ { print $4; exit }' | grep . || echo 0
+}
+
+fab_slow() {
+	fab_r=${2:-}
+	if [ -z "$fab_r" ]; then
+		fab_r=$(echo "$FAB_RATE" | awk '{ n = $0 + 0; sub(/^[0-9.]+/, ""); print n / 4 $0 }')
+	fi
+	fab_shape la "s$1" "$fab_r"
+	fab_shape lb "s$1" "$fab_r"
+	mr_log "spine $1 slowed to $fab_r"
+}
+
+fab_bottleneck() {
+	if [ "$1" = off ]; then
+		fab_in lb tc qdisc del dev hb root 2>/dev/null || true
+	else
+		fab_shape lb hb "$1"
+		mr_log "bottleneck lb -> hb: $1, CE above $FAB_CE"
+	fi
+}
+
+fab_clear() {
+	for fab_k in $FAB_SPINES; do
+		fab_in la tc qdisc del dev "s$fab_k" clsact 2>/dev/null || true
+		fab_in lb tc qdisc del dev "s$fab_k" clsact 2>/dev/null || true
+		fab_shape la "s$fab_k" "$FAB_RATE"
+		fab_shape lb "s$fab_k" "$FAB_RATE"
+	done
+	fab_ecmp "$FAB_SPINES"
+	fab_bottleneck off
+}

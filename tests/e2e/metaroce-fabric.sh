@@ -1,0 +1,537 @@
+# topology: single
+# timeout: 480
+# Multipath on a fabric (issue 17): one VM, the leaf-spine fabric of
+# tests/e2e/lib/fabric.sh (hosts ha and hb, leaves la and lb, four spines
+# shaped to $FAB_RATE each with a CE-marking queue, L4 ECMP). mr_ha and
+# mr_hb are MetaRoCE devices on the hosts' fabric links; mr-verify runs
+# one RC QP of WRITE, READ and SEND (64 KiB messages, both
+# hosts requester in turn, every byte checked), its TCP control channel on
+# the mgmt links outside the fabric. A sampler reads every 0.4 s the bytes
+# each leaf sent to each spine and delivered to its host, the devices'
+# path counters. Cases, each printing FABRIC-CASE <name>
+# ok|FAIL with its figures:
+#
+#   spray      40 s: the bytes each spine carried, each direction, within
+#              +-20% of the four's mean; the run verifies
+#   blackhole  30 s: from 10 s on, spine 2 drops everything la -> s2 for
+#              10 s, then heals: the run verifies (no RETRY_EXC_ERR, no
+#              error completion); the bytes delivered to the hosts from 2 s
+#              into the black hole to its end >= 60% of those in the 6 s
+#              before it (per second); a path of the QP sending into the
+#              black hole (mr_ha's) is declared DEAD (tracepoint
+#              metaroce_path), the first within dead_rtos (3) x RTO_base
+#              + one RTO_base of tick slack of its first packet into the
+#              hole (metaroce_pkt_tx; or of its dead_min_pkts-th (6th),
+#              MR-MP-8), RTO_base the device's largest drv_rto_us without
+#              backoff sampled from 2 s before the hole to 0.5 s after the
+#              death; a path revives (DEAD -> SUSPECT: a matching
+#              PROBE_REPLY, MR-MP-11); s2 carries >= 10% of the four
+#              spines' mean after the heal. Every death is logged.
+#   reverse    the same with lb -> s2 black-holed: ACKs and READ responses
+#              for mr_ha's requests (a path losing only ACKs need not die:
+#              cumulative ACKs on other paths credit it, MR-MP-26), and
+#              mr_hb's requests' data, whose paths into the hole must die
+#              within the bound
+#   slow       2 x 24 s: spine 3 at a quarter of $FAB_RATE: s3's byte
+#              share in each direction below each other spine's, and
+#              mr-verify's goodput >= 80% of the same run with s3 taken
+#              out of both leaves' ECMP routes
+#   calibrate  (only with FX_CASES) goodput with the spines unshaped, then
+#              shaped
+#
+# The path counters path_deaths, path_revivals, path_probes and
+# path_probe_replies: checked when the device has them, else logged as
+# not checked.
+
+[ -f /mr/e2e/fabric.sh ] || mr_fail "/mr/e2e/fabric.sh missing (tests/e2e/lib/fabric.sh)"
+# shellcheck source=lib/fabric.sh disable=SC2086 # $fx_plan: a word list
+. /mr/e2e/fabric.sh
+command -v mr-verify >/dev/null || mr_fail "mr-verify is not in the guest"
+
+: "${FX_PATHS:=}"
+fx_failures=""
+
+modprobe metaroce || mr_fail "modprobe metaroce"
+fab_up 1
+fab_dev ha
+fab_dev hb
+fx_ga=$(fab_gid ha)
+fx_gb=$(fab_gid hb)
+# fx_set_paths N: paths of both devices (the QPs created from now on).
+fx_set_paths() {
+	echo "$1" >/sys/class/infiniband/mr_ha/paths
+	echo "$1" >/sys/class/infiniband/mr_hb/paths
+}
+[ -z "$FX_PATHS" ] || fx_set_paths "$FX_PATHS"
+mr_log "mr_ha (GID $fx_ga) and mr_hb (GID $fx_gb): paths $(cat /sys/class/infiniband/mr_ha/paths), path_health $(cat /sys/class/infiniband/mr_ha/path_health 2>/dev/null)"
+fx_hw=/sys/class/infiniband/mr_ha/ports/1/hw_counters
+fx_have_pathobs=0
+[ -f $fx_hw/path_deaths ] && [ -f $fx_hw/path_revivals ] && fx_have_pathobs=1
+mr_log "path counters path_deaths/path_revivals: $([ $fx_have_pathobs = 1 ] && echo present || echo 'absent (not checked)')"
+
+# --- path events (tracepoints, kernel/trace.h) -------------------------------
+# metaroce_path (a path's state or entropy changed) and metaroce_pkt_tx of
+# the data opcodes (SEND..READ_REQ, 1..6: the requesters' packets, which
+# carry their own path index) time a death against the packets the path
+# sent into the black hole.
+
+fx_tr=/sys/kernel/tracing
+[ -f $fx_tr/trace ] || mount -t tracefs nodev $fx_tr ||
+	mr_fail "cannot mount tracefs on $fx_tr"
+[ -d $fx_tr/events/metaroce/metaroce_path ] ||
+	mr_fail "tracepoint metaroce_path missing"
+
+fx_trace_on() {
+	echo 0 >$fx_tr/tracing_on
+	echo 8192 >$fx_tr/buffer_size_kb
+	echo >$fx_tr/trace
+	echo 'opcode >= 1 && opcode <= 6' >$fx_tr/events/metaroce/metaroce_pkt_tx/filter
+	echo 1 >$fx_tr/events/metaroce/metaroce_pkt_tx/enable
+	echo 1 >$fx_tr/events/metaroce/metaroce_path/enable
+	echo 1 >$fx_tr/tracing_on
+}
+
+# fx_mark WORD: "WORD UPTIME" in the trace (trace clock and uptime side
+# by side).
+fx_mark() {
+	echo "$1 $(fx_now)" >$fx_tr/trace_marker
+}
+
+fx_trace_off() {
+	echo 0 >$fx_tr/tracing_on
+	echo 0 >$fx_tr/events/metaroce/metaroce_path/enable
+	echo 0 >$fx_tr/events/metaroce/metaroce_pkt_tx/enable
+	cat $fx_tr/trace >/tmp/fx.trace
+}
+
+# fx_deaths: from /tmp/fx.trace and /tmp/fx.rto ("uptime dev rto_us"
+# samples), one line per path that became DEAD after the fx-on mark:
+#   DEATH dev qpn path at T first F pkts N rto R limit L ok|LATE
+# T: seconds after fx-on; F: its first data packet after fx-on or after
+# its last entropy change (the first packet into the black hole, when
+# the path's pending time starts, MR-MP-8); N: data packets it sent from
+# F to its death; R: the device's largest RTO_base sampled from 2 s
+# before the black hole to the death; L = max(F + dead_rtos x R, time of
+# its dead_min_pkts-th packet) + R (the tick's slack), the bound.
+# (RTO_base is sampled about every 0.5 s, until 0.5 s after the death:
+# it follows srtt, which a burst into the shaped spines raises fast.)
+# Then "REVIVALS all A after-off B": DEAD -> SUSPECT transitions (a
+# matching PROBE_REPLY, MR-MP-11), in all and after the fx-off mark.
+fx_deaths() {
+	awk -v rtos=3 -v minp=6 '
+		function ts(l) { match(l, /[0-9]+\.[0-9]+: /); return substr(l, RSTART, RLENGTH - 2) + 0 }
+		function kv(name,   i) { for (i = 1; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2); return "" }
+		FNR == NR { rt[NR] = $1; rd[NR] = $2; rv[NR] = $3; nr = NR; next }
+		/tracing_mark_write: fx-on/ { on = ts($0); off_up = 0; for (i = 1; i <= NF; i++) if ($i == "fx-on") on_up = $(i + 1); next }
+		/tracing_mark_write: fx-off/ { off = ts($0); next }
+		/metaroce_pkt_tx:/ {
+			k = kv("dev") " " kv("sqpn") " " kv("path")
+			tx[k, ++ntx[k]] = ts($0)
+			next
+		}
+		/metaroce_path:/ {
+			t = ts($0); k = kv("dev") " " kv("qpn") " " kv("path"); e = kv("entropy")
+			st = ($0 ~ / DEAD /) ? "DEAD" : "LIVE"
+			if (st == "DEAD" && s[k] != "DEAD" && on != "") {
+				nd++; dk[nd] = k; dt[nd] = t
+				dfrom[nd] = (chg[k] > on ? chg[k] : on)
+			}
+			if (s[k] == "DEAD" && st != "DEAD") { rev++; if (off != "" && t > off) reva++ }
+			if (e != ent[k]) { ent[k] = e; chg[k] = t }
+			s[k] = st
+		}
+		END {
+			for (d = 1; d <= nd; d++) {
+				k = dk[d]; split(k, kk, " "); f = ""; n = 0; six = ""
+				for (i = 1; i <= ntx[k]; i++) {
+					x = tx[k, i]
+					if (x < dfrom[d] || x > dt[d]) continue
+					if (f == "") f = x
+					if (++n == minp) six = x
+				}
+				# the RTO samples are in uptime; the trace clock is
+				# on - on_up ahead of it
+				r = 0
+				for (i = 1; i <= nr; i++) {
+					u = rt[i] + (on - on_up)
+					if (rd[i] == kk[1] && u >= on - 2 && u <= dt[d] + 0.5 && rv[i] > r) r = rv[i]
+				}
+				r /= 1e6
+				if (f == "") { printf "DEATH %s at %.3f first - pkts 0 rto %.4f limit - NOPKT\n", k, dt[d] - on, r; continue }
+				l = f + rtos * r
+				if (six != "" && six > l) l = six
+				l += r
+				printf "DEATH %s at %.3f first %.3f pkts %d rto %.4f limit %.3f %s\n", k, dt[d] - on, f - on, n, r, l - on, (r > 0 && dt[d] <= l ? "ok" : "LATE")
+			}
+			printf "REVIVALS all %d after-off %d\n", rev, reva
+		}
+	' /tmp/fx.rto /tmp/fx.trace
+}
+
+# --- measuring ---------------------------------------------------------------
+
+# fx_ctr NAME: NAME summed over both devices, or "-".
+fx_ctr() {
+	if [ -f "$fx_hw/$1" ]; then
+		echo $(($(cat "/sys/class/infiniband/mr_ha/ports/1/hw_counters/$1") + \
+			$(cat "/sys/class/infiniband/mr_hb/ports/1/hw_counters/$1")))
+	else
+		echo -
+	fi
+}
+
+# fx_rto DEV: drv_rto_us of DEV's RC QPs with no backoff (the largest),
+# or nothing.
+fx_rto() {
+	rdma -dd res show qp link "$1/1" 2>/dev/null | awk '
+		{ r = ""; b = ""
+		  for (i = 1; i < NF; i++) {
+			if ($i == "drv_rto_us") r = $(i + 1)
+			if ($i == "drv_backoff") b = $(i + 1)
+		  }
+		  if (r != "" && b == "0" && r + 0 > m) m = r + 0 }
+		END { if (m > 0) print m }'
+}
+
+# A process in each leaf's namespace: its /proc/PID/net/dev is the leaf's
+# interface counters, read without entering the namespace (a sample must
+# cost little on the one slow vCPU).
+/usr/sbin/ip netns exec la sleep 100000 &
+fx_pin_la=$!
+/usr/sbin/ip netns exec lb sleep 100000 &
+fx_pin_lb=$!
+
+# fx_txb PID IF...: tx_bytes of the interfaces, in that order.
+fx_txb() {
+	fx_p=$1
+	shift
+	awk -v ifs="$*" '
+		BEGIN { n = split(ifs, w, " ") }
+		{ sub(/:/, " "); tx[$1] = $10 }
+		END { for (i = 1; i <= n; i++) printf "%s%s", tx[w[i]], (i < n ? " " : "") }
+	' "/proc/$fx_p/net/dev"
+}
+
+# One sample line: uptime to_ha f1..f4 to_hb r1..r4 deaths revivals
+# probes probe_replies rerolls
+fx_sample() {
+	echo "$(cut -d' ' -f1 /proc/uptime)" \
+		"$(fx_txb $fx_pin_la ha s1 s2 s3 s4)" \
+		"$(fx_txb $fx_pin_lb hb s1 s2 s3 s4)" \
+		"$(fx_ctr path_deaths) $(fx_ctr path_revivals) $(fx_ctr path_probes)" \
+		"$(fx_ctr path_probe_replies) $(fx_ctr path_rerolls)"
+}
+
+fx_sampler_start() {
+	: >/tmp/fx.samples
+	(
+		while :; do
+			fx_sample >>/tmp/fx.samples
+			sleep 0.4
+		done
+	) &
+	fx_sampler=$!
+}
+
+fx_sampler_stop() {
+	kill "$fx_sampler" 2>/dev/null || true
+	wait "$fx_sampler" 2>/dev/null || true
+	# the figures behind the verdicts, for the log: time, delivered to
+	# ha, fwd per spine, delivered to hb, rev per spine (bytes, since the
+	# first sample), path counters
+	awk -v tag="$1" 'NR == 1 { split($0, z) }
+		{ printf "FX-SAMPLE %s %.1f", tag, $1 - z[1]
+		  for (i = 2; i <= 11; i++) printf " %d", $i - z[i]
+		  for (i = 12; i <= NF; i++) printf " %s", $i
+		  printf "\n" }' /tmp/fx.samples
+}
+
+fx_now() {
+	cut -d' ' -f1 /proc/uptime
+}
+
+# fx_window T1 T2: deltas between the first sample at or after T1 and
+# the last at or before T2: "dt to_ha f1 f2 f3 f4 to_hb r1 r2 r3 r4"
+# (dt in seconds, the rest bytes).
+fx_window() {
+	awk -v a="$1" -v b="$2" '
+		$1 + 0 >= a + 0 && !s { s = 1; split($0, x) }
+		$1 + 0 <= b + 0 { split($0, y); e = 1 }
+		END {
+			if (!s || !e) { print "0 0 0 0 0 0 0 0 0 0 0"; exit }
+			printf "%.2f", y[1] - x[1]
+			for (i = 2; i <= 11; i++) printf " %d", y[i] - x[i]
+			printf "\n"
+		}' /tmp/fx.samples
+}
+
+# --- mr-verify between ha (client) and hb (server) -------------------------
+
+fx_seq=0
+fx_verify_start() {
+	fx_seq=$((fx_seq + 1))
+	fab_in hb mr-verify -d mr_hb -g "$fx_gb" "$@" >/tmp/fx.srv 2>&1 &
+	fx_srv=$!
+	fab_in ha mr-verify -d mr_ha -g "$fx_ga" --connect-timeout 30 "$@" \
+		"$(fab_mgmt hb)" >/tmp/fx.cli 2>&1 &
+	fx_cli=$!
+}
+
+# fx_verify_wait: fx_ok 1 if both sides verified; fx_mbs their MB/s.
+fx_verify_wait() {
+	fx_rc=0
+	wait "$fx_cli" || fx_rc=$?
+	fx_rs=0
+	wait "$fx_srv" || fx_rs=$?
+	grep -v '^libibverbs: Warning' /tmp/fx.cli | sed 's/^/  ha: /' | tail -5
+	grep -v '^libibverbs: Warning' /tmp/fx.srv | sed 's/^/  hb: /' | tail -3
+	fx_ok=0
+	if [ "$fx_rc" = 0 ] && [ "$fx_rs" = 0 ] &&
+		grep -q 'PASS: ops=.* msgs=[1-9]' /tmp/fx.cli &&
+		grep -q 'PASS: ops=.* msgs=[1-9]' /tmp/fx.srv; then
+		fx_ok=1
+	fi
+	fx_mbs=$(sed -n 's/.*PASS: .*, \([0-9.]*\) MB\/s.*/\1/p' /tmp/fx.cli | head -1)
+	: "${fx_mbs:=0}"
+	mr_log "mr-verify run $fx_seq: exit status ha $fx_rc hb $fx_rs, verified $fx_ok, $fx_mbs MB/s"
+	if grep -q 'RETRY_EXC' /tmp/fx.cli /tmp/fx.srv; then
+		fx_ok=0
+		mr_log "RETRY_EXC_ERR seen"
+	fi
+}
+
+# 64 KiB messages: the responses of one READ go on one reverse route
+# (MR-MP-15), so READ data spreads over the spines request by request.
+fx_plan="--ops write,read,send -s 64k -n 16 --phase-bytes 1m --watchdog 60"
+
+fx_fail() {
+	mr_log "FAIL: $1: $2"
+	case " $fx_failures " in
+	*" $1 "*) ;;
+	*) fx_failures="$fx_failures $1" ;;
+	esac
+}
+
+fx_verdict() {
+	case " $fx_failures " in
+	*" $1 "*) echo "FABRIC-CASE $1 FAIL" ;;
+	*) echo "FABRIC-CASE $1 ok" ;;
+	esac
+}
+
+# fx_balance TAG DIR "b1 b2 b3 b4": each within +-20% of the mean.
+fx_balance() {
+	fx_b=$(echo "$3" | awk '{
+		m = ($1 + $2 + $3 + $4) / 4; w = 0
+		for (i = 1; i <= 4; i++) {
+			d = m > 0 ? ($i - m) * 100 / m : -100
+			a = d < 0 ? -d : d
+			if (a > w) w = a
+			s = s sprintf(" s%d %+.0f%%", i, d)
+		}
+		printf "%s; worst %.0f%%%s\n", s, w, (m > 0 && w <= 20 ? "" : " BAD")
+	}')
+	mr_log "$1: $2 bytes per spine $3, vs mean:$fx_b"
+	case "$fx_b" in *BAD) fx_fail "$1" "$2 spines not within 20% of the mean" ;; esac
+}
+
+# --- calibrate ---------------------------------------------------------------
+
+fx_calibrate() {
+	for fx_r in none "$FAB_RATE"; do
+		FAB_RATE=$fx_r
+		fab_clear
+		fx_verify_start $fx_plan --time 8
+		fx_verify_wait
+		mr_log "calibrate: spines at $fx_r: $fx_mbs MB/s"
+	done
+	FAB_RATE=$fx_rate_saved
+	fab_clear
+	echo "FABRIC-CASE calibrate ok"
+}
+
+# --- spray -----------------------------------------------------------------
+
+# fx_spray [PATHS]: with PATHS paths per QP for this case.
+fx_spray() {
+	fx_st=spray${1:+-p$1}
+	fx_p0=$(cat /sys/class/infiniband/mr_ha/paths)
+	[ -z "$1" ] || fx_set_paths "$1"
+	mr_log "$fx_st: paths $(cat /sys/class/infiniband/mr_ha/paths)"
+	fab_clear
+	fx_sampler_start
+	fx_t0=$(fx_now)
+	fx_verify_start $fx_plan --time 40
+	fx_verify_wait
+	fx_sampler_stop "$fx_st"
+	[ "$fx_ok" = 1 ] || fx_fail "$fx_st" "mr-verify did not verify"
+	# shellcheck disable=SC2046 # the window's figures
+	set -- $(fx_window "$(fx_add "$fx_t0" 3)" 999999)
+	mr_log "$fx_st: ${1}s, delivered to ha $2 to hb $7 bytes; $fx_mbs MB/s; rerolls $(fx_ctr path_rerolls) deaths $(fx_ctr path_deaths)"
+	fx_balance "$fx_st" fwd "$3 $4 $5 $6"
+	fx_balance "$fx_st" rev "$8 $9 ${10} ${11}"
+	fx_set_paths "$fx_p0"
+	fx_verdict "$fx_st"
+}
+
+# --- black holes -----------------------------------------------------------
+
+# fx_rto_loop: "uptime dev rto_us" of both devices into /tmp/fx.rto,
+# about every 0.5 s, until killed.
+fx_rto_loop() {
+	while :; do
+		fx_u=$(fx_now)
+		fx_r=$(fx_rto mr_ha)
+		[ -z "$fx_r" ] || echo "$fx_u $fx_ia $fx_r" >>/tmp/fx.rto
+		fx_r=$(fx_rto mr_hb)
+		[ -z "$fx_r" ] || echo "$fx_u $fx_ib $fx_r" >>/tmp/fx.rto
+		sleep 0.3
+	done
+}
+fx_ia=$(rdma dev show mr_ha | cut -d: -f1)
+fx_ib=$(rdma dev show mr_hb | cut -d: -f1)
+
+# fx_hole TAG DIR: spine 2 black-holed in direction DIR (fwd: la -> s2,
+# rev: lb -> s2) from 10 s into a 30 s run for 10 s.
+fx_hole() {
+	fx_tag=$1
+	fx_dir=$2
+	fab_clear
+	echo "0 -1 0" >/tmp/fx.rto	# never empty: awk reads it as the first file
+	fx_trace_on
+	fx_sampler_start
+	fx_verify_start $fx_plan --time 30
+	sleep 7
+	fx_rto_loop &
+	fx_rl=$!
+	sleep 3
+	fx_d0=$(fx_ctr path_deaths)
+	fab_blackhole 2 "$fx_dir" on
+	fx_mark fx-on
+	fx_on=$(fx_now)
+	fx_sleep_until "$fx_on" 10
+	fx_drops=$(fab_drops 2 "$fx_dir")
+	fab_blackhole 2 "$fx_dir" off
+	fx_mark fx-off
+	fx_off=$(fx_now)
+	fx_verify_wait
+	kill "$fx_rl" 2>/dev/null || true
+	wait "$fx_rl" 2>/dev/null || true
+	fx_sampler_stop "$fx_tag"
+	fx_trace_off
+	[ "$fx_ok" = 1 ] || fx_fail "$fx_tag" "mr-verify did not verify (an error completion or a mismatch)"
+
+	# goodput: bytes the leaves delivered to the hosts, both directions,
+	# in the 6 s before the black hole and from 2 s into it to its end
+	# shellcheck disable=SC2046 # the window's figures
+	set -- $(fx_window "$(fx_add "$fx_on" -6)" "$fx_on")
+	fx_gp0=$(echo "$1 $2 $7" | awk '{ print ($1 > 0 ? int(($2 + $3) / $1) : 0) }')
+	# shellcheck disable=SC2046
+	set -- $(fx_window "$(fx_add "$fx_on" 2)" "$fx_off")
+	fx_gp1=$(echo "$1 $2 $7" | awk '{ print ($1 > 0 ? int(($2 + $3) / $1) : 0) }')
+	fx_pct=$(echo "$fx_gp0 $fx_gp1" | awk '{ print ($1 > 0 ? int($2 * 100 / $1) : 0) }')
+	mr_log "$fx_tag: goodput (bytes delivered to the hosts) before $fx_gp0 B/s, during the black hole $fx_gp1 B/s: $fx_pct%; the black hole dropped $fx_drops packets"
+	[ "$fx_pct" -ge 60 ] || fx_fail "$fx_tag" "goodput during the black hole $fx_pct% of before (< 60%)"
+
+	# s2 after the heal, from 1 s after it: its bytes vs the mean
+	fx_col=$([ "$fx_dir" = fwd ] && echo 4 || echo 9)
+	# shellcheck disable=SC2046
+	set -- $(fx_window "$(fx_add "$fx_off" 1)" 999999)
+	fx_heal=$(echo "$@" | awk -v c="$fx_col" '{ m = ($(c - 1) + $c + $(c + 1) + $(c + 2)) / 4
+		print $c, int(m), (m > 0 ? int($c * 100 / m) : 0), $1 }')
+	# shellcheck disable=SC2086
+	set -- $fx_heal
+	mr_log "$fx_tag: in the ${4}s from 1 s after the heal s2 carried $1 bytes ($fx_dir), the mean of the four $2: $3%"
+	[ "$3" -ge 10 ] || fx_fail "$fx_tag" "s2 carries (almost) no traffic after the heal ($3% of the mean)"
+
+	# deaths (tracepoint metaroce_path). The bound is checked on the
+	# first death of the QP whose data go into the black hole (fwd:
+	# mr_ha's requests, rev: mr_hb's); every death is logged.
+	fx_deaths >/tmp/fx.deaths
+	sed "s/^/[$MR_ROLE] $fx_tag: /" /tmp/fx.deaths
+	fx_dev=$([ "$fx_dir" = fwd ] && echo "$fx_ia" || echo "$fx_ib")
+	fx_first=$(grep "^DEATH $fx_dev " /tmp/fx.deaths | head -1)
+	if [ -z "$fx_first" ]; then
+		fx_fail "$fx_tag" "no path of the QP sending into the black hole was declared dead"
+	else
+		mr_log "$fx_tag: the first death of a path sending into the black hole: $fx_first"
+		case "$fx_first" in
+		*" ok") ;;
+		*) fx_fail "$fx_tag" "its death came later than its bound" ;;
+		esac
+	fi
+	fx_nd=$(grep -c '^DEATH' /tmp/fx.deaths || true)
+	fx_late=$(grep -c '^DEATH.* \(LATE\|NOPKT\)$' /tmp/fx.deaths || true)
+	fx_after=$(awk '$1 == "DEATH" && $6 > 11 { n++ } END { print n + 0 }' /tmp/fx.deaths)
+	fx_rev=$(sed -n 's/^REVIVALS all \([0-9]*\) .*/\1/p' /tmp/fx.deaths)
+	mr_log "$fx_tag: FABRIC-NOTE deaths $fx_nd (both QPs, all paths), $fx_late of them later than the bound as measured from the path's first packet after the black hole or its last re-roll, $fx_after more than 1 s after the heal; revivals ${fx_rev:-0}"
+	[ "${fx_rev:-0}" -ge 1 ] || fx_fail "$fx_tag" "no path revived"
+	if [ "$fx_d0" != - ]; then
+		mr_log "$fx_tag: counters: deaths $(($(fx_ctr path_deaths) - fx_d0)) in the case, revivals $(fx_ctr path_revivals), probes $(fx_ctr path_probes), probe replies $(fx_ctr path_probe_replies), rerolls $(fx_ctr path_rerolls)"
+		[ "$(($(fx_ctr path_deaths) - fx_d0))" -ge "$fx_nd" ] ||
+			fx_fail "$fx_tag" "path_deaths counted fewer deaths than the tracepoint showed"
+	else
+		mr_log "$fx_tag: path_deaths, path_revivals, path_probes, path_probe_replies: not in this build (not checked); rerolls $(fx_ctr path_rerolls)"
+	fi
+	fx_verdict "$fx_tag"
+}
+
+# fx_add T S: T + S.
+fx_add() {
+	echo "$1 $2" | awk '{ print $1 + $2 }'
+}
+
+# fx_sleep_until T S: sleep until S seconds after uptime T.
+fx_sleep_until() {
+	fx_left=$(echo "$1 $2 $(fx_now)" | awk '{ d = $1 + $2 - $3; print (d > 0 ? d : 0) }')
+	sleep "$fx_left"
+}
+
+# --- slow spine --------------------------------------------------------------
+
+fx_slow() {
+	fab_clear
+	fab_slow 3
+	fx_sampler_start
+	fx_t0=$(fx_now)
+	fx_verify_start $fx_plan --time 24
+	fx_verify_wait
+	fx_sampler_stop slow
+	[ "$fx_ok" = 1 ] || fx_fail slow "mr-verify did not verify (s3 slow)"
+	fx_slow_mbs=$fx_mbs
+	# shellcheck disable=SC2046 # the window's figures
+	set -- $(fx_window "$(fx_add "$fx_t0" 3)" 999999)
+	mr_log "slow: fwd bytes per spine $3 $4 $5 $6; rev $8 $9 ${10} ${11}; $fx_slow_mbs MB/s"
+	echo "$3 $4 $5 $6 $8 $9 ${10} ${11}" | awk '{ exit !($3 < $1 && $3 < $2 && $3 < $4 && $7 < $5 && $7 < $6 && $7 < $8) }' ||
+		fx_fail slow "s3's share is not below every other spine's"
+	fab_clear
+	fab_ecmp "1 2 4"
+	fx_verify_start $fx_plan --time 24
+	fx_verify_wait
+	[ "$fx_ok" = 1 ] || fx_fail slow "mr-verify did not verify (s3 removed)"
+	fx_pct=$(echo "$fx_slow_mbs $fx_mbs" | awk '{ print ($2 > 0 ? int($1 * 100 / $2) : 0) }')
+	mr_log "slow: goodput with s3 slow $fx_slow_mbs MB/s, with s3 out of the routes $fx_mbs MB/s: $fx_pct%"
+	[ "$fx_pct" -ge 80 ] || fx_fail slow "goodput with the slow spine $fx_pct% of that without it (< 80%)"
+	fab_clear
+	fx_verdict slow
+}
+
+fx_rate_saved=$FAB_RATE
+for fx_case in ${FX_CASES:-spray blackhole reverse slow}; do
+	mr_log "--- case $fx_case"
+	case "$fx_case" in
+	calibrate) fx_calibrate ;;
+	spray*) fx_spray "${fx_case#spray}" ;;
+	blackhole) fx_hole blackhole fwd ;;
+	reverse) fx_hole reverse rev ;;
+	slow) fx_slow ;;
+	esac
+done
+
+kill $fx_pin_la $fx_pin_lb 2>/dev/null || true
+rdma link delete mr_ha
+rdma link delete mr_hb
+fab_down
+modprobe -r metaroce || mr_fail "modprobe -r metaroce"
+[ -z "$fx_failures" ] || mr_fail "fabric cases failed:$fx_failures"
+mr_log "all fabric cases passed"
