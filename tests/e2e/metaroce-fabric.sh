@@ -51,6 +51,10 @@
 command -v mr-verify >/dev/null || mr_fail "mr-verify is not in the guest"
 
 : "${FX_PATHS:=}"
+# FX_SCALE=N: every case N times as long (make bench's long variants,
+# scripts/bench/fabric.sh); the criteria stay the same.
+: "${FX_SCALE:=1}"
+case "$FX_SCALE" in '' | *[!0-9]* | 0) mr_fail "FX_SCALE=$FX_SCALE: a whole number >= 1" ;; esac
 fx_failures=""
 
 modprobe metaroce || mr_fail "modprobe metaroce"
@@ -220,6 +224,11 @@ fx_sample() {
 		"$(fx_ctr path_probe_replies) $(fx_ctr path_rerolls)"
 }
 
+# fx_s SECONDS: scaled by FX_SCALE.
+fx_s() {
+	echo $(($1 * FX_SCALE))
+}
+
 fx_sampler_start() {
 	: >/tmp/fx.samples
 	(
@@ -359,7 +368,7 @@ fx_spray() {
 	fab_clear
 	fx_sampler_start
 	fx_t0=$(fx_now)
-	fx_verify_start $fx_plan --time 40
+	fx_verify_start $fx_plan --time "$(fx_s 40)"
 	fx_verify_wait
 	fx_sampler_stop "$fx_st"
 	[ "$fx_ok" = 1 ] || fx_fail "$fx_st" "mr-verify did not verify"
@@ -398,11 +407,11 @@ fx_hole() {
 	echo "0 -1 0" >/tmp/fx.rto	# never empty: awk reads it as the first file
 	fx_trace_on
 	fx_sampler_start
-	fx_verify_start $fx_plan --time 30
-	sleep 7
+	fx_verify_start $fx_plan --time "$(fx_s 30)"
+	sleep "$(fx_s 7)"
 	fx_rto_loop &
 	fx_rl=$!
-	sleep 3
+	sleep "$(fx_s 3)"
 	fx_d0=$(fx_ctr path_deaths)
 	fx_v0=$(fx_ctr path_revivals)
 	fx_p0=$(fx_ctr path_probes)
@@ -410,7 +419,7 @@ fx_hole() {
 	fab_blackhole 2 "$fx_dir" on
 	fx_mark fx-on
 	fx_on=$(fx_now)
-	fx_sleep_until "$fx_on" 10
+	fx_sleep_until "$fx_on" "$(fx_s 10)"
 	fx_drops=$(fab_drops 2 "$fx_dir")
 	fab_blackhole 2 "$fx_dir" off
 	fx_mark fx-off
@@ -419,6 +428,10 @@ fx_hole() {
 	kill "$fx_rl" 2>/dev/null || true
 	wait "$fx_rl" 2>/dev/null || true
 	fx_sampler_stop "$fx_tag"
+	# when the black hole opened and healed, on the samples' clock
+	fx_t0=$(head -1 /tmp/fx.samples | cut -d' ' -f1)
+	echo "$fx_on $fx_off $fx_t0" | awk -v tag="$fx_tag" -v d="$fx_dir" \
+		'{ printf "FX-EVENT %s %.1f hole-on %s\nFX-EVENT %s %.1f hole-off %s\n", tag, $1 - $3, d, tag, $2 - $3, d }'
 	fx_trace_off
 	[ "$fx_ok" = 1 ] || fx_fail "$fx_tag" "mr-verify did not verify (an error completion or a mismatch)"
 
@@ -463,7 +476,7 @@ fx_hole() {
 	fi
 	fx_nd=$(grep -c '^DEATH' /tmp/fx.deaths || true)
 	fx_late=$(grep -c '^DEATH.* \(LATE\|NOPKT\)$' /tmp/fx.deaths || true)
-	fx_after=$(awk '$1 == "DEATH" && $6 > 11 { n++ } END { print n + 0 }' /tmp/fx.deaths)
+	fx_after=$(awk -v t="$(($(fx_s 10) + 1))" '$1 == "DEATH" && $6 > t { n++ } END { print n + 0 }' /tmp/fx.deaths)
 	fx_rev=$(sed -n 's/^REVIVALS all \([0-9]*\) .*/\1/p' /tmp/fx.deaths)
 	mr_log "$fx_tag: deaths $fx_nd (both QPs, all paths), $fx_late of them later than the bound as measured from the path's first packet after the black hole or its last re-roll, $fx_after more than 1 s after the heal; revivals ${fx_rev:-0}"
 	[ "${fx_rev:-0}" -ge 1 ] || fx_fail "$fx_tag" "no path revived"
@@ -499,7 +512,7 @@ fx_slow() {
 	fab_slow 3
 	fx_sampler_start
 	fx_t0=$(fx_now)
-	fx_verify_start $fx_plan --time 24
+	fx_verify_start $fx_plan --time "$(fx_s 24)"
 	fx_verify_wait
 	fx_sampler_stop slow
 	[ "$fx_ok" = 1 ] || fx_fail slow "mr-verify did not verify (s3 slow)"
@@ -511,7 +524,7 @@ fx_slow() {
 		fx_fail slow "s3's share is not below every other spine's"
 	fab_clear
 	fab_ecmp "1 2 4"
-	fx_verify_start $fx_plan --time 24
+	fx_verify_start $fx_plan --time "$(fx_s 24)"
 	fx_verify_wait
 	[ "$fx_ok" = 1 ] || fx_fail slow "mr-verify did not verify (s3 removed)"
 	fx_pct=$(echo "$fx_slow_mbs $fx_mbs" | awk '{ print ($2 > 0 ? int($1 * 100 / $2) : 0) }')
