@@ -49,7 +49,7 @@ export KDIR KSRC RESULTS PREFIX DESTDIR
 
 .PHONY: all modules userspace conformance install uninstall clean check \
 	test test-host \
-	test-kunit test-e2e fuzz demo bench soak traceability
+	test-kunit test-e2e fuzz demo bench bench-fabric soak traceability
 
 all: modules userspace conformance
 
@@ -124,7 +124,13 @@ traceability:
 # MetaRoCE vs rxe vs TCP in two VMs; BENCH_QUICK=1 for a few minutes, other
 # BENCH_* variables in scripts/bench/bench.sh. Results: results/bench/<date>/.
 bench:
-	@scripts/bench/bench.sh
+	@scripts/bench/bench.sh; b=$$?; scripts/bench/fabric.sh; f=$$?; [ $$b -eq 0 ] && [ $$f -eq 0 ]
+
+# Only the multipath fabric's long variants (scripts/bench/fabric.sh):
+# spraying, black holes, a slow spine, incast. Results:
+# results/bench/fabric-<date>/.
+bench-fabric:
+	@scripts/bench/fabric.sh
 
 # The mixed-fault soak (tests/e2e/metaroce-soak.sh) and the hostile-peer
 # test (tests/e2e/metaroce-hostile.sh), each for SOAK_SECONDS (default 600;
