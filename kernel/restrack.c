@@ -121,6 +121,16 @@ static int mroce_res_req(struct sk_buff *msg, struct mroce_qp *qp, u64 now)
 				   req->rq.snd.cc.st.cuts_loss_rand) ||
 	    rdma_nl_put_driver_u64(msg, "cuts_delay",
 				   req->rq.snd.cc.st.cuts_delay) ||
+	    rdma_nl_put_driver_u64(msg, "cuts_ecn",
+				   req->rq.snd.cc.st.cuts_ecn) ||
+	    /* the delay signal (MR-CC-6, MR-CC-7): 0 before any sample */
+	    rdma_nl_put_driver_u64(msg, "base_rtt_us",
+				   div_u64(req->rq.snd.cc.base_rtt_ns, 1000)) ||
+	    rdma_nl_put_driver_u64(msg, "delay_rtt_us",
+				   div_u64(req->rq.snd.cc.dly_rtt_ns, 1000)) ||
+	    rdma_nl_put_driver_u64(msg, "target_us",
+				   div_u64(mr_cc_target_ns(&req->rq.snd.cc),
+					   1000)) ||
 	    rdma_nl_put_driver_u64(msg, "rto_us",
 				   div_u64(mr_txsb_rto(sb), 1000)) ||
 	    rdma_nl_put_driver_u64(msg, "srtt_us",

@@ -76,10 +76,16 @@ void mr_cc_default_params(struct mr_cc_params *p)
 	 * Target = base_rtt + 10 us + 5 hops * 1 us: 10 us of queueing is
 	 * about one BDP at 100 Gb/s (enough to keep the bottleneck busy);
 	 * each switch of a 3-tier Clos (<= 5 on a path) adds some jitter.
+	 * One BDP of queueing is one base RTT of it whatever the rate:
+	 * where the base RTT is longer (a software device, whose round
+	 * trip is host scheduling and processing: hundreds of us under
+	 * emulation), the allowance is base_rtt * 1.0 instead. Below a
+	 * 15 us base RTT the fixed part is the larger (MR-CC-6).
 	 */
 	p->target_fixed_ns = 10 * MR_CC_US;
 	p->target_per_hop_ns = 1 * MR_CC_US;
 	p->hops = 5;
+	p->target_base = MR_CC_ONE;
 	/*
 	 * Flow scaling (Swift): many flows sharing a bottleneck each hold
 	 * a small window; raising their target by up to 10 us as cwnd goes
@@ -116,6 +122,7 @@ int mr_cc_init(struct mr_cc *cc, const struct mr_cc_params *p)
 	    p->beta > MR_CC_ONE || p->max_mdf > MR_CC_ONE ||
 	    p->loss_mdf > MR_CC_ONE || p->trim_mdf > MR_CC_ONE ||
 	    p->loss_rand_mdf > MR_CC_ONE || p->loss_burst > MR_CC_ONE ||
+	    p->target_base > MR_CC_PKTS(16) ||
 	    (p->fs_range_ns && (!p->fs_min_cwnd ||
 				p->fs_min_cwnd >= p->fs_max_cwnd)))
 		return MR_ERR_INVAL;
@@ -263,10 +270,15 @@ static u64 flow_scaling(const struct mr_cc *cc)
 
 u64 mr_cc_target_ns(const struct mr_cc *cc)
 {
+	u64 q, r;
+
 	if (!cc->rtt_valid)
 		return 0;
-	return cc->base_rtt_ns + cc->p.target_fixed_ns +
-	       (u64)cc->p.hops * cc->p.target_per_hop_ns + flow_scaling(cc);
+	/* queueing allowance: fixed + per hop, or base_rtt * target_base */
+	q = cc->p.target_fixed_ns +
+	    (u64)cc->p.hops * cc->p.target_per_hop_ns;
+	r = (cc->base_rtt_ns * cc->p.target_base) >> MR_CC_SHIFT;
+	return cc->base_rtt_ns + MR_MAX(q, r) + flow_scaling(cc);
 }
 
 u32 mr_cc_window(const struct mr_cc *cc)
@@ -302,6 +314,31 @@ static void rtt_sample(struct mr_cc *cc, u64 rtt)
 	cc->srtt_ns = cc->srtt_ns - (cc->srtt_ns >> 3) + (rtt >> 3);
 	if (rtt < cc->base_rtt_ns)
 		cc->base_rtt_ns = rtt;
+}
+
+/*
+ * The delay signal (MR-CC-7): the smallest RTT sample of a round of one
+ * srtt, taken when the round closes (at the first sample at least srtt
+ * after it began) and in force until the next one closes.  A queue that
+ * stands for a round raises every sample of it; a sample that the hosts
+ * delayed (a responder or requester not scheduled, a delayed ACK) does not
+ * raise the round's minimum while any other sample of the round came
+ * through on time.
+ */
+static void delay_round(struct mr_cc *cc, u64 now)
+{
+	if (!cc->dly_valid) {
+		cc->dly_valid = true;
+		cc->dly_start_ns = now;
+		cc->dly_min_ns = cc->last_rtt_ns;
+		return;
+	}
+	if (cc->last_rtt_ns < cc->dly_min_ns)
+		cc->dly_min_ns = cc->last_rtt_ns;
+	if (now - cc->dly_start_ns < cc->srtt_ns)
+		return;
+	cc->dly_rtt_ns = cc->dly_min_ns;
+	cc->dly_valid = false;
 }
 
 /* DCTCP: close an observation window of ~cwnd delivered packets. */
@@ -349,8 +386,10 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 		ecn_account(cc, acked, ce_count, pkt_count);
 	ecn_sig = cc->p.use_ecn && ce_count;
 	if (cc->p.use_delay && rtt_ns) {
+		delay_round(cc, now_ns);
 		target = mr_cc_target_ns(cc);
-		delay_sig = cc->last_rtt_ns > target;
+		/* 0 until the first round closed */
+		delay_sig = cc->dly_rtt_ns > target;
 	} else {
 		delay_sig = false;
 	}
@@ -374,9 +413,9 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now_ns, u32 acked, u32 ce_count,
 		}
 		if (delay_sig) {
 			/* Swift: 1 - beta * (rtt - target) / rtt */
-			u64 over = cc->last_rtt_ns - target;
+			u64 over = cc->dly_rtt_ns - target;
 			u64 d = mr_div64_u64(over * cc->p.beta,
-					     cc->last_rtt_ns);
+					     cc->dly_rtt_ns);
 
 			if (d > cc->p.max_mdf)
 				d = cc->p.max_mdf;

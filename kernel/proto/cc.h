@@ -6,9 +6,10 @@
  * Two congestion signals are combined, the stronger one wins:
  *  - DCTCP: alpha = EWMA (g = 1/16) of the fraction of CE-marked packets
  *    per window of data; on CE, cwnd *= 1 - alpha/2;
- *  - Swift: delay target = base_rtt + fixed + per-hop + flow scaling; an
- *    RTT above target cuts cwnd by beta * (rtt - target) / rtt, capped by
- *    max_mdf.
+ *  - Swift: delay target = base_rtt + max(fixed + per-hop, base_rtt *
+ *    target_base) + flow scaling; while the smallest RTT sample of the
+ *    last round (one srtt) is above target, cwnd is cut by beta *
+ *    (rtt - target) / rtt, capped by max_mdf (MR-CC-6, MR-CC-7).
  * Decreases happen at most once per RTT; without a signal the window grows
  * additively (ai packets per RTT).  Trimmed NACKs are congestion signals
  * too; a loss is one in full only with other evidence of congestion and
@@ -53,8 +54,9 @@ struct mr_cc_params {
 	u32 loss_burst;		/* loss fraction that is evidence by itself */
 	u32 trim_mdf;		/* decrease fraction on a trimmed NACK */
 	u32 target_fixed_ns;	/* Swift target: base_rtt + this ... */
-	u32 target_per_hop_ns;	/* ... + hops * this ... */
+	u32 target_per_hop_ns;	/* ... + hops * this, or ... */
 	u8 hops;
+	u32 target_base;	/* ... base_rtt * this if more, fixed point */
 	u32 fs_range_ns;	/* ... + flow scaling in [0, fs_range] */
 	u32 fs_min_cwnd;	/* cwnd at which flow scaling is full */
 	u32 fs_max_cwnd;	/* cwnd at which flow scaling is zero */
@@ -89,6 +91,11 @@ struct mr_cc {
 	u64 srtt_ns;
 	u64 base_rtt_ns;
 	u64 last_rtt_ns;
+	/* delay signal: smallest RTT sample of the current round (MR-CC-7) */
+	bool dly_valid;
+	u64 dly_start_ns;
+	u64 dly_min_ns;
+	u64 dly_rtt_ns;		/* that of the last closed round, 0: none */
 	/* once-per-RTT decrease gate */
 	bool cut_valid;
 	u64 last_cut_ns;

@@ -49,6 +49,7 @@ static void mrt_p_defaults(struct kunit *test)
 		{ MROCE_P_CC_TARGET_FIXED_US, 10 },
 		{ MROCE_P_CC_TARGET_PER_HOP_US, 1 },
 		{ MROCE_P_CC_HOPS, 5 },
+		{ MROCE_P_CC_TARGET_BASE, 65536 },
 		{ MROCE_P_CC_FS_RANGE_US, 10 },
 		{ MROCE_P_CC_FS_MIN_CWND, 65536 / 10 },
 		{ MROCE_P_CC_FS_MAX_CWND, 100 << 16 },
@@ -111,6 +112,9 @@ static void mrt_p_refused(struct kunit *test)
 	mrt_p_try(test, p, MROCE_P_CC_G_SHIFT, 0, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_CC_G_SHIFT, 17, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_CC_BETA, 65537, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_CC_TARGET_BASE, (16 << 16) + 1, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_CC_TARGET_BASE, 16 << 16, 0);
+	mrt_p_try(test, p, MROCE_P_CC_TARGET_BASE, 0, 0);
 	mrt_p_try(test, p, MROCE_P_CC_FIXED_CWND, 65535, -EINVAL);
 	/* The window above the scoreboard's 256 packets (MR-WIN-1). */
 	mrt_p_try(test, p, MROCE_P_CC_MAX_CWND, (256 << 16) + 1, -EINVAL);
@@ -172,6 +176,7 @@ static void mrt_p_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cp.min_cwnd, MR_CC_ONE);
 	KUNIT_EXPECT_EQ(test, cp.init_cwnd, MR_CC_PKTS(32));
 	KUNIT_EXPECT_EQ(test, cp.target_fixed_ns, 10000U);
+	KUNIT_EXPECT_EQ(test, cp.target_base, MR_CC_ONE);
 	KUNIT_EXPECT_EQ(test, cp.pacing_slack_ns, 500000U);
 	KUNIT_EXPECT_EQ(test, tp.init_rto_ns, 10000000ULL);
 	KUNIT_EXPECT_EQ(test, tp.max_rto_ns, 1000000000ULL);

@@ -38,16 +38,19 @@
 #     most the spec allows (ack_every 8, ack_delay_us 1250 = min_rto / 4,
 #     MR-REL-3, MR-REL-13): the transfers pass under it.
 #  6. Client: cc_fixed=0 and a delay target of the base RTT alone
-#     (cc_target_fixed_us, cc_target_per_hop_us, cc_fs_range_us 0).  A
-#     timed ib_write_bw with cc_delay=0 makes no delay-driven cut
-#     (drv_cuts_delay 0), one with cc_delay=1 makes some: RTT samples above
-#     the smallest one seen exceed that target.
+#     (cc_target_fixed_us, cc_target_per_hop_us, cc_fs_range_us,
+#     cc_target_base 0).  A timed ib_write_bw with cc_delay=0 makes no
+#     delay-driven cut (drv_cuts_delay 0), one with cc_delay=1 makes some:
+#     rounds whose smallest RTT sample is above the smallest one seen
+#     exceed that target (MR-CC-7).  The targets go back to the defaults.
 #  7. mr-verify (every RC opcode, both VMs requester in turn, byte-exact)
 #     passes on both devices under cc_fixed=1 (a 16-packet window), under
-#     cc_delay=1 with cc_target_fixed_us 100000 (an emulated host's RTT is
-#     milliseconds, far above the default 10 us target, where the window
-#     collapses below a packet and a transfer crawls) and under
-#     path_health=0 (on by default), each alone.
+#     cc_delay=1 at the default targets (an emulated host's RTT is
+#     milliseconds: the target allows a queue of one base RTT, MR-CC-6,
+#     and the signal is a round's smallest sample, MR-CC-7; with 10 us
+#     and every sample, the window collapsed below a packet and a
+#     transfer crawled) and under path_health=0 (on by default), each
+#     alone.
 #  The device counts path deaths, revivals, PROBEs and matching
 #  PROBE_REPLYs (path_deaths, path_revivals, path_probes,
 #  path_probe_replies, MR-CONF-7): the counters exist from step 2 on.
@@ -200,6 +203,7 @@ pa_expect path_health 1
 pa_expect cc_init_cwnd $((32 << 16))
 pa_expect cc_min_cwnd $((65536 / 64))
 pa_expect cc_beta $((65536 * 4 / 5))
+pa_expect cc_target_base 65536
 pa_expect init_rto_us 10000
 pa_expect seq_err_interval_us 100
 pa_expect path_probe_interval_us 500
@@ -300,6 +304,7 @@ if [ "$MR_ROLE" = client ]; then
 	pa_set cc_target_fixed_us 0
 	pa_set cc_target_per_hop_us 0
 	pa_set cc_fs_range_us 0
+	pa_set cc_target_base 0
 	pa_set cc_delay 0
 fi
 # Small messages, few outstanding: the window may collapse below a packet.
@@ -312,7 +317,11 @@ if [ "$MR_ROLE" = client ]; then
 	pa_c=$(vt_qp_field cuts_delay)
 	[ -n "$pa_c" ] && [ "$pa_c" -gt 0 ] ||
 		mr_fail "cc_delay 1: cuts_delay '$pa_c', expected some"
-	mr_log "cc_delay 1: $pa_c delay-driven cuts, cwnd_pkts $(vt_qp_field cwnd_pkts)"
+	mr_log "cc_delay 1: $pa_c delay-driven cuts, cwnd_pkts $(vt_qp_field cwnd_pkts), base_rtt_us $(vt_qp_field base_rtt_us), delay_rtt_us $(vt_qp_field delay_rtt_us), target_us $(vt_qp_field target_us)"
+	pa_set cc_target_fixed_us 10
+	pa_set cc_target_per_hop_us 1
+	pa_set cc_fs_range_us 10
+	pa_set cc_target_base 65536
 fi
 
 # 7. Byte-exact under each of cc_fixed, cc_delay and path_health.
@@ -322,7 +331,6 @@ pa_set cc_fixed 1
 pa_verify fixed
 pa_set cc_fixed 0
 pa_set cc_delay 1
-pa_set cc_target_fixed_us 100000
 pa_verify delay
 pa_set cc_delay 0
 pa_set path_health 0

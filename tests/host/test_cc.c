@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Host tests: congestion control (kernel/proto/cc.c): ECN cuts and alpha
- * (MR-CC-4, MR-CC-5), delay target and cuts at most once per srtt
- * (MR-CC-6, MR-CC-7, MR-CC-8), additive increase (MR-CC-13), trims,
+ * (MR-CC-4, MR-CC-5), delay target, its filter of a round's smallest
+ * sample and cuts at most once per srtt (MR-CC-6, MR-CC-7, MR-CC-8), additive increase (MR-CC-13), trims,
  * losses with and without congestion evidence (MR-CC-9, MR-CC-10), RTO
  * collapse, slow start and undo (MR-CC-11, MR-LOSS-15), credit cap
  * (MR-CC-2, MR-CC-14), pacing (MR-CC-12), fixed-window mode (MR-CC-17).
@@ -122,46 +122,139 @@ static void test_ecn_cut_and_alpha(void **state)
 	assert_int_equal(cc.cwnd, 32 * ONE + ONE / 32);
 }
 
+/*
+ * MR-CC-7, MR-CC-8: the delay signal is the smallest RTT sample of a
+ * round of one srtt, taken when the round closes; a round whose minimum is
+ * above target cuts in proportion to the overshoot, at most once per
+ * srtt.
+ */
 static void test_delay_cut_once_per_rtt(void **state)
 {
 	u64 t = 0, target;
 	u32 w;
+	int i;
 
 	(void)state;
 	setup(false, true);
-	/* base RTT 20 us */
-	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 20 * US, NOCR);
+	/* base RTT 10 us: the round starts */
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 10 * US, NOCR);
 	target = mr_cc_target_ns(&cc);
-	/* base 20 + 10 fixed + 5 hops * 1 + flow scaling (cwnd 32: small) */
-	assert_true(target >= 35 * US && target < 37 * US);
-	/* at the target: no cut */
+	/* base 10 + 10 fixed + 5 hops * 1 + flow scaling (cwnd 32: small) */
+	assert_true(target >= 25 * US && target < 27 * US);
+	/* a round at the target: no cut */
 	w = cc.cwnd;
-	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, target, NOCR);
+	mr_cc_on_ack(&cc, t += 12 * US, 1, 0, 1, target, NOCR);
 	assert_true(cc.cwnd >= w);
-	/* far above: cut limited by max_mdf (half) */
+	assert_int_equal(cc.st.cuts_delay, 0);
+	/* a round of samples far above: no cut before the round closes */
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 10000 * US, NOCR);
+	assert_int_equal(cc.st.cuts_delay, 0);
+	/* the round closes at the first sample at least srtt after it began */
+	w = cc.cwnd;
+	t += 20000 * US;
+	mr_cc_on_ack(&cc, t, 1, 0, 1, 10000 * US, NOCR);
+	/* cut limited by max_mdf (half) */
+	assert_int_equal(cc.st.cuts_delay, 1);
+	assert_int_equal(cc.cwnd, w / 2);
+	assert_int_equal(cc.dly_rtt_ns, 10000 * US);
+	/* more high-delay rounds within one srtt of the cut: no second cut */
 	w = cc.cwnd;
 	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 10000 * US, NOCR);
-	assert_int_equal(cc.cwnd, w / 2);
-	assert_int_equal(cc.st.cuts_delay, 1);
-	/* more high-delay ACKs within one srtt: no second cut */
-	w = cc.cwnd;
-	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 200 * US, NOCR);
-	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 200 * US, NOCR);
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 10000 * US, NOCR);
 	assert_int_equal(cc.cwnd, w);
 	assert_int_equal(cc.st.cuts_delay, 1);
-	/* one srtt after the cut: a proportional cut is allowed again */
-	t += cc.srtt_ns;
+	/*
+	 * Rounds at 1.25 * target: a proportional cut,
+	 * beta * (rtt - target) / rtt = 0.8 * 0.25 / 1.25 = 0.16
+	 */
+	setup(false, true);
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 10 * US, NOCR);
 	target = mr_cc_target_ns(&cc);
-	mr_cc_on_ack(&cc, t, 1, 0, 1, target + target / 4, NOCR);
-	assert_int_equal(cc.st.cuts_delay, 2);
-	/* beta * (rtt - target) / rtt = 0.8 * 0.25 / 1.25 = 0.16 */
+	for (i = 0; i < 100 && !cc.st.cuts_delay; i++) {
+		w = cc.cwnd;
+		mr_cc_on_ack(&cc, t += 5 * US, 1, 0, 1, target + target / 4,
+			     NOCR);
+	}
+	assert_int_equal(cc.st.cuts_delay, 1);
 	assert_true(cc.cwnd < w * 85 / 100 && cc.cwnd > w * 83 / 100);
 
 	/* delay disabled: no delay cuts */
 	setup(false, false);
 	mr_cc_on_ack(&cc, 1 * US, 1, 0, 1, 20 * US, NOCR);
-	mr_cc_on_ack(&cc, 2 * US, 1, 0, 1, 2000 * US, NOCR);
+	mr_cc_on_ack(&cc, 100 * US, 1, 0, 1, 2000 * US, NOCR);
+	mr_cc_on_ack(&cc, 5000 * US, 1, 0, 1, 2000 * US, NOCR);
 	assert_int_equal(cc.st.cuts_delay, 0);
+}
+
+/*
+ * MR-CC-7: samples that the hosts delayed (a peer not scheduled, a
+ * delayed ACK) do not cut while another sample of the same round came
+ * through on time; a queue that stands for the whole round does.  Per
+ * sample, one late ACK per round cut the window every round: it collapsed
+ * to min_cwnd on an emulated host.
+ */
+static void test_delay_round_filter(void **state)
+{
+	u64 t = 0;
+	u32 w;
+	int r, i;
+
+	(void)state;
+	setup(false, true);
+	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 100 * US, NOCR);
+	/* 50 rounds of 100 us: every fourth sample 2 ms late */
+	for (r = 0; r < 50; r++)
+		for (i = 0; i < 8; i++)
+			mr_cc_on_ack(&cc, t += 100 * US / 8, 1, 0, 1,
+				     i % 4 == 3 ? 2100 * US : 100 * US, NOCR);
+	assert_int_equal(cc.st.cuts_delay, 0);
+	assert_true(cc.cwnd > 32 * ONE);
+	/* the smallest sample of each round 10% above target: cuts */
+	w = cc.cwnd;
+	for (r = 0; r < 10; r++) {
+		u64 rtt = mr_cc_target_ns(&cc) * 11 / 10;
+
+		for (i = 0; i < 8; i++)
+			mr_cc_on_ack(&cc, t += cc.srtt_ns / 4, 1, 0, 1,
+				     i % 4 == 3 ? 3 * rtt : rtt, NOCR);
+	}
+	assert_true(cc.st.cuts_delay >= 5);
+	assert_true(cc.cwnd < w / 2);
+	/* the cut follows the round's minimum, not its late samples */
+	assert_true(cc.dly_rtt_ns < 2 * mr_cc_target_ns(&cc));
+}
+
+/*
+ * MR-CC-6: the queueing allowance is target_fixed + hops * per_hop or
+ * base_rtt * target_base, the larger: one BDP of queueing at a fabric's
+ * base RTT of ~10 us as at a software device's of hundreds of us.
+ */
+static void test_target_base(void **state)
+{
+	(void)state;
+	setup(false, true);
+	mr_cc_on_ack(&cc, 1 * US, 1, 0, 1, 10 * US, NOCR);
+	cc.cwnd = 200 * ONE;	/* above fs_max_cwnd: no flow scaling */
+	/* 10 + max(10 + 5 * 1, 10) */
+	assert_int_equal(mr_cc_target_ns(&cc), 25 * US);
+	setup(false, true);
+	mr_cc_on_ack(&cc, 1 * US, 1, 0, 1, 400 * US, NOCR);
+	cc.cwnd = 200 * ONE;
+	/* 400 + max(15, 400 * 1.0) */
+	assert_int_equal(mr_cc_target_ns(&cc), 800 * US);
+	cc.p.target_base = ONE / 4;
+	assert_int_equal(mr_cc_target_ns(&cc), 500 * US);
+	cc.p.target_base = 0;
+	assert_int_equal(mr_cc_target_ns(&cc), 415 * US);
+	/* range */
+	{
+		struct mr_cc_params p;
+
+		mr_cc_default_params(&p);
+		assert_int_equal(p.target_base, ONE);
+		p.target_base = 16 * ONE + 1;
+		assert_int_equal(mr_cc_init(&cc, &p), MR_ERR_INVAL);
+	}
 }
 
 static void test_flow_scaling(void **state)
@@ -170,13 +263,13 @@ static void test_flow_scaling(void **state)
 
 	(void)state;
 	setup(false, true);
-	mr_cc_on_ack(&cc, 1 * US, 1, 0, 1, 20 * US, NOCR);
+	mr_cc_on_ack(&cc, 1 * US, 1, 0, 1, 10 * US, NOCR);
 	cc.cwnd = 200 * ONE;	/* above fs_max_cwnd: no scaling */
 	t_big = mr_cc_target_ns(&cc);
-	assert_int_equal(t_big, 35 * US);
+	assert_int_equal(t_big, 25 * US);
 	cc.cwnd = ONE / 20;	/* below fs_min_cwnd: full range */
 	t_small = mr_cc_target_ns(&cc);
-	assert_int_equal(t_small, 45 * US);
+	assert_int_equal(t_small, 35 * US);
 	cc.cwnd = ONE;		/* in between */
 	assert_true(mr_cc_target_ns(&cc) > t_big &&
 		    mr_cc_target_ns(&cc) < t_small);
@@ -428,13 +521,19 @@ static void test_loss_random_vs_congestion(void **state)
 	mr_cc_on_loss(&cc, t, 1);
 	assert_int_equal(cc.cwnd, 16 * ONE);
 
-	/* a delay above target (delay signal on) is evidence too */
+	/* a round above target (delay signal on) is evidence too */
 	setup(false, true);
 	ack_pkts(&t, 100);
-	mr_cc_on_ack(&cc, t += 1 * US, 1, 0, 1, 200 * US, NOCR);
+	{
+		int i;
+
+		for (i = 0; i < 50 && !cc.st.cuts_delay; i++)
+			mr_cc_on_ack(&cc, t += 20 * US, 1, 0, 1, 200 * US,
+				     NOCR);
+	}
 	assert_int_equal(cc.st.cuts_delay, 1);
 	cc.cwnd = 32 * ONE;
-	t += 50 * US;		/* srtt is 42.5 us now */
+	t += cc.srtt_ns + 1;	/* the gate opens, the evidence is fresh */
 	mr_cc_on_loss(&cc, t, 1);
 	assert_int_equal(cc.cwnd, 16 * ONE);
 	/* without the delay signal the same RTT is not evidence */
@@ -735,6 +834,8 @@ int main(void)
 		cmocka_unit_test(test_additive_increase),
 		cmocka_unit_test(test_ecn_cut_and_alpha),
 		cmocka_unit_test(test_delay_cut_once_per_rtt),
+		cmocka_unit_test(test_delay_round_filter),
+		cmocka_unit_test(test_target_base),
 		cmocka_unit_test(test_flow_scaling),
 		cmocka_unit_test(test_loss_trim_rto),
 		cmocka_unit_test(test_rto_slow_start),
