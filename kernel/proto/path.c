@@ -296,7 +296,6 @@ void mr_path_on_delivery(struct mr_path_table *pt, u8 idx, u32 n,
 	p->r_delivered += n;
 	p->last_delivery_ns = now_ns;
 	p->pending = false;
-	pt->last_delivery_ns = now_ns;
 }
 
 void mr_path_on_ack(struct mr_path_table *pt, u8 idx, u32 ce, u32 pkts,
@@ -386,16 +385,6 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		    !(inflight_mask & (1ULL << i)) ||
 		    p->sent_since < pt->p.dead_min_pkts ||
 		    now_ns - p->pending_since_ns <= limit)
-			continue;
-		/*
-		 * Only a path that fails while another one works is dead: a
-		 * delivery on another path since this one became pending
-		 * (its own clears pending) shows the peer and the reverse
-		 * routes alive. When no path delivers - the peer stalled, or
-		 * every path queues behind one bottleneck - it is the RTO's
-		 * case, not the path's (MR-MP-8, MR-MP-12).
-		 */
-		if (pt->last_delivery_ns <= p->pending_since_ns)
 			continue;
 		/*
 		 * Black hole: take it out of rotation and move it to a new

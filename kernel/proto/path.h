@@ -10,8 +10,7 @@
  * CE fraction, srtt, loss and trim counts, last delivery.  A path that is
  * congested for several rounds in a row (PLB-style) or that saw an RTO is
  * re-rolled to a new random entropy; a path with nothing delivered for k
- * RTOs while packets were sent on it and other paths delivered is
- * declared dead (the caller
+ * RTOs while packets were sent on it is declared dead (the caller
  * retransmits its packets elsewhere, mr_txsb_mark_path_lost()) and is
  * probed until a PROBE_REPLY revives it.  Single-path mode uses one
  * entropy for the whole QP, like RoCE, and never re-rolls.
@@ -91,7 +90,6 @@ struct mr_path_table {
 	u32 (*rand)(void *ctx);	/* caller's random source */
 	void *rand_ctx;
 	u8 n;			/* paths in use */
-	u64 last_delivery_ns;	/* latest delivery on any path (0: none) */
 	u64 rerolls;
 	u64 deaths;
 	u64 revivals;
@@ -167,8 +165,7 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
  * Periodic check (MR-MP-8): a path in @inflight_mask (packets in flight on
  * it, mr_txsb_paths_in_flight()) with nothing delivered for more than
  * dead_rtos * @rto_ns (the RTO without backoff, mr_txsb_base_rto()) since the first packet sent on it after its last
- * delivery, at least dead_min_pkts sent since, and a delivery on another
- * path after that first packet, becomes DEAD
+ * delivery, and at least dead_min_pkts sent since, becomes DEAD
  * (re-rolled, probing scheduled).  Returns the mask of newly dead paths:
  * the caller marks their packets lost in the scoreboard so they go out on
  * other paths.  Never in single-path mode.  Also closes rounds that are

@@ -131,8 +131,6 @@ static u64 kill(u8 idx)
 
 	for (i = 0; i < pt.p.dead_min_pkts; i++)
 		mr_path_on_send(&pt, idx, now);
-	/* another path delivers meanwhile: only then is one dead (MR-MP-8) */
-	mr_path_on_delivery(&pt, (idx + 1) % pt.n, 1, now + 1);
 	now += (u64)pt.p.dead_rtos * RTO + 1;
 	return mr_path_tick(&pt, 1ULL << idx, RTO, now);
 }
