@@ -4,7 +4,7 @@
 # timed ib_write_bw (64 KiB WRITEs) to the one receiver hb at the same
 # time, through the one-VM fabric of tests/e2e/lib/fabric.sh: left hosts
 # ha h1 h2 h3 on leaf la, four spines, leaf lb and a bottleneck lb -> hb
-# whose queue marks CE above $FAB_CE (4 ms) of sojourn time
+# whose queue marks CE above $FAB_CE (20 ms, below) of sojourn time
 # (fab_bottleneck: tbf with fq_codel under it).  Every QP sprays over its
 # paths (default paths, path_health on).
 #
@@ -52,6 +52,13 @@
 # delay, base RTT, the delay of the last round, the target).  The
 # scenario fails if any case fails.
 . /mr/e2e/verbs.sh
+# The bottleneck marks CE above FAB_CE of sojourn time. At INC_RATE
+# (4 Mbit/s) one full packet takes ~2.2 ms to serialise, so fabric.sh's
+# 4 ms marks as soon as two packets queue: four senders with one packet
+# each in flight, the least a window allows before pacing, are marked
+# ~75% of the time whatever they do. A threshold of about twice the
+# senders' one packet each (20 ms) is the DCTCP-style K of this link.
+: "${FAB_CE:=20ms}"
 # shellcheck source=lib/fabric.sh disable=SC1091
 . /mr/e2e/fabric.sh
 
@@ -59,11 +66,14 @@ INC_N=4
 INC_SIZE=65536
 # Transfers run INC_DUR s; the window measured starts once all four are
 # moving and lasts INC_WIN s.
-INC_DUR=${INC_DUR:-30}
-INC_WIN=${INC_WIN:-12}
+# INCAST_SCALE=N (make bench-fabric's long variant) multiplies both.
+: "${INCAST_SCALE:=1}"
+case "$INCAST_SCALE" in '' | *[!0-9]* | 0) mr_fail "INCAST_SCALE=$INCAST_SCALE: a whole number >= 1" ;; esac
+INC_DUR=${INC_DUR:-$((30 * INCAST_SCALE))}
+INC_WIN=${INC_WIN:-$((12 * INCAST_SCALE))}
 INC_RATE=${INC_RATE:-4mbit}
 INC_SPINE=${INC_SPINE:-16mbit}
-INC_RTO_MAX=${INC_RTO_MAX:-10}
+INC_RTO_MAX=${INC_RTO_MAX:-$((10 * INCAST_SCALE))}
 INC_PORT=18515
 INC_FAILED=""
 

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Host-side test of make bench-fabric's report (scripts/bench/
+# fabric-report.py) on a made-up run: the figures it derives from
+# FX-SAMPLE, FX-EVENT, FABRIC-CASE and INCAST-CASE lines (per-spine
+# spread, goodput before and during a black hole, incast key=value
+# figures) are the ones the lines imply, and a run without figures is
+# refused (exit 3). Prints "fabric-report: N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+report="$here/../../../scripts/bench/fabric-report.py"
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+check() {
+	if [ "$2" = "$3" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "not ok - fabric-report: $1: got '$2', want '$3'"
+	fi
+}
+
+# metric CASE NAME: its value in fabric.csv.
+metric() {
+	awk -F, -v c="$1" -v m="$2" '{ sub(/\r$/, "") } $2 == c && $3 == m { print $4 }' "$tmp/run/fabric.csv"
+}
+
+mkdir -p "$tmp/run/e2e/metaroce-fabric" "$tmp/run/e2e/metaroce-incast"
+echo "commit=abc1234" >"$tmp/run/meta.env"
+# spray: 10 s, spines 100/100/100/140 forward (mean 110, worst +27%),
+# 100 each reverse. blackhole: 1000 B/s delivered until 6 s, then 500 B/s
+# while spine 2 is black-holed from 6 s to 12 s.
+{
+	echo "[single] noise"
+	echo "FX-SAMPLE spray 0.0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+	echo "FX-SAMPLE spray 10.0 5000 100 100 100 140 5000 100 100 100 100 0 0 0 0 0"
+	t=0
+	b=0
+	while [ $t -le 16 ]; do
+		echo "FX-SAMPLE blackhole $t.0 $b 0 0 0 0 0 0 0 0 0 1 1 2 1 3"
+		if [ $t -lt 6 ] || [ $t -ge 12 ]; then b=$((b + 1000)); else b=$((b + 500)); fi
+		t=$((t + 1))
+	done
+	echo "FX-EVENT blackhole 6.0 hole-on fwd"
+	echo "FX-EVENT blackhole 12.0 hole-off fwd"
+	echo "FABRIC-CASE spray ok"
+	echo "FABRIC-CASE blackhole FAIL"
+} >"$tmp/run/e2e/metaroce-fabric/single.console.log"
+echo "INCAST-CASE ecn ok goodput=0.91 jain=0.99 rtos=1,0,2,0" \
+	>"$tmp/run/e2e/metaroce-incast/single.console.log"
+
+"$py" "$report" "$tmp/run" >"$tmp/out" 2>&1
+check "exit status with figures" $? 0
+check "spray verdict" "$(metric spray verdict)" ok
+check "spray forward spread" "$(metric spray fwd_worst_dev_pct)" 27
+check "spray reverse spread" "$(metric spray rev_worst_dev_pct)" 0
+check "spray spine 4 bytes" "$(metric spray fwd_s4_bytes)" 140
+check "blackhole verdict" "$(metric blackhole verdict)" FAIL
+check "goodput before the hole" "$(metric blackhole goodput_before_Bps)" 1000
+check "goodput during the hole" "$(metric blackhole goodput_during_Bps)" 500
+check "during vs before" "$(metric blackhole during_vs_before_pct)" 50
+check "incast goodput" "$(metric ecn goodput)" 0.91
+check "incast jain" "$(metric ecn jain)" 0.99
+check "rst written" "$(grep -c 'during_vs_before_pct' "$tmp/run/fabric.rst")" 1
+
+mkdir -p "$tmp/empty/e2e"
+"$py" "$report" "$tmp/empty" >/dev/null 2>&1
+check "a run without figures" $? 3
+
+echo "fabric-report: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
