@@ -26,7 +26,7 @@ static void mrt_p_defaults(struct kunit *test)
 {
 	static const struct { enum mroce_param id; u32 v; } want[] = {
 		{ MROCE_P_PATHS, 8 },
-		{ MROCE_P_PATH_HEALTH, 0 },
+		{ MROCE_P_PATH_HEALTH, 1 },	/* MR-MP-8..12 */
 		/* Revision 1.1 connection setup on, Full (MR-VER-17). */
 		{ MROCE_P_HELLO, 1 },
 		{ MROCE_P_HELLO_CAPS, MR_CAP_IMPL },
@@ -106,7 +106,8 @@ static void mrt_p_refused(struct kunit *test)
 	mrt_p_try(test, p, MROCE_P_TRIM_DSCP, 64, 0);
 	mrt_p_try(test, p, MROCE_P_TRIM_DSCP, 0, 0);
 	mrt_p_try(test, p, MROCE_P_CC_FIXED, 2, -EINVAL);
-	mrt_p_try(test, p, MROCE_P_PATH_HEALTH, 1, 0);
+	mrt_p_try(test, p, MROCE_P_PATH_HEALTH, 2, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_PATH_HEALTH, 0, 0);
 	/* MR-SEC-8: the rate limit cannot be switched off. */
 	mrt_p_try(test, p, MROCE_P_SEQ_ERR_US, 0, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_CC_G_SHIFT, 0, -EINVAL);
@@ -164,7 +165,7 @@ static void mrt_p_req(struct kunit *test)
 	struct mr_txsb_params tp = {};
 	struct mr_path_params pp = {};
 	struct mr_cc_params cp = {};
-	bool health = false;
+	bool health = true;
 
 	/* Defaults: no delay signal, so a window floor of one packet. */
 	cp.use_delay = true;
@@ -183,12 +184,12 @@ static void mrt_p_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pp.n_paths, 8);
 	KUNIT_EXPECT_FALSE(test, pp.single);
 	KUNIT_EXPECT_EQ(test, pp.probe_interval_ns, 500000ULL);
-	KUNIT_EXPECT_FALSE(test, health);
+	KUNIT_EXPECT_TRUE(test, health);
 
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_CC_DELAY, 1), 0);
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_CC_MIN_CWND, 100), 0);
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_PATHS, 1), 0);
-	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_PATH_HEALTH, 1), 0);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_PATH_HEALTH, 0), 0);
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_INIT_RTO_US, 20000),
 			0);
 	cp.use_delay = true;
@@ -196,7 +197,7 @@ static void mrt_p_req(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, cp.use_delay);
 	KUNIT_EXPECT_EQ(test, cp.min_cwnd, 100U);
 	KUNIT_EXPECT_TRUE(test, pp.single);
-	KUNIT_EXPECT_TRUE(test, health);
+	KUNIT_EXPECT_FALSE(test, health);
 	KUNIT_EXPECT_EQ(test, tp.init_rto_ns, 20000000ULL);
 
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_CC_FIXED, 1), 0);
