@@ -45,12 +45,10 @@
 #     exceed that target (MR-CC-7).  The targets go back to the defaults.
 #  7. mr-verify (every RC opcode, both VMs requester in turn, byte-exact)
 #     passes on both devices under cc_fixed=1 (a 16-packet window), under
-#     cc_delay=1 at the default targets (an emulated host's RTT is
-#     milliseconds: the target allows a queue of one base RTT, MR-CC-6,
-#     and the signal is a round's smallest sample, MR-CC-7; with 10 us
-#     and every sample, the window collapsed below a packet and a
-#     transfer crawled) and under path_health=0 (on by default), each
-#     alone.
+#     cc_delay=1 with cc_target_fixed_us 100000 (at the default targets
+#     the delay signal still holds the window below a packet on an
+#     emulated host, MR-CC-18, and the run took 5 minutes instead of
+#     seconds) and under path_health=0 (on by default), each alone.
 #  The device counts path deaths, revivals, PROBEs and matching
 #  PROBE_REPLYs (path_deaths, path_revivals, path_probes,
 #  path_probe_replies, MR-CONF-7): the counters exist from step 2 on.
@@ -331,7 +329,12 @@ pa_set cc_fixed 1
 pa_verify fixed
 pa_set cc_fixed 0
 pa_set cc_delay 1
+# A lenient target: at the default one the delay signal still holds the
+# window below a packet on an emulated host (MR-CC-18), and the run takes
+# minutes instead of seconds; what is checked here is data integrity.
+pa_set cc_target_fixed_us 100000
 pa_verify delay
+pa_set cc_target_fixed_us 10
 pa_set cc_delay 0
 pa_set path_health 0
 pa_verify health-off
