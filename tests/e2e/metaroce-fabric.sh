@@ -1,6 +1,6 @@
 # topology: single
 # timeout: 480
-# default: no paths on working spines are declared dead under load (RACK across paths takes a shorter spine queue for loss), which makes the bound check flaky; run with E2E_FILTER or make bench-fabric until that is fixed
+# default: no because paths on working spines are declared dead under load (RACK across paths takes a shorter spine queue for loss), which makes the bound check flaky; run with E2E_FILTER or make bench-fabric until that is fixed
 # Multipath on a fabric: one VM, the leaf-spine fabric of
 # tests/e2e/lib/fabric.sh (hosts ha and hb, leaves la and lb, four spines
 # shaped to $FAB_RATE each with a CE-marking queue, L4 ECMP). mr_ha and
