@@ -92,7 +92,7 @@
 #     shrink scans the whole quarantine with interrupts off (on average
 #     0.45 s per count, up to seconds), so there only the counts before and
 #     after the attack are taken, and the peak is the stock kernel's check.
-#  On a slower kernel (MR_SLOWDOWN, the e2e-debug tier's 2) the time bounds
+#  On a slower kernel (MR_SLOWDOWN, the e2e-debug tier's 3) the time bounds
 #  of 3 and 4 and the tools' own bounds on the victim's kernel (flushing its
 #  WRs, destroying its QP, serving the probe, ending a step) are that many
 #  times longer.

@@ -2198,10 +2198,11 @@ static bool ins_probe(void)
 	 * The raw packets that follow take the QP's clock (MR-WIN-6), from
 	 * any packet of the QP (its ACKs of the victim's requests too) ...
 	 */
-	for (double e = now_s() + 1; !I.kts_valid && now_s() < e;)
+	for (double e = now_s() + O.slowdown; !I.kts_valid && now_s() < e;)
 		service(0.005);
 	if (!I.kts_valid) {
-		ins_bad("health probe: no packet of the insider's own QP captured: its clock is unknown");
+		ins_bad("health probe: no packet of the insider's own QP captured in %u s: its clock is unknown",
+			O.slowdown);
 		return false;
 	}
 	/*
@@ -2210,7 +2211,7 @@ static bool ins_probe(void)
 	 * taken more than a0. The capture may miss a packet under load: the
 	 * victim's cum_psn tells as well.
 	 */
-	for (double e = now_s() + 1; !I.have_cum && now_s() < e;)
+	for (double e = now_s() + O.slowdown; !I.have_cum && now_s() < e;)
 		service(0.005);
 	if (!I.have_kpsn || (I.have_cum && mr_psn_after(mr_psn_sub(I.cum, 1), I.kpsn))) {
 		I.kpsn = I.have_cum ? mr_psn_sub(I.cum, 1) : I.a0;
@@ -2267,7 +2268,7 @@ static void ins_step(unsigned int k, const struct istep *s)
 		canary[256] = "?";
 	int serr = -1, rerr = -1, ci = istep_cls(s->cls);
 	unsigned int st, sok = 0, serrn = 0, rok = 0, rerrn = 0, rbad = 0;
-	double t0 = now_s(), tend, slice;
+	double t0 = now_s(), tend, slice, vdestroy = -1;
 	uint64_t sent0 = cstat[ci].pkts;
 	bool ok = true, probe;
 
@@ -2353,8 +2354,9 @@ static void ins_step(unsigned int k, const struct istep *s)
 			violation("step %u %s: ending the step (QP to ERR, flush, destroy) took %.1f s on the victim",
 				  k, s->cls, now_s() - te);
 	}
-	sscanf(l, "ENDED %u state=%15s serr=%d rerr=%d sok=%u serrn=%u rok=%u rerrn=%u rbad=%u events=%255s flush=%63s canary=%255s",
-	       &st, vst, &serr, &rerr, &sok, &serrn, &rok, &rerrn, &rbad, events, flush, canary);
+	sscanf(l, "ENDED %u state=%15s serr=%d rerr=%d sok=%u serrn=%u rok=%u rerrn=%u rbad=%u events=%255s flush=%63s destroy=%lf canary=%255s",
+	       &st, vst, &serr, &rerr, &sok, &serrn, &rok, &rerrn, &rbad, events, flush,
+	       &vdestroy, canary);
 	if (strcmp(flush, "ok") || strcmp(canary, "ok") || rbad)
 		ok = false;	/* the victim reported (and counts) it */
 
@@ -2397,14 +2399,14 @@ static void ins_step(unsigned int k, const struct istep *s)
 	}
 	if (I.bad_reports)
 		ok = false;
-	say("HOSTILE-STEP %u %s%s%s expect=%s sent=%" PRIu64 "(resent %u) %.1fs psn=%#x cum=%#x victim=%s nacks=trim:%u,seq:%u,rnr:%u,acc:%u,inv:%u,op:%u fatal=%s@%#x/cum:%#x%s read_resp=%" PRIu64 "/%" PRIu64 "B(unmapped %" PRIu64 ") atomic_resp=%" PRIu64 "(retx %" PRIu64 ") send_wc=%u/%u(%s) recv_wc=%u/%u(%s) events=%s ctl_max=%.0fms -> %s",
+	say("HOSTILE-STEP %u %s%s%s expect=%s sent=%" PRIu64 "(resent %u) %.1fs psn=%#x cum=%#x victim=%s nacks=trim:%u,seq:%u,rnr:%u,acc:%u,inv:%u,op:%u fatal=%s@%#x/cum:%#x%s read_resp=%" PRIu64 "/%" PRIu64 "B(unmapped %" PRIu64 ") atomic_resp=%" PRIu64 "(retx %" PRIu64 ") send_wc=%u/%u(%s) recv_wc=%u/%u(%s) events=%s ctl_max=%.0fms victim_destroy=%.2fs -> %s",
 	    k, s->cls, s->var ? "/" : "", s->var ? s->var : "", expect_name[s->ex],
 	    cstat[ci].pkts - sent0, I.retx, now_s() - t0, I.next_psn, ins_cum(), vst, I.nacks[1], I.nacks[2],
 	    I.nacks[3], I.nacks[4], I.nacks[5], I.nacks[6], nack_name[I.fatal_nack & 7],
 	    I.fatal_psn, I.fatal_cum, I.have_bad ? "" : "(no request refused)",
 	    I.rresp_pkts, I.rresp_bytes, I.rresp_unknown, I.aresp, I.aresp_retx, sok, serrn,
 	    wc_name(serr), rok, rerrn, wc_name(rerr), events, I.max_lat * 1000,
-	    ok ? "ok" : "VIOLATION");
+	    vdestroy, ok ? "ok" : "VIOLATION");
 	if (I.have_bad)
 		say("HOSTILE-STEP %u refused request at psn %#x", k, I.bad_psn);
 	ibv_destroy_qp(I.qp);

@@ -237,18 +237,37 @@ static void v_post_send(void)
 		V.outstanding++;
 }
 
-static void v_step_free(void)
+/*
+ * Destroy the step's QP, SRQ and CQ; the seconds each took go to @t
+ * (qp, srq, cq) when given, so that a slow destroy names its object.
+ */
+static void v_step_free_timed(double t[3])
 {
+	double t0 = now_s();
+
 	if (V.qp && ibv_destroy_qp(V.qp))
 		violation("step %u: ibv_destroy_qp: %s", V.step, strerror(errno));
 	V.qp = NULL;
 	v_poll();
+	if (t)
+		t[0] = now_s() - t0;
+	t0 = now_s();
 	if (V.srq && ibv_destroy_srq(V.srq))
 		violation("step %u: ibv_destroy_srq: %s", V.step, strerror(errno));
 	V.srq = NULL;
+	if (t)
+		t[1] = now_s() - t0;
+	t0 = now_s();
 	if (V.cq && ibv_destroy_cq(V.cq))
 		violation("step %u: ibv_destroy_cq: %s", V.step, strerror(errno));
 	V.cq = NULL;
+	if (t)
+		t[2] = now_s() - t0;
+}
+
+static void v_step_free(void)
+{
+	v_step_free_timed(NULL);
 }
 
 static void v_round(const char *l)
@@ -352,7 +371,7 @@ static void v_end(unsigned int step)
 	int before = qp_state(V.qp);
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
 	char can[512], flush[64];
-	double t0 = now_s(), t1;
+	double t0 = now_s(), t1, td[3];
 
 	if (V.qp)
 		ibv_modify_qp(V.qp, &a, IBV_QP_STATE);
@@ -372,19 +391,24 @@ static void v_end(unsigned int step)
 	}
 	v_async();
 	t1 = now_s();
-	v_step_free();
-	if (now_s() - t1 > 5.0 * O.slowdown)
-		violation("step %u: destroying the QP, SRQ and CQ took %.1f s", step, now_s() - t1);
+	v_step_free_timed(td);
+	t1 = now_s() - t1;
+	if (t1 > 1.0)
+		say("step %u: destroying the QP took %.2f s, the SRQ %.2f s, the CQ %.2f s",
+		    step, td[0], td[1], td[2]);
+	if (t1 > 5.0 * O.slowdown)
+		violation("step %u: destroying the QP, SRQ and CQ took %.1f s (QP %.2f s, SRQ %.2f s, CQ %.2f s)",
+			  step, t1, td[0], td[1], td[2]);
 	v_check_canaries(can, sizeof(can));
 	if (can[0])
 		violation("step %u: memory outside every region the insider may write changed: %s",
 			  step, can);
 	if (before == IBV_QPS_ERR)
 		V.died++;
-	ctl_send("ENDED %u state=%s serr=%d rerr=%d sok=%u serrn=%u rok=%u rerrn=%u rbad=%u events=%s flush=%s canary=%s",
+	ctl_send("ENDED %u state=%s serr=%d rerr=%d sok=%u serrn=%u rok=%u rerrn=%u rbad=%u events=%s flush=%s destroy=%.2f canary=%s",
 		 step, qps_name(before), V.serr_st, V.rerr_st, V.sok, V.serr,
 		 V.rok, V.rerr, V.rbad, V.events[0] ? V.events : "-", flush,
-		 can[0] ? can : "ok");
+		 t1, can[0] ? can : "ok");
 }
 
 /* At the end, the whole MR must still hold the pattern: every byte the
