@@ -76,6 +76,7 @@ static const struct mroce_param_range mroce_param_range[MROCE_P_NUM] = {
 	[MROCE_P_REO_WND_MIN_US] = { 0, MROCE_US_MAX },
 	[MROCE_P_PATH_REROLL_ROUNDS] = { 1, 255 },
 	[MROCE_P_PATH_ECN_THRESH] = { 0, MR_PATH_FP_ONE },
+	[MROCE_P_PATH_ECN_REL] = { 0, MR_PATH_FP_ONE },
 	[MROCE_P_PATH_DEAD_RTOS] = { 1, 255 },
 	[MROCE_P_PATH_PROBE_INTERVAL_US] = { 1, MROCE_US_MAX },
 	/* MR-REL-3: at most 8 packets per ACK (MR-REL-14's margin). */
@@ -234,6 +235,7 @@ void mroce_params_init(struct mroce_params *p)
 	v[MROCE_P_REO_WND_MIN_US] = div_u64(tp.reo_wnd_min_ns, NSEC_PER_USEC);
 	v[MROCE_P_PATH_REROLL_ROUNDS] = pp.reroll_rounds;
 	v[MROCE_P_PATH_ECN_THRESH] = pp.ecn_thresh;
+	v[MROCE_P_PATH_ECN_REL] = pp.ecn_rel;
 	v[MROCE_P_PATH_DEAD_RTOS] = pp.dead_rtos;
 	v[MROCE_P_PATH_PROBE_INTERVAL_US] =
 		div_u64(pp.probe_interval_ns, NSEC_PER_USEC);
@@ -317,6 +319,7 @@ void mroce_params_req(struct mroce_params *p, struct mr_txsb_params *tp,
 		pp->n_paths = v[MROCE_P_PATHS];
 	pp->reroll_rounds = v[MROCE_P_PATH_REROLL_ROUNDS];
 	pp->ecn_thresh = v[MROCE_P_PATH_ECN_THRESH];
+	pp->ecn_rel = v[MROCE_P_PATH_ECN_REL];
 	pp->dead_rtos = v[MROCE_P_PATH_DEAD_RTOS];
 	pp->probe_interval_ns =
 		(u64)v[MROCE_P_PATH_PROBE_INTERVAL_US] * NSEC_PER_USEC;
@@ -433,6 +436,7 @@ MROCE_PARAM_ATTR(max_rto_us, MROCE_P_MAX_RTO_US);
 MROCE_PARAM_ATTR(reo_wnd_min_us, MROCE_P_REO_WND_MIN_US);
 MROCE_PARAM_ATTR(path_reroll_rounds, MROCE_P_PATH_REROLL_ROUNDS);
 MROCE_PARAM_ATTR(path_ecn_thresh, MROCE_P_PATH_ECN_THRESH);
+MROCE_PARAM_ATTR(path_ecn_rel, MROCE_P_PATH_ECN_REL);
 MROCE_PARAM_ATTR(path_dead_rtos, MROCE_P_PATH_DEAD_RTOS);
 MROCE_PARAM_ATTR(path_probe_interval_us, MROCE_P_PATH_PROBE_INTERVAL_US);
 MROCE_PARAM_ATTR(ack_every, MROCE_P_ACK_EVERY);
@@ -476,6 +480,7 @@ static struct attribute *mroce_dev_attrs[] = {
 	&mroce_pa_reo_wnd_min_us.attr.attr,
 	&mroce_pa_path_reroll_rounds.attr.attr,
 	&mroce_pa_path_ecn_thresh.attr.attr,
+	&mroce_pa_path_ecn_rel.attr.attr,
 	&mroce_pa_path_dead_rtos.attr.attr,
 	&mroce_pa_path_probe_interval_us.attr.attr,
 	&mroce_pa_ack_every.attr.attr,

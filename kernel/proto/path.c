@@ -23,6 +23,12 @@ void mr_path_default_params(struct mr_path_params *p)
 	/* PLB's K: a round is congested if half its packets saw CE */
 	p->ecn_thresh = FP_ONE / 2;
 	/*
+	 * MR-MP-27: a path this much (plus twice the coolest's EWMA) above
+	 * the coolest path is on a busier route; an eighth is above the
+	 * noise of a CE fraction over a round's ~8 packets.
+	 */
+	p->ecn_rel = FP_ONE / 8;
+	/*
 	 * A quarter of a round lost is far above random corruption loss
 	 * (~1e-4 .. 1e-2) and signals a broken or overloaded route.
 	 */
@@ -126,17 +132,27 @@ int mr_path_set_entropy(struct mr_path_table *pt, u8 idx, u16 entropy)
 	return 0;
 }
 
-/* WRR weights per state (MR-MP-4). */
+/*
+ * WRR weight (MR-MP-4): the state's weight times (1 - CE EWMA / 2), in
+ * 1/256 units so that the CE scaling has steps; never 0 for a usable path.
+ */
 static u32 weight(const struct mr_path_table *pt, const struct mr_path *p)
 {
+	u32 w;
+
 	switch (p->state) {
 	case MR_PATH_ACTIVE:
-		return pt->p.weight_active;
+		w = pt->p.weight_active;
+		break;
 	case MR_PATH_SUSPECT:
-		return pt->p.weight_suspect;
+		w = pt->p.weight_suspect;
+		break;
 	default:
 		return 0;
 	}
+	w <<= 8;
+	return MR_MAX(1U, (u32)(((u64)w *
+				 (FP_ONE - MR_MIN(p->ecn_frac, FP_ONE) / 2)) >> 16));
 }
 
 /* Smooth weighted round robin (each pick: +weight, winner -total). */
@@ -202,6 +218,8 @@ static void reroll(struct mr_path_table *pt, struct mr_path *p, u64 now)
 	p->ecn_frac = 0;
 	p->srtt_ns = 0;
 	p->bad_rounds = 0;
+	p->rounds = 0;
+	p->hot_rounds = 0;
 	p->rerolls++;
 	pt->rerolls++;
 	if (p->state != MR_PATH_DEAD)
@@ -218,9 +236,30 @@ bool mr_path_reroll(struct mr_path_table *pt, u8 idx, u64 now_ns)
 }
 
 /*
+ * The CE EWMA of the coolest usable path that has closed two rounds
+ * since its last re-roll (a fresh EWMA starts at 0 and says nothing
+ * yet), or ~0 if there is none (MR-MP-27).
+ */
+static u32 coolest_ecn(const struct mr_path_table *pt)
+{
+	u32 best = ~0U;
+	int i;
+
+	for (i = 0; i < pt->n; i++) {
+		const struct mr_path *q = &pt->path[i];
+
+		if (q->state != MR_PATH_DEAD && q->rounds >= 2 &&
+		    q->ecn_frac < best)
+			best = q->ecn_frac;
+	}
+	return best;
+}
+
+/*
  * Close the path's round once it lasted an RTT and saw enough packets,
  * and judge it (PLB): congested rounds demote to SUSPECT; reroll_rounds
- * of them in a row re-roll the entropy (MR-MP-6/7).  Called before an event's
+ * of them in a row re-roll the entropy (MR-MP-6/7), as do reroll_rounds
+ * hot ones, much hotter than the QP's coolest path (MR-MP-27).  Called before an event's
  * counts are added (and from the tick), and never twice at the same
  * instant, so that all feedback of one ACK lands in the same round.
  */
@@ -228,7 +267,7 @@ static void round_check(struct mr_path_table *pt, struct mr_path *p, u64 now)
 {
 	u64 len = MR_MAX(pt->p.round_min_ns, p->srtt_ns);
 	u32 seen = p->r_delivered + p->r_lost + p->r_trims;
-	bool congested = false;
+	bool congested = false, hot = false;
 	u32 f;
 
 	if (now == p->last_event_ns)
@@ -243,6 +282,13 @@ static void round_check(struct mr_path_table *pt, struct mr_path *p, u64 now)
 			      (f >> pt->p.ecn_g_shift);
 		if (f >= pt->p.ecn_thresh)
 			congested = true;
+		/*
+		 * Relative: the path's route is much hotter than another
+		 * of the QP's, whose spine has room (MR-MP-6).
+		 */
+		if (pt->p.ecn_rel && f >= pt->p.ecn_rel && p->rounds >= 2 &&
+		    (u64)p->ecn_frac >= (u64)coolest_ecn(pt) * 2 + pt->p.ecn_rel)
+			hot = true;
 	}
 	if (p->r_lost + p->r_delivered) {
 		f = (u32)mr_div64_u64((u64)p->r_lost << 16,
@@ -254,11 +300,16 @@ static void round_check(struct mr_path_table *pt, struct mr_path *p, u64 now)
 		congested = true;
 
 	round_reset(p, now);
+	if (p->rounds < 255)
+		p->rounds++;
 	if (p->state == MR_PATH_DEAD)
 		return;
+	p->hot_rounds = hot ? p->hot_rounds + 1 : 0;
 	if (!congested) {
 		p->bad_rounds = 0;
 		p->state = MR_PATH_ACTIVE;
+		if (p->hot_rounds >= pt->p.reroll_rounds && !pt->p.single)
+			reroll(pt, p, now);
 		return;
 	}
 	if (++p->bad_rounds >= pt->p.reroll_rounds && !pt->p.single)

@@ -43,6 +43,7 @@ struct mr_path_params {
 	u8 weight_suspect;	/* WRR weight of a SUSPECT path */
 	u8 ecn_g_shift;		/* EWMA gain 2^-shift of the CE fraction */
 	u32 ecn_thresh;		/* CE fraction making a round congested */
+	u32 ecn_rel;		/* ... or this much above the coolest path's EWMA */
 	u32 loss_thresh;	/* loss fraction making a round congested */
 	u32 trim_thresh;	/* trims per round making it congested */
 	u8 reroll_rounds;	/* consecutive congested rounds -> re-roll */
@@ -79,6 +80,8 @@ struct mr_path {
 	u16 entropy;		/* 14 bits */
 	u8 state;		/* enum mr_path_state */
 	u8 bad_rounds;		/* consecutive congested rounds */
+	u8 rounds;		/* rounds closed since the last re-roll (sat.) */
+	u8 hot_rounds;		/* consecutive rounds much hotter than the coolest */
 	bool probe_out;		/* a PROBE is unanswered */
 	u8 probe_misses;	/* PROBEs in a row that went unanswered */
 	u32 probe_id;		/* MBH.psn of the outstanding PROBE */

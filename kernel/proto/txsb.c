@@ -234,6 +234,15 @@ static void rack_advance(struct mr_txsb *sb, const struct mr_txsb_ent *e,
 	    ((sb->rtt_valid && now - e->sent_ns < sb->min_rtt_ns) ||
 	     mr_seq32_diff(ts_echo, mr_txsb_stamp(sb, e->sent_ns)) < 0))
 		return;
+	if (!(sb->rack_path_valid & (1ULL << e->path)) ||
+	    sent_after(e->sent_ns, psn, sb->rack_path_sent_ns[e->path],
+		       sb->rack_path_psn[e->path])) {
+		sb->rack_path_valid |= 1ULL << e->path;
+		sb->rack_path_sent_ns[e->path] = e->sent_ns;
+		sb->rack_path_psn[e->path] = psn;
+		sb->rack_path_rtt_ns[e->path] = now - e->sent_ns;
+		sb->rack_dirty = true;
+	}
 	if (!sb->rack_valid ||
 	    sent_after(e->sent_ns, psn, sb->rack_sent_ns, sb->rack_psn)) {
 		sb->rack_valid = true;
@@ -272,10 +281,11 @@ static void mark_lost(struct mr_txsb *sb, struct mr_txsb_ent *e,
 }
 
 /*
- * RACK loss detection (RFC 8985 6.2, MR-LOSS-1/2): a packet sent before the
- * most recently sent delivered packet is lost once it has been outstanding
- * longer than that packet's RTT plus the reordering window, i.e. once it
- * is more than reo_wnd late relative to a later packet that made it.
+ * RACK loss detection (RFC 8985 6.2, MR-LOSS-1/2), per path: a packet sent
+ * before the most recently sent delivered packet of its own path is lost
+ * once it has been outstanding longer than that packet's RTT plus the
+ * reordering window, i.e. once it is more than reo_wnd late relative to a
+ * later packet of its path that made it.
  * Reordering within reo_wnd therefore never causes a retransmission.
  * Duplicate ACKs are never counted.  Arms the reordering timer for the
  * earliest packet that is not lost yet but may become so.
@@ -313,10 +323,12 @@ static void rack_detect(struct mr_txsb *sb, u64 now,
 
 		if (e->flags & (MR_TXE_SACKED | MR_TXE_LOST))
 			continue;
-		if (!sent_after(sb->rack_sent_ns, sb->rack_psn,
-				e->sent_ns, psn))
+		if (!(sb->rack_path_valid & (1ULL << e->path)) ||
+		    !sent_after(sb->rack_path_sent_ns[e->path],
+				sb->rack_path_psn[e->path], e->sent_ns, psn))
 			continue;
-		due = e->sent_ns + thresh;
+		due = e->sent_ns + sb->rack_path_rtt_ns[e->path] +
+		      mr_txsb_reo_wnd(sb);
 		if (now > due) {
 			mark_lost(sb, e, res);
 			sb->st.lost_rack++;

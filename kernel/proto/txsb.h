@@ -165,6 +165,15 @@ struct mr_txsb {
 	bool rack_retx;		/* R's latest copy was a retransmission */
 	bool rack_dirty;	/* R moved since the last detection pass */
 	u64 rack_thresh_ns;	/* rack_rtt + reo_wnd of that pass */
+	/*
+	 * R per path: a packet is judged only against later packets of its
+	 * own path, which share its route and so its queues (MR-LOSS-2);
+	 * across paths, queues differ by more than any reo_wnd.
+	 */
+	u64 rack_path_valid;	/* bit per path */
+	u64 rack_path_sent_ns[MR_TXSB_MAX_PATHS];
+	u64 rack_path_rtt_ns[MR_TXSB_MAX_PATHS];
+	u32 rack_path_psn[MR_TXSB_MAX_PATHS];
 	u64 reo_deadline_ns;	/* 0: no reordering timer pending */
 
 	/* RTO timer (MR-LOSS-6..9) and retry budget (MR-RETRY-1) */

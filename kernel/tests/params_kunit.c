@@ -62,6 +62,8 @@ static void mrt_p_defaults(struct kunit *test)
 		{ MROCE_P_REO_WND_MIN_US, 50 },
 		{ MROCE_P_PATH_REROLL_ROUNDS, 3 },
 		{ MROCE_P_PATH_ECN_THRESH, 65536 / 2 },
+		/* MR-MP-27 */
+		{ MROCE_P_PATH_ECN_REL, 65536 / 8 },
 		{ MROCE_P_PATH_DEAD_RTOS, 3 },
 		{ MROCE_P_PATH_PROBE_INTERVAL_US, 500 },
 		/* MR-REL-3, MR-REL-13: the software device profile. */

@@ -114,14 +114,16 @@ static void test_wrr_spraying(void **state)
 	/* pick_other avoids the given path */
 	for (i = 0; i < 50; i++)
 		assert_int_not_equal(mr_path_pick_other(&pt, 3), 3);
-	/* ACTIVE paths weigh weight_active whatever their CE history */
-	setup(2, false);
+	/* a path's CE EWMA e scales its weight by 1 - e/2 */
+	setup(3, false);
 	pt.path[1].ecn_frac = MR_PATH_FP_ONE;
+	pt.path[2].ecn_frac = MR_PATH_FP_ONE / 2;
 	memset(cnt, 0, sizeof(cnt));
-	for (i = 0; i < 500; i++)
+	for (i = 0; i < 900; i++)
 		cnt[mr_path_pick(&pt)]++;
-	assert_int_equal(cnt[0], 250);
-	assert_int_equal(cnt[1], 250);
+	assert_int_equal(cnt[0], 400);
+	assert_int_equal(cnt[1], 200);
+	assert_int_equal(cnt[2], 300);
 }
 
 /* One round on @idx: @n delivered packets with @ce CE marks, @lost lost. */
@@ -198,6 +200,59 @@ static void test_reroll_on_ecn(void **state)
 	assert_int_equal(pt.path[4].state, MR_PATH_ACTIVE);
 	mr_path_tick(&pt, 0, 100 * US, t + 20 * US);
 	assert_int_equal(pt.path[4].state, MR_PATH_SUSPECT);
+}
+
+/* One round on each of paths 0..n-1 with @ce[i] of 10 packets CE-marked. */
+static void rounds_all(u8 n, const u32 *ce, u64 *t)
+{
+	u8 i;
+
+	for (i = 0; i < n; i++)
+		round_on(i, 10, ce[i], 0, t);
+	flush(t);
+}
+
+/*
+ * MR-MP-27: a path whose CE EWMA stays far above the coolest path's is
+ * re-rolled although no round of it reaches ecn_thresh (its spine is
+ * busier than another of the QP's), and it is never demoted for that; a
+ * QP whose paths are all equally marked re-rolls nothing.
+ */
+static void test_reroll_hot_path(void **state)
+{
+	const u32 hot[4] = { 1, 1, 1, 4 }, even[4] = { 4, 4, 4, 4 };
+	u64 t = 0;
+	u16 e;
+	int r;
+
+	(void)state;
+	setup(4, false);
+	e = mr_path_entropy(&pt, 3);
+	for (r = 0; r < 20 && mr_path_entropy(&pt, 3) == e; r++) {
+		rounds_all(4, hot, &t);
+		assert_int_equal(pt.path[3].state, MR_PATH_ACTIVE);
+	}
+	assert_int_not_equal(mr_path_entropy(&pt, 3), e);
+	/* not before its EWMA has climbed and stayed up reroll_rounds */
+	assert_true(r >= 5);
+	assert_int_equal(pt.path[3].rerolls, 1);
+	assert_int_equal(pt.path[3].ecn_frac, 0);
+	assert_int_equal(pt.path[0].rerolls + pt.path[1].rerolls +
+			 pt.path[2].rerolls, 0);
+
+	setup(4, false);
+	t = 0;
+	for (r = 0; r < 40; r++)
+		rounds_all(4, even, &t);
+	assert_int_equal(pt.rerolls, 0);
+
+	/* off: ecn_rel 0 leaves only the absolute rule */
+	setup(4, false);
+	pt.p.ecn_rel = 0;
+	t = 0;
+	for (r = 0; r < 40; r++)
+		rounds_all(4, hot, &t);
+	assert_int_equal(pt.rerolls, 0);
 }
 
 static void test_reroll_on_loss_and_trims(void **state)
@@ -521,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_init_entropy),
 		cmocka_unit_test(test_wrr_spraying),
 		cmocka_unit_test(test_reroll_on_ecn),
+		cmocka_unit_test(test_reroll_hot_path),
 		cmocka_unit_test(test_reroll_on_loss_and_trims),
 		cmocka_unit_test(test_reroll_on_rto),
 		cmocka_unit_test(test_dead_path_and_revival),

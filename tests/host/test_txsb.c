@@ -397,7 +397,7 @@ static void test_rack_reordering_within_window(void **state)
 	(void)state;
 	warm_up();
 	p0 = send_n(1, 1, 0, t0);
-	send_n(1, 2, 1, t0 + 1 * US);
+	send_n(1, 2, 0, t0 + 1 * US);
 	/* the later packet arrives first: p0 reordered, not yet lost */
 	ack_init(&a, p0, t0 + 1 * US);
 	sack_set(&a, p0 + 1);
@@ -432,7 +432,7 @@ static void test_rack_loss_beyond_window(void **state)
 	(void)state;
 	warm_up();
 	p0 = send_n(1, 1, 3, t0);
-	send_n(2, 2, 4, t0 + 1 * US);
+	send_n(2, 2, 3, t0 + 1 * US);
 	ack_init(&a, p0, t0 + 1 * US);
 	sack_set(&a, p0 + 1);
 	sack_set(&a, p0 + 2);
@@ -468,6 +468,43 @@ static void test_rack_loss_beyond_window(void **state)
 	assert_true(res.rtt_valid);
 	assert_int_equal(res.rtt_ns, 20 * US);
 	assert_int_equal(res.spurious, 0);
+}
+
+/*
+ * MR-LOSS-2: a packet is judged only against later packets of its own
+ * path. One sent 100 us later on another path arrives first: the other
+ * route's queues are shorter, which says nothing of this one (before, a
+ * spine with a longer queue lost every packet to RACK). A later packet of
+ * its own path that arrives does declare it lost.
+ */
+static void test_rack_other_path_is_no_evidence(void **state)
+{
+	struct mr_akh a;
+	u64 t0 = 100 * US;
+	u32 p0;
+
+	(void)state;
+	warm_up();
+	p0 = send_n(1, 1, 2, t0);
+	send_n(1, 2, 5, t0 + 100 * US);
+	send_n(1, 3, 2, t0 + 110 * US);
+	ack_init(&a, p0, t0 + 100 * US);
+	sack_set(&a, p0 + 1);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 120 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_sacked, 1);
+	assert_int_equal(res.newly_lost, 0);
+	assert_int_equal(mr_txsb_on_timer(&sb, t0 + 400 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_lost, 0);
+	/* the next packet of path 2 arrives: p0, 110 us older, is lost */
+	ack_init(&a, p0, t0 + 110 * US);
+	sack_set(&a, p0 + 1);
+	sack_set(&a, p0 + 2);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 410 * US, &res),
+			 MR_TXSB_OK);
+	assert_int_equal(res.newly_lost, 1);
+	assert_int_equal(res.path_lost[2], 1);
 }
 
 static void test_rack_loss_on_ack_and_spurious(void **state)
@@ -512,8 +549,8 @@ static void test_rack_retx_echo(void **state)
 	warm_up();			/* srtt = min_rtt = 20 us */
 	p0 = send_n(1, 1, 0, t0);
 	send_n(1, 2, 0, t0 + 1 * US);
-	/* p0 resent (a tail probe, say) 300 us later */
-	assert_int_equal(mr_txsb_on_retx(&sb, p0, 1, t0 + 300 * US), 0);
+	/* p0 resent (a tail probe, say) 300 us later, on its path */
+	assert_int_equal(mr_txsb_on_retx(&sb, p0, 0, t0 + 300 * US), 0);
 	/* the ACK of p0's first copy arrives 20 us after the resend */
 	ack_init(&a, p0 + 1, t0);
 	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 320 * US, &res),
@@ -526,7 +563,7 @@ static void test_rack_retx_echo(void **state)
 	warm_up();
 	p0 = send_n(1, 1, 0, t0);
 	send_n(1, 2, 0, t0 + 1 * US);
-	assert_int_equal(mr_txsb_on_retx(&sb, p0, 1, t0 + 300 * US), 0);
+	assert_int_equal(mr_txsb_on_retx(&sb, p0, 0, t0 + 300 * US), 0);
 	ack_init(&a, p0 + 1, t0 + 300 * US);
 	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 320 * US, &res),
 			 MR_TXSB_OK);
@@ -1464,6 +1501,7 @@ int main(void)
 		cmocka_unit_test(test_rtt_estimator),
 		cmocka_unit_test(test_rack_reordering_within_window),
 		cmocka_unit_test(test_rack_loss_beyond_window),
+		cmocka_unit_test(test_rack_other_path_is_no_evidence),
 		cmocka_unit_test(test_rack_loss_on_ack_and_spurious),
 		cmocka_unit_test(test_rack_retx_echo),
 		cmocka_unit_test(test_rto_backoff_and_retry_exhaustion),
