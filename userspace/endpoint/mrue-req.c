@@ -253,6 +253,10 @@ void mrue_req_start(struct mrue *ue)
 	rp.rd_bytes_max = MRUE_RD_QP_BUDGET;
 	rp.sq_size = ue->sq_size;
 	rp.probe_id = mrue_rand32(ue);	/* MR-SEC-3 */
+	/*
+	 * Single-path mode has no dead-path handling (MR-MP-13); path
+	 * health is a rule of every other mode (MR-MP-17).
+	 */
 	rp.path_health = false;
 	memcpy(rp.status, mrue_req_status, sizeof(rp.status));
 
