@@ -13,7 +13,8 @@
 # ok|FAIL with its figures:
 #
 #   spray      40 s: the bytes each spine carried, each direction, within
-#              +-20% of the four's mean; the run verifies
+#              +-20% of the four's mean; no path declared dead (every
+#              spine works); the run verifies
 #   blackhole  30 s: from 10 s on, spine 2 drops everything la -> s2 for
 #              10 s, then heals: the run verifies (no RETRY_EXC_ERR, no
 #              error completion); the bytes delivered to the hosts from 2 s
@@ -42,9 +43,10 @@
 #
 # In both black-hole cases the device counters agree with the tracepoint:
 # path_deaths moved at least by the deaths seen, path_probes,
-# path_probe_replies and path_revivals moved. Deaths of paths on working
-# spines (during spray, or more than 1 s after the heal) are logged, not
-# yet failed: they happen (tens per case) and are a known open bug.
+# path_probe_replies and path_revivals moved. Deaths more than 1 s after
+# the heal are logged, not failed: the tracepoint does not tell which
+# spine the path was on (0-2 of 6-14 deaths per case with RACK per path,
+# MR-LOSS-2; tens before it).
 
 [ -f /mr/e2e/fabric.sh ] || mr_fail "/mr/e2e/fabric.sh missing (tests/e2e/lib/fabric.sh)"
 # shellcheck source=lib/fabric.sh disable=SC2086 # $fx_plan: a word list
@@ -367,15 +369,20 @@ fx_spray() {
 	[ -z "$1" ] || fx_set_paths "$1"
 	mr_log "$fx_st: paths $(cat /sys/class/infiniband/mr_ha/paths)"
 	fab_clear
+	fx_d0=$(fx_ctr path_deaths)
 	fx_sampler_start
 	fx_t0=$(fx_now)
 	fx_verify_start $fx_plan --time "$(fx_s 40)"
 	fx_verify_wait
 	fx_sampler_stop "$fx_st"
 	[ "$fx_ok" = 1 ] || fx_fail "$fx_st" "mr-verify did not verify"
+	fx_nd=$(($(fx_ctr path_deaths) - fx_d0))
 	# shellcheck disable=SC2046 # the window's figures
 	set -- $(fx_window "$(fx_add "$fx_t0" 3)" 999999)
-	mr_log "$fx_st: ${1}s, delivered to ha $2 to hb $7 bytes; $fx_mbs MB/s; rerolls $(fx_ctr path_rerolls) deaths $(fx_ctr path_deaths)"
+	mr_log "$fx_st: ${1}s, delivered to ha $2 to hb $7 bytes; $fx_mbs MB/s; rerolls $(fx_ctr path_rerolls) deaths $fx_nd"
+	# Every spine works: nothing delivers less than MR-MP-8 asks.
+	[ "$fx_nd" = 0 ] ||
+		fx_fail "$fx_st" "$fx_nd paths declared dead with every spine working"
 	fx_balance "$fx_st" fwd "$3 $4 $5 $6"
 	fx_balance "$fx_st" rev "$8 $9 ${10} ${11}"
 	fx_set_paths "$fx_p0"

@@ -29,9 +29,14 @@
 # entropy of its path, MR-ENC-2) picks its spine; a given entropy always
 # takes the same spine, which one depends on the kernel's boot-time hash
 # key. The leaf egresses towards the spines (la sK forward, lb sK reverse)
-# are each shaped to $FAB_RATE by tbf, with an fq_codel under it marking
-# CE above $FAB_CE sojourn time: the spines, not the one slow vCPU, are
-# the bottleneck, and a congested spine marks ECN.
+# are each shaped to $FAB_RATE by tbf, with a one-queue fq_codel under it
+# marking CE above $FAB_CE sojourn time: the spines, not the one slow
+# vCPU, are the bottleneck, and a congested spine marks ECN. One queue
+# (flows 1), first in first out, as a switch port's traffic class: with
+# fq_codel's default 1024 flow queues served round robin, each path of
+# each QP had its own queue, so at 4 Mbit/s with 32 paths backlogged a
+# path's next packet waited ~65 ms per packet queued before it, and the
+# paths of one QP saw RTTs tens of ms apart, which no switch does.
 #
 #   fab_up N             N left hosts (default 1): FAB_LEFT="ha h1 ..
 #                        h<N-1>", and hb
@@ -128,8 +133,9 @@ fab_link() {
 	fab_in "$4" ip link set "$5" up
 }
 
-# fab_shape NS IF RATE: tbf at RATE, fq_codel marking CE under it; RATE
-# "none": the default qdisc (no shaping, for calibration).
+# fab_shape NS IF RATE: tbf at RATE, one FIFO queue under it (fq_codel
+# with one flow queue) marking CE; RATE "none": the default qdisc (no
+# shaping, for calibration).
 fab_shape() {
 	if [ "$3" = none ]; then
 		fab_in "$1" tc qdisc del dev "$2" root 2>/dev/null || true
@@ -137,8 +143,10 @@ fab_shape() {
 	fi
 	fab_in "$1" tc qdisc replace dev "$2" root handle 1: tbf rate "$3" \
 		burst 6000 latency 200ms || mr_fail "tbf on $1 $2"
-	fab_in "$1" tc qdisc replace dev "$2" parent 1:1 handle 10: \
-		fq_codel ecn ce_threshold "$FAB_CE" ||
+	# fq_codel takes its number of flow queues only when created
+	fab_in "$1" tc qdisc del dev "$2" parent 1:1 handle 10: 2>/dev/null || true
+	fab_in "$1" tc qdisc add dev "$2" parent 1:1 handle 10: \
+		fq_codel flows 1 ecn ce_threshold "$FAB_CE" ||
 		mr_fail "fq_codel on $1 $2"
 }
 
