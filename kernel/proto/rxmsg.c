@@ -134,6 +134,37 @@ static int mr_rxmsg_add_range(struct mr_rxmsg *m, const struct mr_pkt *p)
 	return MR_ERR_NOSPACE;
 }
 
+/*
+ * A READ's request arrived after a later range of it had opened the
+ * message record (a requester may send its ranges back to back,
+ * MR-REL-24, and they take different paths, MR-MP-28): the record must
+ * be the READ's lowest PSN, which the messages after it follow, so that
+ * it executes in PSN order (MR-PLACE-16) and MR-REL-25's bound on how
+ * far ahead an msn may be holds. This request becomes the record and
+ * the later one an extra range. Bounded by the extra-range queue.
+ */
+static int mr_rxmsg_add_earlier(struct mr_rxmsg *m, struct mr_rxmsg_info *e,
+				const struct mr_pkt *p)
+{
+	u32 i;
+
+	for (i = 0; i < MR_RXMSG_RDX; i++) {
+		struct mr_rxmsg_info *x = &m->rdx[i];
+
+		if (x->active)
+			continue;
+		*x = *e;
+		x->extra = 1;
+		mr_rxmsg_fill(e, p);
+		e->flags = p->flags;
+		e->npkts = 1;
+		e->active = 1;
+		mr_rxmsg_psn_set(m, p->psn);
+		return 0;
+	}
+	return MR_ERR_NOSPACE;
+}
+
 int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 {
 	const struct mr_op_desc *d;
@@ -171,6 +202,8 @@ int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 			return MR_ERR_MSG_MISMATCH;
 		if (mr_rxmsg_psn_seen(m, p->psn))
 			return MR_RXMSG_DUP;
+		if (e && mr_psn_before(p->psn, e->first_psn))
+			return mr_rxmsg_add_earlier(m, e, p);
 		return mr_rxmsg_add_range(m, p);
 	}
 	if (!e)
