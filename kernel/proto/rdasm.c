@@ -13,6 +13,7 @@ void mr_rdasm_init(struct mr_rdasm *r, u32 len)
 	r->len = len;
 	r->done = 0;
 	r->req_end = 0;
+	r->range = 0;
 	mr_map_clear_all(r->map);
 }
 
@@ -55,9 +56,18 @@ u32 mr_rdasm_mark(struct mr_rdasm *r, u32 off, u32 len)
 	return r->done - old;
 }
 
+void mr_rdasm_split(struct mr_rdasm *r, u32 range)
+{
+	range &= ~(MR_RDASM_UNIT - 1);
+	r->range = range ? MR_MIN(MR_MAX(range, MR_RDASM_UNIT),
+				  MR_RDASM_WINDOW) : 0;
+}
+
 u32 mr_rdasm_first(struct mr_rdasm *r)
 {
 	r->req_end = MR_MIN(r->len, MR_RDASM_WINDOW);
+	if (r->range && r->req_end > r->range)
+		r->req_end = r->range;
 	return r->req_end;
 }
 
@@ -65,10 +75,18 @@ bool mr_rdasm_next(const struct mr_rdasm *r, u32 *off, u32 *len)
 {
 	u64 end;
 
-	if (r->req_end >= r->len ||
-	    r->req_end - r->done > MR_RDASM_WINDOW / 2)
+	if (r->req_end >= r->len)
 		return false;
-	end = MR_MIN((u64)r->done + MR_RDASM_WINDOW, (u64)r->len);
+	if (r->range) {
+		/* A whole range, not the sliver the last arrival freed. */
+		end = MR_MIN((u64)r->req_end + r->range, (u64)r->len);
+		if (end > (u64)r->done + MR_RDASM_WINDOW)
+			return false;
+	} else {
+		if (r->req_end - r->done > MR_RDASM_WINDOW / 2)
+			return false;
+		end = MR_MIN((u64)r->done + MR_RDASM_WINDOW, (u64)r->len);
+	}
 	*off = r->req_end;
 	*len = (u32)(end - r->req_end);
 	return true;

@@ -34,6 +34,7 @@ struct mr_rdasm {
 	u32	len;		/* the READ's length */
 	u32	done;		/* bytes [0, done) arrived */
 	u32	req_end;	/* bytes [0, req_end) requested */
+	u32	range;		/* longest range per READ_REQ; 0: the window */
 	u64	map[MR_SACK_WORDS];	/* units from done that arrived */
 };
 
@@ -72,6 +73,15 @@ static inline u32 mr_rdasm_outstanding(const struct mr_rdasm *r)
 }
 
 /*
+ * Ask in ranges of at most @range bytes (rounded down to a unit, at most
+ * the window), each its own READ_REQ, as many as the window holds, so
+ * that the responses of one READ go back on as many paths as its
+ * requests took (MR-MP-28). Before mr_rdasm_first(); 0 (the default)
+ * asks by window.
+ */
+void mr_rdasm_split(struct mr_rdasm *r, u32 range);
+
+/*
  * The READ's first range, [0, return value): what its first READ_REQ asks
  * for (a READ of 0 bytes asks for 0 bytes), recorded as requested.
  */
@@ -80,7 +90,9 @@ u32 mr_rdasm_first(struct mr_rdasm *r);
 /*
  * The next new range to request after the first, [*off, *off + *len):
  * once at most half of the window is still outstanding, the bytes up to
- * done + MR_RDASM_WINDOW. False if there is none now.
+ * done + MR_RDASM_WINDOW; split (mr_rdasm_split()), the next range of
+ * the split length (or the READ's rest) once it fits the window. False
+ * if there is none now.
  */
 bool mr_rdasm_next(const struct mr_rdasm *r, u32 *off, u32 *len);
 

@@ -23,6 +23,8 @@ void mr_requester_start(struct mr_requester *r,
 			const struct mr_requester_params *p, u32 head)
 {
 	r->p = *p;
+	if (!r->p.rd_split_pkts)
+		r->p.rd_split_pkts = MR_REQ_RD_SPLIT_PKTS;
 	r->msn_next = 0;
 	r->ssn_next = 0;
 	r->cur = head;
@@ -473,6 +475,7 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 				mr_rdreq_sent(&w->rdq, act, off, len);
 				if (act == MR_RDREQ_MORE)
 					r->rd_bytes_out += len;
+				env.rd_bytes_out = (u32)r->rd_bytes_out;
 				budget--;
 				break;
 			case MR_RDREQ_ATOMIC_AGAIN:
@@ -489,8 +492,12 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 			default:
 				break;
 			}
-			/* A round of asking again goes on while it can. */
-		} while (act == MR_RDREQ_AGAIN && budget > 0);
+			/*
+			 * A round of asking again, and a split READ's ranges
+			 * (MR-MP-28), go on while they can.
+			 */
+		} while ((act == MR_RDREQ_AGAIN || act == MR_RDREQ_MORE) &&
+			 budget > 0);
 	}
 	return budget;
 }
@@ -526,8 +533,13 @@ static void mr_start_msg(struct mr_requester *r, struct mr_swqe *w, u64 now)
 	if (mr_op_has(w->op, MR_OPA_SSN))
 		w->ssn = r->ssn_next;
 	mr_rdreq_start(&w->rdq, w->length, now);
-	if (w->op == MR_OP_READ_REQ)
+	if (w->op == MR_OP_READ_REQ) {
+		/* Each range's responses take its request's path (MR-MP-28). */
+		if (r->snd.pt.n > 1)
+			mr_rdasm_split(&w->rdq.rd,
+				       r->p.rd_split_pkts * r->p.mtu);
 		mr_rdasm_first(&w->rdq.rd);
+	}
 }
 
 /* Its first packet went out: the message is started (@idx its index). */
@@ -546,11 +558,11 @@ static void mr_started_msg(struct mr_requester *r, struct mr_swqe *w,
 }
 
 /*
- * Packetize new work from cur up to @tail. Returns true if a WQE
- * finished here (a local operation or one that failed).
+ * Packetize new work from cur up to @tail, taking from *@budget. Returns
+ * true if a WQE finished here (a local operation or one that failed).
  */
 static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
-			u64 now, int budget, void *ctx)
+			u64 now, int *budget, void *ctx)
 {
 	bool first, last, done = false;
 	struct mr_swqe *w;
@@ -558,7 +570,7 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 	u8 path, st;
 	int rc;
 
-	while (budget > 0 && r->cur != tail && !r->halted) {
+	while (*budget > 0 && r->cur != tail && !r->halted) {
 		w = r->ops->wqe(ctx, r->cur);
 		first = !r->cur_off;
 		if (first && w->state == MR_SWQE_DONE) {
@@ -609,7 +621,7 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 		if (first)
 			mr_started_msg(r, w, r->cur);
 		mr_sender_on_sent(&r->snd, path, now);
-		budget--;
+		(*budget)--;
 		if (last) {
 			w->last_psn = psn;
 			w->state = MR_SWQE_SENT;
@@ -626,6 +638,7 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
 		      bool new_work, u64 now, int budget, void *ctx)
 {
+	u32 cur = r->cur;
 	bool done;
 
 	done = mr_run_timers(r, head, tail, now, ctx);
@@ -636,8 +649,11 @@ bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
 	r->tx_nomem = false;
 	budget = mr_send_retx(r, head, now, budget, ctx);
 	budget = mr_send_rd_more(r, head, now, budget, ctx);
-	if (new_work && mr_send_new(r, head, tail, now, budget, ctx))
+	if (new_work && mr_send_new(r, head, tail, now, &budget, ctx))
 		done = true;
+	/* A split READ just started asks for its next ranges (MR-MP-28). */
+	if (r->cur != cur && r->snd.pt.n > 1 && r->rd_atomic_out)
+		mr_send_rd_more(r, head, now, budget, ctx);
 	return done;
 }
 

@@ -136,11 +136,20 @@ struct mr_requester_ops {
 		      const struct mr_swqe *w);
 };
 
+/*
+ * With more than one path, a READ is asked for in ranges of this many
+ * packets by default, one READ_REQ each (MR-MP-28): its responses then
+ * spread over the paths like WRITE data, in bursts no longer than this.
+ */
+#define MR_REQ_RD_SPLIT_PKTS	8
+
 struct mr_requester_params {
 	u32 mtu;		/* payload bytes per packet */
 	u32 max_rd_atomic;	/* READ/ATOMIC WRs outstanding (MR-VERBS-15) */
 	/* READ response bytes requested and not yet received, at most */
 	u32 rd_bytes_max;
+	/* READ range per READ_REQ with > 1 path, packets (0: the default) */
+	u32 rd_split_pkts;
 	/* SQ indices and msn_idx slots: a power of two */
 	u32 sq_size;
 	u32 probe_id;		/* MBH.psn of the first PROBE (MR-SEC-3) */

@@ -1261,6 +1261,11 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	rp.mtu = MODEL_MTU;
 	rp.max_rd_atomic = 16;
 	rp.rd_bytes_max = 2 * MR_RDASM_WINDOW;
+	/*
+	 * READs here are at most 6 packets: ranges of 2 make the multipath
+	 * scenarios split them (MR-MP-28) under loss, trims and reordering.
+	 */
+	rp.rd_split_pkts = 2;
 	rp.sq_size = MODEL_SRING;
 	rp.probe_id = (u32)rnd(&m->rq.path_rng);
 	rp.path_health = true;

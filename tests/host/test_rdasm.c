@@ -121,6 +121,54 @@ static void test_in_order(void **state)
 	assert_false(mr_rdasm_gap(&r, 0, &off, &n));
 }
 
+/*
+ * Split (MR-MP-28): whole ranges of the split length back to back while
+ * the window holds them, the next one once a whole one fits again, never
+ * a sliver; the READ's rest last.
+ */
+static void test_split(void **state)
+{
+	const u32 len = 100000, range = 8192, mtu = 1024;
+	u32 off, n, sent_end, ranges = 1;
+	struct mr_rdasm r;
+
+	(void)state;
+	mr_rdasm_init(&r, len);
+	mr_rdasm_split(&r, range);
+	assert_int_equal(mr_rdasm_first(&r), range);
+	sent_end = range;
+	for (u32 o = 0; o <= len; o += mtu) {
+		if (o < len) {
+			assert_true(o < sent_end);
+			assert_int_equal(mr_rdasm_check(&r, o, MR_MIN(mtu, len - o)),
+					 MR_RDASM_PLACE);
+			mr_rdasm_mark(&r, o, MR_MIN(mtu, len - o));
+		}
+		while (mr_rdasm_next(&r, &off, &n)) {
+			assert_int_equal(off, sent_end);
+			assert_true(n == range || off + n == len);
+			assert_true(off + n <= r.done + MR_RDASM_WINDOW);
+			mr_rdasm_requested(&r, off + n);
+			sent_end = off + n;
+			ranges++;
+		}
+		/* full again: no room for another whole range */
+		assert_true(sent_end == len ||
+			    sent_end + range > r.done + MR_RDASM_WINDOW);
+	}
+	assert_true(mr_rdasm_complete(&r));
+	assert_int_equal(ranges, (len + range - 1) / range);
+	/* clamped: a unit at least, the window at most */
+	mr_rdasm_init(&r, len);
+	mr_rdasm_split(&r, 1);
+	assert_int_equal(r.range, 0);
+	mr_rdasm_split(&r, MR_RDASM_UNIT + 7);
+	assert_int_equal(r.range, MR_RDASM_UNIT);
+	mr_rdasm_split(&r, 1U << 30);
+	assert_int_equal(r.range, MR_RDASM_WINDOW);
+	assert_int_equal(mr_rdasm_first(&r), MR_RDASM_WINDOW);
+}
+
 static void test_check_rules(void **state)
 {
 	struct mr_rdasm r;
@@ -273,6 +321,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map_ops),
 		cmocka_unit_test(test_in_order),
+		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_check_rules),
 		cmocka_unit_test(test_gaps_exact),
 		cmocka_unit_test(test_gaps_random),

@@ -515,6 +515,65 @@ static void test_response_credits_request_path(void **state)
 }
 
 /*
+ * With more than one path a READ is asked for in ranges of
+ * MR_REQ_RD_SPLIT_PKTS packets, one READ_REQ each, as many as the window
+ * holds (MR-MP-28): the requests, and so the responses that follow them
+ * back (MR-MP-15), spread over the paths; the next range goes out once a
+ * whole one fits the window again, and the READ completes whole.
+ */
+static void test_split_read_spreads(void **state)
+{
+	const u32 range = MR_REQ_RD_SPLIT_PKTS * MTU;
+	const u32 len = MR_RDASM_WINDOW + range + 100;
+	static u8 data[MR_RDASM_WINDOW + 2 * MR_REQ_RD_SPLIT_PKTS * MTU];
+	u32 i, o, paths = 0, n;
+
+	(void)state;
+	for (i = 0; i < len; i++)
+		data[i] = (u8)(i * 13 + 5);
+	post(MR_OP_READ_REQ, len, false);
+	run(0);
+	/* as many whole ranges as the window holds, back to back */
+	n = MR_RDASM_WINDOW / range;
+	assert_true(n >= 4);
+	assert_int_equal(T.n_out, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(T.out[i].opcode, MR_OP_READ_REQ);
+		assert_int_equal(T.out[i].msn, 0);
+		assert_int_equal(T.out[i].offset, i * range);
+		assert_int_equal(T.out[i].msg_len, range);
+		paths |= 1U << T.out[i].path;
+	}
+	assert_int_equal(paths, 0xf);
+	assert_int_equal(T.r.rd_bytes_out, n * range);
+	/* the first range's responses: room for one more whole range */
+	for (o = 0; o < range; o += MTU)
+		respond(MR_OP_READ_RESP, T.out[0].psn, 0, o, data + o, MTU, 0,
+			10 * US);
+	assert_int_equal(T.n_out, n);
+	run(20 * US);
+	assert_int_equal(T.n_out, n + 1);
+	assert_int_equal(T.out[n].offset, n * range);
+	assert_int_equal(T.out[n].msg_len, range);
+	/* each range answered on its own request; then the short rest */
+	for (i = 1; i <= n; i++)
+		for (o = i * range; o < (i + 1) * range; o += MTU)
+			respond(MR_OP_READ_RESP, T.out[i].psn, 0, o, data + o,
+				MTU, 0, 30 * US);
+	run(40 * US);
+	assert_int_equal(T.n_out, n + 2);
+	assert_int_equal(T.out[n + 1].offset, (n + 1) * range);
+	assert_int_equal(T.out[n + 1].msg_len, 100);
+	respond(MR_OP_READ_RESP, T.out[n + 1].psn, 0, (n + 1) * range,
+		data + (n + 1) * range, 100, 0, 50 * US);
+	assert_int_equal(T.sq[0].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[0].status, 0);
+	assert_memory_equal(T.placed, data, len);
+	assert_int_equal(complete(60 * US, MR_DONE_OWN), 1);
+	assert_int_equal(T.r.rd_bytes_out, 0);
+}
+
+/*
  * An empty READ's response places nothing but acknowledges its request
  * (MR-REL-21): the READ completes without waiting for an ACK; a copy of
  * that response is a duplicate.
@@ -777,6 +836,7 @@ int main(void)
 		cmocka_unit_test_setup(test_retry_budget, setup),
 		cmocka_unit_test_setup(test_responses, setup),
 		cmocka_unit_test_setup(test_empty_read_response, setup),
+		cmocka_unit_test_setup(test_split_read_spreads, setup),
 		cmocka_unit_test_setup(test_response_credits_request_path, setup),
 		cmocka_unit_test_setup(test_fatal_nack, setup),
 		cmocka_unit_test_setup(test_complete_status, setup),
