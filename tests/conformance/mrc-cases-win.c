@@ -417,6 +417,79 @@ static void c_read_deferred(struct tctx *t)
 	tqp_close(&q);
 }
 
+/*
+ * A READ asked for in two ranges, the second sent after a WRITE, as a
+ * requester spraying its ranges over paths does (MR-MP-28): the second
+ * range arrives first, then the WRITE, then the first range. Whichever
+ * arrived first, the range with the lowest PSN starts the READ
+ * (MR-REL-24, MR-REL-25) and every request executes at its PSN
+ * (MR-PLACE-16): the first range before the WRITE, the second after it,
+ * so the second's READ_RESP carries what the WRITE placed.
+ */
+static void c_read_ranges_any_order(struct tctx *t)
+{
+	const uint32_t moff = 24576, half = 512;
+	uint8_t old[512], pl[512];
+	bool got[2] = { false, false }, nack = false;
+	struct tqp q;
+	struct rxpkt r;
+	struct mr_pkt p;
+	uint32_t k;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	memcpy(old, mem0 + moff, half);
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	/* The READ's second range at PSN + 2. */
+	req_fill(&p, &q, MR_OP_READ_REQ, q.psn + 2, MR_F_FIRST | MR_F_LAST);
+	p.dxh.msn = 0;
+	p.dxh.offset = half;
+	p.dxh.msg_len = half;
+	p.rxh.va = DUT.addr0 + moff;
+	p.rxh.rkey = DUT.rkey0;
+	tx_pkt(&p);
+	/* The WRITE at PSN + 1 over the second range's bytes. */
+	tx_write(&q, MR_OP_WRITE, q.psn + 1, 1, moff + half, sizeof(pl), 0, pl, 0, DUT.rkey0);
+	memcpy(mem0 + moff + half, pl, sizeof(pl));
+	/* The READ's first range at PSN, last. */
+	p.psn = q.psn & MR_PSN_MASK;
+	p.flags |= MR_F_ACKREQ;
+	p.dxh.offset = 0;
+	tx_pkt(&p);
+	while ((!got[0] || !got[1]) && !nack && rx_take(q.my_qpn, 0, WAIT_RESP, &r)) {
+		if (r.p.opcode == MR_OP_NACK) {
+			nack = true;
+			fail_at(t, __LINE__, "NACK reason %u at psn %#x for a READ whose first range arrived last (MR-REL-24, MR-REL-25)",
+				r.p.nkh.reason, r.p.nkh.nack_psn);
+		}
+		if (r.p.opcode != MR_OP_READ_RESP)
+			continue;
+		k = (r.p.psn - q.psn) & MR_PSN_MASK;
+		if (k == 0) {
+			EXPECT(t, r.p.dxh.offset == 0 && r.p.payload_len == half &&
+			       !memcmp(r.p.payload, old, half),
+			       "READ_RESP for the first range: offset %u len %u, want 0 %u with the bytes before the WRITE (MR-PLACE-16)",
+			       r.p.dxh.offset, r.p.payload_len, half);
+			got[0] = true;
+		} else if (k == 2) {
+			EXPECT(t, r.p.dxh.offset == half && r.p.payload_len == half &&
+			       !memcmp(r.p.payload, pl, half),
+			       "READ_RESP for the second range: offset %u len %u, want %u %u with the WRITE's bytes: it executed before the WRITE that precedes it (MR-PLACE-16)",
+			       r.p.dxh.offset, r.p.payload_len, half, half);
+			got[1] = true;
+		} else {
+			fail_at(t, __LINE__, "READ_RESP psn %#x answers no range of the READ", r.p.psn);
+			break;
+		}
+	}
+	EXPECT(t, got[0] && got[1], "READ_RESPs for the first range %s, the second %s (MR-REL-24)",
+	       got[0] ? "seen" : "missing", got[1] ? "seen" : "missing");
+	expect_state(t, &q, "RTS", "MR-REL-25");
+	net_pump(0.1);
+	mem_check(t, "after the READ's ranges and the WRITE", "MR-PLACE-16");
+	tqp_close(&q);
+}
+
 static void c_rd_atomic_limit(struct tctx *t)
 {
 	struct tqp q;
@@ -1117,6 +1190,8 @@ const struct tcase cases_win[] = {
 	{ "REL", "read_over_max_range", "MR-REL-31", c_read_range_limit, NULL },
 	{ "REL", "atomic_records_16", "MR-REL-32, MR-REL-9", c_atomic_records, NULL },
 	{ "PLACE", "read_deferred_to_cum", "MR-PLACE-16, MR-VERBS-8", c_read_deferred, NULL },
+	{ "REL", "read_ranges_any_order", "MR-REL-24, MR-REL-25, MR-PLACE-16", c_read_ranges_any_order,
+	  NULL },
 	{ "VERBS", "max_dest_rd_atomic", "MR-VERBS-15, MR-VERBS-24", c_rd_atomic_limit, NULL },
 	{ "VERBS", "atomic_rules", "MR-VERBS-11", c_atomic_rules, NULL },
 	{ "VERBS", "zero_length_ops", "MR-VERBS-29, MR-VERBS-17", c_zero_length, NULL },
