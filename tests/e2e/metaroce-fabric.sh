@@ -370,13 +370,23 @@ fx_spray() {
 	mr_log "$fx_st: paths $(cat /sys/class/infiniband/mr_ha/paths)"
 	fab_clear
 	fx_d0=$(fx_ctr path_deaths)
+	# deaths traced as in the black-hole cases, to tell what they were
+	echo "0 -1 0" >/tmp/fx.rto
+	fx_trace_on
+	fx_mark fx-on
+	fx_rto_loop &
+	fx_rl=$!
 	fx_sampler_start
 	fx_t0=$(fx_now)
 	fx_verify_start $fx_plan --time "$(fx_s 40)"
 	fx_verify_wait
+	kill "$fx_rl" 2>/dev/null || true
+	wait "$fx_rl" 2>/dev/null || true
+	fx_trace_off
 	fx_sampler_stop "$fx_st"
 	[ "$fx_ok" = 1 ] || fx_fail "$fx_st" "mr-verify did not verify"
 	fx_nd=$(($(fx_ctr path_deaths) - fx_d0))
+	[ "$fx_nd" = 0 ] || fx_deaths | sed "s/^/[$MR_ROLE] $fx_st: /"
 	# shellcheck disable=SC2046 # the window's figures
 	set -- $(fx_window "$(fx_add "$fx_t0" 3)" 999999)
 	mr_log "$fx_st: ${1}s, delivered to ha $2 to hb $7 bytes; $fx_mbs MB/s; rerolls $(fx_ctr path_rerolls) deaths $fx_nd"
