@@ -1,6 +1,6 @@
 # topology: single
 # timeout: 480
-# default: no because paths on working spines are declared dead under load (RACK across paths takes a shorter spine queue for loss), which makes the bound check flaky; run with E2E_FILTER or make bench-fabric until that is fixed
+# default: no because its spray case fails: with RACK per path the paths on working spines still die, 2 to 5 per 40 s run (the black-hole, reverse and slow cases pass); run with E2E_FILTER or make bench-fabric until that is fixed
 # Multipath on a fabric: one VM, the leaf-spine fabric of
 # tests/e2e/lib/fabric.sh (hosts ha and hb, leaves la and lb, four spines
 # shaped to $FAB_RATE each with a CE-marking queue, L4 ECMP). mr_ha and
@@ -385,11 +385,16 @@ fx_spray() {
 	fx_trace_off
 	fx_sampler_stop "$fx_st"
 	[ "$fx_ok" = 1 ] || fx_fail "$fx_st" "mr-verify did not verify"
-	fx_nd=$(($(fx_ctr path_deaths) - fx_d0))
-	[ "$fx_nd" = 0 ] || fx_deaths | sed "s/^/[$MR_ROLE] $fx_st: /"
+	# Deaths during the timed transfer, from the samples: when one side
+	# of mr-verify ends first, the other's packets in flight are never
+	# answered, and its paths die in the teardown (counted apart).
+	fx_nt=$(($(fx_ctr path_deaths) - fx_d0))
+	fx_nd=$(awk -v e="$(fx_add "$fx_t0" "$(fx_s 40)")" -v d0="$fx_d0" \
+		'$1 <= e { n = $12 - d0 } END { print n + 0 }' /tmp/fx.samples)
+	[ "$fx_nt" = 0 ] || fx_deaths | sed "s/^/[$MR_ROLE] $fx_st: /"
 	# shellcheck disable=SC2046 # the window's figures
 	set -- $(fx_window "$(fx_add "$fx_t0" 3)" 999999)
-	mr_log "$fx_st: ${1}s, delivered to ha $2 to hb $7 bytes; $fx_mbs MB/s; rerolls $(fx_ctr path_rerolls) deaths $fx_nd"
+	mr_log "$fx_st: ${1}s, delivered to ha $2 to hb $7 bytes; $fx_mbs MB/s; rerolls $(fx_ctr path_rerolls) deaths $fx_nd during the transfer, $((fx_nt - fx_nd)) in its teardown"
 	# Every spine works: nothing delivers less than MR-MP-8 asks.
 	[ "$fx_nd" = 0 ] ||
 		fx_fail "$fx_st" "$fx_nd paths declared dead with every spine working"

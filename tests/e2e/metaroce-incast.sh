@@ -1,13 +1,13 @@
 # topology: single
 # timeout: 420
-# default: no because the ecn case fails (69-78% of the bottleneck, 24-53 RTOs per sender not undone; with CE marking above 4 ms or 20 ms alike); run with E2E_FILTER or make bench-fabric until that is fixed
+# default: no because it is not yet shown to pass reliably: with one FIFO queue at the bottleneck the ecn case passed once (86% of the bottleneck, 3-4 RTOs per sender not undone; 69-85% and 13-53 before), but calibrate failed in that run (the vCPU moved 1.2 MB/s unshaped, less than three times the bottleneck); run with E2E_FILTER or make bench-fabric until that is fixed
 # Incast: four senders, each one RC QP running a
 # timed ib_write_bw (64 KiB WRITEs) to the one receiver hb at the same
 # time, through the one-VM fabric of tests/e2e/lib/fabric.sh: left hosts
 # ha h1 h2 h3 on leaf la, four spines, leaf lb and a bottleneck lb -> hb
 # whose queue marks CE above $FAB_CE (4 ms) of sojourn time
-# (fab_bottleneck: tbf with fq_codel under it).  Every QP sprays over its
-# paths (default paths, path_health on).
+# (fab_bottleneck: tbf with a one-queue fq_codel under it).  Every QP
+# sprays over its paths (default paths, path_health on).
 #
 #   calibrate  no shaping anywhere (FAB_RATE=none): what the one vCPU
 #              moves for the four senders together, printed; the
