@@ -90,9 +90,10 @@ fx_tr=/sys/kernel/tracing
 [ -d $fx_tr/events/metaroce/metaroce_path ] ||
 	mr_fail "tracepoint metaroce_path missing"
 
+# fx_trace_on [KB]: trace buffer KB per CPU (8192)
 fx_trace_on() {
 	echo 0 >$fx_tr/tracing_on
-	echo 8192 >$fx_tr/buffer_size_kb
+	echo "${1:-8192}" >$fx_tr/buffer_size_kb
 	echo >$fx_tr/trace
 	echo 'opcode >= 1 && opcode <= 6' >$fx_tr/events/metaroce/metaroce_pkt_tx/filter
 	echo 1 >$fx_tr/events/metaroce/metaroce_pkt_tx/enable
@@ -175,6 +176,46 @@ fx_deaths() {
 			printf "REVIVALS all %d after-off %d\n", rev, reva
 		}
 	' /tmp/fx.rto /tmp/fx.trace
+}
+
+# fx_gaps: for each path death in /tmp/fx.trace, the longest time in the
+# 0.5 s before it in which no device sent a data packet (a guest the
+# vCPU did not run stops every sender at once; a queue stops one path),
+# and the path's own longest gap there:
+#   GAP dev qpn path at T all G own O
+fx_gaps() {
+	awk '
+		function ts(l) { match(l, /[0-9]+\.[0-9]+: /); return substr(l, RSTART, RLENGTH - 2) + 0 }
+		function kv(name,   i) { for (i = 1; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2); return "" }
+		/tracing_mark_write: fx-on/ { on = ts($0); next }
+		/metaroce_pkt_tx:/ {
+			t = ts($0); all[++na] = t
+			k = kv("dev") " " kv("sqpn") " " kv("path"); own[k, ++no[k]] = t
+			next
+		}
+		/metaroce_path:/ {
+			k = kv("dev") " " kv("qpn") " " kv("path")
+			if ($0 ~ / DEAD / && s[k] != "DEAD" && on != "") { nd++; dk[nd] = k; dt[nd] = ts($0) }
+			s[k] = ($0 ~ / DEAD /) ? "DEAD" : "LIVE"
+		}
+		function gap(t0, t1, n, arr, key,   i, p, g, x) {
+			p = t0; g = 0
+			for (i = 1; i <= n; i++) {
+				x = (key == "") ? arr[i] : own[key, i]
+				if (x < t0 || x > t1) continue
+				if (x - p > g) g = x - p
+				p = x
+			}
+			if (t1 - p > g) g = t1 - p
+			return g
+		}
+		END {
+			for (d = 1; d <= nd; d++)
+				printf "GAP %s at %.3f all %.3f own %.3f\n", dk[d], dt[d] - on,
+				       gap(dt[d] - 0.5, dt[d], na, all, ""),
+				       gap(dt[d] - 0.5, dt[d], no[dk[d]], all, dk[d])
+		}
+	' /tmp/fx.trace
 }
 
 # --- measuring ---------------------------------------------------------------
@@ -372,7 +413,7 @@ fx_spray() {
 	fx_d0=$(fx_ctr path_deaths)
 	# deaths traced as in the black-hole cases, to tell what they were
 	echo "0 -1 0" >/tmp/fx.rto
-	fx_trace_on
+	fx_trace_on 32768	# 40 s of data packets of both devices
 	fx_mark fx-on
 	fx_rto_loop &
 	fx_rl=$!
@@ -391,7 +432,7 @@ fx_spray() {
 	fx_nt=$(($(fx_ctr path_deaths) - fx_d0))
 	fx_nd=$(awk -v e="$(fx_add "$fx_t0" "$(fx_s 40)")" -v d0="$fx_d0" \
 		'$1 <= e { n = $12 - d0 } END { print n + 0 }' /tmp/fx.samples)
-	[ "$fx_nt" = 0 ] || fx_deaths | sed "s/^/[$MR_ROLE] $fx_st: /"
+	[ "$fx_nt" = 0 ] || { fx_deaths; fx_gaps; } | sed "s/^/[$MR_ROLE] $fx_st: /"
 	# shellcheck disable=SC2046 # the window's figures
 	set -- $(fx_window "$(fx_add "$fx_t0" 3)" 999999)
 	mr_log "$fx_st: ${1}s, delivered to ha $2 to hb $7 bytes; $fx_mbs MB/s; rerolls $(fx_ctr path_rerolls) deaths $fx_nd during the transfer, $((fx_nt - fx_nd)) in its teardown"
