@@ -71,24 +71,6 @@ INC_RTO_MAX=${INC_RTO_MAX:-$((10 * INCAST_SCALE))}
 INC_PORT=18515
 INC_FAILED=""
 
-# inc_rate_Bps RATE: tc's "8mbit" (or kbit) in bytes per second.
-inc_rate_Bps() {
-	echo "$1" | awk '{ n = $0 + 0; u = $0; sub(/^[0-9.]+/, "", u);
-		m = u == "mbit" ? 1000000 : u == "kbit" ? 1000 : u == "gbit" ? 1000000000 : 1;
-		printf "%d\n", n * m / 8 }'
-}
-
-# inc_psns: "QPN PSN" per RC QP of mr_hb that has responder state.
-inc_psns() {
-	rdma -dd res show qp link mr_hb/1 2>/dev/null | grep 'type RC' |
-		awk '{ q = ""; p = "";
-			for (i = 1; i < NF; i++) {
-				if ($i == "lqpn") q = $(i + 1);
-				if ($i == "drv_rx_cum_psn") p = $(i + 1);
-			}
-			if (q != "" && p != "") print q, p }'
-}
-
 # inc_uptime: seconds since boot, two decimals.
 inc_uptime() {
 	cut -d' ' -f1 /proc/uptime
@@ -101,23 +83,11 @@ inc_counter() {
 	vt_counter "$2"
 }
 
-# inc_client I HOST OUT: sender I's ib_write_bw, retried while its server
-# is not up yet (as vt_pair does).
+# inc_client I HOST OUT: sender I's ib_write_bw.
 inc_client() {
-	ic_n=0
-	while :; do
-		ic_rc=0
-		fab_in "$2" timeout $((INC_DUR + 90)) ib_write_bw -d "mr_$2" \
-			-x "$(fab_gid "$2")" -F -s $INC_SIZE -D "$INC_DUR" \
-			-p $((INC_PORT + $1)) "$(fab_mgmt hb)" >"$3" 2>&1 || ic_rc=$?
-		[ $ic_rc -eq 0 ] && break
-		grep -Eqi "couldn't connect|unable to open file descriptor|connection refused|failed to establish connection" "$3" ||
-			break
-		ic_n=$((ic_n + 1))
-		[ $ic_n -ge 60 ] && break
-		sleep 0.5
-	done
-	echo "rc $ic_rc" >>"$3"
+	fab_client "$2" "$3" timeout $((INC_DUR + 90)) ib_write_bw -d "mr_$2" \
+		-x "$(fab_gid "$2")" -F -s $INC_SIZE -D "$INC_DUR" \
+		-p $((INC_PORT + $1)) "$(fab_mgmt hb)"
 }
 
 # inc_case NAME CC_DELAY RATE [CHECK]: one incast run; prints
@@ -152,27 +122,15 @@ inc_case() {
 		ic_i=$((ic_i + 1))
 	done
 	# All four QPs delivering: each QP's PSN moved since the last look.
-	ic_t=0
-	inc_psns >/tmp/inc-p0
-	while :; do
-		sleep 1
-		inc_psns >/tmp/inc-p1
-		ic_moving=$(awk 'NR == FNR { p[$1] = $2; next } ($1 in p) && $2 != p[$1] { n++ } END { print n + 0 }' /tmp/inc-p0 /tmp/inc-p1)
-		cp /tmp/inc-p1 /tmp/inc-p0
-		[ "$ic_moving" -ge $INC_N ] && break
-		ic_t=$((ic_t + 1))
-		if [ $ic_t -ge $((INC_DUR - INC_WIN - 2)) ]; then
-			[ "$ic_check" = safe ] ||
-				ic_fail="only $ic_moving of $INC_N QPs delivering after ${ic_t}s"
-			mr_log "$ic_name: only $ic_moving of $INC_N QPs delivering after ${ic_t}s"
-			break
-		fi
-	done
+	if ! fab_wait_moving hb $INC_N $((INC_DUR - INC_WIN - 2)); then
+		[ "$ic_check" = safe ] ||
+			ic_fail="fewer than $INC_N QPs delivering after $((INC_DUR - INC_WIN - 2))s"
+	fi
 	if [ -z "$ic_fail" ]; then
 		ic_u0=$(inc_uptime)
-		inc_psns >/tmp/inc-a
+		fab_rx_psns hb >/tmp/inc-a
 		sleep "$INC_WIN"
-		inc_psns >/tmp/inc-b
+		fab_rx_psns hb >/tmp/inc-b
 		ic_u1=$(inc_uptime)
 	fi
 	# the senders' QPs as they end the window
@@ -215,24 +173,15 @@ inc_case() {
 	done
 	ic_frac=- ic_jain=-
 	if [ -n "${ic_u0:-}" ]; then
-		ic_fig=$(awk -v u0="$ic_u0" -v u1="$ic_u1" -v mtu="$INC_MTU" \
-			-v rate="$(inc_rate_Bps "$3")" -v n=$INC_N '
-			NR == FNR { a[$1] = $2; next }
-			($1 in a) {
-				d = $2 - a[$1]; if (d < 0) d += 16777216
-				x[++k] = d * mtu / (u1 - u0)
-			}
-			END {
-				s = 0; s2 = 0
-				for (i = 1; i <= k; i++) { s += x[i]; s2 += x[i] * x[i]; l = l sprintf(" %.0f", x[i]) }
-				j = (k && s2) ? s * s / (k * s2) : 0
-				printf "%d %.0f %.3f %.3f%s\n", k, s, s / rate, j, l
-			}' /tmp/inc-a /tmp/inc-b)
+		ic_rate=$(fab_rate_Bps "$3")
+		ic_fig=$(fab_qp_goodput /tmp/inc-a /tmp/inc-b \
+			"$(awk -v a="$ic_u0" -v b="$ic_u1" 'BEGIN { print b - a }')" "$INC_MTU")
 		# shellcheck disable=SC2086 # fields
 		set -- $ic_fig
-		ic_k=$1 ic_sum=$2 ic_frac=$3 ic_jain=$4
+		ic_k=$1 ic_sum=$2 ic_jain=$4
 		shift 4
 		ic_per="$*"
+		ic_frac=$(awk -v s="$ic_sum" -v r="$ic_rate" 'BEGIN { printf "%.3f", s / r }')
 		mr_log "$ic_name: window $(awk -v a="$ic_u0" -v b="$ic_u1" 'BEGIN { printf "%.2f", b - a }') s, goodput per sender (B/s)$ic_per, together $ic_sum B/s = $ic_frac of the bottleneck, Jain $ic_jain, RTOs fired/undone$ic_rtos"
 		if [ "$ic_check" = all ]; then
 			[ "$ic_k" = $INC_N ] ||
@@ -276,7 +225,7 @@ INC_DUR=20 INC_WIN=8
 inc_case calibrate 0 1000gbit | tee /tmp/inc-cal.log
 INC_DUR=$inc_d INC_WIN=$inc_w
 INC_CAP=$(awk '/calibrate: window/ { for (i = 1; i <= NF; i++) if ($i == "together") print $(i + 1) }' /tmp/inc-cal.log)
-INC_BN=$(inc_rate_Bps "$INC_RATE")
+INC_BN=$(fab_rate_Bps "$INC_RATE")
 mr_log "calibration: ${INC_CAP:-?} B/s unshaped; bottleneck $INC_RATE = $INC_BN B/s"
 if [ -z "$INC_CAP" ] || [ $((INC_BN * 3)) -gt "${INC_CAP%.*}" ]; then
 	echo "INCAST-CASE calibrate FAIL: bottleneck $INC_BN B/s is not under a third of ${INC_CAP:-?} B/s"
@@ -291,10 +240,5 @@ fab_bottleneck "$INC_RATE"
 inc_case ecn 0 "$INC_RATE"
 inc_case delay 1 "$INC_RATE" safe
 
-for inc_h in $FAB_LEFT hb; do
-	rdma link delete "mr_$inc_h" || mr_fail "rdma link delete mr_$inc_h"
-done
-fab_down
-modprobe -r metaroce || mr_fail "modprobe -r metaroce"
-vt_dmesg_clean teardown
+fab_teardown
 [ -z "$INC_FAILED" ] || mr_fail "incast cases failed:$INC_FAILED"

@@ -41,6 +41,9 @@
 #   fab_up N             N left hosts (default 1): FAB_LEFT="ha h1 ..
 #                        h<N-1>", and hb
 #   fab_down             delete every namespace
+#   fab_teardown         delete the hosts' devices (mr_HOST), every
+#                        namespace, unload the module and check the
+#                        kernel log (vt_dmesg_clean)
 #   fab_dev HOST         "rdma link add mr_HOST type metaroce netdev fab0"
 #                        from HOST's namespace (the netdev is looked up
 #                        there; with the rdma subsystem in shared netns
@@ -64,6 +67,23 @@
 #   fab_clear            no black hole, every spine at $FAB_RATE, all four
 #                        in the routes, no bottleneck
 #   fab_drops K DIR      packets the black hole of spine K dropped so far
+#   fab_rate_Bps RATE    tc's "8mbit" (or kbit, gbit) in bytes per second
+#   fab_client HOST OUT CMD...
+#                        run a perftest client CMD in HOST's namespace
+#                        into OUT, again while its server is not up yet
+#                        (vt_connect of verbs.sh, sourced before this);
+#                        then "rc N" (its exit status) is OUT's last line
+#   fab_rx_psns HOST     "QPN PSN" per RC QP of mr_HOST with responder
+#                        state (drv_rx_cum_psn)
+#   fab_wait_moving HOST N S
+#                        wait until N of mr_HOST's RC QPs deliver (their
+#                        PSNs move second to second), at most S seconds;
+#                        false if they did not
+#   fab_qp_goodput A B SECONDS MTU
+#                        from two fab_rx_psns snapshots SECONDS apart:
+#                        "k sum min jain x1 .. xk", the goodput (B/s) of
+#                        the k QPs in both, together, the slowest, and
+#                        Jain's index (sum x)^2 / (k sum x^2)
 
 : "${FAB_RATE:=8mbit}"
 : "${FAB_CE:=4ms}"
@@ -322,4 +342,70 @@ fab_clear() {
 	done
 	fab_ecmp "$FAB_SPINES"
 	fab_bottleneck off
+}
+
+fab_rx_psns() {
+	rdma -dd res show qp link "mr_$1/1" 2>/dev/null | grep 'type RC' |
+		awk '{ q = ""; p = "";
+			for (i = 1; i < NF; i++) {
+				if ($i == "lqpn") q = $(i + 1);
+				if ($i == "drv_rx_cum_psn") p = $(i + 1);
+			}
+			if (q != "" && p != "") print q, p }'
+}
+
+fab_wait_moving() {
+	fab_rx_psns "$1" >/tmp/fab-p0
+	fab_t=0
+	while [ $fab_t -lt "$3" ]; do
+		sleep 1
+		fab_t=$((fab_t + 1))
+		fab_rx_psns "$1" >/tmp/fab-p1
+		fab_n=$(awk 'NR == FNR { p[$1] = $2; next } ($1 in p) && $2 != p[$1] { n++ } END { print n + 0 }' /tmp/fab-p0 /tmp/fab-p1)
+		cp /tmp/fab-p1 /tmp/fab-p0
+		[ "$fab_n" -ge "$2" ] && return 0
+	done
+	mr_log "only $fab_n of $2 QPs of mr_$1 delivering after ${3}s"
+	return 1
+}
+
+fab_qp_goodput() {
+	awk -v dt="$3" -v mtu="$4" '
+		NR == FNR { a[$1] = $2; next }
+		($1 in a) {
+			d = $2 - a[$1]; if (d < 0) d += 16777216
+			x[++k] = d * mtu / dt
+		}
+		END {
+			s = 0; s2 = 0; m = -1
+			for (i = 1; i <= k; i++) {
+				s += x[i]; s2 += x[i] * x[i]; l = l sprintf(" %.0f", x[i])
+				if (m < 0 || x[i] < m) m = x[i]
+			}
+			j = (k && s2) ? s * s / (k * s2) : 0
+			printf "%d %.0f %.0f %.3f%s\n", k, s, (m < 0 ? 0 : m), j, l
+		}' "$1" "$2"
+}
+
+fab_rate_Bps() {
+	echo "$1" | awk '{ n = $0 + 0; u = $0; sub(/^[0-9.]+/, "", u);
+		m = u == "mbit" ? 1000000 : u == "kbit" ? 1000 : u == "gbit" ? 1000000000 : 1;
+		printf "%d\n", n * m / 8 }'
+}
+
+fab_client() {
+	fab_ch=$1 fab_co=$2
+	shift 2
+	fab_crc=0
+	vt_connect "$fab_co" fab_in "$fab_ch" "$@" || fab_crc=$?
+	echo "rc $fab_crc" >>"$fab_co"
+}
+
+fab_teardown() {
+	for fab_h in $FAB_LEFT hb; do
+		rdma link delete "mr_$fab_h" || mr_fail "rdma link delete mr_$fab_h"
+	done
+	fab_down
+	modprobe -r metaroce || mr_fail "modprobe -r metaroce"
+	vt_dmesg_clean teardown
 }

@@ -189,20 +189,29 @@ vt_pair() {
 	if [ "$MR_ROLE" = "$vp_l" ]; then
 		timeout "$vp_t" "$@" >"$vp_o" 2>&1 || vp_rc=$?
 	else
-		vp_n=0
-		while :; do
-			vp_rc=0
-			timeout "$vp_t" "$@" "$MR_PEER_IP" >"$vp_o" 2>&1 || vp_rc=$?
-			[ $vp_rc -eq 0 ] && break
-			grep -Eqi "couldn't connect|unable to open file descriptor|connection refused|failed to establish connection" "$vp_o" ||
-				break
-			vp_n=$((vp_n + 1))
-			[ $vp_n -ge 60 ] && break
-			sleep 0.5
-		done
+		vt_connect "$vp_o" timeout "$vp_t" "$@" "$MR_PEER_IP" || vp_rc=$?
 	fi
 	[ $vp_rc -eq 143 ] && echo "  (timed out after ${vp_t}s)" >>"$vp_o"
 	return $vp_rc
+}
+
+# vt_connect OUT CMD...: run client CMD into OUT, again (every 0.5 s, up
+# to 60 times) while its server is not listening yet; returns its status.
+vt_connect() {
+	vc_o=$1
+	shift
+	vc_n=0
+	while :; do
+		vc_rc=0
+		"$@" >"$vc_o" 2>&1 || vc_rc=$?
+		[ $vc_rc -eq 0 ] && break
+		grep -Eqi "couldn't connect|unable to open file descriptor|connection refused|failed to establish connection" "$vc_o" ||
+			break
+		vc_n=$((vc_n + 1))
+		[ $vc_n -ge 60 ] && break
+		sleep 0.5
+	done
+	return "$vc_rc"
 }
 
 # vt_role_of LISTENER: "listens" or "connects", for messages.
