@@ -109,10 +109,11 @@ def fabric_metrics(samples, events, verdicts):
     return out
 
 
-def parse_incast(lines):
+def parse_cases(lines, tag):
+    """TAG-CASE <case> ok|FAIL key=value ... lines (incast, compare)."""
     out = []
     for line in lines:
-        m = re.match(r"INCAST-CASE (\S+) (ok|FAIL)(.*)", line)
+        m = re.match(tag + r"-CASE (\S+) (ok|FAIL)(.*)", line)
         if not m:
             continue
         case = m.group(1)
@@ -215,7 +216,10 @@ def main(argv):
     rows = [("metaroce-fabric",) + r
             for r in fabric_metrics(samples, events, verdicts)]
     rows += [("metaroce-incast",) + r
-             for r in parse_incast(console(run, "metaroce-incast"))]
+             for r in parse_cases(console(run, "metaroce-incast"), "INCAST")]
+    rows += [("metaroce-fabric-compare",) + r
+             for r in parse_cases(console(run, "metaroce-fabric-compare"),
+                                  "COMPARE")]
     if not rows:
         print("fabric-report: no figures in %s" % run)
         return 3

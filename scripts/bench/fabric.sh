@@ -15,7 +15,7 @@
 # Environment:
 #   BENCH_FABRIC_SCALE   3 (each case three times as long as in make
 #                        test; 1 with BENCH_QUICK=1)
-#   BENCH_FABRIC_FILTER  '^metaroce-(fabric|incast)$'
+#   BENCH_FABRIC_FILTER  '^metaroce-(fabric|incast|fabric-compare)$'
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +24,7 @@ RESULTS=${RESULTS:-$top/results}
 dflt=3
 [ "${BENCH_QUICK:-0}" = 1 ] && dflt=1
 scale=${BENCH_FABRIC_SCALE:-$dflt}
-filter=${BENCH_FABRIC_FILTER:-'^metaroce-(fabric|incast)$'}
+filter=${BENCH_FABRIC_FILTER:-'^metaroce-(fabric|incast|fabric-compare)$'}
 case "$scale" in '' | *[!0-9]* | 0)
 	echo "bench-fabric: BENCH_FABRIC_SCALE=$scale: a whole number >= 1"
 	exit 1 ;;

@@ -27,8 +27,10 @@
 #     completion.
 # The bytes each spine carried forward are printed per case, and the TCP
 # goodputs (iperf3's receiver figure) for reference; TCP is not judged.
-# Prints "COMPARE-CASE <name> ..." per case and "COMPARE spray/single"
-# with the ratios.
+# Prints "COMPARE-CASE <name> ok|FAIL key=value ..." per case (total and
+# slowest in B/s, spines: bytes forward per spine) and "COMPARE-CASE
+# spray/single ok|FAIL slowest_ratio=R total_ratio=R" (make bench-fabric
+# reports them).
 . /mr/e2e/verbs.sh
 # shellcheck source=lib/fabric.sh disable=SC1091
 . /mr/e2e/fabric.sh
@@ -44,6 +46,7 @@ CMP_FAILED=""
 cmp_fail() {
 	mr_log "FAIL: $1"
 	CMP_FAILED="$CMP_FAILED; $1"
+	cmp_case_ok=FAIL
 }
 
 # cmp_set_paths N: paths of both devices (the QPs created from now on).
@@ -61,7 +64,7 @@ cmp_spines() {
 # cmp_rdma NAME PATHS: one MetaRoCE case; sets cmp_total and cmp_min
 # (B/s).
 cmp_rdma() {
-	cmp_name=$1
+	cmp_name=$1 cmp_case_ok=ok
 	cmp_set_paths "$2"
 	cmp_b0=$(fab_path_bytes fwd)
 	fab_in hb timeout $((CMP_DUR + 120)) ib_write_bw -d mr_hb -x "$(fab_gid hb)" \
@@ -102,12 +105,13 @@ cmp_rdma() {
 	! grep -Eqi 'completion with error|failed status|wc status' /tmp/cmp-c.out ||
 		cmp_fail "$cmp_name: error completion"
 	cmp_sp=$(cmp_spines "$cmp_b0" "$(fab_path_bytes fwd)")
-	echo "COMPARE-CASE $cmp_name paths=$(cat /sys/class/infiniband/mr_ha/paths) total=$cmp_total slowest=$cmp_min spines=$(echo "$cmp_sp" | tr ' ' ,)"
+	echo "COMPARE-CASE $cmp_name $cmp_case_ok paths=$(cat /sys/class/infiniband/mr_ha/paths) total=$cmp_total slowest=$cmp_min spines=$(echo "$cmp_sp" | tr ' ' ,)"
 }
 
 # cmp_tcp NAME FLOWS: iperf3 from ha to hb over the fabric; prints its
 # receiver goodput.
 cmp_tcp() {
+	cmp_case_ok=ok
 	cmp_b0=$(fab_path_bytes fwd)
 	fab_in hb timeout $((CMP_DUR + 60)) iperf3 -s -1 -p $((CMP_PORT + 1)) \
 		>/tmp/cmp-is.out 2>&1 &
@@ -120,7 +124,7 @@ cmp_tcp() {
 	# the receiver's line: [SUM] with -P > 1, the flow's otherwise
 	cmp_kb=$(awk '/receiver/ { for (i = 2; i <= NF; i++) if ($i == "Kbits/sec") v = $(i - 1) } END { print v + 0 }' /tmp/cmp-ic.out)
 	cmp_sp=$(cmp_spines "$cmp_b0" "$(fab_path_bytes fwd)")
-	echo "COMPARE-CASE $1 flows=$2 total=$((cmp_kb * 1000 / 8)) spines=$(echo "$cmp_sp" | tr ' ' ,)"
+	echo "COMPARE-CASE $1 $cmp_case_ok flows=$2 total=$((cmp_kb * 1000 / 8)) spines=$(echo "$cmp_sp" | tr ' ' ,)"
 }
 
 modprobe metaroce || mr_fail "modprobe metaroce"
@@ -141,13 +145,14 @@ cmp_set_paths "$cmp_p0"
 cmp_tcp tcp1 1
 cmp_tcp "tcp$CMP_QPS" "$CMP_QPS"
 
-echo "$cmp_spray_min $cmp_single_min $cmp_spray_total $cmp_single_total" | awk '{
-	printf "COMPARE spray/single: slowest QP %.2f, together %.2f\n",
-		($2 > 0 ? $1 / $2 : 0), ($4 > 0 ? $3 / $4 : 0) }'
+cmp_case_ok=ok
 awk -v a="$cmp_spray_min" -v b="$cmp_single_min" 'BEGIN { exit !(b > 0 && a >= 1.5 * b) }' ||
 	cmp_fail "spraying's slowest QP $cmp_spray_min B/s, not 1.5 x single-path mode's $cmp_single_min"
 awk -v a="$cmp_spray_total" -v b="$cmp_single_total" 'BEGIN { exit !(b > 0 && a >= 0.9 * b) }' ||
 	cmp_fail "spraying's total $cmp_spray_total B/s below 0.9 x single-path mode's $cmp_single_total"
+echo "$cmp_spray_min $cmp_single_min $cmp_spray_total $cmp_single_total" | awk -v v="$cmp_case_ok" '{
+	printf "COMPARE-CASE spray/single %s slowest_ratio=%.2f total_ratio=%.2f\n", v,
+		($2 > 0 ? $1 / $2 : 0), ($4 > 0 ? $3 / $4 : 0) }'
 fab_teardown
 [ -z "$CMP_FAILED" ] || mr_fail "comparison failed${CMP_FAILED}"
 mr_log "spraying beat single-path mode on the fabric"

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Host-side test of make bench-fabric's report (scripts/bench/
 # fabric-report.py) on a made-up run: the figures it derives from
-# FX-SAMPLE, FX-EVENT, FABRIC-CASE and INCAST-CASE lines (per-spine
-# spread, goodput before and during a black hole, incast key=value
-# figures) are the ones the lines imply, and a run without figures is
+# FX-SAMPLE, FX-EVENT, FABRIC-CASE, INCAST-CASE and COMPARE-CASE lines
+# (per-spine spread, goodput before and during a black hole, incast and
+# comparison key=value figures) are the ones the lines imply, and a run without figures is
 # refused (exit 3). Prints "fabric-report: N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,12 +24,15 @@ check() {
 	fi
 }
 
-# metric CASE NAME: its value in fabric.csv.
+# metric CASE NAME [SCENARIO]: its value in fabric.csv (SCENARIO:
+# metaroce-fabric).
 metric() {
-	awk -F, -v c="$1" -v m="$2" '{ sub(/\r$/, "") } $2 == c && $3 == m { print $4 }' "$tmp/run/fabric.csv"
+	awk -F, -v s="${3:-metaroce-fabric}" -v c="$1" -v m="$2" '{ sub(/\r$/, "") }
+		$1 == s && $2 == c && $3 == m { print $4 }' "$tmp/run/fabric.csv"
 }
 
-mkdir -p "$tmp/run/e2e/metaroce-fabric" "$tmp/run/e2e/metaroce-incast"
+mkdir -p "$tmp/run/e2e/metaroce-fabric" "$tmp/run/e2e/metaroce-incast" \
+	"$tmp/run/e2e/metaroce-fabric-compare"
 echo "commit=abc1234" >"$tmp/run/meta.env"
 # spray: 10 s, spines 100/100/100/140 forward (mean 110, worst +27%),
 # 100 each reverse. blackhole: 1000 B/s delivered until 6 s, then 500 B/s
@@ -53,6 +56,12 @@ echo "commit=abc1234" >"$tmp/run/meta.env"
 echo "INCAST-CASE ecn ok goodput=0.91 jain=0.99 rtos=1,0,2,0" \
 	>"$tmp/run/e2e/metaroce-incast/single.console.log"
 
+{
+	echo "COMPARE-CASE spray ok paths=8 total=240000 slowest=47000 spines=1,2,3,4"
+	echo "COMPARE-CASE single ok paths=1 total=230000 slowest=24000 spines=9,0,5,5"
+	echo "COMPARE-CASE spray/single ok slowest_ratio=1.96 total_ratio=1.04"
+} >"$tmp/run/e2e/metaroce-fabric-compare/single.console.log"
+
 "$py" "$report" "$tmp/run" >"$tmp/out" 2>&1
 check "exit status with figures" $? 0
 check "spray verdict" "$(metric spray verdict)" ok
@@ -63,8 +72,12 @@ check "blackhole verdict" "$(metric blackhole verdict)" FAIL
 check "goodput before the hole" "$(metric blackhole goodput_before_Bps)" 1000
 check "goodput during the hole" "$(metric blackhole goodput_during_Bps)" 500
 check "during vs before" "$(metric blackhole during_vs_before_pct)" 50
-check "incast goodput" "$(metric ecn goodput)" 0.91
-check "incast jain" "$(metric ecn jain)" 0.99
+check "incast goodput" "$(metric ecn goodput metaroce-incast)" 0.91
+check "incast jain" "$(metric ecn jain metaroce-incast)" 0.99
+cmp=metaroce-fabric-compare
+check "compare spray slowest" "$(metric spray slowest $cmp)" 47000
+check "compare ratio verdict" "$(metric spray/single verdict $cmp)" ok
+check "compare slowest ratio" "$(metric spray/single slowest_ratio $cmp)" 1.96
 check "rst written" "$(grep -c 'during_vs_before_pct' "$tmp/run/fabric.rst")" 1
 
 mkdir -p "$tmp/empty/e2e"
