@@ -58,9 +58,7 @@ u32 mr_rdasm_mark(struct mr_rdasm *r, u32 off, u32 len)
 
 void mr_rdasm_split(struct mr_rdasm *r, u32 range)
 {
-	range &= ~(MR_RDASM_UNIT - 1);
-	r->range = range ? MR_MIN(MR_MAX(range, MR_RDASM_UNIT),
-				  MR_RDASM_WINDOW) : 0;
+	r->range = MR_MIN(range & ~(MR_RDASM_UNIT - 1), MR_RDASM_WINDOW);
 }
 
 u32 mr_rdasm_first(struct mr_rdasm *r)

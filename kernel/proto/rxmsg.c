@@ -109,60 +109,47 @@ static bool mr_rxmsg_same(const struct mr_rxmsg_info *a,
 	       a->swap_add == b->swap_add && a->compare == b->compare;
 }
 
-/* Queue an extra READ_REQ range until cum_psn passes its PSN. */
-static int mr_rxmsg_add_range(struct mr_rxmsg *m, const struct mr_pkt *p)
+/*
+ * Queue an extra READ_REQ range of READ record @e (NULL: the READ
+ * completed) until cum_psn passes its PSN. A request that arrived after a
+ * later range of its READ had opened the record (a requester may send
+ * its ranges back to back, MR-REL-24, and they take different paths,
+ * MR-MP-28) takes the record's place instead, and the later range is
+ * queued: the record must be the READ's lowest PSN, which the messages
+ * after it follow, so that it executes in PSN order (MR-PLACE-16) and
+ * MR-REL-25's bound on how far ahead an msn may be holds. Returns
+ * MR_RXMSG_READ_RANGE, or 0 when @p became the record.
+ */
+static int mr_rxmsg_add_range(struct mr_rxmsg *m, struct mr_rxmsg_info *e,
+			      const struct mr_pkt *p)
 {
+	struct mr_rxmsg_info *x = NULL, *to;
+	bool earlier;
 	u32 i;
 
-	for (i = 0; i < MR_RXMSG_RDX; i++) {
-		struct mr_rxmsg_info *x = &m->rdx[i];
-
-		if (x->active)
-			continue;
-		mr_rxmsg_fill(x, p);
-		x->flags = p->flags;
-		x->npkts = 1;
-		x->extra = 1;
-		x->active = 1;
-		mr_rxmsg_psn_set(m, p->psn);
-		return MR_RXMSG_READ_RANGE;
-	}
+	for (i = 0; i < MR_RXMSG_RDX && !x; i++)
+		if (!m->rdx[i].active)
+			x = &m->rdx[i];
 	/*
 	 * Full: refuse, nothing recorded; the responder NACKs it RESOURCE
 	 * and the requester sends it again after the delay (MR-REL-34).
 	 */
-	return MR_ERR_NOSPACE;
-}
-
-/*
- * A READ's request arrived after a later range of it had opened the
- * message record (a requester may send its ranges back to back,
- * MR-REL-24, and they take different paths, MR-MP-28): the record must
- * be the READ's lowest PSN, which the messages after it follow, so that
- * it executes in PSN order (MR-PLACE-16) and MR-REL-25's bound on how
- * far ahead an msn may be holds. This request becomes the record and
- * the later one an extra range. Bounded by the extra-range queue.
- */
-static int mr_rxmsg_add_earlier(struct mr_rxmsg *m, struct mr_rxmsg_info *e,
-				const struct mr_pkt *p)
-{
-	u32 i;
-
-	for (i = 0; i < MR_RXMSG_RDX; i++) {
-		struct mr_rxmsg_info *x = &m->rdx[i];
-
-		if (x->active)
-			continue;
+	if (!x)
+		return MR_ERR_NOSPACE;
+	earlier = e && mr_psn_before(p->psn, e->first_psn);
+	to = x;
+	if (earlier) {
 		*x = *e;
 		x->extra = 1;
-		mr_rxmsg_fill(e, p);
-		e->flags = p->flags;
-		e->npkts = 1;
-		e->active = 1;
-		mr_rxmsg_psn_set(m, p->psn);
-		return 0;
+		to = e;
 	}
-	return MR_ERR_NOSPACE;
+	mr_rxmsg_fill(to, p);
+	to->flags = p->flags;
+	to->npkts = 1;
+	to->extra = !earlier;
+	to->active = 1;
+	mr_rxmsg_psn_set(m, p->psn);
+	return earlier ? 0 : MR_RXMSG_READ_RANGE;
 }
 
 int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
@@ -202,9 +189,7 @@ int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 			return MR_ERR_MSG_MISMATCH;
 		if (mr_rxmsg_psn_seen(m, p->psn))
 			return MR_RXMSG_DUP;
-		if (e && mr_psn_before(p->psn, e->first_psn))
-			return mr_rxmsg_add_earlier(m, e, p);
-		return mr_rxmsg_add_range(m, p);
+		return mr_rxmsg_add_range(m, e, p);
 	}
 	if (!e)
 		return MR_ERR_MSN_OLD;

@@ -300,15 +300,15 @@ static void rack_detect(struct mr_txsb *sb, u64 now,
 			struct mr_txsb_result *res)
 {
 	u32 n = mr_txsb_outstanding(sb), i;
-	u64 thresh, deadline = 0;
+	u64 reo, deadline = 0;
 	s32 r;
 
 	sb->reo_deadline_ns = 0;
 	sb->rack_dirty = false;
 	if (!sb->rack_valid || n == sb->n_sacked + sb->n_lost)
 		return;
-	thresh = sb->rack_rtt_ns + mr_txsb_reo_wnd(sb);
-	sb->rack_thresh_ns = thresh;
+	reo = mr_txsb_reo_wnd(sb);
+	sb->rack_thresh_ns = sb->rack_rtt_ns + reo;
 	if (!sb->rack_retx) {
 		r = mr_psn_diff(sb->rack_psn, sb->una);
 		if (r <= 0)
@@ -327,8 +327,7 @@ static void rack_detect(struct mr_txsb *sb, u64 now,
 		    !sent_after(sb->rack_path_sent_ns[e->path],
 				sb->rack_path_psn[e->path], e->sent_ns, psn))
 			continue;
-		due = e->sent_ns + sb->rack_path_rtt_ns[e->path] +
-		      mr_txsb_reo_wnd(sb);
+		due = e->sent_ns + sb->rack_path_rtt_ns[e->path] + reo;
 		if (now > due) {
 			mark_lost(sb, e, res);
 			sb->st.lost_rack++;
