@@ -329,6 +329,7 @@ void mr_path_on_send(struct mr_path_table *pt, u8 idx, u64 now_ns)
 		p->pending = true;
 		p->pending_since_ns = now_ns;
 		p->sent_since = 0;
+		p->quiet = false;
 	}
 	if (p->sent_since != ~0U)
 		p->sent_since++;
@@ -393,6 +394,39 @@ void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns)
 	p->r_trims++;
 }
 
+/*
+ * MR-MP-30: a pending path that no other path's delivery has followed
+ * since its pending_since stops being pending.  Nothing came back on any
+ * path meanwhile: the QP as a whole went without feedback (a stalled
+ * peer or host) and the path's silence says nothing about its route.
+ * Linear: the latest delivery of all, and the latest of the others for
+ * the path that holds it.
+ */
+static void rto_silence(struct mr_path_table *pt)
+{
+	u64 first = 0, second = 0, others;
+	int i, top = -1;
+
+	for (i = 0; i < pt->n; i++) {
+		u64 d = pt->path[i].last_delivery_ns;
+
+		if (top < 0 || d > first) {
+			second = first;
+			first = d;
+			top = i;
+		} else if (d > second) {
+			second = d;
+		}
+	}
+	for (i = 0; i < pt->n; i++) {
+		struct mr_path *p = &pt->path[i];
+
+		others = i == top ? second : first;
+		if (p->pending && others <= p->pending_since_ns)
+			p->pending = false;
+	}
+}
+
 u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
 {
 	bool all_dead = !mr_path_usable(pt);
@@ -401,6 +435,7 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
 
 	if (pt->p.single)
 		return 0;
+	rto_silence(pt);
 	for (i = 0; i < pt->n; i++) {
 		struct mr_path *p = &pt->path[i];
 
@@ -420,6 +455,30 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
 	return done;
 }
 
+/*
+ * A pending path with nothing in flight: its last packets were declared
+ * lost and their copies delivered on other paths.  If it stays so for
+ * RTO_base, the QP has stopped using it (idle, or its window went to the
+ * other paths) and it stops being pending, so that its next packets start
+ * a new pending_since (MR-MP-29).  A path whose packets an RTO declared
+ * lost and that sends again sooner stays pending (unless no path at all
+ * delivered, MR-MP-30): a black hole that stops the QP's progress is
+ * still found (MR-MP-8).
+ */
+static void quiet_check(struct mr_path *p, bool in_flight, u64 rto_ns,
+			u64 now_ns)
+{
+	if (in_flight || !p->pending) {
+		p->quiet = false;
+	} else if (!p->quiet) {
+		p->quiet = true;
+		p->quiet_since_ns = now_ns;
+	} else if (now_ns - p->quiet_since_ns > rto_ns) {
+		p->pending = false;
+		p->quiet = false;
+	}
+}
+
 u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		 u64 now_ns)
 {
@@ -432,6 +491,7 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		struct mr_path *p = &pt->path[i];
 
 		round_check(pt, p, now_ns);
+		quiet_check(p, inflight_mask & (1ULL << i), rto_ns, now_ns);
 		if (pt->p.single || p->state == MR_PATH_DEAD || !p->pending ||
 		    !(inflight_mask & (1ULL << i)) ||
 		    p->sent_since < pt->p.dead_min_pkts ||

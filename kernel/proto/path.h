@@ -58,6 +58,8 @@ struct mr_path {
 	u64 last_delivery_ns;
 	u64 pending_since_ns;	/* first send after the last delivery */
 	bool pending;
+	bool quiet;		/* pending, nothing in flight since quiet_since_ns */
+	u64 quiet_since_ns;
 	u32 sent_since;		/* packets sent since the last delivery */
 	u64 round_start_ns;
 	u64 last_event_ns;	/* events at one instant share a round */
@@ -161,7 +163,9 @@ void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns);
 /*
  * The QP's RTO fired while paths @mask had packets in flight: re-roll
  * them (PLB: a timeout means the route is bad, MR-MP-23), DEAD ones only
- * when no path is usable (MR-MP-12).  Returns paths re-rolled.
+ * when no path is usable (MR-MP-12).  First, paths pending with no
+ * other path's delivery since stop being pending (MR-MP-30).  Returns
+ * paths re-rolled.
  */
 u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
 /*
@@ -171,8 +175,10 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
  * delivery, and at least dead_min_pkts sent since, becomes DEAD
  * (re-rolled, probing scheduled).  Returns the mask of newly dead paths:
  * the caller marks their packets lost in the scoreboard so they go out on
- * other paths.  Never in single-path mode.  Also closes rounds that are
- * due, so call it at least about once per RTT.
+ * other paths.  Never in single-path mode.  A pending path out of
+ * @inflight_mask for more than @rto_ns stops being pending (MR-MP-29):
+ * call it before the run's sends.  Also closes rounds that are due, so
+ * call it at least about once per RTT.
  */
 u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		 u64 now_ns);

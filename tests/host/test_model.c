@@ -129,6 +129,12 @@ struct model_cfg {
 	u64 stall_from;
 	u64 stall_until;
 	/*
+	 * and the requester's host with it: its timer does not fire in the
+	 * stall, and when it resumes its expired timer runs before it takes
+	 * the packets that waited (the kernel gives neither order)
+	 */
+	bool stall_req;
+	/*
 	 * host scheduling: in every sched_period_ns, at a random phase, the
 	 * receiving end does not run for a random time below sched_max_ns;
 	 * what arrives meanwhile arrives at the end, in order
@@ -174,6 +180,13 @@ struct model_cfg {
 	 * back too; else SEND and WRITE only.
 	 */
 	bool all_ops;
+	/*
+	 * An application that posts burst_msgs messages, waits for all of
+	 * them to complete and then idles for idle_ns (0: posts whenever
+	 * the ring has room)
+	 */
+	u32 burst_msgs;
+	u64 idle_ns;
 	/* expectations */
 	bool expect_no_retx;
 	u64 max_virtual_ns;
@@ -458,6 +471,7 @@ struct requester {
 	u64 path_rng;
 	u64 emitted;		/* packets the engine emitted */
 	u64 armed;		/* the timer: when the engine runs next */
+	u64 idle_until;		/* burst_msgs: no post before */
 	/* counters */
 	u64 pkts_new, pkts_retx, acks, nacks_trim, icrc_drops, probes;
 	u64 probe_replies, dead_failover_pkts, bad_replies;
@@ -758,8 +772,14 @@ static void rq_post(struct model *m)
 {
 	struct requester *r = &m->rq;
 	struct smsg *g;
+	u32 room = MODEL_SRING;
 
-	while (r->posted < m->cfg.n_msgs && r->tail - r->head < MODEL_SRING) {
+	if (m->cfg.burst_msgs) {
+		if (r->head != r->tail || m->now < r->idle_until)
+			return;
+		room = m->cfg.burst_msgs;
+	}
+	while (r->posted < m->cfg.n_msgs && r->tail - r->head < room) {
 		g = &r->ring[r->tail % MODEL_SRING];
 		memset(g, 0, sizeof(*g));
 		g->tx.op = msg_op(m, r->posted);
@@ -830,6 +850,8 @@ static void rq_complete(struct model *m)
 		mr_requester_retired(&r->e, w, r->head);
 		r->head++;
 		r->done_msn++;
+		if (r->head == r->tail)
+			r->idle_until = m->now + m->cfg.idle_ns;
 	}
 }
 
@@ -894,16 +916,39 @@ static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
 	rq_run(m);
 }
 
-/* The requester's timer fired. */
+/* burst_msgs: the application idles, more messages to post. */
+static bool rq_idle_ends(const struct model *m)
+{
+	return m->cfg.burst_msgs && m->rq.head == m->rq.tail &&
+	       m->rq.posted < m->cfg.n_msgs;
+}
+
+static bool rq_stalled(const struct model *m)
+{
+	return m->cfg.stall_req && m->now >= m->cfg.stall_from &&
+	       m->now < m->cfg.stall_until;
+}
+
+/* The requester's timer fired, or the application's idle ended. */
 static void rq_timers(struct model *m)
 {
-	if (m->rq.armed <= m->now)
+	if (rq_stalled(m))
+		return;
+	if (m->rq.armed <= m->now ||
+	    (rq_idle_ends(m) && m->rq.idle_until <= m->now))
 		rq_run(m);
 }
 
 static u64 rq_wake(const struct model *m)
 {
-	return m->rq.armed;
+	u64 t = m->rq.armed;
+
+	if (rq_idle_ends(m))
+		t = MR_MIN(t, m->rq.idle_until);
+	if (m->cfg.stall_req && t >= m->cfg.stall_from &&
+	    t < m->cfg.stall_until)
+		t = m->cfg.stall_until;
+	return t;
 }
 
 /* --------------------------------------------------------- responder */
@@ -1334,6 +1379,8 @@ static void model_run(struct model *m)
 			m->ch.dead_link =
 				(int)link_of(mr_path_sport(&m->rq.e.snd.pt, 0));
 
+		if (m->cfg.stall_req)
+			rq_timers(m);
 		while (m->ch.n_heap && m->ch.pool[m->ch.heap[0]].t <= m->now) {
 			u32 idx = heap_pop(&m->ch);
 			struct spkt *k = &m->ch.pool[idx];
@@ -1595,6 +1642,45 @@ static void test_model_fixed_window(void **state)
 	c.n_msgs = 10000;
 	c.cc_mode = MR_CC_FIXED;
 	run_cfg(&c);
+}
+
+/*
+ * An application that sends in bursts and idles between them, as
+ * mr-verify's phases do (each side is the requester in turn), with the
+ * kernel's parameters, 1% loss and 2% of packets delayed 2-10 ms (beyond
+ * the RTO: declared lost, and their copies delivered on other paths).
+ * A path whose last packets before a gap were declared lost so has had no
+ * delivery credited since; it must not carry that pending_since over the
+ * 100 ms gap and be found DEAD by the first packets it sends after it
+ * (MR-MP-29).  The fixed window of 256 packets puts dead_min_pkts
+ * packets in flight on a path before its first delivery after the gap,
+ * as 64 KiB messages do in the VM fabric: without MR-MP-29 this run had
+ * 7 deaths.  No path fails here: no death.
+ */
+static void test_model_bursts(void **state)
+{
+	struct model_cfg c = lossy;
+
+	(void)state;
+	c.name = "bursts";
+	c.seed ^= 0xAAAA;
+	c.n_msgs = 6000;
+	c.kernel_params = true;
+	c.loss_ppm = 10000;
+	c.dup_ppm = 0;
+	c.corrupt_ppm = 0;
+	c.trim_ppm = 0;
+	c.far_ppm = 20000;
+	c.far_min_ns = 2 * MS;
+	c.far_max_ns = 10 * MS;
+	c.base_ns = 300 * US;
+	c.jitter_ns = 20 * US;
+	c.cc_mode = MR_CC_FIXED;
+	c.burst_msgs = 30;
+	c.idle_ns = 100 * MS;
+	run_cfg(&c);
+	assert_true(g_model->rq.e.snd.sb.st.lost_rack > 20);
+	assert_int_equal(g_model->rq.e.snd.pt.deaths, 0);
 }
 
 /*
@@ -1873,6 +1959,36 @@ static void test_model_stall_undo(void **state)
 }
 
 /*
+ * The requester's host stalls for 30 ms, six RTO_base, right after it
+ * sent a window of 256 packets over 8 paths (a vCPU that did not run it,
+ * as under emulation): nothing comes back meanwhile, and when it
+ * resumes its RTO fires before it takes the ACKs that waited.  The
+ * expiry declares every packet lost and the retransmissions go out on
+ * the paths again, whose pending_since is from before the stall; no path
+ * has delivered since, so the silence was the QP's, not a route's, and
+ * no path may be declared DEAD for it (MR-MP-30).  Without MR-MP-30 this
+ * run had 8 deaths, every path.
+ */
+static void test_model_stall_sender(void **state)
+{
+	struct model_cfg c = lossy_link;
+
+	(void)state;
+	c.name = "stall-sender";
+	c.seed ^= 0xBBBB;
+	c.n_msgs = 3000;
+	c.gap_ns = 0;
+	c.cc_mode = MR_CC_FIXED;
+	c.stall_from = 20 * MS;
+	c.stall_until = 50 * MS;
+	c.stall_req = true;
+	run_cfg(&c);
+	assert_true(g_model->now > c.stall_until);
+	assert_true(g_model->rq.e.snd.sb.st.rto >= 1);
+	assert_int_equal(g_model->rq.e.snd.pt.deaths, 0);
+}
+
+/*
  * The delay signal on a software path whose hosts are not always
  * scheduled (cc_delay=1, MR-CC-6, MR-CC-7): RTT 600 us, a bottleneck of
  * one packet per 40 us (a BDP of 15 packets), and in every 2 ms the
@@ -1941,10 +2057,12 @@ int main(void)
 		cmocka_unit_test(test_model_path_dies_plb),
 		cmocka_unit_test(test_model_single_path),
 		cmocka_unit_test(test_model_fixed_window),
+		cmocka_unit_test(test_model_bursts),
 		cmocka_unit_test(test_model_slow_probes),
 		cmocka_unit_test(test_model_reverse_dies),
 		cmocka_unit_test(test_model_random_loss_goodput),
 		cmocka_unit_test(test_model_stall_undo),
+		cmocka_unit_test(test_model_stall_sender),
 		cmocka_unit_test(test_model_sched_noise),
 	};
 

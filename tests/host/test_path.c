@@ -399,6 +399,95 @@ static void test_dead_path_and_revival(void **state)
  * unanswered (MR-MP-9) until a reply can come back before the next probe
  * replaces its probe; otherwise the path stays dead forever.
  */
+/*
+ * MR-MP-29: a pending path with nothing in flight for longer than
+ * RTO_base stops being pending; one back in flight sooner stays pending.
+ */
+static void test_quiet_path_not_pending(void **state)
+{
+	u64 rto = 100 * US, t = 1000 * US;
+	int i;
+
+	(void)state;
+	setup(4, false);
+	/*
+	 * Path 1 sends 8 packets; they are declared lost and their copies
+	 * delivered elsewhere: pending, nothing in flight.  The QP idles.
+	 */
+	for (i = 0; i < 8; i++)
+		mr_path_on_send(&pt, 1, t + i * US);
+	assert_true(mr_path_tick(&pt, 0, rto, t + rto) == 0);
+	assert_true(pt.path[1].pending);
+	assert_true(mr_path_tick(&pt, 0, rto, t + 2 * rto) == 0);
+	assert_true(pt.path[1].pending);	/* exactly RTO_base: not yet */
+	assert_true(mr_path_tick(&pt, 0, rto, t + 2 * rto + 1) == 0);
+	assert_false(pt.path[1].pending);
+	/* after the idle, its first packet in flight is not a black hole */
+	mr_path_on_send(&pt, 1, t + 10 * rto);
+	assert_true(mr_path_tick(&pt, 0x2, rto, t + 10 * rto + 1) == 0);
+	assert_int_equal(pt.path[1].state, MR_PATH_ACTIVE);
+	assert_int_equal(pt.path[1].pending_since_ns, t + 10 * rto);
+
+	/*
+	 * Path 2: an RTO declares its 6 packets lost and it sends again
+	 * within RTO_base: still pending since its first packet, and DEAD
+	 * dead_rtos RTO_base after it (MR-MP-8).
+	 */
+	t += 20 * rto;
+	for (i = 0; i < 6; i++)
+		mr_path_on_send(&pt, 2, t + i * US);
+	assert_true(mr_path_tick(&pt, 0, rto, t + rto) == 0);
+	mr_path_on_send(&pt, 2, t + rto + rto / 2);
+	assert_true(mr_path_tick(&pt, 0x4, rto, t + 2 * rto + 1) == 0);
+	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1) == 0x4);
+	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
+}
+
+/*
+ * MR-MP-30: an RTO that finds no path delivered since a path became
+ * pending makes it not pending (the QP, not the route, went silent); a
+ * path pending while others delivered stays pending through the RTO.
+ */
+static void test_rto_silence_not_pending(void **state)
+{
+	u64 rto = 100 * US, t = 1000 * US;
+	int i;
+
+	(void)state;
+	setup(4, false);
+	/* every path sends 6 packets, nothing comes back: a stall */
+	for (i = 0; i < 4; i++) {
+		mr_path_on_send(&pt, i, t + 1 * US);
+		mr_path_on_send(&pt, i, t + 2 * US);
+		mr_path_on_send(&pt, i, t + 3 * US);
+		mr_path_on_send(&pt, i, t + 4 * US);
+		mr_path_on_send(&pt, i, t + 5 * US);
+		mr_path_on_send(&pt, i, t + 6 * US);
+	}
+	assert_int_equal(mr_path_on_rto(&pt, 0xf, t + 3 * rto), 0xf);
+	for (i = 0; i < 4; i++)
+		assert_false(pt.path[i].pending);
+	/* the expiry's copies go out: a new pending_since, no death */
+	mr_path_on_send(&pt, 1, t + 3 * rto + 1);
+	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 2) == 0);
+	assert_int_equal(pt.path[1].pending_since_ns, t + 3 * rto + 1);
+
+	/* path 2 pending while paths 0, 1, 3 deliver: it stays pending */
+	t += 10 * rto;
+	for (i = 0; i < 4; i++)
+		mr_path_on_send(&pt, i, t);
+	for (i = 0; i < 6; i++)
+		mr_path_on_send(&pt, 2, t + i * US);
+	for (i = 0; i < 4; i++)
+		if (i != 2)
+			mr_path_on_delivery(&pt, i, 1, t + 10 * US);
+	mr_path_on_rto(&pt, 0x4, t + rto);
+	assert_true(pt.path[2].pending);
+	assert_int_equal(pt.path[2].pending_since_ns, t);
+	mr_path_on_send(&pt, 2, t + rto + 1);
+	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1) == 0x4);
+}
+
 static void test_probe_backoff_slow_rtt(void **state)
 {
 	u64 rto = 100 * US, t = 1000 * US, rtt = 1500 * US;
@@ -580,6 +669,8 @@ int main(void)
 		cmocka_unit_test(test_reroll_on_loss_and_trims),
 		cmocka_unit_test(test_reroll_on_rto),
 		cmocka_unit_test(test_dead_path_and_revival),
+		cmocka_unit_test(test_quiet_path_not_pending),
+		cmocka_unit_test(test_rto_silence_not_pending),
 		cmocka_unit_test(test_probe_backoff_slow_rtt),
 		cmocka_unit_test(test_all_dead_fallback),
 		cmocka_unit_test(test_single_path_mode),
