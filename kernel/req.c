@@ -769,6 +769,14 @@ static void mroce_req_arm(struct mroce_qp *qp, u64 now)
 	hrtimer_start(&qp->req_timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
 }
 
+/* Nanoseconds as whole microseconds for a trace field, saturated. */
+static u32 mroce_req_us(u64 ns)
+{
+	u64 us = div_u64(ns, NSEC_PER_USEC);
+
+	return us > U32_MAX ? U32_MAX : (u32)us;
+}
+
 /*
  * metaroce_cwnd and metaroce_path report changes: compare the window and
  * the path table with what was last reported, only while the events
@@ -779,6 +787,8 @@ static void mroce_req_trace(struct mroce_qp *qp)
 	struct mroce_req *req = qp->req;
 	const struct mr_sender *snd = &req->rq.snd;
 	u32 i, now;
+	u64 base;
+	bool dead;
 
 	if (trace_metaroce_cwnd_enabled() &&
 	    snd->cc.cwnd != req->trace_cwnd) {
@@ -789,6 +799,7 @@ static void mroce_req_trace(struct mroce_qp *qp)
 	}
 	if (!trace_metaroce_path_enabled())
 		return;
+	base = mr_txsb_base_rto(&snd->sb);
 	for (i = 0; i < snd->pt.n && i < MR_PATH_MAX; i++) {
 		const struct mr_path *pa = &snd->pt.path[i];
 
@@ -796,8 +807,12 @@ static void mroce_req_trace(struct mroce_qp *qp)
 		if (now == req->trace_path[i])
 			continue;
 		req->trace_path[i] = now;
+		dead = pa->state == MR_PATH_DEAD;
 		trace_metaroce_path(qp->dev->ibdev.index, qp->ibqp.qp_num,
-				    (u8)i, pa->state, pa->entropy);
+				    (u8)i, pa->state, pa->entropy,
+				    dead ? mroce_req_us(pa->death_wait_ns) : 0,
+				    dead ? pa->death_sent : 0,
+				    dead ? mroce_req_us(base) : 0);
 	}
 }
 

@@ -215,12 +215,21 @@ TRACE_EVENT(metaroce_cwnd,
 		  __entry->ssthresh >> 16, __entry->inflight)
 );
 
+/*
+ * A path's state or entropy changed.  On a death, what MR-MP-8 saw:
+ * pending for wait_us with sent packets, against dead_rtos times
+ * rto_base_us (0 otherwise).
+ */
 TRACE_EVENT(metaroce_path,
-	TP_PROTO(u32 dev, u32 qpn, u8 path, u8 state, u16 entropy),
-	TP_ARGS(dev, qpn, path, state, entropy),
+	TP_PROTO(u32 dev, u32 qpn, u8 path, u8 state, u16 entropy,
+		 u32 wait_us, u32 sent, u32 rto_base_us),
+	TP_ARGS(dev, qpn, path, state, entropy, wait_us, sent, rto_base_us),
 	TP_STRUCT__entry(
 		__field(u32, dev)
 		__field(u32, qpn)
+		__field(u32, wait_us)
+		__field(u32, sent)
+		__field(u32, rto_base_us)
 		__field(u16, entropy)
 		__field(u8, path)
 		__field(u8, state)
@@ -228,17 +237,21 @@ TRACE_EVENT(metaroce_path,
 	TP_fast_assign(
 		__entry->dev = dev;
 		__entry->qpn = qpn;
+		__entry->wait_us = wait_us;
+		__entry->sent = sent;
+		__entry->rto_base_us = rto_base_us;
 		__entry->entropy = entropy;
 		__entry->path = path;
 		__entry->state = state;
 	),
-	TP_printk("dev=%u qpn=%u path=%u %s entropy=%#x", __entry->dev,
-		  __entry->qpn, __entry->path,
+	TP_printk("dev=%u qpn=%u path=%u %s entropy=%#x wait_us=%u sent=%u rto_base_us=%u",
+		  __entry->dev, __entry->qpn, __entry->path,
 		  __print_symbolic(__entry->state,
 				   { MR_PATH_ACTIVE, "ACTIVE" },
 				   { MR_PATH_SUSPECT, "SUSPECT" },
 				   { MR_PATH_DEAD, "DEAD" }),
-		  __entry->entropy)
+		  __entry->entropy, __entry->wait_us, __entry->sent,
+		  __entry->rto_base_us)
 );
 
 #endif /* MROCE_TRACE_H */

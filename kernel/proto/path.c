@@ -502,6 +502,8 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		 * entropy, which most likely hashes around the failure; the
 		 * probes then test the new route (MR-MP-8).
 		 */
+		p->death_wait_ns = now_ns - p->pending_since_ns;
+		p->death_sent = p->sent_since;
 		p->state = MR_PATH_DEAD;
 		p->probe_out = false;
 		p->probe_misses = 0;

@@ -78,6 +78,9 @@ struct mr_path {
 	u64 trims;
 	u32 rerolls;
 	u32 deaths;
+	/* the last death's evidence (MR-MP-8): time pending, packets sent */
+	u64 death_wait_ns;
+	u32 death_sent;
 	s32 wrr_cur;		/* smooth WRR credit */
 	u16 entropy;		/* 14 bits */
 	u8 state;		/* enum mr_path_state */

@@ -1,6 +1,6 @@
 # topology: single
 # timeout: 480
-# default: no because its spray case fails: with RACK per path the paths on working spines still die, 2 to 5 per 40 s run (the black-hole, reverse and slow cases pass); run with E2E_FILTER or make bench-fabric until that is fixed
+# default: no because its spray case fails: paths on working spines still die, 1 to 8 per 40 s run (the black-hole, reverse and slow cases pass); each DEATH line says what MR-MP-8 saw (most: pending 15 ms with RTO_base at min_rto 5 ms, the burst of a window after an idle phase queued on a spine; some 45-66 ms at RTO_base 13-22 ms); run with E2E_FILTER or make bench-fabric until that is fixed
 # Multipath on a fabric: one VM, the leaf-spine fabric of
 # tests/e2e/lib/fabric.sh (hosts ha and hb, leaves la and lb, four spines
 # shaped to $FAB_RATE each with a CE-marking queue, L4 ECMP). mr_ha and
@@ -116,7 +116,8 @@ fx_trace_off() {
 
 # fx_deaths: from /tmp/fx.trace and /tmp/fx.rto ("uptime dev rto_us"
 # samples), one line per path that became DEAD after the fx-on mark:
-#   DEATH dev qpn path at T first F pkts N rto R limit L ok|LATE
+#   DEATH dev qpn path at T first F pkts N rto R limit L wait W sent S
+#         base B ok|LATE
 # T: seconds after fx-on; F: its first data packet after fx-on or after
 # its last entropy change (the first packet into the black hole, when
 # the path's pending time starts, MR-MP-8); N: data packets it sent from
@@ -125,6 +126,9 @@ fx_trace_off() {
 # its dead_min_pkts-th packet) + R (the tick's slack), the bound.
 # (RTO_base is sampled about every 0.5 s, until 0.5 s after the death:
 # it follows srtt, which a burst into the shaped spines raises fast.)
+# W, S, B: what MR-MP-8 saw when it declared the path DEAD (the
+# tracepoint's wait_us, sent, rto_base_us): pending for W ms with S
+# packets sent, RTO_base B ms.
 # Then "REVIVALS all A after-off B": DEAD -> SUSPECT transitions (a
 # matching PROBE_REPLY, MR-MP-11), in all and after the fx-off mark.
 fx_deaths() {
@@ -144,6 +148,7 @@ fx_deaths() {
 			st = ($0 ~ / DEAD /) ? "DEAD" : "LIVE"
 			if (st == "DEAD" && s[k] != "DEAD" && on != "") {
 				nd++; dk[nd] = k; dt[nd] = t
+				dw[nd] = kv("wait_us") / 1e3; ds[nd] = kv("sent") + 0; db[nd] = kv("rto_base_us") / 1e3
 				dfrom[nd] = (chg[k] > on ? chg[k] : on)
 			}
 			if (s[k] == "DEAD" && st != "DEAD") { rev++; if (off != "" && t > off) reva++ }
@@ -167,11 +172,12 @@ fx_deaths() {
 					if (rd[i] == kk[1] && u >= on - 2 && u <= dt[d] + 0.5 && rv[i] > r) r = rv[i]
 				}
 				r /= 1e6
-				if (f == "") { printf "DEATH %s at %.3f first - pkts 0 rto %.4f limit - NOPKT\n", k, dt[d] - on, r; continue }
+				w = sprintf(" wait %.1f sent %d base %.1f", dw[d], ds[d], db[d])
+				if (f == "") { printf "DEATH %s at %.3f first - pkts 0 rto %.4f limit -%s NOPKT\n", k, dt[d] - on, r, w; continue }
 				l = f + rtos * r
 				if (six != "" && six > l) l = six
 				l += r
-				printf "DEATH %s at %.3f first %.3f pkts %d rto %.4f limit %.3f %s\n", k, dt[d] - on, f - on, n, r, l - on, (r > 0 && dt[d] <= l ? "ok" : "LATE")
+				printf "DEATH %s at %.3f first %.3f pkts %d rto %.4f limit %.3f%s %s\n", k, dt[d] - on, f - on, n, r, l - on, w, (r > 0 && dt[d] <= l ? "ok" : "LATE")
 			}
 			printf "REVIVALS all %d after-off %d\n", rev, reva
 		}
