@@ -1,6 +1,6 @@
 # topology: single
 # timeout: 480
-# default: no because its spray case fails: paths on working spines still die, 1 to 8 per 40 s run (the black-hole, reverse and slow cases pass); each DEATH line says what MR-MP-8 saw (most: pending 15 ms with RTO_base at min_rto 5 ms, the burst of a window after an idle phase queued on a spine; some 45-66 ms at RTO_base 13-22 ms); run with E2E_FILTER or make bench-fabric until that is fixed
+# default: no because its spray case fails: paths on working spines still die, 0 to 9 per 40 s run (the black-hole, reverse and slow cases pass); each DEATH line says what MR-MP-8 saw (most: pending 15 ms with RTO_base at min_rto 5 ms, the burst of a window after an idle phase queued on a spine; some 45-66 ms at RTO_base 13-22 ms); run with E2E_FILTER or make bench-fabric until that is fixed
 # Multipath on a fabric: one VM, the leaf-spine fabric of
 # tests/e2e/lib/fabric.sh (hosts ha and hb, leaves la and lb, four spines
 # shaped to $FAB_RATE each with a CE-marking queue, L4 ECMP). mr_ha and
