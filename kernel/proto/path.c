@@ -361,6 +361,13 @@ void mr_path_on_ack(struct mr_path_table *pt, u8 idx, u32 ce, u32 pkts,
 	round_check(pt, p, now_ns);
 	p->r_pkts += pkts;
 	p->r_ce += MR_MIN(ce, pkts);
+	/*
+	 * The ACK echoes the path of a packet that reached the peer: the
+	 * route works, however late, even when that packet's copy on
+	 * another path was credited first (MR-MP-31).
+	 */
+	if (pkts)
+		p->pending = false;
 	if (rtt_ns) {
 		if (!p->srtt_ns)
 			p->srtt_ns = rtt_ns;

@@ -488,6 +488,52 @@ static void test_rto_silence_not_pending(void **state)
 	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1) == 0x4);
 }
 
+/*
+ * MR-MP-31: a slow path whose packets are taken for lost and whose copies
+ * are credited on other paths still reaches the peer: an ACK echoing it
+ * (and reporting packets) ends its pending period, so it does not die.
+ * An ACK reporting no packet proves nothing; a silent path still dies.
+ */
+static void test_echo_not_pending(void **state)
+{
+	u64 rto = 100 * US, t = 1000 * US;
+	int i, k;
+
+	(void)state;
+	setup(4, false);
+	/*
+	 * For 10 RTO_base, path 1 sends a packet every 10 us and none is
+	 * ever credited to it, while path 0 delivers; each ACK echoing
+	 * path 1 comes 2.5 RTO_base after its packet.
+	 */
+	for (k = 0; k < 1000; k++) {
+		u64 now = t + k * 10 * US;
+
+		mr_path_on_send(&pt, 0, now);
+		mr_path_on_send(&pt, 1, now);
+		mr_path_on_delivery(&pt, 0, 1, now);
+		if (now >= t + 5 * rto / 2)
+			mr_path_on_ack(&pt, 1, 0, 2, 5 * rto / 2, now);
+		if (k % 10 == 0)
+			assert_true(mr_path_tick(&pt, 0x3, rto, now) == 0);
+	}
+	assert_int_equal(pt.path[1].state, MR_PATH_ACTIVE);
+	assert_int_equal(pt.path[1].deaths, 0);
+
+	/* echoes reporting no packet (pkt_count 0): path 2 dies */
+	t += 20 * rto;
+	for (i = 0; i < 8; i++)
+		mr_path_on_send(&pt, 2, t + i * US);
+	for (k = 1; k <= 40; k++) {
+		u64 now = t + k * 10 * US;
+
+		mr_path_on_delivery(&pt, 0, 1, now);
+		mr_path_on_ack(&pt, 2, 0, 0, 0, now);
+	}
+	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1) == 0x4);
+	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
+}
+
 static void test_probe_backoff_slow_rtt(void **state)
 {
 	u64 rto = 100 * US, t = 1000 * US, rtt = 1500 * US;
@@ -671,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_dead_path_and_revival),
 		cmocka_unit_test(test_quiet_path_not_pending),
 		cmocka_unit_test(test_rto_silence_not_pending),
+		cmocka_unit_test(test_echo_not_pending),
 		cmocka_unit_test(test_probe_backoff_slow_rtt),
 		cmocka_unit_test(test_all_dead_fallback),
 		cmocka_unit_test(test_single_path_mode),
