@@ -116,10 +116,16 @@ scen="$out/suites.sh"
 		echo "}"
 		echo "mr_kunit_setup || mr_fail 'tests/kunit/setup.sh failed'"
 	fi
+	# Longest gap between two results on the reference host: 15 s
+	# (testing.rst); the hung-task detector fires at 60 s.
+	cat "$here/guest/kunit-watch.sh"
+	echo "mr_kunit_watch 40 &"
+	echo "mr_kunit_watcher=\$!"
 	for m in $mods; do
 		b=$(basename "$m" .ko)
 		echo "modprobe $b || mr_fail 'modprobe $b'"
 	done
+	echo "kill \$mr_kunit_watcher"
 	# Unloaded in reverse: the suites' module holds metaroce.
 	for m in $(echo "$mods" | tac); do
 		b=$(basename "$m" .ko)
@@ -147,6 +153,8 @@ elif [ $ktap_rc -ne 0 ] && [ "$fail" -eq 0 ]; then
 fi
 if [ $vm_rc -ne 0 ]; then
 	echo "kunit: the guest run failed (kernel report, crash or hang; logs in $out/suites)"
+	# What a stalled case was stuck on (guest/kunit-watch.sh).
+	grep -a '^MR-KUNIT-STALL' "$out/suites/single.console.log" | head -80
 	fail=$((fail + 1))
 fi
 echo "kunit: $pass passed, $fail failed"
@@ -169,14 +177,25 @@ expect() {
 	fi
 }
 
-echo "modprobe mr_selftest_kunit || mr_fail 'modprobe mr_selftest_kunit'" >"$out/st-kunit.sh"
+{
+	cat "$here/guest/kunit-watch.sh"
+	echo "mr_kunit_watch 10 &"
+	echo "mr_kunit_watcher=\$!"
+	echo "modprobe mr_selftest_kunit || mr_fail 'modprobe mr_selftest_kunit'"
+	echo "kill \$mr_kunit_watcher"
+} >"$out/st-kunit.sh"
 boot st-kunit "$out/st-kunit.sh" --timeout 300 >/dev/null 2>&1
 v=$(judge_kunit "$out/st-kunit")
 st=$?
 ok=no
 [ $st -ne 0 ] && echo "$v" | grep -q 'failed: .*mr_selftest_expected_failure' &&
-	echo "$v" | grep -q '^COUNTS 1 1$' && ok=yes
+	echo "$v" | grep -q '^COUNTS 2 1$' && ok=yes
 expect "a failing KUnit case fails the run by name" $ok
+# The 25 s case: the watcher names its thread and where it sleeps.
+ok=no
+grep -a -A12 '^MR-KUNIT-STALL task [0-9]* kunit_try_catch[^ ]* state D' \
+	"$out/st-kunit/single.console.log" | grep -q 'msleep' && ok=yes
+expect "a stalled KUnit case's kernel stack is printed" $ok
 
 echo "modprobe mr_selftest_warn || mr_fail 'modprobe mr_selftest_warn'" >"$out/st-warn.sh"
 v=$(boot st-warn "$out/st-warn.sh" --timeout 300 2>&1)

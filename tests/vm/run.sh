@@ -231,6 +231,14 @@ for r in $roles; do
 	if [ -n "$reports" ]; then
 		echo "FAIL [$r]: kernel report in guest log:"
 		echo "$reports" | head -5 | sed 's/^/    /'
+		# The first report's body (its call trace), for a reader who
+		# has only this output.
+		first=$(echo "$reports" | head -1)
+		n=$(grep -n -F -x -- "$first" "$log" | head -1 | cut -d: -f1)
+		if [ -n "$n" ]; then
+			echo "  the first report, as logged:"
+			sed -n "${n},$((n + 30))p" "$log" | sed 's/^/    /'
+		fi
 		verdict=1
 	fi
 	rc=$(sed -n 's/^MR-RESULT rc=\([0-9]*\).*/\1/p' "$log" | tail -1)
