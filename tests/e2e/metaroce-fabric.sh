@@ -482,10 +482,15 @@ fx_hole() {
 	fx_rto_loop &
 	fx_rl=$!
 	sleep "$(fx_s 3)"
+	# Read while paths revive, so in an order that cannot split a
+	# PROBE, its reply and the revival across the case's edges (each
+	# counts before the next): probes, replies, revivals here; the
+	# reverse at the end.  Read the other way, a revival between two
+	# reads once made path_revivals exceed path_probe_replies.
 	fx_d0=$(fx_ctr path_deaths)
-	fx_v0=$(fx_ctr path_revivals)
 	fx_p0=$(fx_ctr path_probes)
 	fx_q0=$(fx_ctr path_probe_replies)
+	fx_v0=$(fx_ctr path_revivals)
 	fab_blackhole 2 "$fx_dir" on
 	fx_mark fx-on
 	fx_on=$(fx_now)
@@ -552,8 +557,8 @@ fx_hole() {
 	[ "${fx_rev:-0}" -ge 1 ] || fx_fail "$fx_tag" "no path revived"
 	fx_dd=$(($(fx_ctr path_deaths) - fx_d0))
 	fx_dv=$(($(fx_ctr path_revivals) - fx_v0))
-	fx_dp=$(($(fx_ctr path_probes) - fx_p0))
 	fx_dq=$(($(fx_ctr path_probe_replies) - fx_q0))
+	fx_dp=$(($(fx_ctr path_probes) - fx_p0))
 	mr_log "$fx_tag: counters in the case: path_deaths $fx_dd, path_revivals $fx_dv, path_probes $fx_dp, path_probe_replies $fx_dq, path_rerolls $(fx_ctr path_rerolls) in all"
 	[ "$fx_dd" -ge "$fx_nd" ] ||
 		fx_fail "$fx_tag" "path_deaths counted fewer deaths than the tracepoint showed"
