@@ -47,7 +47,8 @@ cat "$ep_log"
 rm -f "$ep_log"
 
 # mr-hostile --selftest: every malformation decodes to its error in the
-# core's codec, no off-path class trips its own guard (a few seconds).
+# core's codec, no off-path class trips its own guard, and a capture
+# socket reads nothing its filter did not pass (a few seconds; root).
 if out=$(make -s -C userspace/tools check 2>&1); then
 	echo "mr-hostile: 1 passed, 0 failed"
 else

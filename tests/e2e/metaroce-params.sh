@@ -13,7 +13,7 @@
 #     client (all it sends are its QP's requests) the server counts the
 #     client's packets to UDP port 4793 at its NIC (mr-hostile --count): at
 #     least 1000 arrive (udp_port, MR-ENC-1), every one with DSCP 10
-#     (MR-ENC-4), from 2 source ports, or up to 2 more per path re-roll the
+#     (MR-ENC-4), from 2 source ports, or up to one more per path re-roll the
 #     client counted (paths, MR-MP-1, MR-MP-7).
 #  3. Writes out of range or inconsistent with the rest of the set fail
 #     with EINVAL and leave the value unchanged (among them ack_every 0

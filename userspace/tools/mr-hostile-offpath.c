@@ -795,8 +795,9 @@ void selftest(void)
 	print_summary("selftest", N_OCLASSES);
 	if (guard_refused)
 		die("selftest: the guard refused %" PRIu64 " packets", guard_refused);
+	capture_selftest();
 	say("PASS: %u malformations decode to their error, %" PRIu64
-	    " off-path packets of %d classes pass the guard", MF_NUM * 300, total,
-	    N_OCLASSES);
+	    " off-path packets of %d classes pass the guard, captures filter from the start",
+	    MF_NUM * 300, total, N_OCLASSES);
 }
 

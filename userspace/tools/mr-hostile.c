@@ -108,8 +108,6 @@ static void on_term(int sig)
  */
 static void run_count(void)
 {
-	struct sockaddr_ll ll = { .sll_family = AF_PACKET,
-				  .sll_protocol = htons(ETH_P_ALL) };
 	struct sigaction sa = { .sa_handler = on_term };
 	struct tpacket_stats st;
 	socklen_t sl = sizeof(st);
@@ -127,9 +125,6 @@ static void run_count(void)
 		die("'%s' is not an IPv4 address", O.peer);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	c = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	if (c < 0)
-		die("socket(AF_PACKET): %s", strerror(errno));
 	{
 		struct sock_filter flt[] = {
 			BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
@@ -150,13 +145,13 @@ static void run_count(void)
 		};
 		struct sock_fprog fp = { .len = MR_ARRAY_SIZE(flt), .filter = flt };
 
-		if (setsockopt(c, SOL_SOCKET, SO_ATTACH_FILTER, &fp, sizeof(fp)))
-			die("SO_ATTACH_FILTER: %s", strerror(errno));
+		int ifindex = (int)if_nametoindex(O.ifname);
+
+		if (!ifindex)
+			die("no interface %s", O.ifname);
+		c = capture_open(ifindex, &fp);
 	}
-	ll.sll_ifindex = (int)if_nametoindex(O.ifname);
-	if (!ll.sll_ifindex || bind(c, (struct sockaddr *)&ll, sizeof(ll)))
-		die("bind(AF_PACKET, %s): %s", O.ifname, strerror(errno));
-	/* Whatever the socket saw before bind() counts from here. */
+	/* Zero the statistics: the count starts here. */
 	getsockopt(c, SOL_PACKET, PACKET_STATISTICS, &st, &sl);
 	say("counting %s's module packets on %s", O.peer, O.ifname);
 	while (!count_stop && now_s() - t_start < O.time_s) {

@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -191,6 +192,8 @@ struct rawopt {
 void tx_udp_sock(const uint8_t *pkt, uint32_t len, bool alt, bool replay);
 void tx_udp(const uint8_t *pkt, uint32_t len);
 void tx_raw(const uint8_t *pkt, uint32_t len, const struct rawopt *o);
+int capture_open(int ifindex, const struct sock_fprog *fp);
+void capture_selftest(void);
 void net_open(const char *peer, uint16_t plo, uint16_t phi, bool two);
 
 /* What the capture learns: one direction of a QP pair, packets from
