@@ -117,7 +117,7 @@ fx_trace_off() {
 # fx_deaths: from /tmp/fx.trace and /tmp/fx.rto ("uptime dev rto_us"
 # samples), one line per path that became DEAD after the fx-on mark:
 #   DEATH dev qpn path at T first F pkts N rto R limit L wait W sent S
-#         base B ok|LATE
+#         base B ops O ok|LATE
 # T: seconds after fx-on; F: its first data packet after fx-on or after
 # its last entropy change (the first packet into the black hole, when
 # the path's pending time starts, MR-MP-8); N: data packets it sent from
@@ -128,7 +128,8 @@ fx_trace_off() {
 # it follows srtt, which a burst into the shaped spines raises fast.)
 # W, S, B: what MR-MP-8 saw when it declared the path DEAD (the
 # tracepoint's wait_us, sent, rto_base_us): pending for W ms with S
-# packets sent, RTO_base B ms.
+# packets sent, RTO_base B ms; O: the opcodes of the last S packets
+# the path sent before its death (OPCODE:count,...).
 # Then "REVIVALS all A after-off B": DEAD -> SUSPECT transitions (a
 # matching PROBE_REPLY, MR-MP-11), in all and after the fx-off mark.
 fx_deaths() {
@@ -141,6 +142,7 @@ fx_deaths() {
 		/metaroce_pkt_tx:/ {
 			k = kv("dev") " " kv("sqpn") " " kv("path")
 			tx[k, ++ntx[k]] = ts($0)
+			for (i = 1; i < NF; i++) if (index($i, "dqpn=") == 1) txop[k, ntx[k]] = $(i + 1)
 			next
 		}
 		/metaroce_path:/ {
@@ -157,13 +159,18 @@ fx_deaths() {
 		}
 		END {
 			for (d = 1; d <= nd; d++) {
-				k = dk[d]; split(k, kk, " "); f = ""; n = 0; six = ""
+				k = dk[d]; split(k, kk, " "); f = ""; n = 0; six = ""; last = 0
 				for (i = 1; i <= ntx[k]; i++) {
 					x = tx[k, i]
 					if (x < dfrom[d] || x > dt[d]) continue
 					if (f == "") f = x
 					if (++n == minp) six = x
+					last = i
 				}
+				# the opcodes of the S packets MR-MP-8 counted
+				split("", oc); ops = ""
+				for (i = last; i > last - ds[d] && i > 0; i--) oc[txop[k, i]]++
+				for (o in oc) ops = ops (ops == "" ? "" : ",") o ":" oc[o]
 				# the RTO samples are in uptime; the trace clock is
 				# on - on_up ahead of it
 				r = 0
@@ -172,7 +179,7 @@ fx_deaths() {
 					if (rd[i] == kk[1] && u >= on - 2 && u <= dt[d] + 0.5 && rv[i] > r) r = rv[i]
 				}
 				r /= 1e6
-				w = sprintf(" wait %.1f sent %d base %.1f", dw[d], ds[d], db[d])
+				w = sprintf(" wait %.1f sent %d base %.1f ops %s", dw[d], ds[d], db[d], (ops == "" ? "-" : ops))
 				if (f == "") { printf "DEATH %s at %.3f first - pkts 0 rto %.4f limit -%s NOPKT\n", k, dt[d] - on, r, w; continue }
 				l = f + rtos * r
 				if (six != "" && six > l) l = six
