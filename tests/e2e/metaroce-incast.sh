@@ -31,7 +31,7 @@
 #   - no sender has more than INC_RTO_MAX (10, one per 3 s of transfer)
 #     RTO expiries that were not undone (device counters rto_fired -
 #     rto_spurious over the case).  The bottleneck's queue holds 200 ms
-#     of data (tbf latency) and CE marks it from 4 ms on, so no
+#     of data (fab_bottleneck) and CE marks it from 4 ms on, so no
 #     congestion loss is expected that RACK would not repair; an RTO
 #     fires when the one vCPU does not run a host for longer than the RTO
 #     (5 ms floor, 10-25 ms under emulation), and the undo (MR-LOSS-15)

@@ -36,7 +36,14 @@
 # fq_codel's default 1024 flow queues served round robin, each path of
 # each QP had its own queue, so at 4 Mbit/s with 32 paths backlogged a
 # path's next packet waited ~65 ms per packet queued before it, and the
-# paths of one QP saw RTTs tens of ms apart, which no switch does.
+# paths of one QP saw RTTs tens of ms apart, which no switch does. The
+# queue holds $FAB_QUEUE ms of its rate (at least 4 packets of 1100
+# bytes) and drops from its head beyond that, one packet at a time: a
+# switch port's buffer is a few round trips deep, and fq_codel's default
+# (10240 packets, marking rather than dropping ECN-capable packets) let
+# a burst of READ responses queue 60-170 ms on one 8 Mbit/s spine, so
+# the paths on it lagged the others by more than MR-MP-8's dead_rtos x
+# RTO_base.
 #
 #   fab_up N             N left hosts (default 1): FAB_LEFT="ha h1 ..
 #                        h<N-1>", and hb
@@ -61,9 +68,11 @@
 #   fab_slow K [RATE]    spine K's links (both directions) shaped to RATE
 #                        (default a quarter of $FAB_RATE)
 #   FAB_RATE=none        (before fab_up or fab_clear) no shaping at all
+#   FAB_QUEUE=MS         (before fab_up) each shaped queue's depth in ms
+#                        of its rate (default 12)
 #   fab_ecmp "K ..."     the leaves' multipath routes over these spines only
-#   fab_bottleneck RATE  lb->hb shaped to RATE with the CE-marking queue
-#                        (incast); "off" removes it
+#   fab_bottleneck RATE  lb->hb shaped to RATE with the CE-marking queue,
+#                        200 ms deep (incast); "off" removes it
 #   fab_clear            no black hole, every spine at $FAB_RATE, all four
 #                        in the routes, no bottleneck
 #   fab_drops K DIR      packets the black hole of spine K dropped so far
@@ -87,6 +96,7 @@
 
 : "${FAB_RATE:=8mbit}"
 : "${FAB_CE:=4ms}"
+: "${FAB_QUEUE:=12}"
 FAB_SPINES="1 2 3 4"
 FAB_LEFT=""
 FAB_NS=""
@@ -153,9 +163,10 @@ fab_link() {
 	fab_in "$4" ip link set "$5" up
 }
 
-# fab_shape NS IF RATE: tbf at RATE, one FIFO queue under it (fq_codel
-# with one flow queue) marking CE; RATE "none": the default qdisc (no
-# shaping, for calibration).
+# fab_shape NS IF RATE [MS]: tbf at RATE, one FIFO queue under it
+# (fq_codel with one flow queue) marking CE, holding MS (default
+# $FAB_QUEUE) ms of RATE; RATE "none": the default qdisc (no shaping, for
+# calibration).
 fab_shape() {
 	if [ "$3" = none ]; then
 		fab_in "$1" tc qdisc del dev "$2" root 2>/dev/null || true
@@ -165,8 +176,11 @@ fab_shape() {
 		burst 6000 latency 200ms || mr_fail "tbf on $1 $2"
 	# fq_codel takes its number of flow queues only when created
 	fab_in "$1" tc qdisc del dev "$2" parent 1:1 handle 10: 2>/dev/null || true
+	fab_q=$(($(fab_rate_Bps "$3") * ${4:-$FAB_QUEUE} / 1000 / 1100))
+	[ "$fab_q" -ge 4 ] || fab_q=4
 	fab_in "$1" tc qdisc add dev "$2" parent 1:1 handle 10: \
-		fq_codel flows 1 ecn ce_threshold "$FAB_CE" ||
+		fq_codel flows 1 limit "$fab_q" drop_batch 1 ecn \
+		ce_threshold "$FAB_CE" ||
 		mr_fail "fq_codel on $1 $2"
 }
 
@@ -224,7 +238,7 @@ fab_up() {
 		mr_retry 20 0.2 fab_in "$fab_h" ping -c 1 -W 1 172.31.200.2 >/dev/null ||
 			mr_fail "mgmt: $fab_h cannot reach hb"
 	done
-	mr_log "fabric up: left hosts $FAB_LEFT, right host hb, spines s1..s4 at $FAB_RATE each, CE above $FAB_CE"
+	mr_log "fabric up: left hosts $FAB_LEFT, right host hb, spines s1..s4 at $FAB_RATE each, CE above $FAB_CE, queues of $FAB_QUEUE ms"
 }
 
 fab_down() {
@@ -328,8 +342,9 @@ fab_bottleneck() {
 	if [ "$1" = off ]; then
 		fab_in lb tc qdisc del dev hb root 2>/dev/null || true
 	else
-		fab_shape lb hb "$1"
-		mr_log "bottleneck lb -> hb: $1, CE above $FAB_CE"
+		# incast: a queue for every sender's window (200 ms)
+		fab_shape lb hb "$1" 200
+		mr_log "bottleneck lb -> hb: $1, CE above $FAB_CE, a queue of 200 ms"
 	fi
 }
 
