@@ -131,7 +131,7 @@ static struct mroce_modparam mroce_mp_paths = {
 	.val = MR_PATH_DEFAULT, .id = MROCE_P_PATHS,
 };
 module_param_cb(paths, &mroce_modparam_ops, &mroce_mp_paths, 0444);
-MODULE_PARM_DESC(paths, "Initial paths (UDP source port entropies) per QP of new devices, 1..64; 1 = single path (default 8)");
+MODULE_PARM_DESC(paths, "Initial paths (UDP source port entropies) per QP of new devices, 1..64; 1 = single path (default 16)");
 
 static struct mroce_modparam mroce_mp_dscp = {
 	.val = 26, .id = MROCE_P_DSCP,	/* AF31 */

@@ -23,7 +23,7 @@
 #include "compat.h"
 
 #define MR_PATH_MAX		64
-#define MR_PATH_DEFAULT		8
+#define MR_PATH_DEFAULT		16
 #define MR_PATH_ENTROPY_MASK	0x3FFF
 #define MR_PATH_SPORT_BASE	0xC000
 #define MR_PATH_FP_ONE		(1U << 16)	/* fixed point 1.0 */

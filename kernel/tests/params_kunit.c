@@ -183,7 +183,7 @@ static void mrt_p_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cp.pacing_slack_ns, 500000U);
 	KUNIT_EXPECT_EQ(test, tp.init_rto_ns, 10000000ULL);
 	KUNIT_EXPECT_EQ(test, tp.max_rto_ns, 1000000000ULL);
-	KUNIT_EXPECT_EQ(test, pp.n_paths, 8);
+	KUNIT_EXPECT_EQ(test, pp.n_paths, 16);
 	KUNIT_EXPECT_FALSE(test, pp.single);
 	KUNIT_EXPECT_EQ(test, pp.probe_interval_ns, 500000ULL);
 	KUNIT_EXPECT_TRUE(test, health);

@@ -405,8 +405,8 @@ static void c_wire_requester(struct tctx *t)
 		req_layout(t, &wmsgs[pmsg[d]], pmsg[d], pk_k[d], ssn_of[pmsg[d]], &pk[d], src);
 	diag("%u packets checked, %u paths used, %s", nchk, pm.used,
 	     retx_seen ? "retransmissions seen" : "no retransmission");
-	/* The default path table has 8 entries, sprayed round robin. */
-	EXPECT(t, pm.used == 8 || retx_seen, "%u distinct paths over %u packets, want the default 8 (MR-MP-1, MR-MP-4)",
+	/* The default path table has 16 entries, sprayed round robin. */
+	EXPECT(t, pm.used == 16 || retx_seen, "%u distinct paths over %u packets, want the default 16 (MR-MP-1, MR-MP-4)",
 	       pm.used, np);
 	EXPECT(t, rx_undecodable == bad0, "%llu packets of the DUT did not decode (MR-HDR-1)",
 	       (unsigned long long)(rx_undecodable - bad0));

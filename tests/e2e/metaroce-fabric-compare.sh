@@ -7,7 +7,7 @@
 # not the one emulated vCPU, are the bottleneck. ha sends to hb:
 #
 #   spray   one ib_write_bw of CMP_QPS (5) RC QPs, 64 KiB WRITEs, for
-#           CMP_DUR (16) s, the devices' default paths (8 per QP)
+#           CMP_DUR (16) s, the devices' default paths (16 per QP)
 #   single  the same with paths=1: single-path mode (MR-MP-13), one UDP
 #           source port per QP, as RoCEv2 over ECMP. Five QPs on four
 #           spines: at least two share a spine, whatever the hash does

@@ -68,7 +68,7 @@ static void test_init_entropy(void **state)
 					     mr_path_entropy(&pt, j));
 	}
 	mr_path_default_params(&p);
-	assert_int_equal(p.n_paths, 8);
+	assert_int_equal(p.n_paths, 16);
 	p.n_paths = 65;
 	assert_int_equal(mr_path_init(&pt, &p, xorshift, &rng_state, 0),
 			 MR_ERR_INVAL);
