@@ -1,6 +1,5 @@
 # topology: single
 # timeout: 480
-# default: no because its spray case's byte balance still fails about one run in two (worst spine 21% and 29% off the mean in 2 of 4 runs, 7-20% in the others); no path has died on a working spine since the spine queues are bounded (FAB_QUEUE, 4 runs: 60-170 ms of READ responses queued on one spine had made the next turn's paths through it lag by more than dead_rtos x RTO_base); the black-hole, reverse and slow cases pass; run with E2E_FILTER or make bench-fabric until that is fixed
 # Multipath on a fabric: one VM, the leaf-spine fabric of
 # tests/e2e/lib/fabric.sh (hosts ha and hb, leaves la and lb, four spines
 # shaped to $FAB_RATE each with a CE-marking queue, L4 ECMP). mr_ha and
