@@ -25,7 +25,7 @@ static struct mroce_params *mrt_p_new(struct kunit *test)
 static void mrt_p_defaults(struct kunit *test)
 {
 	static const struct { enum mroce_param id; u32 v; } want[] = {
-		{ MROCE_P_PATHS, 8 },
+		{ MROCE_P_PATHS, 16 },
 		{ MROCE_P_PATH_HEALTH, 1 },	/* MR-MP-8..12 */
 		/* Revision 1.1 connection setup on, Full (MR-VER-17). */
 		{ MROCE_P_HELLO, 1 },
