@@ -1846,7 +1846,10 @@ static void spines_cfg(struct model_cfg *c, u32 spines, u64 slow_gap_ns,
 	c->slow_spine_gap_ns = slow_gap_ns;
 }
 
-/* Percent the busiest or idlest of the four spines is off their mean. */
+/*
+ * Percent the busiest or idlest of the four spines is off their mean,
+ * rounded up: at most P exactly when every spine is within P% of it.
+ */
 static u32 spine_spread(void)
 {
 	u64 sum = 0, worst = 0;
@@ -1858,7 +1861,7 @@ static u32 spine_spread(void)
 		u64 x = g_model->ch.spine_pkts[i] * 4 * 100, m = sum * 100;
 		u64 d = x > m ? x - m : m - x;
 
-		worst = MR_MAX(worst, d / sum);
+		worst = MR_MAX(worst, (d + sum - 1) / sum);
 	}
 	return (u32)worst;
 }
@@ -1900,13 +1903,7 @@ static void test_model_spines(void **state)
 	assert_true(g_model->rq.e.snd.sb.st.spurious <= 5);
 	assert_true(g_model->rq.pkts_retx <= g_model->rq.pkts_new / 100);
 	assert_int_equal(g_model->rq.e.snd.pt.deaths, 0);
-	for (int i = 0; i < 4; i++) {
-		u64 n = g_model->ch.spine_pkts[i], sum = 0;
-
-		for (int j = 0; j < 4; j++)
-			sum += g_model->ch.spine_pkts[j];
-		assert_true(n * 4 * 10 >= sum * 8 && n * 4 * 10 <= sum * 12);
-	}
+	assert_true(spine_spread() <= 20);
 }
 
 /*
@@ -1916,7 +1913,7 @@ static void test_model_spines(void **state)
  * congestion only), so the default must be large enough that this is
  * rare (MR-MP-1).  Every one of these 20 seeds must keep each spine
  * within 20% of the mean, the fabric scenario's criterion: with 16 paths
- * the worst was 16%; with 8, one seed here was 37% off (in 100 seeds of
+ * the worst was 17%; with 8, one seed here was 37% off (in 100 seeds of
  * another series, 18 were beyond 20%, one spine carrying nothing), and
  * 2 of 200 with 16.
  */
