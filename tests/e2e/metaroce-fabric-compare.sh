@@ -1,6 +1,5 @@
 # topology: single
 # timeout: 420
-# default: no because it has not yet run often enough to show it passes reliably; run with E2E_FILTER or make bench-fabric
 # Spraying against one path per QP and against TCP on the same fabric:
 # the one-VM leaf-spine fabric of tests/e2e/lib/fabric.sh, every spine
 # link shaped to CMP_RATE (2 Mbit/s), so that the four spines together,
