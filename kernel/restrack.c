@@ -25,10 +25,10 @@
 /* WQEs from the SQ head described one by one. */
 #define MROCE_RES_WQES	4
 /*
- * Paths described one by one (path0..): a QP entry must fit one dump
+ * Paths described one by one (pathN): a QP entry must fit one dump
  * message, which may be as small as a page (rdma's receive buffer), and
  * each path line takes about 100 bytes, so at most this many of the up
- * to MR_PATH_MAX; "paths" tells how many the table uses.
+ * to MR_PATH_MAX; "path_states" gives every path's state in a letter.
  */
 #define MROCE_RES_PATHS	8
 
@@ -52,18 +52,44 @@ static const char *const mroce_res_path_states[] = {
 	[MR_PATH_DEAD] = "dead",
 };
 
+static const char *mroce_res_path_state(u8 state)
+{
+	return state < ARRAY_SIZE(mroce_res_path_states) ?
+	       mroce_res_path_states[state] : "?";
+}
+
+/* Path I of the table as one word of key=value pairs. */
+static int mroce_res_path(struct sk_buff *msg, const struct mr_path_table *pt,
+			  u32 i)
+{
+	const struct mr_path *p = &pt->path[i];
+	char name[16], val[128];
+
+	snprintf(name, sizeof(name), "path%u", i);
+	snprintf(val, sizeof(val),
+		 "state=%s,entropy=0x%04x,srtt_us=%llu,delivered=%llu,lost=%llu,rerolls=%u,deaths=%u",
+		 mroce_res_path_state(p->state), p->entropy,
+		 div_u64(p->srtt_ns, 1000), p->delivered, p->losses,
+		 p->rerolls, p->deaths);
+	return rdma_nl_put_driver_string(msg, name, val);
+}
+
 /*
  * The path table (MR-MP-8..12): totals, the RTO without backoff that
- * MR-MP-8 counts dead_rtos in, and each path's state as one word of
- * key=value pairs (a script takes drv_pathN's value whole). Entropies
- * are no secret (every packet shows its own), but they share the nest
- * with the PSNs and so its MR-SEC-3 check. sq.lock held.
+ * MR-MP-8 counts dead_rtos in, every path's state as a letter
+ * (path_states: a active, s suspect, d dead; index 0 first), and up to
+ * MROCE_RES_PATHS paths in detail, one word of key=value pairs each (a
+ * script takes drv_pathN's value whole). The detail goes to the paths
+ * that are not active first, so a failed path is described whatever its
+ * index, then to the active ones in index order. Entropies are no
+ * secret (every packet shows its own), but they share the nest with the
+ * PSNs and so its MR-SEC-3 check. sq.lock held.
  */
 static int mroce_res_paths(struct sk_buff *msg, struct mroce_req *req)
 {
 	const struct mr_path_table *pt = &req->rq.snd.pt;
-	char name[16], val[192];
-	u32 i, n;
+	char states[MR_PATH_MAX + 1];
+	u32 i, pass, shown = 0;
 
 	if (rdma_nl_put_driver_u32(msg, "path_health",
 				   req->rq.p.path_health) ||
@@ -76,19 +102,22 @@ static int mroce_res_paths(struct sk_buff *msg, struct mroce_req *req)
 				   div_u64(mr_txsb_base_rto(&req->rq.snd.sb),
 					   1000)))
 		return -EMSGSIZE;
-	n = min_t(u32, pt->n, MROCE_RES_PATHS);
-	for (i = 0; i < n; i++) {
-		const struct mr_path *p = &pt->path[i];
+	for (i = 0; i < pt->n && i < MR_PATH_MAX; i++)
+		states[i] = mroce_res_path_state(pt->path[i].state)[0];
+	states[i] = '\0';
+	if (rdma_nl_put_driver_string(msg, "path_states", states))
+		return -EMSGSIZE;
+	/* pass 0: the paths not active; pass 1: the active ones */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < pt->n && shown < MROCE_RES_PATHS; i++) {
+			bool active = pt->path[i].state == MR_PATH_ACTIVE;
 
-		snprintf(name, sizeof(name), "path%u", i);
-		snprintf(val, sizeof(val),
-			 "state=%s,entropy=0x%04x,srtt_us=%llu,delivered=%llu,lost=%llu,rerolls=%u,deaths=%u",
-			 p->state < ARRAY_SIZE(mroce_res_path_states) ?
-			 mroce_res_path_states[p->state] : "?", p->entropy,
-			 div_u64(p->srtt_ns, 1000), p->delivered, p->losses,
-			 p->rerolls, p->deaths);
-		if (rdma_nl_put_driver_string(msg, name, val))
-			return -EMSGSIZE;
+			if (active != (pass == 1))
+				continue;
+			if (mroce_res_path(msg, pt, i))
+				return -EMSGSIZE;
+			shown++;
+		}
 	}
 	return 0;
 }

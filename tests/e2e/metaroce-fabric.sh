@@ -27,7 +27,10 @@
 #              backoff sampled from 2 s before the hole to 0.5 s after the
 #              death; a path revives (DEAD -> SUSPECT: a matching
 #              PROBE_REPLY, MR-MP-11); s2 carries >= 10% of the four
-#              spines' mean after the heal. Every death is logged.
+#              spines' mean after the heal; rdma -dd res show qp of that
+#              device, once a second in the hole, lists its path table
+#              as the admin guide says (fx_ptab_check) and shows a path
+#              not active at least once. Every death is logged.
 #   reverse    the same with lb -> s2 black-holed: ACKs and READ responses
 #              for mr_ha's requests (a path losing only ACKs need not die:
 #              cumulative ACKs on other paths credit it, MR-MP-26), and
@@ -500,6 +503,16 @@ fx_hole() {
 	fab_blackhole 2 "$fx_dir" on
 	fx_mark fx-on
 	fx_on=$(fx_now)
+	# the operator's view of the QP sending into the hole, once a second
+	fx_dname=$([ "$fx_dir" = fwd ] && echo mr_ha || echo mr_hb)
+	: >/tmp/fx.ptab
+	fx_i=1
+	while [ "$fx_i" -lt "$(fx_s 10)" ]; do
+		fx_sleep_until "$fx_on" "$fx_i"
+		rdma -dd res show qp link "$fx_dname/1" 2>/dev/null |
+			grep 'type RC' >>/tmp/fx.ptab
+		fx_i=$((fx_i + 1))
+	done
 	fx_sleep_until "$fx_on" "$(fx_s 10)"
 	fx_drops=$(fab_drops 2 "$fx_dir")
 	fab_blackhole 2 "$fx_dir" off
@@ -545,6 +558,12 @@ fx_hole() {
 	fx_deaths >/tmp/fx.deaths
 	sed "s/^/[$MR_ROLE] $fx_tag: /" /tmp/fx.deaths
 	fx_dev=$([ "$fx_dir" = fwd ] && echo "$fx_ia" || echo "$fx_ib")
+	fx_ptab=$(fx_ptab_check /tmp/fx.ptab)
+	mr_log "$fx_tag: path tables of $fx_dname in the hole: $fx_ptab"
+	case "$fx_ptab" in
+	"ok "*) ;;
+	*) fx_fail "$fx_tag" "path table listing: $fx_ptab" ;;
+	esac
 	fx_first=$(grep "^DEATH $fx_dev " /tmp/fx.deaths | head -1)
 	if [ -z "$fx_first" ]; then
 		fx_fail "$fx_tag" "no path of the QP sending into the black hole was declared dead"
@@ -579,6 +598,54 @@ fx_add() {
 }
 
 # fx_sleep_until T S: sleep until S seconds after uptime T.
+# fx_ptab_check FILE: the QP lines of rdma -dd res show qp in FILE
+# against what the admin guide promises of drv_path_states (a letter per
+# path, a active, s suspect, d dead; as many as drv_paths) and of the
+# detail lines (up to 8 drv_pathN: the paths not active first, then the
+# active ones by index; each state= as its letter). Prints "ok N lines,
+# K with a path not active, states ..." or what was wrong. A black hole
+# kills paths, so no path shown other than active is wrong too.
+fx_ptab_check() {
+	awk '
+	{
+		n = -1; st = ""; delete shown
+		for (i = 1; i < NF; i++) {
+			if ($i == "drv_paths") n = $(i + 1)
+			if ($i == "drv_path_states") st = $(i + 1)
+			if ($i ~ /^drv_path[0-9]+$/) {
+				k = substr($i, 9) + 0
+				v = $(i + 1); sub(/^state=/, "", v); sub(/,.*/, "", v)
+				shown[k] = substr(v, 1, 1)
+			}
+		}
+		lines++
+		if (n < 1 || length(st) != n || st !~ /^[asd]+$/) {
+			bad = bad sprintf("; drv_paths %s drv_path_states \"%s\"", n, st)
+			next
+		}
+		if (st ~ /[sd]/) { na++; seen = seen " " st }
+		want = 0; delete wst
+		for (p = 0; p < 2; p++)
+			for (k = 0; k < n && want < 8; k++) {
+				c = substr(st, k + 1, 1)
+				if ((c == "a") != (p == 1)) continue
+				wst[k] = c; want++
+			}
+		for (k in wst)
+			if (!(k in shown) || shown[k] != wst[k])
+				bad = bad sprintf("; path %d is %s in drv_path_states, shown as \"%s\"", k, wst[k], shown[k])
+		for (k in shown)
+			if (!(k in wst))
+				bad = bad sprintf("; drv_path%d shown, not among the 8 to show (%s)", k, st)
+	}
+	END {
+		if (lines == 0) bad = bad "; no QP line"
+		else if (na == 0) bad = bad "; no path other than active in " lines " lines"
+		if (bad != "") print "FAIL" bad
+		else printf "ok %d lines, %d with a path not active, states%s\n", lines, na, seen
+	}' "$1"
+}
+
 fx_sleep_until() {
 	fx_left=$(echo "$1 $2 $(fx_now)" | awk '{ d = $1 + $2 - $3; print (d > 0 ? d : 0) }')
 	sleep "$fx_left"
