@@ -648,6 +648,7 @@ void mroce_hello_rcv(struct mroce_qp *qp, const struct mr_pkt *p)
 	struct mroce_dev *dev = qp->dev;
 	struct sk_buff *skb = NULL;
 	bool reply, limited;
+	u16 entropy = 0;
 	u64 now;
 
 	if (!qp->req)
@@ -677,11 +678,19 @@ void mroce_hello_rcv(struct mroce_qp *qp, const struct mr_pkt *p)
 	}
 	if (limited)
 		mroce_count(dev, MROCE_CNT_RATE_LIMITED);
-	if (reply)
+	if (reply) {
 		skb = mroce_hello_skb(qp, now);
+		/*
+		 * MBH.path 0 (MR-HDR-6): path 0's entropy once the table
+		 * exists (RTS), as the exchange's own tries; entropy 0 in
+		 * RTR, where there is no table yet.
+		 */
+		entropy = qp->req->inited ?
+			  mr_path_entropy(&qp->req->rq.snd.pt, 0) : 0;
+	}
 	spin_unlock_bh(&qp->sq.lock);
 	if (skb) {
-		mroce_pkt_send(qp, skb, 0, false);
+		mroce_pkt_send(qp, skb, entropy, false);
 		mroce_count(dev, MROCE_CNT_HELLO_SENT);
 	}
 }

@@ -87,6 +87,11 @@ static void c_hello_answered(struct tctx *t)
 	       r.p.hlh.rev_minor == q.hello.p.hlh.rev_minor &&
 	       r.p.hlh.max_read_range == q.hello.p.hlh.max_read_range,
 	       "the answer's revision/caps/limit differ from the first HELLO's (MR-VER-13)");
+	/* MBH.path names the entropy the source port carries: the same
+	 * index as the first HELLO (both in RTS), the same port. */
+	EXPECT(t, r.p.path != q.hello.p.path || r.sport == q.hello.sport,
+	       "the answer claims path %u from UDP source port %#x, the first HELLO path %u from %#x (MR-HDR-6)",
+	       r.p.path, r.sport, q.hello.p.path, q.hello.sport);
 	EXPECT(t, !rx_take(q.my_qpn, MR_OP_HELLO, WAIT_SILENT, &r),
 	       "more than one answer to one HELLO (MR-VER-12)");
 	tqp_close(&q);
@@ -422,7 +427,7 @@ static void c_ect0(struct tctx *t)
 const struct tcase cases_req[] = {
 	{ "VER", "hello_on_rts", "MR-VER-9, MR-VER-11, MR-VER-14, MR-VER-16, MR-HDR-27",
 	  c_hello_on_rts, NULL },
-	{ "VER", "hello_answered_seen", "MR-VER-12, MR-VER-13", c_hello_answered, NULL },
+	{ "VER", "hello_answered_seen", "MR-VER-12, MR-VER-13, MR-HDR-6", c_hello_answered, NULL },
 	{ "VER", "hello_seen_not_answered", "MR-VER-12", c_hello_seen_silent, NULL },
 	{ "VER", "hello_conflict_dropped", "MR-VER-13", c_hello_conflict, NULL },
 	{ "VER", "hello_unanswered_gives_up", "MR-VER-14", c_hello_repeats, NULL },
