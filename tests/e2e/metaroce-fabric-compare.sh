@@ -34,6 +34,11 @@
 # slowest in B/s, spines: bytes forward per spine) and "COMPARE-CASE
 # spray/single ok|FAIL slowest_ratio=R total_ratio=R" (make bench-fabric
 # reports them).
+# No rxe case: the fabric's hosts are network namespaces, and the stock
+# 6.1 kernel's rxe routes and listens in the initial namespace only
+# (rxe_net.c: its UDP tunnel sockets and route lookups use init_net).
+# Single-path mode stands for it: rxe, like any RoCE v2 device, sends a
+# QP's packets from one UDP source port, so ECMP gives a QP one spine.
 . /mr/e2e/verbs.sh
 # shellcheck source=lib/fabric.sh disable=SC1091
 . /mr/e2e/fabric.sh
