@@ -3,8 +3,8 @@
 # fabric-report.py) on a made-up run: the figures it derives from
 # FX-SAMPLE, FX-EVENT, FABRIC-CASE, INCAST-CASE and COMPARE-CASE lines
 # (per-spine spread, goodput before and during a black hole, incast and
-# comparison key=value figures) are the ones the lines imply, and a run without figures is
-# refused (exit 3). Prints "fabric-report: N passed, N failed".
+# comparison key=value figures, the tables of fabric.rst) are the ones
+# the lines imply, and a run without figures is refused (exit 3). Prints "fabric-report: N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 report="$here/../../../scripts/bench/fabric-report.py"
@@ -53,8 +53,11 @@ echo "commit=abc1234" >"$tmp/run/meta.env"
 	echo "FABRIC-CASE spray ok"
 	echo "FABRIC-CASE blackhole FAIL"
 } >"$tmp/run/e2e/metaroce-fabric/single.console.log"
-echo "INCAST-CASE ecn ok goodput=0.91 jain=0.99 rtos=1,0,2,0" \
-	>"$tmp/run/e2e/metaroce-incast/single.console.log"
+{
+	echo "[single] calibration: 2000000 B/s unshaped; bottleneck 4mbit = 500000 B/s"
+	echo "[single] ecn: window 12.00 s, goodput per sender (B/s)110000 120000, together 230000 B/s = 0.460 of the bottleneck, Jain 0.998"
+	echo "INCAST-CASE ecn ok goodput=0.91 jain=0.99 rtos=ha:3/2 h1:4/4"
+} >"$tmp/run/e2e/metaroce-incast/single.console.log"
 
 {
 	echo "COMPARE-CASE spray ok paths=8 total=240000 slowest=47000 spines=1,2,3,4"
@@ -74,11 +77,15 @@ check "goodput during the hole" "$(metric blackhole goodput_during_Bps)" 500
 check "during vs before" "$(metric blackhole during_vs_before_pct)" 50
 check "incast goodput" "$(metric ecn goodput metaroce-incast)" 0.91
 check "incast jain" "$(metric ecn jain metaroce-incast)" 0.99
+check "incast RTOs of every sender" "$(metric ecn rtos metaroce-incast)" "ha:3/2 h1:4/4"
 cmp=metaroce-fabric-compare
 check "compare spray slowest" "$(metric spray slowest $cmp)" 47000
 check "compare ratio verdict" "$(metric spray/single verdict $cmp)" ok
 check "compare slowest ratio" "$(metric spray/single slowest_ratio $cmp)" 1.96
-check "rst written" "$(grep -c 'during_vs_before_pct' "$tmp/run/fabric.rst")" 1
+# fabric.rst: a table per scenario, a row per case
+check "rst tables" "$(grep -c '^\.\. list-table:: metaroce-' "$tmp/run/fabric.rst")" 3
+check "rst blackhole row" "$(grep -A10 '^   \* - blackhole$' "$tmp/run/fabric.rst" | sed -n 10p)" "     - 50"
+check "rst incast RTOs" "$(grep -c '^     - ha:3/2 h1:4/4$' "$tmp/run/fabric.rst")" 1
 
 mkdir -p "$tmp/empty/e2e"
 "$py" "$report" "$tmp/empty" >/dev/null 2>&1
