@@ -218,12 +218,21 @@ end_case loss5
 # every packet lost in the bad state, none in the good one: ~3.8% in bursts.
 # netem's chain moves per packet, not per unit of time: once a transfer
 # stalls on a lost tail, only its sparse RTO retransmissions (one packet
-# each, MR-CC-11) move the chain out of the bad state, in both directions
-# (data and ACK), so a stall can outlast the 2 s budget of timeout 16
-# without anything being wrong with the link model's loss rate. The case
-# gets the flap's budget (timeout 18, about 8.6 s); how slow MetaRoCE is
+# each, MR-CC-11) and their ACKs would move the chain out of the bad
+# state, so a burst of 4 packets became seconds of a dead link in one
+# direction, and with 0.75 to stay bad per packet, 8 lost ACKs in a row
+# outlasted the 8.6 s budget once (RETRY_EXC_ERR, every retransmission
+# delivered and answered, every answer dropped by the chain). A link
+# loses bursts in time, not in packets of one flow: a packet clock of 100
+# pings a second each way, through the same netem, moves the chain while
+# the flow is quiet, so a burst lasts some 40 ms, not 4 RTOs. The case
+# keeps the flap's budget (timeout 18, about 8.6 s); how slow MetaRoCE is
 # here is a benchmark matter (Documentation/metaroce/benchmarks.rst).
+ping -q -i 0.01 -s 16 "$MR_PEER_IP" >/dev/null 2>&1 &
+fc_clock=$!
 run_case burst 15 link "loss gemodel 1% 25% 100% 0%" --timeout 18
+kill "$fc_clock" 2>/dev/null || true
+wait "$fc_clock" 2>/dev/null || true
 mr_check burst "retransmissions > 0 && sacks_sent > 0 && sacks_received > 0"
 retx_bounded burst
 end_case burst
