@@ -1,5 +1,6 @@
 # topology: single
 # timeout: 420
+# default: no because its ecn case passes by a margin the emulator's noise can take away (0.862-0.883 of the bottleneck in five runs against 0.85, and 0.832 once at a fixed 4 Mbit/s on a slow vCPU); run with E2E_FILTER or make bench-fabric
 # Incast: four senders, each one RC QP running a
 # timed ib_write_bw (64 KiB WRITEs) to the one receiver hb at the same
 # time, through the one-VM fabric of tests/e2e/lib/fabric.sh: left hosts
@@ -10,8 +11,9 @@
 #
 #   calibrate  no shaping anywhere (FAB_RATE=none): what the one vCPU
 #              moves for the four senders together, printed; the
-#              bottleneck (INC_RATE, 4 Mbit/s) must be at most a third of
-#              it, or the scenario fails
+#              bottleneck (INC_RATE; by default a quarter of that in
+#              steps of 0.5 Mbit/s, at most 4 Mbit/s) must be at most a
+#              third of it, or the scenario fails
 #   ecn        the defaults (ECN, trim and loss signals, cc_delay 0), the
 #              spines at INC_SPINE (16 Mbit/s) each, the bottleneck at
 #              INC_RATE
@@ -64,7 +66,8 @@ INC_SIZE=65536
 case "$INCAST_SCALE" in '' | *[!0-9]* | 0) mr_fail "INCAST_SCALE=$INCAST_SCALE: a whole number >= 1" ;; esac
 INC_DUR=${INC_DUR:-$((30 * INCAST_SCALE))}
 INC_WIN=${INC_WIN:-$((12 * INCAST_SCALE))}
-INC_RATE=${INC_RATE:-4mbit}
+# The bottleneck; empty: chosen by the calibration (below).
+INC_RATE=${INC_RATE:-}
 INC_SPINE=${INC_SPINE:-16mbit}
 INC_RTO_MAX=${INC_RTO_MAX:-$((10 * INCAST_SCALE))}
 INC_PORT=18515
@@ -224,6 +227,16 @@ INC_DUR=20 INC_WIN=8
 inc_case calibrate 0 1000gbit | tee /tmp/inc-cal.log
 INC_DUR=$inc_d INC_WIN=$inc_w
 INC_CAP=$(awk '/calibrate: window/ { for (i = 1; i <= NF; i++) if ($i == "together") print $(i + 1) }' /tmp/inc-cal.log)
+# Unless INC_RATE is given: a quarter of what the vCPU moved, in steps of
+# 0.5 Mbit/s, at most 4 Mbit/s. The same host's vCPU moved 1.07 to 2.2
+# MB/s unshaped from run to run; a fixed 4 Mbit/s was a quarter of it in
+# one run and 40% in another, where the emulator, not the bottleneck,
+# set the pace and the ECN case fell to 0.832.
+if [ -z "$INC_RATE" ]; then
+	inc_half=$(awk -v c="${INC_CAP:-0}" 'BEGIN { h = int(c * 8 / 4 / 500000)
+		print (h > 8 ? 8 : h < 2 ? 2 : h) }')
+	INC_RATE=$((inc_half * 500))kbit
+fi
 INC_BN=$(fab_rate_Bps "$INC_RATE")
 mr_log "calibration: ${INC_CAP:-?} B/s unshaped; bottleneck $INC_RATE = $INC_BN B/s"
 if [ -z "$INC_CAP" ] || [ $((INC_BN * 3)) -gt "${INC_CAP%.*}" ]; then
