@@ -503,8 +503,14 @@ fx_hole() {
 	fab_blackhole 2 "$fx_dir" on
 	fx_mark fx-on
 	fx_on=$(fx_now)
-	# the operator's view of the QP sending into the hole, once a second
-	fx_dname=$([ "$fx_dir" = fwd ] && echo mr_ha || echo mr_hb)
+	# the device sending into the hole (its name, its index as the
+	# tracepoints give it) and its QP as an operator sees it, once a
+	# second
+	if [ "$fx_dir" = fwd ]; then
+		fx_dname=mr_ha fx_dev=$fx_ia
+	else
+		fx_dname=mr_hb fx_dev=$fx_ib
+	fi
 	: >/tmp/fx.ptab
 	fx_i=1
 	while [ "$fx_i" -lt "$(fx_s 10)" ]; do
@@ -557,7 +563,6 @@ fx_hole() {
 	# mr_ha's requests, rev: mr_hb's); every death is logged.
 	fx_deaths >/tmp/fx.deaths
 	sed "s/^/[$MR_ROLE] $fx_tag: /" /tmp/fx.deaths
-	fx_dev=$([ "$fx_dir" = fwd ] && echo "$fx_ia" || echo "$fx_ib")
 	fx_ptab=$(fx_ptab_check /tmp/fx.ptab)
 	mr_log "$fx_tag: path tables of $fx_dname in the hole: $fx_ptab"
 	case "$fx_ptab" in
@@ -597,7 +602,6 @@ fx_add() {
 	echo "$1 $2" | awk '{ print $1 + $2 }'
 }
 
-# fx_sleep_until T S: sleep until S seconds after uptime T.
 # fx_ptab_check FILE: the QP lines of rdma -dd res show qp in FILE
 # against what the admin guide promises of drv_path_states (a letter per
 # path, a active, s suspect, d dead; as many as drv_paths) and of the
@@ -646,6 +650,7 @@ fx_ptab_check() {
 	}' "$1"
 }
 
+# fx_sleep_until T S: sleep until S seconds after uptime T.
 fx_sleep_until() {
 	fx_left=$(echo "$1 $2 $(fx_now)" | awk '{ d = $1 + $2 - $3; print (d > 0 ? d : 0) }')
 	sleep "$fx_left"
