@@ -552,7 +552,7 @@ u64 mr_path_next_probe_ns(const struct mr_path_table *pt)
 }
 
 void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u32 probe_id,
-			   u32 ts, u64 now_ns)
+			   u32 ts, u64 rto_ns, u64 now_ns)
 {
 	struct mr_path *p;
 
@@ -565,7 +565,9 @@ void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u32 probe_id,
 	 */
 	if (p->probe_out) {
 		reroll(pt, p, now_ns);
-		if (p->probe_misses < MR_PATH_PROBE_BACKOFF_MAX)
+		if (p->probe_misses < MR_PATH_PROBE_BACKOFF_MAX ||
+		    (p->probe_misses < MR_PATH_PROBE_BACKOFF_LIMIT &&
+		     (pt->p.probe_interval_ns << p->probe_misses) < rto_ns))
 			p->probe_misses++;
 	}
 	p->probe_out = true;
@@ -577,7 +579,10 @@ void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u32 probe_id,
 	 * a round trip above probe_interval (a loaded or virtualised host,
 	 * a long fabric) a dead path would stay dead for good.  Back off
 	 * while probes go unanswered until the spacing exceeds the round
-	 * trip (MR-MP-9, MR-MP-11).
+	 * trip (MR-MP-9, MR-MP-11).  The cap of 64 x probe_interval (32 ms
+	 * by default) is lifted while the spacing is below RTO_base: a
+	 * round trip above the cap (a long-haul path, queues of tens of ms)
+	 * would otherwise replace every probe unanswered (MR-MP-24).
 	 */
 	p->next_probe_ns = now_ns +
 			   (pt->p.probe_interval_ns << p->probe_misses);

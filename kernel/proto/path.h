@@ -29,6 +29,8 @@
 #define MR_PATH_FP_ONE		(1U << 16)	/* fixed point 1.0 */
 /* unanswered PROBEs in a row double the spacing, up to 2^this times */
 #define MR_PATH_PROBE_BACKOFF_MAX	6
+/* and past it while the spacing is below RTO_base, up to this (MR-MP-24) */
+#define MR_PATH_PROBE_BACKOFF_LIMIT	24
 
 enum mr_path_state {
 	MR_PATH_ACTIVE = 0,	/* healthy, full weight */
@@ -211,12 +213,14 @@ u64 mr_path_next_probe_ns(const struct mr_path_table *pt);
  * (its MBH.psn) and timestamp @ts (its MBH.ts): if the previous probe is
  * unanswered it moves the path to a new entropy first (MR-MP-9), so build
  * the probe with mr_path_sport() afterwards.  Each unanswered probe in a
- * row doubles the time to the next one (up to probe_interval <<
- * MR_PATH_PROBE_BACKOFF_MAX): a probe is only replaced once it had time
- * to be answered, also when the round trip exceeds probe_interval.
+ * row doubles the time to the next one, up to probe_interval <<
+ * MR_PATH_PROBE_BACKOFF_MAX or until it reaches @rto_ns (the QP's
+ * RTO_base), whichever is later: a probe is only replaced once it had
+ * time to be answered, also when the round trip exceeds probe_interval
+ * many times over (MR-MP-24).
  */
 void mr_path_on_probe_sent(struct mr_path_table *pt, u8 idx, u32 probe_id,
-			   u32 ts, u64 now_ns);
+			   u32 ts, u64 rto_ns, u64 now_ns);
 /*
  * PROBE_REPLY for @idx echoing @probe_id and @ts: if it matches the
  * outstanding PROBE of a DEAD path, the path works again (SUSPECT, then

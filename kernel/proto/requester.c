@@ -279,6 +279,7 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 {
 	struct mr_txsb_result res = {};
 	struct mr_pkt p;
+	u64 rto = mr_txsb_base_rto(&r->snd.sb);
 	u32 n = 0, n_dead = 0;
 	u64 dead;
 	u8 idx;
@@ -287,7 +288,7 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 	if (r->p.path_health) {
 		dead = mr_path_tick(&r->snd.pt,
 				    mr_txsb_paths_in_flight(&r->snd.sb),
-				    mr_txsb_base_rto(&r->snd.sb), now);
+				    rto, now);
 		for (i = 0; dead; dead >>= 1, i++) {
 			if (!(dead & 1))
 				continue;
@@ -306,7 +307,8 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 			p.path = idx;
 			p.psn = r->probe_id++ & MR_PSN_MASK;
 			p.ts = mr_txsb_stamp(&r->snd.sb, now);
-			mr_path_on_probe_sent(&r->snd.pt, idx, p.psn, p.ts, now);
+			mr_path_on_probe_sent(&r->snd.pt, idx, p.psn, p.ts,
+					      rto, now);
 			if (r->ops->probe(ctx, &p))
 				r->ops->event(ctx, MR_REQ_EV_PROBE, 1, NULL);
 		}

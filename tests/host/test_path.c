@@ -356,12 +356,12 @@ static void test_dead_path_and_revival(void **state)
 	t += 4 * rto;
 	assert_true(mr_path_probe_due(&pt, t, &idx));
 	assert_int_equal(idx, 2);
-	mr_path_on_probe_sent(&pt, 2, 0x100, 7, t);
+	mr_path_on_probe_sent(&pt, 2, 0x100, 7, rto, t);
 	assert_false(mr_path_probe_due(&pt, t + 499 * US, &idx));
 	assert_true(mr_path_probe_due(&pt, t + 500 * US, &idx));
 	/* the first probe went unanswered: the next uses a new entropy */
 	e = mr_path_entropy(&pt, 2);
-	mr_path_on_probe_sent(&pt, 2, 0x101, 8, t + 500 * US);
+	mr_path_on_probe_sent(&pt, 2, 0x101, 8, rto, t + 500 * US);
 	assert_int_not_equal(mr_path_entropy(&pt, 2), e);
 	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
 	/* a late reply to the first probe does not match */
@@ -534,40 +534,54 @@ static void test_echo_not_pending(void **state)
 	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
 }
 
-static void test_probe_backoff_slow_rtt(void **state)
+/*
+ * Kill path 1 and probe it in virtual time steps of @step until a reply,
+ * which comes one round trip @rtt after its probe, revives it: fills
+ * @sent with the probes' send times and returns how many went.
+ */
+static int probe_until_revived(u64 rto, u64 rtt, u64 step, u64 *t,
+			       u64 sent[64])
 {
-	u64 rto = 100 * US, t = 1000 * US, rtt = 1500 * US;
-	u64 sent[64], gap, prev = 0;
 	u32 ids[64];
 	int n = 0, i, k;
 	bool revived = false;
 	u8 idx;
 
-	(void)state;
-	setup(4, false);
 	for (i = 0; i < 6; i++)
-		mr_path_on_send(&pt, 1, t);
-	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 1) == 0x2);
-	t += 3 * rto + 1;
-	/* 100 ms of virtual time in 10 us steps */
-	for (k = 0; k < 10000 && !revived; k++, t += 10 * US) {
-		/* replies arrive one round trip after their probe */
+		mr_path_on_send(&pt, 1, *t);
+	assert_true(mr_path_tick(&pt, 0x2, rto, *t + 3 * rto + 1) == 0x2);
+	*t += 3 * rto + 1;
+	for (k = 0; k < 20000 && !revived; k++, *t += step) {
 		for (i = 0; i < n; i++)
-			if (sent[i] + rtt == t &&
+			if (sent[i] + rtt == *t &&
 			    mr_path_on_probe_reply(&pt, 1, ids[i],
-						   (u32)i, rtt, t))
+						   (u32)i, rtt, *t))
 				revived = true;
-		if (revived || !mr_path_probe_due(&pt, t, &idx))
+		if (revived || !mr_path_probe_due(&pt, *t, &idx))
 			continue;
 		assert_int_equal(idx, 1);
 		assert_true(n < 64);
-		sent[n] = t;
+		sent[n] = *t;
 		ids[n] = 0x200 + (u32)n;
-		mr_path_on_probe_sent(&pt, 1, ids[n], (u32)n, t);
+		mr_path_on_probe_sent(&pt, 1, ids[n], (u32)n, rto, *t);
 		n++;
 	}
 	assert_true(revived);
 	assert_int_equal(pt.path[1].state, MR_PATH_SUSPECT);
+	return n;
+}
+
+static void test_probe_backoff_slow_rtt(void **state)
+{
+	u64 rto = 100 * US, t = 1000 * US, rtt = 1500 * US;
+	u64 sent[64], gap, prev = 0;
+	int n, i;
+	u8 idx;
+
+	(void)state;
+	setup(4, false);
+	/* 200 ms of virtual time at most, in 10 us steps */
+	n = probe_until_revived(rto, rtt, 10 * US, &t, sent);
 	assert_int_equal(pt.revivals, 1);
 	/* 500, 1000, 2000 us: the third probe is the first answered */
 	assert_int_equal(n, 3);
@@ -584,17 +598,55 @@ static void test_probe_backoff_slow_rtt(void **state)
 	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 1) == 0x2);
 	t += 3 * rto + 1;
 	assert_true(mr_path_probe_due(&pt, t, &idx));
-	mr_path_on_probe_sent(&pt, 1, 1, 1, t);
+	mr_path_on_probe_sent(&pt, 1, 1, 1, rto, t);
 	assert_false(mr_path_probe_due(&pt, t + 499 * US, &idx));
 	assert_true(mr_path_probe_due(&pt, t + 500 * US, &idx));
 	for (i = 0; i < 20; i++) {
 		assert_true(mr_path_probe_due(&pt, pt.path[1].next_probe_ns,
 					      &idx));
 		t = pt.path[1].next_probe_ns;
-		mr_path_on_probe_sent(&pt, 1, 2 + (u32)i, 2 + (u32)i, t);
+		mr_path_on_probe_sent(&pt, 1, 2 + (u32)i, 2 + (u32)i, rto, t);
 	}
 	assert_int_equal(pt.path[1].next_probe_ns - t,
 			 500 * US << MR_PATH_PROBE_BACKOFF_MAX);
+}
+
+/*
+ * A round trip above the cap of 64 x probe_interval (32 ms): the spacing
+ * keeps doubling while it is below RTO_base, so a probe is answered
+ * before the next replaces it and the path revives (MR-MP-24).  Without
+ * the lifted cap every probe of this path would go unanswered forever.
+ */
+static void test_probe_backoff_long_rtt(void **state)
+{
+	u64 rto = 80000 * US, t = 1000 * US, rtt = 50000 * US;
+	u64 sent[64];
+	int n, i;
+	u8 idx;
+
+	(void)state;
+	setup(4, false);
+	/* 2 s of virtual time at most, in 100 us steps */
+	n = probe_until_revived(rto, rtt, 100 * US, &t, sent);
+	/* spacings 0.5 .. 32 ms, then 64 ms: the 8th probe is answered */
+	assert_int_equal(n, 8);
+	assert_int_equal(sent[7] - sent[6], 500 * US << 6);
+
+	/* the doubling stops once the spacing reaches RTO_base */
+	for (i = 0; i < 6; i++)
+		mr_path_on_send(&pt, 1, t);
+	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 1) == 0x2);
+	t += 3 * rto + 1;
+	for (i = 0; i < 20; i++) {
+		assert_true(mr_path_probe_due(&pt, t, &idx));
+		mr_path_on_probe_sent(&pt, 1, 0x400 + (u32)i, (u32)i, rto, t);
+		t = pt.path[1].next_probe_ns;
+	}
+	/* 64 ms < RTO_base 80 ms: once more, to 128 ms, and no further */
+	assert_int_equal(pt.path[1].probe_misses, 8);
+	assert_true(mr_path_probe_due(&pt, t, &idx));
+	mr_path_on_probe_sent(&pt, 1, 0x500, 0, rto, t);
+	assert_int_equal(pt.path[1].next_probe_ns - t, 500 * US << 8);
 }
 
 static void test_all_dead_fallback(void **state)
@@ -719,6 +771,7 @@ int main(void)
 		cmocka_unit_test(test_rto_silence_not_pending),
 		cmocka_unit_test(test_echo_not_pending),
 		cmocka_unit_test(test_probe_backoff_slow_rtt),
+		cmocka_unit_test(test_probe_backoff_long_rtt),
 		cmocka_unit_test(test_all_dead_fallback),
 		cmocka_unit_test(test_single_path_mode),
 		cmocka_unit_test(test_probe_reply),

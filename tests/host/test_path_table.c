@@ -157,7 +157,7 @@ static void enter(enum st s)
 	case DEAD_PROBED:
 		assert_true(kill(P) == 1ULL << P);
 		assert_true(mr_path_probe_due(&pt, now, &i));
-		mr_path_on_probe_sent(&pt, P, 0x77, 0x1234, now);
+		mr_path_on_probe_sent(&pt, P, 0x77, 0x1234, RTO, now);
 		break;
 	case ALL_DEAD:
 		for (i = 0; i < NP; i++)
@@ -219,7 +219,7 @@ static void run_row(const struct row *r)
 		now = MR_MAX(now, pt.path[P].next_probe_ns);
 		assert_true(mr_path_probe_due(&pt, now, &idx));
 		assert_int_equal(idx, P);
-		mr_path_on_probe_sent(&pt, P, 0x78, 0x1300, now);
+		mr_path_on_probe_sent(&pt, P, 0x78, 0x1300, RTO, now);
 		break;
 	case EV_REPLY_MATCH:
 		now += 40 * US;
@@ -369,9 +369,9 @@ static void test_reply_entropy_follows(void **state)
 	r = mr_path_reply_entropy(0x42, P, mr_path_entropy(&pt, P));
 	assert_int_not_equal(r, q);
 	assert_true(mr_path_probe_due(&pt, now, &i));
-	mr_path_on_probe_sent(&pt, P, 1, 1, now);
+	mr_path_on_probe_sent(&pt, P, 1, 1, RTO, now);
 	now = pt.path[P].next_probe_ns;
-	mr_path_on_probe_sent(&pt, P, 2, 2, now);		/* MR-MP-24 */
+	mr_path_on_probe_sent(&pt, P, 2, 2, RTO, now);		/* MR-MP-24 */
 	q = mr_path_reply_entropy(0x42, P, mr_path_entropy(&pt, P));
 	assert_int_not_equal(q, r);
 }
