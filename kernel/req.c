@@ -25,11 +25,17 @@
 
 #define MROCE_TX_BATCH	16	/* packets built per lock hold */
 /*
- * UC batches one run sends before it leaves the rest to req_work: no
- * window bounds a UC message (MR-UC-4), so without this a poster (or a
- * softirq) would send a message of up to 2 GiB in one go.
+ * Passes one run makes (each at most MROCE_TX_BATCH packets) before it
+ * leaves the rest to req_work, so that a post, a timer or a received
+ * packet does bounded work.  Unbounded, a run looped for as long as each
+ * pass found something to do: with a peer answering every SEND with an
+ * RNR NACK of a 10 us timer, each flush received the NACK inline (the
+ * softirq runs at bh enable), the pause was over before the next pass,
+ * and ib_post_send() did not return for tens of seconds.  No window
+ * bounds a UC message either (MR-UC-4): without this a poster would
+ * send a message of up to 2 GiB in one go.
  */
-#define MROCE_UC_RUN_BATCHES	8
+#define MROCE_REQ_RUN_PASSES	16
 
 static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 {
@@ -832,8 +838,8 @@ void mroce_req_run(struct mroce_qp *qp)
 	struct sk_buff_head q;
 	struct mroce_req_io io = { .qp = qp, .q = &q };
 	struct mroce_send_wqe done;
-	unsigned int uc_batches = 0;
-	bool active, uc_more = false;
+	unsigned int passes = 0;
+	bool active, more = false;
 	u8 status;
 	u64 now;
 
@@ -847,6 +853,11 @@ void mroce_req_run(struct mroce_qp *qp)
 	}
 	sq->running = true;
 	do {
+		if (++passes > MROCE_REQ_RUN_PASSES) {
+			/* The rest from req_work, below. */
+			more = !qp->stopping;
+			break;
+		}
 		sq->kick = false;
 
 		/* 1. Complete what is done, in order, lock dropped. */
@@ -888,12 +899,6 @@ void mroce_req_run(struct mroce_qp *qp)
 			 * completes (MR-UC-5).
 			 */
 			if (w->tx.state == MR_SWQE_QUEUED) {
-				if (qp->uc &&
-				    ++uc_batches > MROCE_UC_RUN_BATCHES) {
-					/* The rest from req_work, below. */
-					uc_more = !qp->stopping;
-					break;
-				}
 				if (qp->uc) {
 					mroce_uc_send(qp, w, &q,
 						      MROCE_TX_BATCH);
@@ -933,6 +938,12 @@ void mroce_req_run(struct mroce_qp *qp)
 	} while (sq->kick);
 	sq->running = false;
 	spin_unlock_bh(&sq->lock);
-	if (uc_more)
-		queue_work(system_highpri_wq, &qp->req_work);
+	/*
+	 * At normal priority: a run that keeps finding work (the RNR storm
+	 * above) requeues itself, and on system_highpri_wq (nice -20) it
+	 * would leave the poster, which must post the receive that ends the
+	 * storm, about 1% of a CPU.
+	 */
+	if (more)
+		queue_work(system_wq, &qp->req_work);
 }
