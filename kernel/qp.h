@@ -180,6 +180,19 @@ struct mroce_qp_attrs {
 	struct mroce_av av;		/* resolved for transmit */
 };
 
+/*
+ * Passes one requester run makes (each at most 16 packets, or one UD
+ * datagram) before it leaves the rest to req_work, so that a post, a
+ * timer or a received packet does bounded work.  Unbounded, a run looped
+ * for as long as each pass found something to do: with a peer answering
+ * every SEND with an RNR NACK of a 10 us timer, each flush received the
+ * NACK inline (the softirq runs at bh enable), the pause was over before
+ * the next pass, and ib_post_send() did not return for tens of seconds.
+ * No window bounds a UC message either (MR-UC-4): without this a poster
+ * would send a message of up to 2 GiB in one go.
+ */
+#define MROCE_REQ_RUN_PASSES	16
+
 struct mroce_qp {
 	struct ib_qp ibqp;
 	struct mroce_dev *dev;
@@ -238,7 +251,10 @@ struct mroce_qp {
 	 * queued once it is seen under either lock.
 	 */
 	bool stopping;
-	/* Requester run deferred from interrupts-off posters. */
+	/*
+	 * Requester run deferred from interrupts-off posters, and the rest
+	 * of a run that made MROCE_REQ_RUN_PASSES passes.
+	 */
 	struct work_struct req_work;
 	/* READ responses beyond one softirq pass's budget (resp_rd.c). */
 	struct work_struct resp_work;

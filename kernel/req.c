@@ -24,18 +24,6 @@
 #include "trace.h"
 
 #define MROCE_TX_BATCH	16	/* packets built per lock hold */
-/*
- * Passes one run makes (each at most MROCE_TX_BATCH packets) before it
- * leaves the rest to req_work, so that a post, a timer or a received
- * packet does bounded work.  Unbounded, a run looped for as long as each
- * pass found something to do: with a peer answering every SEND with an
- * RNR NACK of a 10 us timer, each flush received the NACK inline (the
- * softirq runs at bh enable), the pause was over before the next pass,
- * and ib_post_send() did not return for tens of seconds.  No window
- * bounds a UC message either (MR-UC-4): without this a poster would
- * send a message of up to 2 GiB in one go.
- */
-#define MROCE_REQ_RUN_PASSES	16
 
 static enum ib_wc_opcode mroce_wc_opcode(enum ib_wr_opcode op)
 {

@@ -661,14 +661,15 @@ static void mrt_rc_retry_exceeded(struct kunit *test)
 
 /* ---- UD ---- */
 
-static struct ib_qp *mrt_ud_qp(struct kunit *test, struct mrt_ep *ep,
-			       struct mroce_dev *dev, u32 qkey)
+/* A UD QP in RTS with @depth send and receive WRs (16 if 0). */
+static struct ib_qp *mrt_ud_qp_depth(struct kunit *test, struct mrt_ep *ep,
+				     struct mroce_dev *dev, u32 qkey, u32 depth)
 {
 	struct ib_qp_init_attr init = {
 		.qp_type = IB_QPT_UD,
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
 		.cap = {
-			.max_send_wr = 16, .max_recv_wr = 16,
+			.max_send_wr = depth ?: 16, .max_recv_wr = depth ?: 16,
 			.max_send_sge = 2, .max_recv_sge = 2,
 		},
 	};
@@ -690,6 +691,27 @@ static struct ib_qp *mrt_ud_qp(struct kunit *test, struct mrt_ep *ep,
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(ep->qp, &a, IB_QP_STATE |
 					   IB_QP_SQ_PSN), 0);
 	return ep->qp;
+}
+
+static struct ib_qp *mrt_ud_qp(struct kunit *test, struct mrt_ep *ep,
+			       struct mroce_dev *dev, u32 qkey)
+{
+	return mrt_ud_qp_depth(test, ep, dev, qkey, 0);
+}
+
+/* An address handle from device a's RoCE v2 GID to MRT_IP_B. */
+static struct ib_ah *mrt_ud_ah_to_b(struct kunit *test, struct ib_pd *pd)
+{
+	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
+	struct ib_ah *ah;
+
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_grh(&attr, NULL, 0, mrt_ga, 64, 0);
+	ipv6_addr_set_v4mapped(in_aton(MRT_IP_B),
+			       (struct in6_addr *)attr.grh.dgid.raw);
+	ah = rdma_create_ah(pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+	return ah;
 }
 
 static int mrt_ud_post(struct mrt_ep *ep, struct ib_ah *ah, u32 qpn, u32 qkey,
@@ -716,7 +738,6 @@ static int mrt_ud_post(struct mrt_ep *ep, struct ib_ah *ah, u32 qpn, u32 qkey,
 /* UD datagrams: GRH area, src_qp, immediate, Q_Key and size drops. */
 static void mrt_rc_ud(struct kunit *test)
 {
-	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
 	u64 qk = mroce_counter_read(mrt_db, MROCE_CNT_QKEY_DROPS);
 	u64 nw = mroce_counter_read(mrt_db, MROCE_CNT_NO_WQE_DROPS);
 	u64 ul = mroce_counter_read(mrt_db, MROCE_CNT_UD_LEN_DROPS);
@@ -734,12 +755,7 @@ static void mrt_rc_ud(struct kunit *test)
 	mrt_ud_qp(test, &a, mrt_da, 0x1111);
 	mrt_ud_qp(test, &b, mrt_db, 0x2222);
 
-	rdma_ah_set_port_num(&attr, 1);
-	rdma_ah_set_grh(&attr, NULL, 0, mrt_ga, 64, 0);
-	ipv6_addr_set_v4mapped(in_aton(MRT_IP_B),
-			       (struct in6_addr *)attr.grh.dgid.raw);
-	ah = rdma_create_ah(a.pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+	ah = mrt_ud_ah_to_b(test, a.pd);
 
 	/* No receive posted: dropped and counted. */
 	KUNIT_ASSERT_EQ(test, mrt_ud_post(&a, ah, b.qp->qp_num, 0x2222, src,
@@ -784,6 +800,70 @@ static void mrt_rc_ud(struct kunit *test)
 }
 
 /*
+ * One post does bounded work: 40 datagrams posted in one chain, with BHs
+ * off so that neither the receive softirq nor req_work (queued on this
+ * CPU) runs before the count is read.  At most MROCE_REQ_RUN_PASSES go
+ * out in the poster's context; the rest leave from req_work and every one
+ * completes.
+ */
+static void mrt_rc_post_bounded(struct kunit *test)
+{
+	const unsigned int n = 40;
+	const struct ib_send_wr *bad;
+	struct mrt_ep a = {}, b = {};
+	struct ib_sge sge;
+	struct ib_ah *ah;
+	struct ib_wc wc;
+	struct ib_ud_wr *wr;
+	u64 tx0, tx1;
+	u8 *src;
+	int i, rc;
+
+	src = kunit_kzalloc(test, 64, GFP_KERNEL);
+	wr = kunit_kcalloc(test, n, sizeof(*wr), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, src && wr);
+	KUNIT_ASSERT_GE(test, mrt_ga, 0);
+	mrt_ud_qp_depth(test, &a, mrt_da, 0x1111, n);
+	mrt_ud_qp(test, &b, mrt_db, 0x2222);
+	ah = mrt_ud_ah_to_b(test, a.pd);
+
+	sge = (struct ib_sge){ (uintptr_t)src, 64, a.pd->local_dma_lkey };
+	for (i = 0; i < n; i++) {
+		wr[i].wr.wr_id = i;
+		wr[i].wr.opcode = IB_WR_SEND;
+		wr[i].wr.send_flags = IB_SEND_SIGNALED;
+		wr[i].wr.sg_list = &sge;
+		wr[i].wr.num_sge = 1;
+		wr[i].wr.next = i + 1 < n ? &wr[i + 1].wr : NULL;
+		wr[i].ah = ah;
+		wr[i].remote_qpn = b.qp->qp_num;
+		wr[i].remote_qkey = 0x2222;
+	}
+	local_bh_disable();
+	tx0 = mroce_counter_read(mrt_da, MROCE_CNT_TX_PKTS);
+	rc = ib_post_send(a.qp, &wr[0].wr, &bad);
+	tx1 = mroce_counter_read(mrt_da, MROCE_CNT_TX_PKTS);
+	local_bh_enable();
+	kunit_info(test, "%llu of %u datagrams sent by the post itself\n",
+		   tx1 - tx0, n);
+	KUNIT_ASSERT_EQ(test, rc, 0);
+	/* unbounded, the post sent all 40 itself */
+	BUILD_BUG_ON(MROCE_REQ_RUN_PASSES >= 40);
+	KUNIT_EXPECT_GE(test, tx1 - tx0, 1ULL);
+	KUNIT_EXPECT_LT(test, tx1 - tx0, (u64)n);
+	KUNIT_EXPECT_LE(test, tx1 - tx0, (u64)MROCE_REQ_RUN_PASSES);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, mrt_poll(&a, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+	}
+
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	mrt_ep_free(&a);
+	mrt_ep_free(&b);
+}
+
+/*
  * Bad datagrams for the GSI QP: a wrong Q_Key (MR-UD-5) and a payload that
  * is not one MAD (MR-UD-14) are dropped and counted before they reach the
  * MAD layer; a 256-byte MAD of garbage (unknown version and class, an
@@ -792,7 +872,6 @@ static void mrt_rc_ud(struct kunit *test)
  */
 static void mrt_rc_gsi_bad(struct kunit *test)
 {
-	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
 	u64 qk = mroce_counter_read(mrt_db, MROCE_CNT_QKEY_DROPS);
 	u64 mal = mroce_counter_read(mrt_db, MROCE_CNT_MALFORMED_DROPS);
 	u64 rx = mroce_counter_read(mrt_db, MROCE_CNT_RX_PKTS);
@@ -808,12 +887,7 @@ static void mrt_rc_gsi_bad(struct kunit *test)
 	KUNIT_ASSERT_GE(test, mrt_ga, 0);
 	/* The GSI Q_Key is a controlled one: the sender's own Q_Key. */
 	mrt_ud_qp(test, &a, mrt_da, IB_QP1_QKEY);
-	rdma_ah_set_port_num(&attr, 1);
-	rdma_ah_set_grh(&attr, NULL, 0, mrt_ga, 64, 0);
-	ipv6_addr_set_v4mapped(in_aton(MRT_IP_B),
-			       (struct in6_addr *)attr.grh.dgid.raw);
-	ah = rdma_create_ah(a.pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+	ah = mrt_ud_ah_to_b(test, a.pd);
 
 	KUNIT_ASSERT_EQ(test, mrt_ud_post(&a, ah, MROCE_GSI_QPN, 0x1234, mad,
 					  sizeof(struct ib_mad), 1), 0);
@@ -1150,6 +1224,7 @@ static struct kunit_case mrt_rc_cases[] = {
 	KUNIT_CASE(mrt_rc_gsi_bad),
 	KUNIT_CASE(mrt_rc_rdma_cm),
 	KUNIT_CASE(mrt_rc_ud),
+	KUNIT_CASE(mrt_rc_post_bounded),
 	KUNIT_CASE(mrt_rc_retry_exceeded),
 	KUNIT_CASE(mrt_rc_send),
 	KUNIT_CASE(mrt_rc_hello),
