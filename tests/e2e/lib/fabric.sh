@@ -71,8 +71,10 @@
 #   FAB_QUEUE=MS         (before fab_up) each shaped queue's depth in ms
 #                        of its rate (default 12)
 #   fab_ecmp "K ..."     the leaves' multipath routes over these spines only
-#   fab_bottleneck RATE  lb->hb shaped to RATE with the CE-marking queue,
-#                        200 ms deep (incast); "off" removes it
+#   fab_bottleneck RATE [CE]
+#                        lb->hb shaped to RATE with the CE-marking queue,
+#                        200 ms deep, marking above CE (default $FAB_CE)
+#                        (incast); "off" removes it
 #   fab_clear            no black hole, every spine at $FAB_RATE, all four
 #                        in the routes, no bottleneck
 #   fab_drops K DIR      packets the black hole of spine K dropped so far
@@ -163,24 +165,30 @@ fab_link() {
 	fab_in "$4" ip link set "$5" up
 }
 
-# fab_shape NS IF RATE [MS]: tbf at RATE, one FIFO queue under it
-# (fq_codel with one flow queue) marking CE, holding MS (default
-# $FAB_QUEUE) ms of RATE; RATE "none": the default qdisc (no shaping, for
-# calibration).
+# fab_shape NS IF RATE [MS [CE [BURST]]]: tbf at RATE with a bucket of
+# BURST bytes (default 6000), one FIFO queue under it (fq_codel with one
+# flow queue) marking CE above $FAB_CE of sojourn time, holding MS
+# (default $FAB_QUEUE) ms of RATE; RATE "none": the default qdisc (no
+# shaping, for calibration).  With CE the queue marks above CE, and
+# CoDel's own target (5 ms: it marks ECN-capable packets once the queue
+# stayed above it for 100 ms) moves up to CE too, or CoDel would still
+# mark from 5 ms.
 fab_shape() {
 	if [ "$3" = none ]; then
 		fab_in "$1" tc qdisc del dev "$2" root 2>/dev/null || true
 		return 0
 	fi
 	fab_in "$1" tc qdisc replace dev "$2" root handle 1: tbf rate "$3" \
-		burst 6000 latency 200ms || mr_fail "tbf on $1 $2"
+		burst "${6:-6000}" latency 200ms || mr_fail "tbf on $1 $2"
 	# fq_codel takes its number of flow queues only when created
 	fab_in "$1" tc qdisc del dev "$2" parent 1:1 handle 10: 2>/dev/null || true
 	fab_q=$(($(fab_rate_Bps "$3") * ${4:-$FAB_QUEUE} / 1000 / 1100))
 	[ "$fab_q" -ge 4 ] || fab_q=4
+	# shellcheck disable=SC2046 # CoDel's target and interval, or nothing
 	fab_in "$1" tc qdisc add dev "$2" parent 1:1 handle 10: \
 		fq_codel flows 1 limit "$fab_q" drop_batch 1 ecn \
-		ce_threshold "$FAB_CE" ||
+		ce_threshold "${5:-$FAB_CE}" \
+		$([ -n "${5:-}" ] && echo "target $5 interval 1s") ||
 		mr_fail "fq_codel on $1 $2"
 }
 
@@ -342,9 +350,15 @@ fab_bottleneck() {
 	if [ "$1" = off ]; then
 		fab_in lb tc qdisc del dev hb root 2>/dev/null || true
 	else
-		# incast: a queue for every sender's window (200 ms)
-		fab_shape lb hb "$1" 200
-		mr_log "bottleneck lb -> hb: $1, CE above $FAB_CE, a queue of 200 ms"
+		# incast: a queue for every sender's window (200 ms); a
+		# bucket of 40 ms of the rate, so that a late tbf timer (the
+		# vCPU ran something else) costs the link no capacity, as
+		# long as its queue holds packets: a switch port does not
+		# stall
+		fab_bn_b=$(($(fab_rate_Bps "$1") * 40 / 1000))
+		[ "$fab_bn_b" -ge 6000 ] || fab_bn_b=6000
+		fab_shape lb hb "$1" 200 "${2:-$FAB_CE}" "$fab_bn_b"
+		mr_log "bottleneck lb -> hb: $1, CE above ${2:-$FAB_CE}, a queue of 200 ms"
 	fi
 }
 
