@@ -253,6 +253,8 @@ fi
 # bottleneck idles whenever the one vCPU does not run a sender (at 4 Mbit/s
 # with 4 ms: 13,753 of 13,817 packets marked).  A switch's ECN threshold
 # sits above the standing queue its senders' smallest windows make.
+# A full packet is the path MTU and 98 bytes of Ethernet, IPv4, UDP and
+# MetaRoCE headers (fq_codel's maxpacket 1122 at MTU 1024).
 if [ -z "${INC_CE:-}" ]; then
 	INC_CE=$(awk -v n="$INC_N" -v b="$INC_BN" -v f="${FAB_CE%ms}" \
 		-v p="$((INC_MTU + 98))" 'BEGIN {

@@ -357,7 +357,7 @@ fab_bottleneck() {
 		# stall
 		fab_bn_b=$(($(fab_rate_Bps "$1") * 40 / 1000))
 		[ "$fab_bn_b" -ge 6000 ] || fab_bn_b=6000
-		fab_shape lb hb "$1" 200 "${2:-$FAB_CE}" "$fab_bn_b"
+		fab_shape lb hb "$1" 200 "${2:-}" "$fab_bn_b"
 		mr_log "bottleneck lb -> hb: $1, CE above ${2:-$FAB_CE}, a queue of 200 ms"
 	fi
 }
