@@ -79,6 +79,8 @@ static const struct mroce_param_range mroce_param_range[MROCE_P_NUM] = {
 	[MROCE_P_PATH_ECN_REL] = { 0, MR_PATH_FP_ONE },
 	[MROCE_P_PATH_DEAD_RTOS] = { 1, 255 },
 	[MROCE_P_PATH_PROBE_INTERVAL_US] = { 1, MROCE_US_MAX },
+	/* 0: off; else at least 10 ms (MR-MP-32, mroce_params_check) */
+	[MROCE_P_PATH_EXPLORE_MS] = { 0, 60000 },
 	/* MR-REL-3: at most 8 packets per ACK (MR-REL-14's margin). */
 	[MROCE_P_ACK_EVERY] = { 1, MR_RXWIN_ACK_EVERY_MAX },
 	/* MR-REL-13: also at most min_rto / 4 (mroce_params_check). */
@@ -175,7 +177,10 @@ int mroce_params_check(const u32 *v)
 	    v[MROCE_P_CC_INIT_CWND] > v[MROCE_P_CC_MAX_CWND] ||
 	    (v[MROCE_P_CC_FS_RANGE_US] &&
 	     v[MROCE_P_CC_FS_MIN_CWND] >= v[MROCE_P_CC_FS_MAX_CWND]) ||
-	    v[MROCE_P_MIN_RTO_US] > v[MROCE_P_MAX_RTO_US])
+	    v[MROCE_P_MIN_RTO_US] > v[MROCE_P_MAX_RTO_US] ||
+	    (v[MROCE_P_PATH_EXPLORE_MS] &&
+	     (u64)v[MROCE_P_PATH_EXPLORE_MS] * NSEC_PER_MSEC <
+	     MR_PATH_EXPLORE_MIN_NS))
 		return -EINVAL;
 	/*
 	 * MR-REL-13: a delayed ACK must never be what fires the peer's RTO;
@@ -239,6 +244,7 @@ void mroce_params_init(struct mroce_params *p)
 	v[MROCE_P_PATH_DEAD_RTOS] = pp.dead_rtos;
 	v[MROCE_P_PATH_PROBE_INTERVAL_US] =
 		div_u64(pp.probe_interval_ns, NSEC_PER_USEC);
+	v[MROCE_P_PATH_EXPLORE_MS] = div_u64(pp.explore_ns, NSEC_PER_MSEC);
 	/* The software device profile (MR-REL-3, MR-REL-13). */
 	v[MROCE_P_ACK_EVERY] = MR_RXWIN_ACK_EVERY;
 	v[MROCE_P_ACK_DELAY_US] = div_u64(MR_RXWIN_DELACK_NS, NSEC_PER_USEC);
@@ -323,6 +329,7 @@ void mroce_params_req(struct mroce_params *p, struct mr_txsb_params *tp,
 	pp->dead_rtos = v[MROCE_P_PATH_DEAD_RTOS];
 	pp->probe_interval_ns =
 		(u64)v[MROCE_P_PATH_PROBE_INTERVAL_US] * NSEC_PER_USEC;
+	pp->explore_ns = (u64)v[MROCE_P_PATH_EXPLORE_MS] * NSEC_PER_MSEC;
 
 	*path_health = v[MROCE_P_PATH_HEALTH];
 }
@@ -439,6 +446,7 @@ MROCE_PARAM_ATTR(path_ecn_thresh, MROCE_P_PATH_ECN_THRESH);
 MROCE_PARAM_ATTR(path_ecn_rel, MROCE_P_PATH_ECN_REL);
 MROCE_PARAM_ATTR(path_dead_rtos, MROCE_P_PATH_DEAD_RTOS);
 MROCE_PARAM_ATTR(path_probe_interval_us, MROCE_P_PATH_PROBE_INTERVAL_US);
+MROCE_PARAM_ATTR(path_explore_ms, MROCE_P_PATH_EXPLORE_MS);
 MROCE_PARAM_ATTR(ack_every, MROCE_P_ACK_EVERY);
 MROCE_PARAM_ATTR(ack_delay_us, MROCE_P_ACK_DELAY_US);
 
@@ -483,6 +491,7 @@ static struct attribute *mroce_dev_attrs[] = {
 	&mroce_pa_path_ecn_rel.attr.attr,
 	&mroce_pa_path_dead_rtos.attr.attr,
 	&mroce_pa_path_probe_interval_us.attr.attr,
+	&mroce_pa_path_explore_ms.attr.attr,
 	&mroce_pa_ack_every.attr.attr,
 	&mroce_pa_ack_delay_us.attr.attr,
 	NULL,

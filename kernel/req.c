@@ -460,6 +460,7 @@ static const u8 mroce_req_ev_cnt[] = {
 	[MR_REQ_EV_PROBE] = MROCE_CNT_PATH_PROBES,
 	[MR_REQ_EV_PROBE_REPLY] = MROCE_CNT_PATH_PROBE_REPLIES,
 	[MR_REQ_EV_PATH_REVIVED] = MROCE_CNT_PATH_REVIVALS,
+	[MR_REQ_EV_EXPLORES] = MROCE_CNT_PATH_EXPLORES,
 };
 
 static void mroce_req_event(void *ctx, enum mr_req_event ev, u64 n,

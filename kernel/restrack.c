@@ -98,6 +98,7 @@ static int mroce_res_paths(struct sk_buff *msg, struct mroce_req *req)
 	    rdma_nl_put_driver_u64(msg, "path_deaths", pt->deaths) ||
 	    rdma_nl_put_driver_u64(msg, "path_revivals", pt->revivals) ||
 	    rdma_nl_put_driver_u64(msg, "path_rerolls", pt->rerolls) ||
+	    rdma_nl_put_driver_u64(msg, "path_explores", pt->explores) ||
 	    rdma_nl_put_driver_u64(msg, "rto_base_us",
 				   div_u64(mr_txsb_base_rto(&req->rq.snd.sb),
 					   1000)))

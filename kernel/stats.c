@@ -94,6 +94,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_PATH_REVIVALS].name = "path_revivals",
 	[MROCE_CNT_PATH_PROBES].name = "path_probes",
 	[MROCE_CNT_PATH_PROBE_REPLIES].name = "path_probe_replies",
+	[MROCE_CNT_PATH_EXPLORES].name = "path_explores",
 };
 
 /* The reason counter of each malformed-packet error of the codec. */

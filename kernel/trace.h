@@ -187,7 +187,8 @@ TRACE_EVENT(metaroce_req_event,
 				   { MR_REQ_EV_PATH_DEAD, "path_dead" },
 				   { MR_REQ_EV_PROBE, "probe" },
 				   { MR_REQ_EV_PROBE_REPLY, "probe_reply" },
-				   { MR_REQ_EV_PATH_REVIVED, "path_revived" }),
+				   { MR_REQ_EV_PATH_REVIVED, "path_revived" },
+				   { MR_REQ_EV_EXPLORES, "explores" }),
 		  __entry->n, __entry->una, __entry->nxt)
 );
 

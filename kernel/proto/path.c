@@ -56,6 +56,15 @@ void mr_path_default_params(struct mr_path_params *p)
 	 */
 	p->dead_min_pkts = 6;
 	p->probe_interval_ns = 500000;
+	/*
+	 * MR-MP-32: every other rule moves a path only away from a route,
+	 * so a route that healed, or that no entropy hashed onto, stays
+	 * idle.  One re-roll per 100 ms puts each of 16 paths on a fresh
+	 * draw every 1.6 s: a healed route regains its share within
+	 * seconds, while a path keeps its entropy for thousands of round
+	 * trips of a data-centre fabric.
+	 */
+	p->explore_ns = 100ULL * 1000 * 1000;
 }
 
 /*
@@ -102,7 +111,8 @@ int mr_path_init(struct mr_path_table *pt, const struct mr_path_params *p,
 				     p->n_paths > MR_PATH_MAX)) ||
 	    p->weight_active == 0 || p->weight_suspect == 0 ||
 	    p->weight_suspect > p->weight_active || p->ecn_g_shift > 16 ||
-	    p->reroll_rounds == 0 || p->dead_rtos == 0)
+	    p->reroll_rounds == 0 || p->dead_rtos == 0 ||
+	    (p->explore_ns && p->explore_ns < MR_PATH_EXPLORE_MIN_NS))
 		return MR_ERR_INVAL;
 	memset(pt, 0, sizeof(*pt));
 	pt->p = *p;
@@ -110,6 +120,7 @@ int mr_path_init(struct mr_path_table *pt, const struct mr_path_params *p,
 	pt->rand_ctx = rand_ctx;
 	pt->n = p->single ? 1 : p->n_paths;
 	pt->p.n_paths = pt->n;
+	pt->explored_ns = now_ns;
 	for (i = 0; i < pt->n; i++)
 		pt->path[i].entropy = 0xFFFF;
 	for (i = 0; i < pt->n; i++) {
@@ -117,6 +128,7 @@ int mr_path_init(struct mr_path_table *pt, const struct mr_path_params *p,
 
 		/* paths not drawn yet hold 0xFFFF, never a valid entropy */
 		x->entropy = new_entropy(pt);
+		x->drawn_ns = now_ns;
 		x->state = MR_PATH_ACTIVE;
 		x->last_delivery_ns = now_ns;
 		round_reset(x, now_ns);
@@ -215,6 +227,7 @@ u8 mr_path_pick_other(struct mr_path_table *pt, u8 avoid)
 static void reroll(struct mr_path_table *pt, struct mr_path *p, u64 now)
 {
 	p->entropy = new_entropy(pt);
+	p->drawn_ns = now;
 	p->ecn_frac = 0;
 	p->srtt_ns = 0;
 	p->bad_rounds = 0;
@@ -486,6 +499,45 @@ static void quiet_check(struct mr_path *p, bool in_flight, u64 rto_ns,
 	}
 }
 
+/*
+ * MR-MP-32: once per explore_ns, while every path the QP knows is
+ * marked (even the coolest one's CE EWMA is above 0 and at least
+ * ecn_rel), re-roll
+ * the hottest ACTIVE path: a route that no path uses (one that healed,
+ * or that no entropy hashed onto) may have room, and neither PLB nor
+ * MR-MP-27 ever moves a path onto it.  Once a path finds such a route
+ * it is the coolest, exploration stops and MR-MP-27 moves the hot paths.
+ * Only ACTIVE paths that closed two rounds: a SUSPECT path is being
+ * judged (MR-MP-21), a DEAD one probed, a fresh one says nothing yet.
+ * The interval passes whether or not a path qualifies, so the scan runs
+ * at most once per interval.
+ */
+static void explore(struct mr_path_table *pt, u64 now)
+{
+	struct mr_path *hot = NULL;
+	u32 cool;
+	int i;
+
+	if (pt->p.single || !pt->p.explore_ns ||
+	    now - pt->explored_ns < pt->p.explore_ns)
+		return;
+	pt->explored_ns = now;
+	cool = coolest_ecn(pt);
+	if (cool == ~0U || cool == 0 || cool < pt->p.ecn_rel)
+		return;
+	for (i = 0; i < pt->n; i++) {
+		struct mr_path *p = &pt->path[i];
+
+		if (p->state == MR_PATH_ACTIVE && p->rounds >= 2 &&
+		    (!hot || p->ecn_frac > hot->ecn_frac))
+			hot = p;
+	}
+	if (!hot)
+		return;
+	pt->explores++;
+	reroll(pt, hot, now);
+}
+
 u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		 u64 now_ns)
 {
@@ -522,6 +574,7 @@ u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		p->next_probe_ns = now_ns;
 		dead |= 1ULL << i;
 	}
+	explore(pt, now_ns);
 	return dead;
 }
 

@@ -54,6 +54,7 @@ struct mr_path_params {
 	u8 dead_rtos;		/* k: RTOs without delivery -> DEAD */
 	u8 dead_min_pkts;	/* ... and at least this many sent since */
 	u64 probe_interval_ns;	/* PROBE spacing for a DEAD path */
+	u64 explore_ns;		/* one exploratory re-roll per this; 0: off */
 };
 
 struct mr_path {
@@ -67,6 +68,7 @@ struct mr_path {
 	u64 last_event_ns;	/* events at one instant share a round */
 	u64 next_probe_ns;
 	u64 srtt_ns;		/* 0: no sample yet */
+	u64 drawn_ns;		/* when the current entropy was drawn */
 	u32 ecn_frac;		/* EWMA CE fraction, fixed point */
 	/* current round */
 	u32 r_pkts;		/* packets seen by the responder (AKH) */
@@ -100,11 +102,16 @@ struct mr_path_table {
 	u32 (*rand)(void *ctx);	/* caller's random source */
 	void *rand_ctx;
 	u8 n;			/* paths in use */
-	u64 rerolls;
+	u64 explored_ns;	/* the last exploration (MR-MP-32) */
+	u64 explores;
+	u64 rerolls;		/* every re-roll, explorations included */
 	u64 deaths;
 	u64 revivals;
 	struct mr_path path[MR_PATH_MAX];
 };
+
+/* never below this (MR-MP-32): bounds the churn a setting can cause */
+#define MR_PATH_EXPLORE_MIN_NS	(10ULL * 1000 * 1000)
 
 /* Defaults, reasoning in path.c. */
 void mr_path_default_params(struct mr_path_params *p);
@@ -183,7 +190,9 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
  * other paths.  Never in single-path mode.  A pending path out of
  * @inflight_mask for more than @rto_ns stops being pending (MR-MP-29):
  * call it before the run's sends.  Also closes rounds that are due, so
- * call it at least about once per RTT.
+ * call it at least about once per RTT, and re-rolls one ACTIVE path per
+ * explore_ns, the one whose entropy is oldest (MR-MP-32; counted in
+ * explores and rerolls).
  */
 u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		 u64 now_ns);

@@ -31,6 +31,7 @@ void mr_requester_start(struct mr_requester *r,
 	r->cur_off = 0;
 	r->probe_id = p->probe_id;
 	r->rerolls_seen = r->snd.pt.rerolls;
+	r->explores_seen = r->snd.pt.explores;
 	r->rd_atomic_out = 0;
 	r->rd_bytes_out = 0;
 	r->failed_ns = 0;
@@ -317,6 +318,11 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 		r->ops->event(ctx, MR_REQ_EV_REROLLS,
 			      r->snd.pt.rerolls - r->rerolls_seen, NULL);
 		r->rerolls_seen = r->snd.pt.rerolls;
+	}
+	if (r->snd.pt.explores != r->explores_seen) {
+		r->ops->event(ctx, MR_REQ_EV_EXPLORES,
+			      r->snd.pt.explores - r->explores_seen, NULL);
+		r->explores_seen = r->snd.pt.explores;
 	}
 }
 

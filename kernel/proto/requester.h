@@ -83,6 +83,7 @@ enum mr_req_event {
 	MR_REQ_EV_PROBE,	/* a PROBE went out (MR-MP-9) */
 	MR_REQ_EV_PROBE_REPLY,	/* a PROBE_REPLY matched its PROBE (MR-MP-11) */
 	MR_REQ_EV_PATH_REVIVED,	/* a DEAD path works again (MR-MP-11) */
+	MR_REQ_EV_EXPLORES,	/* @n of the re-rolls were explorations (MR-MP-32) */
 };
 
 /* The caller's completion statuses the engine fails WRs with. */
@@ -167,6 +168,7 @@ struct mr_requester {
 	u32 cur_off;		/* its bytes already packetized */
 	u32 probe_id;
 	u64 rerolls_seen;	/* snd.pt.rerolls already reported */
+	u64 explores_seen;	/* snd.pt.explores already reported */
 	u32 rd_atomic_out;	/* READ/ATOMIC WRs started, not retired */
 	u64 rd_bytes_out;	/* READ bytes requested, not arrived */
 	u64 failed_ns;		/* when the scoreboard failed (reqdone.h) */

@@ -66,6 +66,8 @@ static void mrt_p_defaults(struct kunit *test)
 		{ MROCE_P_PATH_ECN_REL, 65536 / 8 },
 		{ MROCE_P_PATH_DEAD_RTOS, 3 },
 		{ MROCE_P_PATH_PROBE_INTERVAL_US, 500 },
+		/* MR-MP-32 */
+		{ MROCE_P_PATH_EXPLORE_MS, 100 },
 		/* MR-REL-3, MR-REL-13: the software device profile. */
 		{ MROCE_P_ACK_EVERY, 2 },
 		{ MROCE_P_ACK_DELAY_US, 500 },
@@ -142,6 +144,11 @@ static void mrt_p_refused(struct kunit *test)
 	mrt_p_try(test, p, MROCE_P_INIT_RTO_US, 0, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_PATH_DEAD_RTOS, 0, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_PATH_REROLL_ROUNDS, 256, -EINVAL);
+	/* MR-MP-32: off, or at least 10 ms */
+	mrt_p_try(test, p, MROCE_P_PATH_EXPLORE_MS, 9, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_PATH_EXPLORE_MS, 60001, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_PATH_EXPLORE_MS, 10, 0);
+	mrt_p_try(test, p, MROCE_P_PATH_EXPLORE_MS, 0, 0);
 
 	/* MR-REL-3: 1 to 8 packets per ACK. */
 	mrt_p_try(test, p, MROCE_P_ACK_EVERY, 0, -EINVAL);
@@ -186,6 +193,7 @@ static void mrt_p_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pp.n_paths, 16);
 	KUNIT_EXPECT_FALSE(test, pp.single);
 	KUNIT_EXPECT_EQ(test, pp.probe_interval_ns, 500000ULL);
+	KUNIT_EXPECT_EQ(test, pp.explore_ns, 100000000ULL);
 	KUNIT_EXPECT_TRUE(test, health);
 
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_CC_DELAY, 1), 0);

@@ -174,7 +174,7 @@ static void path_seen(struct tctx *t, struct pathmap *m, const struct rxpkt *r)
 		return;
 	}
 	EXPECT(t, m->sport[pi] == r->sport,
-	       "PSN %#x on path %u from UDP port %u, earlier %u, no re-roll due (MR-MP-3, MR-MP-2)",
+	       "PSN %#x on path %u from UDP port %u, earlier %u, no re-roll due: no loss, no mark (MR-MP-3, MR-MP-2, MR-MP-32)",
 	       r->p.psn, pi, r->sport, m->sport[pi]);
 }
 

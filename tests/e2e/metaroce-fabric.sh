@@ -26,8 +26,8 @@
 #              MR-MP-8), RTO_base the device's largest drv_rto_us without
 #              backoff sampled from 2 s before the hole to 0.5 s after the
 #              death; a path revives (DEAD -> SUSPECT: a matching
-#              PROBE_REPLY, MR-MP-11); s2 carries >= 10% of the four
-#              spines' mean after the heal; rdma -dd res show qp of that
+#              PROBE_REPLY, MR-MP-11); s2 carries >= 50% of the four
+#              spines' mean from 1 s after the heal (MR-MP-32); rdma -dd res show qp of that
 #              device, once a second in the hole, lists its path table
 #              as the admin guide says (fx_ptab_check) and shows a path
 #              not active at least once. Every death is logged.
@@ -76,7 +76,7 @@ fx_set_paths() {
 [ -z "$FX_PATHS" ] || fx_set_paths "$FX_PATHS"
 mr_log "mr_ha (GID $fx_ga) and mr_hb (GID $fx_gb): paths $(cat /sys/class/infiniband/mr_ha/paths), path_health $(cat /sys/class/infiniband/mr_ha/path_health 2>/dev/null)"
 fx_hw=/sys/class/infiniband/mr_ha/ports/1/hw_counters
-for fx_c in path_deaths path_revivals path_probes path_probe_replies path_rerolls; do
+for fx_c in path_deaths path_revivals path_probes path_probe_replies path_rerolls path_explores; do
 	[ -f "$fx_hw/$fx_c" ] || mr_fail "mr_ha has no counter $fx_c"
 done
 
@@ -547,7 +547,11 @@ fx_hole() {
 	mr_log "$fx_tag: goodput (bytes delivered to the hosts) before $fx_gp0 B/s, during the black hole $fx_gp1 B/s: $fx_pct%; the black hole dropped $fx_drops packets"
 	[ "$fx_pct" -ge 60 ] || fx_fail "$fx_tag" "goodput during the black hole $fx_pct% of before (< 60%)"
 
-	# s2 after the heal, from 1 s after it: its bytes vs the mean
+	# s2 after the heal, from 1 s after it: its bytes vs the mean.  The
+	# probes moved every path around s2 during the hole; the spines are
+	# shaped and mark CE, so exploration (MR-MP-32) finds s2 again and
+	# MR-MP-27 spreads the paths back: 90-114% in five runs (0-102%,
+	# 18% in a CI run, before exploration).
 	fx_col=$([ "$fx_dir" = fwd ] && echo 4 || echo 9)
 	# shellcheck disable=SC2046
 	set -- $(fx_window "$(fx_add "$fx_off" 1)" 999999)
@@ -556,7 +560,7 @@ fx_hole() {
 	# shellcheck disable=SC2086
 	set -- $fx_heal
 	mr_log "$fx_tag: in the ${4}s from 1 s after the heal s2 carried $1 bytes ($fx_dir), the mean of the four $2: $3%"
-	[ "$3" -ge 10 ] || fx_fail "$fx_tag" "s2 carries (almost) no traffic after the heal ($3% of the mean)"
+	[ "$3" -ge 50 ] || fx_fail "$fx_tag" "s2 carries less than half its share after the heal ($3% of the mean, MR-MP-32)"
 
 	# deaths (tracepoint metaroce_path). The bound is checked on the
 	# first death of the QP whose data go into the black hole (fwd:
@@ -589,7 +593,7 @@ fx_hole() {
 	fx_dv=$(($(fx_ctr path_revivals) - fx_v0))
 	fx_dq=$(($(fx_ctr path_probe_replies) - fx_q0))
 	fx_dp=$(($(fx_ctr path_probes) - fx_p0))
-	mr_log "$fx_tag: counters in the case: path_deaths $fx_dd, path_revivals $fx_dv, path_probes $fx_dp, path_probe_replies $fx_dq, path_rerolls $(fx_ctr path_rerolls) in all"
+	mr_log "$fx_tag: counters in the case: path_deaths $fx_dd, path_revivals $fx_dv, path_probes $fx_dp, path_probe_replies $fx_dq, path_rerolls $(fx_ctr path_rerolls) (path_explores $(fx_ctr path_explores)) in all"
 	[ "$fx_dd" -ge "$fx_nd" ] ||
 		fx_fail "$fx_tag" "path_deaths counted fewer deaths than the tracepoint showed"
 	[ "$fx_dv" -ge 1 ] && [ "$fx_dq" -ge "$fx_dv" ] && [ "$fx_dp" -ge "$fx_dq" ] ||

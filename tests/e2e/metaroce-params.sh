@@ -206,9 +206,10 @@ pa_expect init_rto_us 10000
 pa_expect seq_err_interval_us 100
 pa_expect path_probe_interval_us 500
 pa_expect path_ecn_rel 8192
+pa_expect path_explore_ms 100
 pa_expect ack_every 2
 pa_expect ack_delay_us 500
-for pa_c in path_deaths path_revivals path_probes path_probe_replies; do
+for pa_c in path_deaths path_revivals path_probes path_probe_replies path_explores; do
 	pa_v=$(vt_counter $pa_c) || exit 1
 	mr_log "counter $pa_c = $pa_v"
 done
@@ -234,6 +235,7 @@ pa_refused ack_every 0
 pa_refused ack_every 9
 pa_refused ack_delay_us 1251
 pa_refused min_rto_us 1999
+pa_refused path_explore_ms 9
 mr_log "out-of-range and inconsistent writes refused with EINVAL"
 
 # 4. The client's device only: one path, DSCP 46.

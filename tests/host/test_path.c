@@ -3,7 +3,7 @@
  * Host tests: multipath path table (kernel/proto/path.c): entropy
  * allocation (MR-MP-2), WRR spraying (MR-MP-4, MR-MP-5), rounds and
  * PLB-style re-rolls on ECN / loss / trims (MR-MP-6, MR-MP-7) and on RTO
- * (MR-MP-23),
+ * (MR-MP-23), exploration (MR-MP-32),
  * dead-path detection (MR-MP-8), probing and revival (MR-MP-9, MR-MP-11)
  * also when a probe's round trip exceeds probe_interval,
  * all paths dead (MR-MP-12), single-path mode (MR-MP-13).
@@ -212,11 +212,19 @@ static void rounds_all(u8 n, const u32 *ce, u64 *t)
 	flush(t);
 }
 
+/* @n rounds of rounds_all() on four paths. */
+static void rounds_many(const u32 *ce, int n, u64 *t)
+{
+	while (n-- > 0)
+		rounds_all(4, ce, t);
+}
+
 /*
  * MR-MP-27: a path whose CE EWMA stays far above the coolest path's is
  * re-rolled although no round of it reaches ecn_thresh (its spine is
  * busier than another of the QP's), and it is never demoted for that; a
- * QP whose paths are all equally marked re-rolls nothing.
+ * QP whose paths are all equally marked re-rolls nothing by this rule
+ * (40 rounds take 5 ms, less than an exploration interval, MR-MP-32).
  */
 static void test_reroll_hot_path(void **state)
 {
@@ -242,17 +250,90 @@ static void test_reroll_hot_path(void **state)
 
 	setup(4, false);
 	t = 0;
-	for (r = 0; r < 40; r++)
-		rounds_all(4, even, &t);
+	rounds_many(even, 40, &t);
 	assert_int_equal(pt.rerolls, 0);
 
 	/* off: ecn_rel 0 leaves only the absolute rule */
 	setup(4, false);
 	pt.p.ecn_rel = 0;
 	t = 0;
-	for (r = 0; r < 40; r++)
-		rounds_all(4, hot, &t);
+	rounds_many(hot, 40, &t);
 	assert_int_equal(pt.rerolls, 0);
+}
+
+/*
+ * MR-MP-32: while even the coolest path is marked, one exploration per
+ * explore_interval re-rolls the hottest ACTIVE path; never while some
+ * path is unmarked, never sooner, never in single-path mode or with the
+ * interval 0, and no interval below the floor.
+ */
+static void test_explore(void **state)
+{
+	const u32 marked[4] = { 2, 3, 3, 4 }, one_cool[4] = { 0, 3, 3, 4 };
+	struct mr_path_params p;
+	u16 e[4];
+	u64 t = 0;
+	int i;
+
+	(void)state;
+	setup(4, false);
+	rounds_many(marked, 10, &t);
+	for (i = 0; i < 4; i++) {
+		e[i] = mr_path_entropy(&pt, i);
+		assert_int_equal(pt.path[i].state, MR_PATH_ACTIVE);
+	}
+	/* 10 rounds take 1.25 ms: no exploration before 100 ms */
+	assert_int_equal(pt.explores, 0);
+	assert_int_equal(pt.rerolls, 0);
+	t = pt.p.explore_ns - 50 * US;
+	flush(&t);
+	assert_int_equal(pt.explores, 0);
+	flush(&t);
+	assert_int_equal(pt.explores, 1);
+	assert_int_equal(pt.rerolls, 1);
+	/* the hottest, path 3; the others keep their entropies */
+	assert_int_not_equal(mr_path_entropy(&pt, 3), e[3]);
+	assert_int_equal(pt.path[3].rerolls, 1);
+	assert_int_equal(pt.path[3].ecn_frac, 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(mr_path_entropy(&pt, i), e[i]);
+	/* at most one per interval */
+	rounds_many(marked, 10, &t);
+	assert_int_equal(pt.explores, 1);
+	t += pt.p.explore_ns;
+	flush(&t);
+	assert_int_equal(pt.explores, 2);
+	assert_int_equal(pt.rerolls, 2);
+
+	/*
+	 * A path that sees no CE has room: nothing to explore for, and
+	 * MR-MP-27 moves the marked paths instead.
+	 */
+	setup(4, false);
+	t = 0;
+	rounds_many(one_cool, 10, &t);
+	assert_true(pt.rerolls >= 1);
+	t += pt.p.explore_ns;
+	flush(&t);
+	assert_int_equal(pt.explores, 0);
+
+	/* off */
+	setup(4, false);
+	pt.p.explore_ns = 0;
+	t = 0;
+	rounds_many(marked, 10, &t);
+	t += 1000 * 1000 * US;
+	flush(&t);
+	assert_int_equal(pt.explores, 0);
+
+	/* the floor of MR-MP-32 */
+	mr_path_default_params(&p);
+	assert_int_equal(p.explore_ns, 100 * 1000 * US);
+	p.explore_ns = MR_PATH_EXPLORE_MIN_NS - 1;
+	assert_int_equal(mr_path_init(&pt, &p, xorshift, &rng_state, 0),
+			 MR_ERR_INVAL);
+	p.explore_ns = MR_PATH_EXPLORE_MIN_NS;
+	assert_int_equal(mr_path_init(&pt, &p, xorshift, &rng_state, 0), 0);
 }
 
 static void test_reroll_on_loss_and_trims(void **state)
@@ -712,6 +793,18 @@ static void test_single_path_mode(void **state)
 	assert_int_equal(mr_path_entropy(&pt, 0), e);
 	assert_int_equal(pt.rerolls, 0);
 	assert_int_not_equal(pt.path[0].state, MR_PATH_DEAD);
+	/* nor exploration (MR-MP-32): ACTIVE and marked, a second on */
+	t += 10000 * US;
+	for (i = 0; i < 10; i++) {
+		round_on(0, 10, 4, 0, &t);
+		flush(&t);
+	}
+	assert_int_equal(pt.path[0].state, MR_PATH_ACTIVE);
+	assert_true(pt.path[0].ecn_frac >= pt.p.ecn_rel);
+	t += 1000 * 1000 * US;
+	flush(&t);
+	assert_int_equal(mr_path_entropy(&pt, 0), e);
+	assert_int_equal(pt.explores, 0);
 }
 
 /*
@@ -764,6 +857,7 @@ int main(void)
 		cmocka_unit_test(test_wrr_spraying),
 		cmocka_unit_test(test_reroll_on_ecn),
 		cmocka_unit_test(test_reroll_hot_path),
+		cmocka_unit_test(test_explore),
 		cmocka_unit_test(test_reroll_on_loss_and_trims),
 		cmocka_unit_test(test_reroll_on_rto),
 		cmocka_unit_test(test_dead_path_and_revival),

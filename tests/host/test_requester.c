@@ -47,7 +47,7 @@ static struct t {
 	struct sent out[256];
 	u32 n_out;
 	u32 n_local, n_retx_ev, n_retry_exc, n_dup, n_trim;
-	u64 ev[MR_REQ_EV_PATH_REVIVED + 1];	/* @n summed per event */
+	u64 ev[MR_REQ_EV_EXPLORES + 1];	/* @n summed per event */
 	struct mr_pkt probes[8];	/* PROBEs the caller sent */
 	u32 n_probes;
 	bool refuse_probe;	/* the caller may not probe (MR-VER-15) */

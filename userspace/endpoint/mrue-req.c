@@ -204,6 +204,9 @@ static void mrue_req_event(void *ctx, enum mr_req_event ev, u64 n,
 	case MR_REQ_EV_PATH_REVIVED:
 		st->path_revivals += n;
 		break;
+	case MR_REQ_EV_EXPLORES:
+		st->path_explores += n;
+		break;
 	}
 }
 

@@ -214,6 +214,7 @@ struct mrue_stats {
 	uint64_t rd_stalled, rerolls;
 	/* path health (MR-MP-8..11); replies: those matching a PROBE */
 	uint64_t path_deaths, path_revivals, path_probes, path_probe_replies;
+	uint64_t path_explores;
 	/* responder (enum mr_rcv_event) */
 	uint64_t acks_tx;
 	uint64_t nacks_tx[8];	/* by MR_NACK_* reason, 1..7 */
