@@ -86,13 +86,8 @@ cmp_rdma() {
 	cmp_cli=$!
 	cmp_total=0 cmp_min=0
 	if fab_wait_moving hb "$CMP_QPS" $((CMP_DUR - CMP_WIN - 2)); then
-		cmp_u0=$(cut -d' ' -f1 /proc/uptime)
-		fab_rx_psns hb >/tmp/cmp-a
-		sleep "$CMP_WIN"
-		fab_rx_psns hb >/tmp/cmp-b
-		cmp_u1=$(cut -d' ' -f1 /proc/uptime)
-		cmp_fig=$(fab_qp_goodput /tmp/cmp-a /tmp/cmp-b \
-			"$(awk -v a="$cmp_u0" -v b="$cmp_u1" 'BEGIN { print b - a }')" "$CMP_MTU")
+		cmp_win=$(fab_rx_window hb "$CMP_WIN" /tmp/cmp-a /tmp/cmp-b)
+		cmp_fig=$(fab_qp_goodput /tmp/cmp-a /tmp/cmp-b "${cmp_win%% *}" "$CMP_MTU")
 		# shellcheck disable=SC2086 # fields
 		set -- $cmp_fig
 		cmp_k=$1 cmp_total=$2 cmp_min=$3 cmp_jain=$4

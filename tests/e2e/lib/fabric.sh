@@ -86,6 +86,14 @@
 #                        then "rc N" (its exit status) is OUT's last line
 #   fab_rx_psns HOST     "QPN PSN" per RC QP of mr_HOST with responder
 #                        state (drv_rx_cum_psn)
+#   fab_rx_window HOST S A B
+#                        fab_rx_psns of mr_HOST into file A, S seconds
+#                        later into B; prints "W RA RB": W the seconds
+#                        between the two, from the middle of one read to
+#                        the middle of the other (a read takes RA, RB:
+#                        hundreds of ms under emulation, which timing
+#                        from the start of A to the end of B counted
+#                        once too often, 2-3% of a 12 s window)
 #   fab_wait_moving HOST N S
 #                        wait until N of mr_HOST's RC QPs deliver (their
 #                        PSNs move second to second), at most S seconds;
@@ -381,6 +389,18 @@ fab_rx_psns() {
 				if ($i == "drv_rx_cum_psn") p = $(i + 1);
 			}
 			if (q != "" && p != "") print q, p }'
+}
+
+fab_rx_window() {
+	fab_a0=$(cut -d' ' -f1 /proc/uptime)
+	fab_rx_psns "$1" >"$3"
+	fab_a1=$(cut -d' ' -f1 /proc/uptime)
+	sleep "$2"
+	fab_b0=$(cut -d' ' -f1 /proc/uptime)
+	fab_rx_psns "$1" >"$4"
+	fab_b1=$(cut -d' ' -f1 /proc/uptime)
+	echo "$fab_a0 $fab_a1 $fab_b0 $fab_b1" |
+		awk '{ printf "%.3f %.2f %.2f\n", ($3 + $4 - $1 - $2) / 2, $2 - $1, $4 - $3 }'
 }
 
 fab_wait_moving() {
