@@ -126,11 +126,13 @@ def parse_cases(lines, tag):
 
 def parse_per_flow(lines):
     """Goodput per sender (incast) or per QP (compare), by case, in B/s:
-    "[role] CASE: window S s, goodput per sender (B/s)X1 X2 ..., together"
-    and "[role] CASE: goodput per QP (B/s) X1 X2 ..., together"."""
+    "[role] CASE: window S s (reads A s, B s), goodput per sender (B/s)X1
+    X2 ..., together" (older logs: no reads) and "[role] CASE: goodput per
+    QP (B/s) X1 X2 ..., together"."""
     out = {}
     for line in lines:
-        m = re.search(r"\] (\w+): (?:window [\d.]+ s, )?goodput per "
+        m = re.search(r"\] (\w+): (?:window [\d.]+ s(?: \([^)]*\))?, )?"
+                      r"goodput per "
                       r"(?:sender|QP) \(B/s\)\s*([\d ]+), together", line)
         if m:
             out[m.group(1)] = [int(x) for x in m.group(2).split()]

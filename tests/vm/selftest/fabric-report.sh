@@ -55,7 +55,7 @@ echo "commit=abc1234" >"$tmp/run/meta.env"
 } >"$tmp/run/e2e/metaroce-fabric/single.console.log"
 {
 	echo "[single] calibration: 2000000 B/s unshaped; bottleneck 4mbit = 500000 B/s"
-	echo "[single] ecn: window 12.00 s, goodput per sender (B/s)110000 120000, together 230000 B/s = 0.460 of the bottleneck, Jain 0.998"
+	echo "[single] ecn: window 12.00 s (reads 0.44 s, 0.51 s), goodput per sender (B/s)110000 120000, together 230000 B/s = 0.460 of the bottleneck, Jain 0.998"
 	echo "INCAST-CASE ecn ok goodput=0.91 jain=0.99 rtos=ha:3/2 h1:4/4"
 } >"$tmp/run/e2e/metaroce-incast/single.console.log"
 
@@ -78,6 +78,13 @@ check "during vs before" "$(metric blackhole during_vs_before_pct)" 50
 check "incast goodput" "$(metric ecn goodput metaroce-incast)" 0.91
 check "incast jain" "$(metric ecn jain metaroce-incast)" 0.99
 check "incast RTOs of every sender" "$(metric ecn rtos metaroce-incast)" "ha:3/2 h1:4/4"
+# the plot's per-sender bars, from the window line as the scenario prints it
+check "incast goodput per sender" "$("$py" -c 'import importlib.util, sys
+s = importlib.util.spec_from_file_location("fr", sys.argv[1])
+m = importlib.util.module_from_spec(s)
+s.loader.exec_module(m)
+print(m.parse_per_flow(open(sys.argv[2]).read().splitlines()).get("ecn"))' \
+	"$report" "$tmp/run/e2e/metaroce-incast/single.console.log")" "[110000, 120000]"
 cmp=metaroce-fabric-compare
 check "compare spray slowest" "$(metric spray slowest $cmp)" 47000
 check "compare ratio verdict" "$(metric spray/single verdict $cmp)" ok
