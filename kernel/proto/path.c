@@ -416,13 +416,17 @@ void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns)
 
 /*
  * MR-MP-30: a pending path that no other path's delivery has followed
- * since its pending_since stops being pending.  Nothing came back on any
- * path meanwhile: the QP as a whole went without feedback (a stalled
- * peer or host) and the path's silence says nothing about its route.
- * Linear: the latest delivery of all, and the latest of the others for
- * the path that holds it.
+ * by more than @rtt_ns (the QP's minimum RTT) since its pending_since
+ * stops being pending.  Nothing came back on any path meanwhile that was
+ * sent after the path's first pending packet: the QP as a whole went
+ * without feedback (a stalled peer or host) and the path's silence says
+ * nothing about its route.  A delivery within a minimum round trip of
+ * pending_since acknowledges packets sent before it: with a coarse ACK
+ * clock, the ACK a host took right before it stalled.  Linear: the
+ * latest delivery of all, and the latest of the others for the path
+ * that holds it.
  */
-static void rto_silence(struct mr_path_table *pt)
+static void rto_silence(struct mr_path_table *pt, u64 rtt_ns)
 {
 	u64 first = 0, second = 0, others;
 	int i, top = -1;
@@ -442,12 +446,13 @@ static void rto_silence(struct mr_path_table *pt)
 		struct mr_path *p = &pt->path[i];
 
 		others = i == top ? second : first;
-		if (p->pending && others <= p->pending_since_ns)
+		if (p->pending && others <= p->pending_since_ns + rtt_ns)
 			p->pending = false;
 	}
 }
 
-u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
+u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 rtt_ns,
+		   u64 now_ns)
 {
 	bool all_dead = !mr_path_usable(pt);
 	u64 done = 0;
@@ -455,7 +460,7 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns)
 
 	if (pt->p.single)
 		return 0;
-	rto_silence(pt);
+	rto_silence(pt, rtt_ns);
 	for (i = 0; i < pt->n; i++) {
 		struct mr_path *p = &pt->path[i];
 

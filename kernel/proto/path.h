@@ -176,10 +176,12 @@ void mr_path_on_trim(struct mr_path_table *pt, u8 idx, u64 now_ns);
  * The QP's RTO fired while paths @mask had packets in flight: re-roll
  * them (PLB: a timeout means the route is bad, MR-MP-23), DEAD ones only
  * when no path is usable (MR-MP-12).  First, paths pending with no
- * other path's delivery since stop being pending (MR-MP-30).  Returns
- * paths re-rolled.
+ * other path's delivery later than @rtt_ns (the QP's minimum RTT, 0
+ * before its first sample) after their pending_since stop being pending
+ * (MR-MP-30).  Returns paths re-rolled.
  */
-u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 now_ns);
+u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 rtt_ns,
+		   u64 now_ns);
 /*
  * Periodic check (MR-MP-8): a path in @inflight_mask (packets in flight on
  * it, mr_txsb_paths_in_flight()) with nothing delivered for more than

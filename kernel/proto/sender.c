@@ -112,7 +112,8 @@ int mr_sender_on_timer(struct mr_sender *s, u64 now_ns,
 
 	if (res->rto_fired) {
 		mr_cc_on_rto(&s->cc, now_ns);
-		mr_path_on_rto(&s->pt, res->path_lost_mask, now_ns);
+		mr_path_on_rto(&s->pt, res->path_lost_mask,
+			       s->sb.rtt_valid ? s->sb.min_rtt_ns : 0, now_ns);
 	}
 	apply_verdicts(s, res, now_ns);
 	return rc;

@@ -130,6 +130,8 @@ struct model_cfg {
 	u64 heal_count_from;
 	/* exploration (MR-MP-32) off */
 	bool no_explore;
+	/* the responder's ack_every (MR-REL-3), 0: the profile's */
+	u16 ack_every;
 	/*
 	 * stall: whatever would arrive (either way) in [stall_from,
 	 * stall_until) arrives at stall_until, in order: a peer VM that the
@@ -1345,6 +1347,8 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 
 	mr_receiver_init(&m->rp.rcv, m->init_psn, m->now);
 	m->rp.rcv.ops = &rp_ops;
+	if (cfg->ack_every)
+		m->rp.rcv.w.ack_every = cfg->ack_every;
 	m->rp.rcv.seq_err_interval_ns = 100 * US;	/* the kernel's default */
 	/* matched to the requester's max_rd_atomic (MR-VERBS-15) */
 	m->rp.rcv.max_dest_rd_atomic = 16;
@@ -2104,7 +2108,11 @@ static void test_model_stall_undo(void **state)
  * the paths again, whose pending_since is from before the stall; no path
  * has delivered since, so the silence was the QP's, not a route's, and
  * no path may be declared DEAD for it (MR-MP-30).  Without MR-MP-30 this
- * run had 8 deaths, every path.
+ * run had 8 deaths, every path.  Again with an ACK every 4th packet: the
+ * ACK taken right before the stall credits paths other than one that
+ * had just become pending, for packets sent before it; counted as
+ * evidence against that path, this run had 6 deaths, so MR-MP-30 counts
+ * only deliveries more than a minimum RTT after pending_since.
  */
 static void test_model_stall_sender(void **state)
 {
@@ -2121,6 +2129,11 @@ static void test_model_stall_sender(void **state)
 	c.stall_req = true;
 	run_cfg(&c);
 	assert_true(g_model->now > c.stall_until);
+	assert_true(g_model->rq.e.snd.sb.st.rto >= 1);
+	assert_int_equal(g_model->rq.e.snd.pt.deaths, 0);
+	c.name = "stall-sender-ack4";
+	c.ack_every = 4;
+	run_cfg(&c);
 	assert_true(g_model->rq.e.snd.sb.st.rto >= 1);
 	assert_int_equal(g_model->rq.e.snd.pt.deaths, 0);
 }

@@ -382,7 +382,7 @@ static void test_reroll_on_rto(void **state)
 	e1 = mr_path_entropy(&pt, 1);
 	e2 = mr_path_entropy(&pt, 2);
 	e3 = mr_path_entropy(&pt, 3);
-	done = mr_path_on_rto(&pt, (1ULL << 1) | (1ULL << 3), 100 * US);
+	done = mr_path_on_rto(&pt, (1ULL << 1) | (1ULL << 3), 0, 100 * US);
 	assert_true(done == ((1ULL << 1) | (1ULL << 3)));
 	assert_int_not_equal(mr_path_entropy(&pt, 1), e1);
 	assert_int_equal(mr_path_entropy(&pt, 2), e2);
@@ -545,7 +545,7 @@ static void test_rto_silence_not_pending(void **state)
 		mr_path_on_send(&pt, i, t + 5 * US);
 		mr_path_on_send(&pt, i, t + 6 * US);
 	}
-	assert_int_equal(mr_path_on_rto(&pt, 0xf, t + 3 * rto), 0xf);
+	assert_int_equal(mr_path_on_rto(&pt, 0xf, 0, t + 3 * rto), 0xf);
 	for (i = 0; i < 4; i++)
 		assert_false(pt.path[i].pending);
 	/* the expiry's copies go out: a new pending_since, no death */
@@ -562,11 +562,37 @@ static void test_rto_silence_not_pending(void **state)
 	for (i = 0; i < 4; i++)
 		if (i != 2)
 			mr_path_on_delivery(&pt, i, 1, t + 10 * US);
-	mr_path_on_rto(&pt, 0x4, t + rto);
+	mr_path_on_rto(&pt, 0x4, 0, t + rto);
 	assert_true(pt.path[2].pending);
 	assert_int_equal(pt.path[2].pending_since_ns, t);
 	mr_path_on_send(&pt, 2, t + rto + 1);
 	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1) == 0x4);
+
+	/*
+	 * The others' deliveries came within the QP's minimum RTT (50 us)
+	 * of path 2's pending_since: they acknowledge packets sent before
+	 * it (the ACK a host took right before it stalled), so the expiry
+	 * clears path 2; one a minimum RTT later keeps it pending.
+	 */
+	setup(4, false);
+	t = 1000 * US;
+	for (i = 0; i < 6; i++)
+		mr_path_on_send(&pt, 2, t + i * US);
+	for (i = 0; i < 4; i++) {
+		if (i == 2)
+			continue;
+		mr_path_on_send(&pt, i, t - 100 * US);
+		mr_path_on_delivery(&pt, i, 1, t + 40 * US);
+	}
+	mr_path_on_rto(&pt, 0x4, 50 * US, t + 3 * rto);
+	assert_false(pt.path[2].pending);
+	for (i = 0; i < 6; i++)
+		mr_path_on_send(&pt, 2, t + 3 * rto + 1 + i * US);
+	mr_path_on_send(&pt, 0, t + 3 * rto);
+	mr_path_on_delivery(&pt, 0, 1, t + 3 * rto + 60 * US);
+	mr_path_on_rto(&pt, 0x4, 50 * US, t + 4 * rto);
+	assert_true(pt.path[2].pending);
+	assert_int_equal(pt.path[2].pending_since_ns, t + 3 * rto + 1);
 }
 
 /*
@@ -755,7 +781,7 @@ static void test_all_dead_fallback(void **state)
 	for (i = 0; i < 3; i++) {
 		u16 e = mr_path_entropy(&pt, 1), e0 = mr_path_entropy(&pt, 0);
 
-		assert_true(mr_path_on_rto(&pt, 1ULL << 1,
+		assert_true(mr_path_on_rto(&pt, 1ULL << 1, 0,
 					   (2000 + i) * US) == 1ULL << 1);
 		assert_int_not_equal(mr_path_entropy(&pt, 1), e);
 		assert_int_equal(mr_path_entropy(&pt, 0), e0);
@@ -764,7 +790,7 @@ static void test_all_dead_fallback(void **state)
 	assert_int_equal(mr_path_usable(&pt), 0);
 	/* with a usable path, RTOs leave DEAD paths to their probes */
 	pt.path[2].state = MR_PATH_SUSPECT;
-	assert_true(mr_path_on_rto(&pt, 0x7, 3000 * US) == 1ULL << 2);
+	assert_true(mr_path_on_rto(&pt, 0x7, 0, 3000 * US) == 1ULL << 2);
 }
 
 static void test_single_path_mode(void **state)
@@ -785,7 +811,7 @@ static void test_single_path_mode(void **state)
 		flush(&t);
 	}
 	assert_int_equal(pt.path[0].state, MR_PATH_SUSPECT);
-	assert_true(mr_path_on_rto(&pt, 1, t) == 0);
+	assert_true(mr_path_on_rto(&pt, 1, 0, t) == 0);
 	assert_false(mr_path_reroll(&pt, 0, t));
 	for (i = 0; i < 10; i++)
 		mr_path_on_send(&pt, 0, t);

@@ -210,7 +210,7 @@ static void run_row(const struct row *r)
 		break;
 	case EV_RTO:
 		now += US;
-		mr_path_on_rto(&pt, 1ULL << P, now);
+		mr_path_on_rto(&pt, 1ULL << P, 0, now);
 		break;
 	case EV_DEAD_TIMEOUT:
 		lost = kill(P);
@@ -321,7 +321,7 @@ static void test_rto_dead_and_fallback(void **state)
 	(void)state;
 	enter(DEAD);
 	e = pt.path[P].entropy;
-	assert_true(mr_path_on_rto(&pt, 0xf, now + US) == 0xd);
+	assert_true(mr_path_on_rto(&pt, 0xf, 0, now + US) == 0xd);
 	assert_int_equal(pt.path[P].entropy, e);
 	for (i = 0; i < 16; i++)
 		assert_int_not_equal(mr_path_pick(&pt), P);
@@ -362,7 +362,7 @@ static void test_reply_entropy_follows(void **state)
 	r = mr_path_reply_entropy(0x42, P, e);
 	assert_int_equal(mr_path_reply_entropy(0x42, P, e), r);
 	/* every re-roll of the table moves the reverse route */
-	mr_path_on_rto(&pt, 1ULL << P, now + US);		/* MR-MP-23 */
+	mr_path_on_rto(&pt, 1ULL << P, 0, now + US);		/* MR-MP-23 */
 	q = mr_path_reply_entropy(0x42, P, mr_path_entropy(&pt, P));
 	assert_int_not_equal(q, r);
 	kill(P);						/* MR-MP-8 */
