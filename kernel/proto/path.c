@@ -128,7 +128,6 @@ int mr_path_init(struct mr_path_table *pt, const struct mr_path_params *p,
 
 		/* paths not drawn yet hold 0xFFFF, never a valid entropy */
 		x->entropy = new_entropy(pt);
-		x->drawn_ns = now_ns;
 		x->state = MR_PATH_ACTIVE;
 		x->last_delivery_ns = now_ns;
 		round_reset(x, now_ns);
@@ -227,7 +226,6 @@ u8 mr_path_pick_other(struct mr_path_table *pt, u8 avoid)
 static void reroll(struct mr_path_table *pt, struct mr_path *p, u64 now)
 {
 	p->entropy = new_entropy(pt);
-	p->drawn_ns = now;
 	p->ecn_frac = 0;
 	p->srtt_ns = 0;
 	p->bad_rounds = 0;
@@ -507,9 +505,8 @@ static void quiet_check(struct mr_path *p, bool in_flight, u64 rto_ns,
 /*
  * MR-MP-32: once per explore_ns, while every path the QP knows is
  * marked (even the coolest one's CE EWMA is above 0 and at least
- * ecn_rel), re-roll
- * the hottest ACTIVE path: a route that no path uses (one that healed,
- * or that no entropy hashed onto) may have room, and neither PLB nor
+ * ecn_rel), re-roll the hottest ACTIVE path: a route that no path uses
+ * (one that healed, or that no entropy hashed onto) may have room, and neither PLB nor
  * MR-MP-27 ever moves a path onto it.  Once a path finds such a route
  * it is the coolest, exploration stops and MR-MP-27 moves the hot paths.
  * Only ACTIVE paths that closed two rounds: a SUSPECT path is being

@@ -68,7 +68,6 @@ struct mr_path {
 	u64 last_event_ns;	/* events at one instant share a round */
 	u64 next_probe_ns;
 	u64 srtt_ns;		/* 0: no sample yet */
-	u64 drawn_ns;		/* when the current entropy was drawn */
 	u32 ecn_frac;		/* EWMA CE fraction, fixed point */
 	/* current round */
 	u32 r_pkts;		/* packets seen by the responder (AKH) */
@@ -192,9 +191,9 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 rtt_ns,
  * other paths.  Never in single-path mode.  A pending path out of
  * @inflight_mask for more than @rto_ns stops being pending (MR-MP-29):
  * call it before the run's sends.  Also closes rounds that are due, so
- * call it at least about once per RTT, and re-rolls one ACTIVE path per
- * explore_ns, the one whose entropy is oldest (MR-MP-32; counted in
- * explores and rerolls).
+ * call it at least about once per RTT.  At most once per explore_ns, if
+ * every path is marked, it re-rolls the hottest ACTIVE path (MR-MP-32;
+ * counted in explores and rerolls).
  */
 u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
 		 u64 now_ns);

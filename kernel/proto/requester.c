@@ -271,6 +271,16 @@ static bool mr_run_timers(struct mr_requester *r, u32 head, u32 tail,
 	return true;
 }
 
+/* Report what a running total @total gained since *@seen as @ev. */
+static void mr_report_new(struct mr_requester *r, enum mr_req_event ev,
+			  u64 total, u64 *seen, void *ctx)
+{
+	if (total == *seen)
+		return;
+	r->ops->event(ctx, ev, total - *seen, NULL);
+	*seen = total;
+}
+
 /*
  * Path health (MR-MP-8..12): close rounds, declare paths dead (their
  * packets go out again on other paths), probe dead paths, and report
@@ -314,16 +324,10 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 				r->ops->event(ctx, MR_REQ_EV_PROBE, 1, NULL);
 		}
 	}
-	if (r->snd.pt.rerolls != r->rerolls_seen) {
-		r->ops->event(ctx, MR_REQ_EV_REROLLS,
-			      r->snd.pt.rerolls - r->rerolls_seen, NULL);
-		r->rerolls_seen = r->snd.pt.rerolls;
-	}
-	if (r->snd.pt.explores != r->explores_seen) {
-		r->ops->event(ctx, MR_REQ_EV_EXPLORES,
-			      r->snd.pt.explores - r->explores_seen, NULL);
-		r->explores_seen = r->snd.pt.explores;
-	}
+	mr_report_new(r, MR_REQ_EV_REROLLS, r->snd.pt.rerolls,
+		      &r->rerolls_seen, ctx);
+	mr_report_new(r, MR_REQ_EV_EXPLORES, r->snd.pt.explores,
+		      &r->explores_seen, ctx);
 }
 
 /*

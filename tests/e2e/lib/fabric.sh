@@ -93,7 +93,7 @@
 #                        the middle of the other (a read takes RA, RB:
 #                        hundreds of ms under emulation, which timing
 #                        from the start of A to the end of B counted
-#                        once too often, 2-3% of a 12 s window)
+#                        once too often, 3-5% of a 12 s window)
 #   fab_wait_moving HOST N S
 #                        wait until N of mr_HOST's RC QPs deliver (their
 #                        PSNs move second to second), at most S seconds;
