@@ -2326,8 +2326,14 @@ static void ins_step(unsigned int k, const struct istep *s)
 	class_start("insider", s->cls, s->var);
 	probe = ins_probe();
 	slice = ins_slice;
+	/*
+	 * A DIE step ends when the victim QP does; the bound only catches
+	 * a victim that never refuses. It scales with the kernel: the
+	 * refusal waits for the READ responses before it (MR-VERBS-24),
+	 * which a debug kernel may not begin within 3 s.
+	 */
 	if (s->ex == DIE)
-		slice = 3;	/* ends when the victim QP does */
+		slice = 3.0 * O.slowdown;
 	tend = now_s() + slice;
 	if (probe)
 		s->fn(s->arg, tend);

@@ -212,7 +212,7 @@ static void usage(FILE *f)
 "      --classes LIST      only these classes (names from --list)\n"
 "      --slice-ms MS       time per class or step (default: one pass over the\n"
 "                          table in --time; insider DIE steps: until the QP\n"
-"                          ends, at most 1500)\n"
+"                          ends, at most 3000 x --slowdown)\n"
 "      --mr-size BYTES     the victim's MR (default 256m)\n"
 "      --max-latency MS    bound on the victim's control-channel answers\n"
 "                          (insider; default 3000)\n"
