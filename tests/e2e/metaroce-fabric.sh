@@ -23,9 +23,10 @@
 #              metaroce_path), the first within dead_rtos (3) x RTO_base
 #              + one RTO_base of tick slack of its first packet into the
 #              hole (metaroce_pkt_tx; or of its dead_min_pkts-th (6th),
-#              MR-MP-8), RTO_base the device's largest drv_rto_us without
-#              backoff sampled from 2 s before the hole to 0.5 s after the
-#              death; a path revives (DEAD -> SUSPECT: a matching
+#              MR-MP-8), RTO_base the larger of the QP's largest
+#              drv_rto_base_us sampled from 1 s before that packet to
+#              0.5 s after the death and the base the death's
+#              tracepoint reports; a path revives (DEAD -> SUSPECT: a matching
 #              PROBE_REPLY, MR-MP-11); s2 carries >= 50% of the four
 #              spines' mean from 1 s after the heal (MR-MP-32); rdma -dd res show qp of that
 #              device, once a second in the hole, lists its path table
@@ -116,18 +117,21 @@ fx_trace_off() {
 	cat $fx_tr/trace >/tmp/fx.trace
 }
 
-# fx_deaths: from /tmp/fx.trace and /tmp/fx.rto ("uptime dev rto_us"
-# samples), one line per path that became DEAD after the fx-on mark:
-#   DEATH dev qpn path at T first F pkts N rto R limit L wait W sent S
-#         base B ops O ok|LATE
+# fx_deaths: from /tmp/fx.trace and /tmp/fx.rto ("uptime dev qpn
+# rto_base_us" samples), one line per path that became DEAD after the fx-on mark:
+#   DEATH dev qpn path at T first F pkts N rto R limit L sampled R1
+#         wait W sent S base B ops O ok|LATE
 # T: seconds after fx-on; F: its first data packet after fx-on or after
 # its last entropy change (the first packet into the black hole, when
 # the path's pending time starts, MR-MP-8); N: data packets it sent from
-# F to its death; R: the device's largest RTO_base sampled from 2 s
-# before the black hole to the death; L = max(F + dead_rtos x R, time of
-# its dead_min_pkts-th packet) + R (the tick's slack), the bound.
-# (RTO_base is sampled about every 0.5 s, until 0.5 s after the death:
-# it follows srtt, which a burst into the shaped spines raises fast.)
+# F to its death; R: the larger of R1, the QP's largest RTO_base
+# sampled from 1 s before F to 0.5 s after the death, and B below, the
+# RTO_base MR-MP-8 counted in at the death; L = max(F + dead_rtos x R,
+# time of its dead_min_pkts-th packet) + R (the tick's slack), the
+# bound. (RTO_base follows srtt and rttvar, which a burst into the
+# shaped spines moves within milliseconds; sampled about every 0.5 s,
+# it can miss the value the rule used, and its largest over seconds is
+# several times that value: 50 ms against 7 ms.)
 # W, S, B: what MR-MP-8 saw when it declared the path DEAD (the
 # tracepoint's wait_us, sent, rto_base_us): pending for W ms with S
 # packets sent, RTO_base B ms; O: the opcodes of the last S packets
@@ -138,7 +142,7 @@ fx_deaths() {
 	awk -v rtos=3 -v minp=6 '
 		function ts(l) { match(l, /[0-9]+\.[0-9]+: /); return substr(l, RSTART, RLENGTH - 2) + 0 }
 		function kv(name,   i) { for (i = 1; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2); return "" }
-		FNR == NR { rt[NR] = $1; rd[NR] = $2; rv[NR] = $3; nr = NR; next }
+		FNR == NR { rt[NR] = $1; rd[NR] = $2; rq[NR] = $3; rv[NR] = $4; nr = NR; next }
 		/tracing_mark_write: fx-on/ { on = ts($0); off_up = 0; for (i = 1; i <= NF; i++) if ($i == "fx-on") on_up = $(i + 1); next }
 		/tracing_mark_write: fx-off/ { off = ts($0); next }
 		/metaroce_pkt_tx:/ {
@@ -175,13 +179,14 @@ fx_deaths() {
 				for (o in oc) ops = ops (ops == "" ? "" : ",") o ":" oc[o]
 				# the RTO samples are in uptime; the trace clock is
 				# on - on_up ahead of it
-				r = 0
+				r = 0; lo = (f == "" ? dt[d] : f) - 1
 				for (i = 1; i <= nr; i++) {
 					u = rt[i] + (on - on_up)
-					if (rd[i] == kk[1] && u >= on - 2 && u <= dt[d] + 0.5 && rv[i] > r) r = rv[i]
+					if (rd[i] == kk[1] && rq[i] == kk[2] && u >= lo && u <= dt[d] + 0.5 && rv[i] > r) r = rv[i]
 				}
-				r /= 1e6
-				w = sprintf(" wait %.1f sent %d base %.1f ops %s", dw[d], ds[d], db[d], (ops == "" ? "-" : ops))
+				r /= 1e6; sr = r
+				if (db[d] / 1e3 > r) r = db[d] / 1e3
+				w = sprintf(" sampled %.4f wait %.1f sent %d base %.1f ops %s", sr, dw[d], ds[d], db[d], (ops == "" ? "-" : ops))
 				if (f == "") { printf "DEATH %s at %.3f first - pkts 0 rto %.4f limit -%s NOPKT\n", k, dt[d] - on, r, w; continue }
 				l = f + rtos * r
 				if (six != "" && six > l) l = six
@@ -241,17 +246,20 @@ fx_ctr() {
 		$(cat "/sys/class/infiniband/mr_hb/ports/1/hw_counters/$1")))
 }
 
-# fx_rto DEV: drv_rto_us of DEV's RC QPs with no backoff (the largest),
-# or nothing.
+# fx_rto DEV: "qpn rto_base_us" for each of DEV's RC QPs with an RTT
+# sample (drv_srtt_us not 0; without one the base is init_rto):
+# drv_rto_base_us is the RTO without backoff, the unit MR-MP-8 counts a
+# path's deaths in. QPs in backoff count too: the QP sending into the
+# black hole is the one whose RTOs fire there.
 fx_rto() {
 	rdma -dd res show qp link "$1/1" 2>/dev/null | awk '
-		{ r = ""; b = ""
+		{ q = ""; r = ""; s = ""
 		  for (i = 1; i < NF; i++) {
-			if ($i == "drv_rto_us") r = $(i + 1)
-			if ($i == "drv_backoff") b = $(i + 1)
+			if ($i == "lqpn") q = $(i + 1)
+			if ($i == "drv_rto_base_us") r = $(i + 1)
+			if ($i == "drv_srtt_us") s = $(i + 1)
 		  }
-		  if (r != "" && b == "0" && r + 0 > m) m = r + 0 }
-		END { if (m > 0) print m }'
+		  if (q != "" && r != "" && s + 0 > 0) print q, r }'
 }
 
 # A process in each leaf's namespace: its /proc/PID/net/dev is the leaf's
@@ -427,7 +435,7 @@ fx_spray() {
 	fab_clear
 	fx_d0=$(fx_ctr path_deaths)
 	# deaths traced as in the black-hole cases, to tell what they were
-	echo "0 -1 0" >/tmp/fx.rto
+	echo "0 -1 0 0" >/tmp/fx.rto
 	fx_trace_on 32768	# 40 s of data packets of both devices
 	fx_mark fx-on
 	fx_rto_loop &
@@ -462,15 +470,13 @@ fx_spray() {
 
 # --- black holes -----------------------------------------------------------
 
-# fx_rto_loop: "uptime dev rto_us" of both devices into /tmp/fx.rto,
+# fx_rto_loop: "uptime dev qpn rto_base_us" of both devices into /tmp/fx.rto,
 # about every 0.5 s, until killed.
 fx_rto_loop() {
 	while :; do
 		fx_u=$(fx_now)
-		fx_r=$(fx_rto mr_ha)
-		[ -z "$fx_r" ] || echo "$fx_u $fx_ia $fx_r" >>/tmp/fx.rto
-		fx_r=$(fx_rto mr_hb)
-		[ -z "$fx_r" ] || echo "$fx_u $fx_ib $fx_r" >>/tmp/fx.rto
+		fx_rto mr_ha | sed "s/^/$fx_u $fx_ia /" >>/tmp/fx.rto
+		fx_rto mr_hb | sed "s/^/$fx_u $fx_ib /" >>/tmp/fx.rto
 		sleep 0.3
 	done
 }
@@ -483,7 +489,7 @@ fx_hole() {
 	fx_tag=$1
 	fx_dir=$2
 	fab_clear
-	echo "0 -1 0" >/tmp/fx.rto	# never empty: awk reads it as the first file
+	echo "0 -1 0 0" >/tmp/fx.rto	# never empty: awk reads it as the first file
 	fx_trace_on
 	fx_sampler_start
 	fx_verify_start $fx_plan --time "$(fx_s 30)"
