@@ -7,6 +7,7 @@
  * the QP still works afterwards where the spec says nothing changed.
  */
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -298,6 +299,61 @@ static void c_local_mr_no_remote(struct tctx *t)
 	key_refused(t, DUT.addr1, DUT.lkey1,
 		    "NACK REMOTE_ACCESS for a WRITE into a region without remote write",
 		    "MR-SEC-10, MR-MAL-3");
+}
+
+/*
+ * MR-SEC-14: ibv_rereg_mr that moves an MR to new memory gives it new
+ * keys. MR 30 (4 KiB, remote access) is moved by the agent's REREG: the
+ * R_Key it had is refused at the new memory and at the old, the new
+ * memory keeps its pattern, and the new R_Key places a WRITE there.
+ */
+#define REREG_MR	30
+#define REREG_LEN	4096u
+
+static void c_rereg_new_keys(struct tctx *t)
+{
+	uint64_t rk0, va0, rk1, va1, seed = seed_new(), h;
+	static uint8_t want[REREG_LEN];
+	uint8_t pl[256], got[256];
+	struct ack_expect e;
+	struct mr_pkt p;
+	struct tqp q;
+	const char *a;
+
+	a = agent("MR %d %u 0x%x 0x%" PRIx64, REREG_MR, REREG_LEN, ACC_ALL, seed_new());
+	REQUIRE(t, a && kv_u64(a, "rkey", &rk0) && kv_u64(a, "addr", &va0),
+		"agent: MR %d: %s", REREG_MR, agent_err);
+	a = agent("REREG %d 0x%" PRIx64, REREG_MR, seed);
+	REQUIRE(t, a && kv_u64(a, "rkey", &rk1) && kv_u64(a, "addr", &va1),
+		"agent: REREG %d (ibv_rereg_mr to new memory): %s", REREG_MR, agent_err);
+	REQUIRE(t, rk1 != rk0,
+		"ibv_rereg_mr to new memory kept the R_Key 0x%" PRIx64 " (MR-SEC-14)", rk0);
+	key_refused(t, va1, (uint32_t)rk0,
+		    "NACK REMOTE_ACCESS for the R_Key of before ibv_rereg_mr, at the new memory",
+		    "MR-SEC-14");
+	key_refused(t, va0, (uint32_t)rk0,
+		    "NACK REMOTE_ACCESS for the R_Key of before ibv_rereg_mr, at the old memory",
+		    "MR-SEC-14");
+	mrc_pat_fill(want, seed, 0, REREG_LEN);
+	REQUIRE(t, mr_hash(REREG_MR, 0, REREG_LEN, &h), "agent: HASH %d: %s", REREG_MR,
+		agent_err);
+	EXPECT(t, h == mrc_hash(want, REREG_LEN),
+	       "the new memory of MR %d changed after WRITEs under its old R_Key (MR-SEC-14)",
+	       REREG_MR);
+	/* the new key works */
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	wr_fill(&p, &q, 0, pl, sizeof(pl));
+	p.rxh.va = va1 + 1024;
+	p.rxh.rkey = (uint32_t)rk1;
+	tx_pkt(&p);
+	e = ack_of(&q, (q.psn + 1) & MR_PSN_MASK, q.msn + 1, p.ts);
+	ack_expect(t, &q, "ACK of a WRITE under the R_Key ibv_rereg_mr gave", &e);
+	EXPECT(t, mr_read(REREG_MR, 1024, sizeof(got), got) && !memcmp(got, pl, sizeof(got)),
+	       "a WRITE under the new R_Key was ACKed but MR %d does not hold it (MR-SEC-14)",
+	       REREG_MR);
+	tqp_close(&q);
 }
 
 /* ------------------------------------------------------------------ */
@@ -711,6 +767,7 @@ const struct tcase cases_mal[] = {
 	{ "SEC", "rkey_key_bits_checked", "MR-SEC-1, MR-SEC-11, MR-MAL-3", c_rkey_low_bit, NULL },
 	{ "SEC", "local_only_mr_refused", "MR-SEC-10, MR-SEC-11, MR-MAL-3", c_local_mr_no_remote,
 	  NULL },
+	{ "SEC", "rereg_new_keys", "MR-SEC-14, MR-SEC-10", c_rereg_new_keys, NULL },
 	{ "SEC", "range_wrap_refused", "MR-SEC-7", c_range_wraps, NULL },
 	{ "TRIM", "trim_dscp_marks", "MR-TRIM-2", c_trim_dscp, NULL },
 	{ "TRIM", "udp_checksum_zero_and_wrong", "MR-TRIM-5", c_udp_csum, NULL },

@@ -18,6 +18,11 @@
  *   INFO
  *   MR id len access seed          access: IBV_ACCESS_* bits (hex)
  *   FILL id seed
+ *   REREG id seed                  ibv_rereg_mr to new memory of the same
+ *                                  length filled with the pattern seed
+ *                                  (IBV_REREG_MR_CHANGE_TRANSLATION); OK
+ *                                  lkey=0x.. rkey=0x.. addr=0x.. (the MR's
+ *                                  keys after the call)
  *   CQ id depth
  *   QP id cq RC|UD|UC|RAW max_send max_recv [srq]
  *                                  RAW: to see it refused (MR-VERBS-1)
@@ -291,6 +296,39 @@ static struct amr *mr_arg(char **s)
 	if (!id_of(s, MRC_MAX_MR, &id) || !mrs[id].mr)
 		return NULL;
 	return &mrs[id];
+}
+
+/*
+ * Move an MR to new memory with ibv_rereg_mr (MR-SEC-14 is about the keys
+ * it gets). The old memory is unmapped only once the MR no longer maps
+ * it; after a failed call the MR keeps its memory, whatever state the
+ * provider left it in, and the tester sees the error.
+ */
+static void c_rereg(char *s)
+{
+	struct amr *m = mr_arg(&s);
+	uint64_t seed;
+	uint8_t *nb;
+	int rc;
+
+	if (!m || !num(&s, UINT64_MAX, &seed))
+		return reply("ERR usage: REREG id seed (an existing MR)");
+	nb = mmap(NULL, m->len, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (nb == MAP_FAILED)
+		return reply("ERR mmap: %s", strerror(errno));
+	mrc_pat_fill(nb, seed, 0, m->len);
+	rc = ibv_rereg_mr(m->mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, nb, m->len, 0);
+	if (rc) {
+		int e = errno;
+
+		munmap(nb, m->len);
+		return reply("ERR ibv_rereg_mr: %d (%s)", rc, strerror(e));
+	}
+	munmap(m->buf, m->len);
+	m->buf = nb;
+	reply("OK lkey=0x%x rkey=0x%x addr=0x%" PRIx64, m->mr->lkey,
+	      m->mr->rkey, (uint64_t)(uintptr_t)m->buf);
 }
 
 /* @off, @len within @m (no overflow: both bounded by the MR's length). */
@@ -988,6 +1026,8 @@ static bool session(int fd)
 			c_mr(s);
 		else if (!strcmp(cmd, "FILL"))
 			c_fill(s);
+		else if (!strcmp(cmd, "REREG"))
+			c_rereg(s);
 		else if (!strcmp(cmd, "CQ"))
 			c_cq(s);
 		else if (!strcmp(cmd, "QP"))
