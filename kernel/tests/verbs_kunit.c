@@ -429,6 +429,61 @@ static void mrt_cq_notify(struct kunit *test)
 	ib_destroy_cq(cq);
 }
 
+/* Post a successful completion with @wr_id on @cq. */
+static int mrt_cq_put(struct ib_cq *cq, u64 wr_id)
+{
+	struct ib_wc wc = { .status = IB_WC_SUCCESS, .wr_id = wr_id };
+
+	return mroce_cq_post(to_mcq(cq), &wc, false);
+}
+
+/*
+ * ib_resize_cq of a kernel CQ keeps the completions not yet polled, in
+ * order, also when they wrap the old array; it refuses a size they do
+ * not fit and one outside 1..max_cqe, leaving the CQ as it was.
+ */
+static void mrt_cq_resize(struct kunit *test)
+{
+	struct mrt_res r = {};
+	struct ib_wc out[8];
+	struct ib_cq *cq;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, mrt_vdev);
+	cq = mrt_cq(test, &r, 4);
+	for (i = 1; i <= 3; i++)
+		KUNIT_EXPECT_EQ(test, mrt_cq_put(cq, i), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(cq, 1, out), 1);
+	KUNIT_EXPECT_EQ(test, out[0].wr_id, 1ULL);
+	/* 2..5 held, wrapping the array of 4 */
+	KUNIT_EXPECT_EQ(test, mrt_cq_put(cq, 4), 0);
+	KUNIT_EXPECT_EQ(test, mrt_cq_put(cq, 5), 0);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, mrt_vdev->attr.max_cqe + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cq->cqe, 4);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, 8), 0);
+	KUNIT_EXPECT_EQ(test, cq->cqe, 8);
+	for (i = 6; i <= 9; i++)
+		KUNIT_EXPECT_EQ(test, mrt_cq_put(cq, i), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(cq, 8, out), 8);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, out[i].wr_id, (u64)(i + 2));
+	/* shrunk to what it holds; then it holds exactly that */
+	KUNIT_EXPECT_EQ(test, mrt_cq_put(cq, 10), 0);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, 1), 0);
+	KUNIT_EXPECT_EQ(test, cq->cqe, 1);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(cq, 8, out), 1);
+	KUNIT_EXPECT_EQ(test, out[0].wr_id, 10ULL);
+	KUNIT_EXPECT_EQ(test, mrt_cq_put(cq, 11), 0);
+	KUNIT_EXPECT_EQ(test, r.events, 0);
+	KUNIT_EXPECT_EQ(test, mrt_cq_put(cq, 12), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, r.events, 1);
+	KUNIT_EXPECT_EQ(test, r.last_event, IB_EVENT_CQ_ERR);
+	ib_destroy_cq(cq);
+}
+
 static void mrt_srq_limit(struct kunit *test)
 {
 	struct ib_srq_init_attr init = {
@@ -722,6 +777,7 @@ static struct kunit_case mrt_verbs_cases[] = {
 	KUNIT_CASE(mrt_mr_dma_checks),
 	KUNIT_CASE(mrt_mr_fastreg),
 	KUNIT_CASE(mrt_cq_notify),
+	KUNIT_CASE(mrt_cq_resize),
 	KUNIT_CASE(mrt_srq_limit),
 	KUNIT_CASE(mrt_mw_keys),
 	KUNIT_CASE(mrt_mw_bind_check),
