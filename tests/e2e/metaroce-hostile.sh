@@ -57,7 +57,11 @@
 #     the attack; at most HOSTILE_MAX_LOSS_PCT (10 %) lost and no round trip
 #     over HOSTILE_MAX_RTT_MS (2000 ms). An emulated VM answers in well under
 #     100 ms even under this load; the field failure (a replayed whole-MR
-#     READ generated in one softirq) froze a host for 15 s.
+#     READ generated in one softirq) froze a host for 15 s. Every run logs
+#     "cpu during the attack": the longest gap of a 0.5 s sampler and the
+#     irq and softirq time within it, which tells a stall of the kernel's
+#     own making (the gap filled with softirq time) from the guest not
+#     being run by its host (the debug kernel under TCG shows gaps of 1-3 s).
 #  5. Bounded bursts: MetaRoCE packets each device sent that the other never
 #     received, over the attack, at most 5 % of tx_packets + 2000: the
 #     device's tx_packets minus the packets with a module source port
@@ -209,6 +213,7 @@ hs_count=$!
 fv_start -d mr0 --connect-timeout 90 -q 2 -s 1,1000,mtu+1,4097,65536 -n 8 \
 	--phase-bytes 256k --timeout 18 --time $((HOSTILE_SECONDS + 10))
 hs_sampler_start /tmp/mem.samples
+hs_cpu_start /tmp/cpu.samples
 ping -i 0.5 -c $((HOSTILE_SECONDS * 2)) "$MR_PEER_IP" >/tmp/ping.out 2>&1 &
 hs_ping=$!
 sleep 2
@@ -269,6 +274,7 @@ done
 fv_wait
 wait "$hs_ping" 2>/dev/null || true
 hs_sampler_stop
+hs_cpu_stop
 
 # --- 3. the tools' verdicts ------------------------------------------------
 for hs_t in offpath insider victim; do
@@ -308,6 +314,8 @@ else
 	fi
 	mr_log "$MR_PEER_IP answered ${hs_prx:-0}/$hs_ptx pings, max round trip ${hs_max:-?} ms"
 fi
+# Where a stall came from (hs_cpu_gaps): logged on every run.
+mr_log "cpu during the attack: $(hs_cpu_gaps /tmp/cpu.samples)"
 
 # --- 6. memory -------------------------------------------------------------
 sleep 3

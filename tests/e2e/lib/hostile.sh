@@ -80,6 +80,44 @@ hs_sampler_stop() {
 	hs_sampler=""
 }
 
+# hs_cpu_start FILE / hs_cpu_stop: every 0.5 s the uptime and the time
+# spent in irq and softirq (/proc/stat, USER_HZ ticks) into FILE, by
+# shell builtins only (no process per sample). hs_cpu_gaps FILE: the
+# longest gap between two samples and the irq + softirq time within it.
+# For the responsiveness verdict: a stall that softirq time fills is the
+# kernel's own work (softirqs that do not yield to the sampler); one
+# without it is the guest not run at all (its host).
+hs_cpu_start() {
+	: >"$1"
+	(
+		while :; do
+			read -r hs_u _ </proc/uptime
+			read -r _ _ _ _ _ _ hs_irq hs_sirq _ </proc/stat
+			echo "$hs_u $hs_irq $hs_sirq" >>"$1"
+			sleep 0.5
+		done
+	) &
+	hs_cpu=$!
+}
+
+hs_cpu_stop() {
+	[ -n "$hs_cpu" ] && kill "$hs_cpu" 2>/dev/null
+	wait "$hs_cpu" 2>/dev/null || true
+	hs_cpu=""
+}
+
+hs_cpu_gaps() {
+	awk '
+		NF == 3 {
+			if (n++ && $1 - u > g) { g = $1 - u; k = ($2 + $3 - t) / 100; at = u }
+			u = $1; t = $2 + $3
+		}
+		END {
+			if (n < 2) print "fewer than two samples"
+			else printf "%d samples; the longest gap %.1f s (from uptime %.1f), irq and softirq time in it %.2f s\n", n, g, at, k
+		}' "$1"
+}
+
 hs_classes_at() {
 	hs_t=$1
 	shift
