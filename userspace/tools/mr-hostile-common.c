@@ -1513,8 +1513,13 @@ int qp_to_rtr_rts(struct ibv_qp *qp, uint32_t dqpn, uint32_t rq_psn,
 	 * guest stalls when its host is busy: the victim's requester failed
 	 * with RETRY_EXC in KEEP steps, and before the forged fatal NACK of
 	 * a forge_nack step could arrive, because the peer was stalled.
+	 * A slower kernel (--slowdown) gets a budget as much longer, one
+	 * more step of T_verbs per doubling: 19 (about 17 s) on the debug
+	 * tier's 3, whose guests stall for seconds under KASAN and TCG.
 	 */
 	a.timeout = 17;
+	for (uint32_t s = 1; s < O.slowdown && a.timeout < 31; s <<= 1)
+		a.timeout++;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = sq_psn;
