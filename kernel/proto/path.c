@@ -506,9 +506,10 @@ static void quiet_check(struct mr_path *p, bool in_flight, u64 rto_ns,
  * MR-MP-32: once per explore_ns, while every path the QP knows is
  * marked (even the coolest one's CE EWMA is above 0 and at least
  * ecn_rel), re-roll the hottest ACTIVE path: a route that no path uses
- * (one that healed, or that no entropy hashed onto) may have room, and neither PLB nor
- * MR-MP-27 ever moves a path onto it.  Once a path finds such a route
- * it is the coolest, exploration stops and MR-MP-27 moves the hot paths.
+ * (one that healed, or that no entropy hashed onto) may have room, and
+ * neither PLB nor MR-MP-27 ever moves a path onto it.  Once a path finds
+ * such a route it is the coolest, exploration stops and MR-MP-27 moves
+ * the hot paths.
  * Only ACTIVE paths that closed two rounds: a SUSPECT path is being
  * judged (MR-MP-21), a DEAD one probed, a fresh one says nothing yet.
  * The interval passes whether or not a path qualifies, so the scan runs
