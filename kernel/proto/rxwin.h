@@ -8,9 +8,9 @@
  * of order), duplicate (before cum_psn or already received) or beyond the
  * window (>= cum_psn + 256), MR-REL-1. The ACK policy (MR-REL-3) counts
  * packets and CE marks since the last ACK and decides when to acknowledge:
- * every ack_every accepted packets or after delack_ns, at once only for
- * what the requester must learn promptly (a new hole, a filled lowest
- * hole, a duplicate, CE, ACKREQ).
+ * every ack_every accepted packets (every second while a hole is open)
+ * or after delack_ns, at once only for what the requester must learn
+ * promptly (a new hole, a filled lowest hole, a duplicate, CE, ACKREQ).
  *
  * Usage per arriving request packet (after decode and ICRC, MR-REL-6):
  *	cls = mr_rxwin_classify(w, psn);
@@ -39,6 +39,7 @@
  */
 #define MR_RXWIN_ACK_EVERY	2	/* ACK every 2nd accepted packet */
 #define MR_RXWIN_ACK_EVERY_MAX	8
+#define MR_RXWIN_ACK_EVERY_HOLE	2	/* ... while a hole is open */
 #define MR_RXWIN_DELACK_NS	500000ULL /* delayed-ACK timer (MR-REL-13) */
 #define MR_RXWIN_STALE_AGE_US	100000U	/* stale_age (MR-WIN-6) */
 #define MR_RXWIN_FUTURE_AGE_US	1000000U /* future_age (MR-WIN-6) */

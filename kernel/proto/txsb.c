@@ -265,8 +265,16 @@ static void note_delivered(struct mr_txsb *sb, struct mr_txsb_ent *e,
 		res->spurious++;
 		sb->st.spurious++;
 	}
-	res->path_delivered[e->path]++;
-	res->path_delivered_mask |= 1ULL << e->path;
+	/*
+	 * Karn's rule for paths (MR-MP-19): the acknowledgement of a PSN
+	 * sent more than once does not say which copy arrived, and the
+	 * most recent one may sit in a black hole while an earlier one
+	 * arrived on another path.
+	 */
+	if (!e->retx) {
+		res->path_delivered[e->path]++;
+		res->path_delivered_mask |= 1ULL << e->path;
+	}
 	rack_advance(sb, e, psn, ts_echo, now);
 }
 

@@ -275,6 +275,7 @@ struct channel {
 	u64 spine_busy[4];
 	u64 spine_pkts[4];	/* requester -> responder, per spine */
 	u64 spine_heal[4];	/* ... from heal_count_from on */
+	u64 hole_offered;	/* ... to any spine while hole_spine is dead */
 	bool force_ce;
 	/* counters */
 	u64 sent, lost, dups, corrupted, trimmed, ce_marked, reordered;
@@ -433,10 +434,13 @@ static void chan_send(struct channel *c, const struct model_cfg *cfg,
 		if (cfg->hole_spine && now >= cfg->heal_count_from)
 			c->spine_heal[s]++;
 		now = c->spine_busy[s];
-		if (s + 1 == cfg->hole_spine && now >= cfg->dead_from &&
+		if (cfg->hole_spine && now >= cfg->dead_from &&
 		    now < cfg->dead_until) {
-			c->dead_drops++;
-			return;
+			c->hole_offered++;
+			if (s + 1 == cfg->hole_spine) {
+				c->dead_drops++;
+				return;
+			}
 		}
 	}
 	if (to_rsp && c->dead_link >= 0 &&
@@ -1606,12 +1610,20 @@ static void test_model_clean(void **state)
 	assert_true(g_model->rq.e.snd.sb.st.sacked > 1000);	/* it did reorder */
 }
 
-static void test_model_path_dies(void **state)
+/*
+ * Path 0's packets all dropped for 20 ms: it is declared DEAD, probed and
+ * revived.  Again with an ACK every 4th packet: the RTO then re-sent the
+ * hole's packets on path 0 too, and the cumulative ACK that followed
+ * credited path 0 for originals that had arrived on other paths, so it
+ * never died.  Either rule prevents that alone: MR-MP-19 credits no path
+ * for a PSN sent twice, and MR-REL-3 h's ACKs let RACK find the hole's
+ * losses before the RTO.
+ */
+static void run_path_dies(u16 ack_every, const char *name)
 {
 	struct model_cfg c = lossy;
 
-	(void)state;
-	c.name = "path-dies";
+	c.name = name;
 	c.seed ^= 0x2222;
 	c.n_msgs = 20000;
 	c.loss_ppm = 10000;
@@ -1620,6 +1632,7 @@ static void test_model_path_dies(void **state)
 	c.kill_path0 = true;
 	c.dead_from = 20 * MS;
 	c.dead_until = 40 * MS;
+	c.ack_every = ack_every;
 	run_cfg(&c);
 	assert_true(g_model->ch.dead_drops > 0);
 	/* declared dead, its packets moved to other paths (MR-MP-8) */
@@ -1630,6 +1643,13 @@ static void test_model_path_dies(void **state)
 	assert_true(g_model->rq.e.snd.pt.revivals >= 1);
 	assert_int_not_equal(g_model->rq.e.snd.pt.path[0].state, MR_PATH_DEAD);
 	assert_true(g_model->now > c.dead_until);
+}
+
+static void test_model_path_dies(void **state)
+{
+	(void)state;
+	run_path_dies(2, "path-dies");
+	run_path_dies(4, "path-dies-ack4");
 }
 
 static void test_model_path_dies_plb(void **state)
@@ -1849,12 +1869,13 @@ static const struct model_cfg lossy_link = {
 	.max_virtual_ns = 60000 * MS,
 };
 
-static double run_goodput(u32 loss_ppm, const char *name)
+static double run_goodput(u32 loss_ppm, u16 ack_every, const char *name)
 {
 	struct model_cfg c = lossy_link;
 
 	c.name = name;
 	c.loss_ppm = loss_ppm;
+	c.ack_every = ack_every;
 	run_cfg(&c);
 	return (double)g_model->rp.bytes * 8e3 / (double)g_model->now;
 }
@@ -1968,7 +1989,8 @@ static void test_model_spines_default_paths(void **state)
 /*
  * A spine black-holed for a second, then healed (the fabric scenario's
  * black hole): its paths die and their probes re-roll them onto the
- * other spines, so after the heal no path uses it.  PLB and MR-MP-27
+ * other spines, or their losses re-roll them first (in one seed of 8 no
+ * path died), so after the heal no path uses it.  PLB and MR-MP-27
  * move paths only away from a route, so the healed spine would stay
  * idle while the three others mark; exploration (MR-MP-32) re-rolls the
  * hottest path while even the coolest is marked, until one lands on the
@@ -1995,13 +2017,21 @@ static u32 run_spine_heal(u64 seed_k, bool explore)
 	for (i = 0; i < 4; i++)
 		sum += g_model->ch.spine_heal[i];
 	pct = sum ? (u32)(g_model->ch.spine_heal[1] * 4 * 100 / sum) : 0;
-	printf("model[%s]: seed %llu: spine packets from 1 s after the heal %llu %llu %llu %llu: spine 2 at %u%% of the mean\n",
+	printf("model[%s]: seed %llu: spine packets from 1 s after the heal %llu %llu %llu %llu: spine 2 at %u%% of the mean; the hole took %llu of %llu\n",
 	       c.name, (unsigned long long)seed_k,
 	       (unsigned long long)g_model->ch.spine_heal[0],
 	       (unsigned long long)g_model->ch.spine_heal[1],
 	       (unsigned long long)g_model->ch.spine_heal[2],
-	       (unsigned long long)g_model->ch.spine_heal[3], pct);
+	       (unsigned long long)g_model->ch.spine_heal[3], pct,
+	       (unsigned long long)g_model->ch.dead_drops,
+	       (unsigned long long)g_model->ch.hole_offered);
 	assert_true(g_model->ch.dead_drops > 0);
+	/*
+	 * The paths on the dead spine left it, whether they died (MR-MP-8)
+	 * or their losses re-rolled them first (MR-MP-7): it took less
+	 * than a quarter of its share of the hole's packets.
+	 */
+	assert_true(g_model->ch.dead_drops * 16 < g_model->ch.hole_offered);
 	assert_true(sum > 1000);
 	return pct;
 }
@@ -2015,7 +2045,6 @@ static void test_model_spine_heal(void **state)
 		u32 pct = run_spine_heal(k, true);
 
 		worst = MR_MIN(worst, pct);
-		assert_true(g_model->rq.e.snd.pt.deaths >= 1);
 		assert_true(g_model->rq.e.snd.pt.explores >= 1);
 	}
 	/* the same without exploration, for the record (rationale) */
@@ -2045,23 +2074,35 @@ static void test_model_slow_spine(void **state)
 	assert_true(gs >= 0.8 * g3);
 }
 
-static void test_model_random_loss_goodput(void **state)
+/*
+ * Random loss costs little more than the packets lost: at 1% goodput
+ * within 10% of lossless, at 5% within 30%, with an ACK every 2nd and
+ * every 4th packet.  With 4 and no MR-REL-3 h, 5% gave 69%: the RACK of
+ * the lost packet's path waited for coalesced ACKs.
+ */
+static void run_random_loss(u16 ack_every)
 {
 	double g0, g1, g5;
 
-	(void)state;
-	g0 = run_goodput(0, "lossy-link-0%");
+	g0 = run_goodput(0, ack_every, "lossy-link-0%");
 	assert_int_equal(g_model->rq.pkts_retx, 0);
-	g1 = run_goodput(10000, "lossy-link-1%");
+	g1 = run_goodput(10000, ack_every, "lossy-link-1%");
 	assert_true(g_model->ch.lost > 200);
 	/* the losses were taken for random: gentle cuts */
 	assert_true(g_model->rq.e.snd.cc.st.cuts_loss_rand > 50);
-	g5 = run_goodput(50000, "lossy-link-5%");
-	printf("model[lossy-link]: goodput %.2f, %.2f (%.0f%%), %.2f (%.0f%%) "
-	       "Mbit/s at 0%%, 1%%, 5%% loss\n", g0, g1, 100 * g1 / g0, g5,
-	       100 * g5 / g0);
+	g5 = run_goodput(50000, ack_every, "lossy-link-5%");
+	printf("model[lossy-link]: ack_every %u: goodput %.2f, %.2f (%.0f%%), %.2f (%.0f%%) "
+	       "Mbit/s at 0%%, 1%%, 5%% loss\n", ack_every, g0, g1,
+	       100 * g1 / g0, g5, 100 * g5 / g0);
 	assert_true(g1 >= 0.9 * g0);
 	assert_true(g5 >= 0.7 * g0);
+}
+
+static void test_model_random_loss_goodput(void **state)
+{
+	(void)state;
+	run_random_loss(2);
+	run_random_loss(4);
 }
 
 /*

@@ -242,7 +242,8 @@ static void test_ack_timer(void **state)
  * MR-REL-3 c: only a packet that opens a new hole (beyond the highest
  * PSN received + 1) is acknowledged at once; one that lands inside the
  * region already reported, or extends its highest run, is coalesced like
- * an in-order packet.
+ * an in-order packet - up to the second one, which MR-REL-3 h
+ * acknowledges while a hole is open.
  */
 static void test_ack_new_hole(void **state)
 {
@@ -260,9 +261,11 @@ static void test_ack_new_hole(void **state)
 	mr_rxwin_ack_fill(&w, &akh);
 	assert_int_equal(akh.cum_psn, 0xFFFFFE);
 	assert_true(mr_sack_test(akh.sack, 1));
-	/* Extends the highest run: no new hole. */
+	/* Extends the highest run: no new hole; the second is h's. */
 	assert_false(t_accept(&w, 0, 0));
-	assert_false(t_accept(&w, 1, 0));
+	assert_true(t_accept(&w, 1, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.pkt_count, 2);
 	/* 2, 3 missing: 4 opens a new hole. */
 	assert_true(t_accept(&w, 4, 0));
 	mr_rxwin_ack_fill(&w, &akh);
@@ -271,21 +274,56 @@ static void test_ack_new_hole(void **state)
 	mr_rxwin_ack_fill(&w, &akh);
 	/* Inside the reported region: 3 and 5 fill parts of holes. */
 	assert_false(t_accept(&w, 3, 0));
-	assert_false(t_accept(&w, 5, 0));
-	assert_int_equal(w.ooo_pkts, 7);
-	/* The third coalesced packet since the ACK; ack_every counts it. */
-	assert_false(t_accept(&w, 8, 0));
-	assert_true(t_accept(&w, 9, 0));
+	assert_true(t_accept(&w, 5, 0));
 	mr_rxwin_ack_fill(&w, &akh);
-	assert_int_equal(akh.pkt_count, 4);
+	assert_int_equal(w.ooo_pkts, 7);
 	assert_int_equal(akh.cum_psn, 0xFFFFFE);
-	/* Right after an ACK, 11 skips 10: a new hole again. */
+	/* Right after an ACK, 11 skips 8 to 10: a new hole again. */
 	assert_true(t_accept(&w, 11, 0));
 	mr_rxwin_ack_fill(&w, &akh);
 	/* A new hole far out in the window, at its last PSN. */
 	assert_true(t_accept(&w, mr_psn_add(0xFFFFFE, 255), 0));
 	mr_rxwin_ack_fill(&w, &akh);
 	assert_true(mr_sack_test(akh.sack, 255));
+}
+
+/*
+ * MR-REL-3 h: ack_every coalesces in-order packets only; while a hole is
+ * open (a PSN after cum_psn was received) every second accepted packet
+ * is acknowledged, whatever ack_every: the requester's loss detection
+ * waits for later packets of the lost packet's own path (MR-LOSS-2).
+ * Once the holes are filled, ack_every counts again.
+ */
+static void test_ack_every_hole(void **state)
+{
+	struct mr_rxwin w;
+	struct mr_akh akh;
+	u32 i;
+
+	(void)state;
+	mr_rxwin_init(&w, 10);
+	w.ack_every = MR_RXWIN_ACK_EVERY_MAX;
+	for (i = 10; i < 10 + MR_RXWIN_ACK_EVERY_MAX - 1; i++)
+		assert_false(t_accept(&w, i, 0));
+	assert_true(t_accept(&w, i++, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.pkt_count, MR_RXWIN_ACK_EVERY_MAX);
+	/* i and i + 1 missing: i + 2 opens a hole (c). */
+	assert_true(t_accept(&w, i + 2, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	/* i fills part of it, i + 3 extends the run: the second is h's. */
+	assert_false(t_accept(&w, i, 0));
+	assert_true(t_accept(&w, i + 3, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.pkt_count, 2);
+	assert_int_equal(akh.cum_psn, i + 1);
+	/* i + 1 fills the lowest hole (d); then in order: ack_every. */
+	assert_true(t_accept(&w, i + 1, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, i + 4);
+	for (i += 4; i < akh.cum_psn + MR_RXWIN_ACK_EVERY_MAX - 1; i++)
+		assert_false(t_accept(&w, i, 0));
+	assert_true(t_accept(&w, i, 0));
 }
 
 /*
@@ -604,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_ack_every_n),
 		cmocka_unit_test(test_ack_timer),
 		cmocka_unit_test(test_ack_new_hole),
+		cmocka_unit_test(test_ack_every_hole),
 		cmocka_unit_test(test_ack_hole_fill),
 		cmocka_unit_test(test_ack_immediate_triggers),
 		cmocka_unit_test(test_counters_saturate),

@@ -463,11 +463,53 @@ static void test_rack_loss_beyond_window(void **state)
 	assert_int_equal(mr_txsb_on_ack(&sb, &a, t0 + 100 * US, &res),
 			 MR_TXSB_OK);
 	assert_int_equal(res.newly_acked, 1);
-	assert_int_equal(res.path_delivered[5], 1);
+	/* sent twice: neither copy's path is credited (MR-MP-19) */
+	assert_int_equal(res.path_delivered[5], 0);
+	assert_int_equal(res.path_delivered[3], 0);
+	assert_true(res.path_delivered_mask == 0);
 	/* the timestamp echo gives a valid sample for the retransmission */
 	assert_true(res.rtt_valid);
 	assert_int_equal(res.rtt_ns, 20 * US);
 	assert_int_equal(res.spurious, 0);
+}
+
+/*
+ * MR-MP-19: a PSN sent once is credited to its path when first
+ * acknowledged, cumulatively or by SACK; a PSN sent more than once to no
+ * path (Karn's rule).  Here the original of p0 went into a black hole on
+ * path 2 and its retransmission on path 4 was acknowledged along with
+ * packets sent once on paths 1 and 3: path 2's copy may be the one that
+ * arrived for all the ACK says, so crediting path 4 could as well keep a
+ * dead path alive.
+ */
+static void test_path_credit_karn(void **state)
+{
+	struct mr_akh a;
+	u32 p0, p1, p2;
+
+	(void)state;
+	warm_up();
+	p0 = send_n(1, 1, 2, 100 * US);
+	p1 = send_n(1, 2, 1, 110 * US);
+	p2 = send_n(1, 3, 3, 120 * US);
+	assert_int_equal(mr_txsb_on_retx(&sb, p0, 4, 200 * US), 0);
+	/* p2 SACKed alone first: path 3 credited, nobody else */
+	ack_init(&a, p0, 120 * US);
+	sack_set(&a, p2);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 230 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_sacked, 1);
+	assert_true(res.path_delivered_mask == 1ULL << 3);
+	assert_int_equal(res.path_delivered[3], 1);
+	/* then everything cumulatively: p1's path 1 only, not 2 nor 4 */
+	ack_init(&a, p2 + 1, 200 * US);
+	assert_int_equal(mr_txsb_on_ack(&sb, &a, 260 * US, &res), MR_TXSB_OK);
+	assert_int_equal(res.newly_acked, 2);
+	assert_true(res.path_delivered_mask == 1ULL << 1);
+	assert_int_equal(res.path_delivered[1], 1);
+	assert_int_equal(res.path_delivered[2], 0);
+	assert_int_equal(res.path_delivered[4], 0);
+	assert_int_equal(mr_txsb_inflight(&sb), 0);
+	(void)p1;
 }
 
 /*
@@ -1502,6 +1544,7 @@ int main(void)
 		cmocka_unit_test(test_rack_reordering_within_window),
 		cmocka_unit_test(test_rack_loss_beyond_window),
 		cmocka_unit_test(test_rack_other_path_is_no_evidence),
+		cmocka_unit_test(test_path_credit_karn),
 		cmocka_unit_test(test_rack_loss_on_ack_and_spurious),
 		cmocka_unit_test(test_rack_retx_echo),
 		cmocka_unit_test(test_rto_backoff_and_retry_exhaustion),
