@@ -1754,28 +1754,37 @@ static void software_fabric(struct model_cfg *c)
  * defaults: no delay signal, T_verbs 67 ms, retry_cnt 7) on a fabric
  * whose round trip (~600 us, a loaded VM host) exceeds probe_interval
  * (500 us), with the responder answering at most one PROBE per 50 us
- * (MR-MP-10).  Seven of eight paths black-hole for 20 ms: they must be
- * declared dead (MR-MP-8) and, once the route heals, probed back to life
- * (MR-MP-9, MR-MP-11) although every probe's reply arrives after the
- * next probe would be due.  Before probes backed off, each probe was
- * replaced before its reply came back, no reply ever matched, and the
- * QP ran on one path for good (and on none after one more death).
+ * (MR-MP-10).  Half the paths black-hole for 20 ms, whatever their
+ * entropy: they must be declared dead (MR-MP-8) and, once the route
+ * heals, probed back to life (MR-MP-9, MR-MP-11) although every probe's
+ * reply arrives after the next probe would be due.  Before probes backed
+ * off, each probe was replaced before its reply came back, no reply ever
+ * matched, and the QP ran on one path for good (and on none after one
+ * more death).  Four seeds.
+ *
+ * This ran with seven of eight paths in the hole until that stopped
+ * giving deaths: the window of 64 packets puts about two on each path
+ * after it becomes pending, the QP stalls until its RTO (RACK per path
+ * sees no later delivery on a dead path), and the window restarts at one
+ * packet that mostly goes into the hole, so no path reaches
+ * dead_min_pkts; 0 or 1 deaths in six seeds with ack_every 2 or 4.  Such
+ * a QP waits the hole out on RTOs; on a real fabric the RTO's re-rolls
+ * (MR-MP-23) move its paths off the failed routes.
  */
-static void test_model_slow_probes(void **state)
+static void run_slow_probes(u64 seed_x)
 {
 	struct model_cfg c = lossy;
 	int i;
 
-	(void)state;
 	c.name = "slow-probes";
-	c.seed ^= 0x6666;
+	c.seed ^= 0x6666 ^ seed_x;
 	c.n_msgs = 20000;
 	software_fabric(&c);
 	c.reorder_ppm = 20000;
 	c.base_ns = 300 * US;
 	c.jitter_ns = 20 * US;
 	c.kill_path0 = true;
-	c.kill_paths = 7;
+	c.kill_paths = 4;
 	c.dead_from = 20 * MS;
 	c.dead_until = 40 * MS;
 	run_cfg(&c);
@@ -1787,13 +1796,21 @@ static void test_model_slow_probes(void **state)
 	       (unsigned long long)g_model->rp.probes_limited,
 	       mr_path_usable(&g_model->rq.e.snd.pt));
 	assert_true(g_model->now > c.dead_until);
-	/* 1 with the default seed today (7 when this test was written) */
 	assert_true(g_model->rq.e.snd.pt.deaths >= 1);
 	/* every dead path came back once the route healed */
 	assert_int_equal(g_model->rq.e.snd.pt.revivals, g_model->rq.e.snd.pt.deaths);
 	for (i = 0; i < g_model->rq.e.snd.pt.n; i++)
 		assert_int_not_equal(g_model->rq.e.snd.pt.path[i].state,
 				     MR_PATH_DEAD);
+}
+
+static void test_model_slow_probes(void **state)
+{
+	u64 k;
+
+	(void)state;
+	for (k = 0; k < 4; k++)
+		run_slow_probes(k);
 }
 
 /*
