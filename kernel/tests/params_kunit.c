@@ -67,7 +67,7 @@ static void mrt_p_defaults(struct kunit *test)
 		{ MROCE_P_PATH_DEAD_RTOS, 3 },
 		{ MROCE_P_PATH_PROBE_INTERVAL_US, 500 },
 		/* MR-MP-32 */
-		{ MROCE_P_PATH_EXPLORE_MS, 100 },
+		{ MROCE_P_PATH_EXPLORE_MS, 50 },
 		/* MR-REL-3, MR-REL-13: the software device profile. */
 		{ MROCE_P_ACK_EVERY, 2 },
 		{ MROCE_P_ACK_DELAY_US, 500 },
@@ -193,7 +193,7 @@ static void mrt_p_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pp.n_paths, 16);
 	KUNIT_EXPECT_FALSE(test, pp.single);
 	KUNIT_EXPECT_EQ(test, pp.probe_interval_ns, 500000ULL);
-	KUNIT_EXPECT_EQ(test, pp.explore_ns, 100000000ULL);
+	KUNIT_EXPECT_EQ(test, pp.explore_ns, 50000000ULL);
 	KUNIT_EXPECT_TRUE(test, health);
 
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_CC_DELAY, 1), 0);

@@ -206,7 +206,7 @@ pa_expect init_rto_us 10000
 pa_expect seq_err_interval_us 100
 pa_expect path_probe_interval_us 500
 pa_expect path_ecn_rel 8192
-pa_expect path_explore_ms 100
+pa_expect path_explore_ms 50
 pa_expect ack_every 2
 pa_expect ack_delay_us 500
 for pa_c in path_deaths path_revivals path_probes path_probe_replies path_explores; do

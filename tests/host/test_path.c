@@ -282,7 +282,7 @@ static void test_explore(void **state)
 		e[i] = mr_path_entropy(&pt, i);
 		assert_int_equal(pt.path[i].state, MR_PATH_ACTIVE);
 	}
-	/* 10 rounds take 1.25 ms: no exploration before 100 ms */
+	/* 10 rounds take 1.25 ms: no exploration before 50 ms */
 	assert_int_equal(pt.explores, 0);
 	assert_int_equal(pt.rerolls, 0);
 	t = pt.p.explore_ns - 50 * US;
@@ -328,7 +328,7 @@ static void test_explore(void **state)
 
 	/* the floor of MR-MP-32 */
 	mr_path_default_params(&p);
-	assert_int_equal(p.explore_ns, 100 * 1000 * US);
+	assert_int_equal(p.explore_ns, 50 * 1000 * US);
 	p.explore_ns = MR_PATH_EXPLORE_MIN_NS - 1;
 	assert_int_equal(mr_path_init(&pt, &p, xorshift, &rng_state, 0),
 			 MR_ERR_INVAL);
