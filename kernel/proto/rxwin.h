@@ -37,7 +37,7 @@
  * profile; ack_every at most MR_RXWIN_ACK_EVERY_MAX, the packets a
  * requester keeps free before it asks for an ACK (MR-REL-14).
  */
-#define MR_RXWIN_ACK_EVERY	2	/* ACK every 2nd accepted packet */
+#define MR_RXWIN_ACK_EVERY	4	/* ACK every 4th accepted packet */
 #define MR_RXWIN_ACK_EVERY_MAX	8
 #define MR_RXWIN_ACK_EVERY_HOLE	2	/* ... while a hole is open */
 #define MR_RXWIN_DELACK_NS	500000ULL /* delayed-ACK timer (MR-REL-13) */

@@ -69,7 +69,7 @@ static void mrt_p_defaults(struct kunit *test)
 		/* MR-MP-32 */
 		{ MROCE_P_PATH_EXPLORE_MS, 50 },
 		/* MR-REL-3, MR-REL-13: the software device profile. */
-		{ MROCE_P_ACK_EVERY, 2 },
+		{ MROCE_P_ACK_EVERY, 4 },
 		{ MROCE_P_ACK_DELAY_US, 500 },
 	};
 	struct mroce_params *p = mrt_p_new(test);

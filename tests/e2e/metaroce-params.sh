@@ -207,7 +207,7 @@ pa_expect seq_err_interval_us 100
 pa_expect path_probe_interval_us 500
 pa_expect path_ecn_rel 8192
 pa_expect path_explore_ms 50
-pa_expect ack_every 2
+pa_expect ack_every 4
 pa_expect ack_delay_us 500
 for pa_c in path_deaths path_revivals path_probes path_probe_replies path_explores; do
 	pa_v=$(vt_counter $pa_c) || exit 1
@@ -295,7 +295,7 @@ if [ "$MR_ROLE" = client ]; then
 	pa_set cc_init_cwnd $((32 << 16))
 	pa_set min_rto_us 5000
 else
-	pa_set ack_every 2
+	pa_set ack_every 4
 	pa_set ack_delay_us 500
 fi
 
