@@ -140,17 +140,6 @@ int mr_rxwin_mark(struct mr_rxwin *w, u32 psn)
 	return (int)run;
 }
 
-/* A PSN after cum_psn was received: cum_psn, at least, is missing. */
-static bool rxwin_hole_open(const struct mr_rxwin *w)
-{
-	u32 i;
-
-	for (i = 0; i < MR_SACK_WORDS; i++)
-		if (w->map[i])
-			return true;
-	return false;
-}
-
 static u16 mr_sat_inc16(u16 v)
 {
 	return v == 0xffff ? v : v + 1;
@@ -204,13 +193,13 @@ bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
 		if (w->unacked >= w->ack_every)
 			w->ack_now = true;
 		/*
-		 * While a hole is open, every MR_RXWIN_ACK_EVERY_HOLE: the
-		 * requester judges a loss only by later packets of its own
-		 * path (MR-LOSS-2), which coalescing would hold back
-		 * (MR-REL-3 h).
+		 * While a hole is open (a PSN after cum_psn was received),
+		 * every MR_RXWIN_ACK_EVERY_HOLE: the requester judges a loss
+		 * only by later packets of its own path (MR-LOSS-2), which
+		 * coalescing would hold back (MR-REL-3 h).
 		 */
 		if (w->unacked >= MR_RXWIN_ACK_EVERY_HOLE &&
-		    rxwin_hole_open(w))
+		    !mr_map_empty(w->map))
 			w->ack_now = true;
 	}
 	/* Delayed-ACK timer for an accepted packet not acked now (MR-REL-13). */
