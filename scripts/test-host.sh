@@ -21,6 +21,7 @@ fi
 sh tests/vm/selftest/host-tests.sh || rc=1
 sh tests/vm/selftest/pyverbs-compare.sh || rc=1
 sh tests/vm/selftest/fabric-report.sh || rc=1
+sh tests/vm/selftest/bench-report.sh || rc=1
 
 # The provider: uapi layout (user and kernel view), exports, dlopen and
 # registration with the installed libibverbs, device matching.

@@ -28,6 +28,8 @@
 #   BENCH_MR_PARAMS      metaroce module parameters, e.g. cc_fixed=1
 #   BENCH_MR_ATTRS       mr0 device attributes, e.g. ack_every=4
 #   BENCH_FTRACE=1       ftrace the RDMA runs in the guests (diagnosis only)
+#   BENCH_PERF=1         perf profile of both guests in each bandwidth run
+#                        (diagnosis only; needs perf: linux-perf)
 #   MR_ACCEL=tcg|kvm     force the accelerator (tests/vm/accel.sh)
 set -u
 
@@ -77,6 +79,12 @@ done
 : "${BENCH_MR_ATTRS:=}"
 : "${BENCH_FTRACE:=0}"
 case "$BENCH_FTRACE" in 0 | 1) ;; *) broke "BENCH_FTRACE must be 0 or 1" ;; esac
+: "${BENCH_PERF:=0}"
+case "$BENCH_PERF" in 0 | 1) ;; *) broke "BENCH_PERF must be 0 or 1" ;; esac
+perf_bin=""
+if [ "$BENCH_PERF" = 1 ]; then
+	perf_bin=$(command -v perf) || broke "BENCH_PERF=1: no perf (run scripts/install-deps.sh)"
+fi
 case "$BENCH_MR_PARAMS$BENCH_MR_ATTRS" in
 *[!A-Za-z0-9._=,\ -]*) broke "BENCH_MR_PARAMS, BENCH_MR_ATTRS: name=value words only" ;;
 esac
@@ -144,7 +152,8 @@ t_build=$(($(date +%s) - t0))
 # file when it did not build, so no stale provider is used). ---------------
 t0=$(date +%s)
 # shellcheck disable=SC2086
-"$vm/mkinitramfs.sh" "$out/initrd-base.gz" "$kver" / $kos >"$out/initramfs.log" 2>&1 ||
+MR_GUEST_EXTRA_BINS=$perf_bin \
+	"$vm/mkinitramfs.sh" "$out/initrd-base.gz" "$kver" / $kos >"$out/initramfs.log" 2>&1 ||
 	{ cat "$out/initramfs.log"; broke "initramfs not built"; }
 ov=$out/overlay
 ibdir=usr/lib/x86_64-linux-gnu/libibverbs
@@ -196,6 +205,7 @@ scen=$out/scenario.sh
 	echo "BENCH_MR_PARAMS='$BENCH_MR_PARAMS'"
 	echo "BENCH_MR_ATTRS='$BENCH_MR_ATTRS'"
 	echo "BENCH_FTRACE='$BENCH_FTRACE'"
+	echo "BENCH_PERF='$BENCH_PERF'"
 	cat "$here/guest.sh"
 } >"$scen"
 
@@ -207,7 +217,7 @@ case "$accel_args" in *kvm*) accel=KVM ;; *) accel=TCG ;; esac
 	echo "mode=$mode"
 	for v in BENCH_TRANSPORTS BENCH_BW_TESTS BENCH_LAT_TESTS BENCH_SIZES \
 		BENCH_LAT_SIZE BENCH_LOSS BENCH_SECONDS BENCH_LAT_ITERS BENCH_MR_PARAMS BENCH_MR_ATTRS \
-		BENCH_FTRACE; do
+		BENCH_FTRACE BENCH_PERF; do
 		eval "echo \"$v=\$$v\""
 	done
 	echo "host_cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"

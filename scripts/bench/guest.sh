@@ -21,6 +21,9 @@
 # summary of the intervals (BENCH-TRACE lines) and an excerpt of the trace
 # go to the console. It slows the datapath a little: for diagnosis, not for
 # the published numbers.
+# BENCH_PERF=1: a perf profile of both VMs in each bandwidth run's window
+# (win_start), printed as BENCH-PROF lines (the initramfs then carries
+# perf). Every bandwidth run records both VMs' CPUs busy in that window.
 # Every tool runs under timeout. The client prints one machine-readable line
 # per result on its console:
 #   BENCH,<transport>,<test>,<size>,<loss %>,<metric>,<value>,<status>,<note>
@@ -51,6 +54,7 @@ set +e
 : "${BENCH_MR_PARAMS:=}"
 : "${BENCH_MR_ATTRS:=}"
 : "${BENCH_FTRACE:=0}"
+: "${BENCH_PERF:=0}"
 
 perftest_port=18515
 iperf_port=5201
@@ -225,6 +229,89 @@ trace_off() {
 	return 0
 }
 
+# The measurement window (win_start, win_end): a quarter of the run in,
+# for half of it, about where perftest measures (its --margin leaves the
+# first and last quarter of -D out; one second more for its start-up).
+# Over the window each VM records the CPU time it spent (/proc/stat,
+# every CPU: "CPUs busy", 1.00 = one CPU all the time) and, with
+# BENCH_PERF=1, a perf profile of the whole VM (cpu-clock samples, kernel
+# and user, call graphs), summarised by prof_show.
+cpu_jiffies() {
+	# busy and total over user..steal (guest time is inside user).
+	awk '$1 == "cpu" { t = 0; for (i = 2; i <= 9; i++) t += $i
+		print t - $5 - $6, t; exit }' /proc/stat
+}
+
+win_start() {
+	win_pid=""
+	rm -f /tmp/win.out /tmp/perf.data
+	case "$1" in bw | tcp) ;; *) return 0 ;; esac
+	w_delay=$((BENCH_SECONDS / 4 + 1))
+	w_len=$((BENCH_SECONDS / 2 - 1))
+	[ $w_len -ge 1 ] || w_len=1
+	(
+		sleep $w_delay
+		a=$(cpu_jiffies)
+		if [ "$BENCH_PERF" = 1 ]; then
+			perf record -a -g -F 499 -o /tmp/perf.data -- sleep $w_len \
+				>/tmp/perf.rec 2>&1
+		else
+			sleep $w_len
+		fi
+		b=$(cpu_jiffies)
+		echo "$a $b" >/tmp/win.out
+	) &
+	win_pid=$!
+}
+
+# win_end: the window's CPUs busy; empty when the run ended before the
+# window did (no figure rather than one of an idle VM).
+win_end() {
+	w_cpus=""
+	[ -n "$win_pid" ] || return 0
+	i=0
+	while kill -0 "$win_pid" 2>/dev/null && [ ! -s /tmp/win.out ] && [ $i -lt 4 ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	if [ ! -s /tmp/win.out ]; then
+		kill "$win_pid" 2>/dev/null
+		pkill -x perf 2>/dev/null
+	fi
+	wait "$win_pid" 2>/dev/null
+	win_pid=""
+	[ -s /tmp/win.out ] || return 0
+	# shellcheck disable=SC2046
+	set -- $(cat /tmp/win.out)
+	[ $# -eq 4 ] && [ "$4" -gt "$2" ] || return 0
+	w_cpus=$(awk -v b=$(($3 - $1)) -v t=$(($4 - $2)) -v n="$(nproc)" \
+		'BEGIN { printf "%.2f", b / t * n }')
+}
+
+# prof_show TRANSPORT TEST SIZE LOSS: the window's profile (BENCH_PERF=1)
+# as BENCH-PROF,<role>,<transport>,<test>,<size>,<loss>,<kind>,<percent>,
+# <symbol> lines: kind "self" (samples in the function itself) and "total"
+# (with what it calls), the largest first, down to 1% of the samples.
+prof_show() {
+	[ "$BENCH_PERF" = 1 ] && [ -n "$w_cpus" ] && [ -s /tmp/perf.data ] || return 0
+	for k in self total; do
+		if [ $k = self ]; then o=--no-children; n=30; else o=--children; n=40; fi
+		perf --no-pager report -i /tmp/perf.data --stdio $o -g none \
+			--sort sym --percent-limit 1 2>/dev/null |
+			awk -v n=$n -v p="BENCH-PROF,$MR_ROLE,$1,$2,$3,$4,$k" '
+				/^#/ || !/%/ { next }
+				{ for (i = 1; i <= NF; i++) if ($i ~ /^\[.\]$/) break
+				  if (i >= NF) next
+				  s = $(i + 1); for (j = i + 2; j <= NF; j++) s = s " " $j
+				  gsub(/,/, ";", s)
+				  if (++c <= n) printf "%s,%s,%s\n", p, $1, s }'
+	done
+	# perf record's own count: "... (N samples) ]".
+	n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/perf.rec 2>/dev/null | head -1)
+	echo "BENCH-PROF,$MR_ROLE,$1,$2,$3,$4,samples,${n:-0},"
+	return 0
+}
+
 # listening PORT: a TCP socket of this VM listens on PORT.
 listening() {
 	hex=$(printf '%04X' "$1")
@@ -350,7 +437,7 @@ measure() {
 			msg="server side: $(errtext "$out")"
 		fi
 		xchg "$tag-ready" "$msg" >/dev/null || mr_fail "peer lost before run $seq"
-		[ $state = ready ] && netem_on "$m_loss"
+		[ $state = ready ] && netem_on "$m_loss" && win_start "$m_kind"
 		cli_rc=$(xchg "$tag-done" finished) || mr_fail "peer lost during run $seq"
 		i=0
 		while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do
@@ -364,6 +451,7 @@ measure() {
 		fi
 		netem_off
 		qp_unwatch
+		win_end
 		show_output "$out"
 		say "run $seq: server side exit status $srv_rc"
 		[ "$cli_rc" = 0 ] || qp_show
@@ -372,10 +460,13 @@ measure() {
 		counters_delta /tmp/ctr.before /tmp/ctr.after >/tmp/ctr.delta
 		tr '\n' ' ' </tmp/ctr.delta | sed 's/^./  counters moved: &/'
 		echo
-		# The server's counters, for report.py (peer_ctr_<name> rows).
+		# The server's counters, for report.py (peer_ctr_<name> rows),
+		# and its CPUs busy (peer_cpu_busy).
 		while read -r c_name c_delta; do
 			echo "BENCH-PEER,$m_tr,$m_test,$m_size,$m_loss,$c_name,$c_delta"
 		done </tmp/ctr.delta
+		[ -n "$w_cpus" ] && echo "BENCH-PEER,$m_tr,$m_test,$m_size,$m_loss,cpu_busy,$w_cpus"
+		prof_show "$m_tr" "$m_test" "$m_size" "$m_loss"
 		return 0
 	fi
 
@@ -385,6 +476,7 @@ measure() {
 	why=""
 	if [ "$peer" = ready ]; then
 		if netem_on "$m_loss"; then
+			win_start "$m_kind"
 			tries=0
 			while :; do
 				rc=0
@@ -407,6 +499,7 @@ measure() {
 		why=$peer
 	fi
 	qp_unwatch
+	win_end
 	xchg "$tag-done" "$rc" >/dev/null || mr_fail "peer lost after run $seq"
 	show_output "$out"
 	[ $rc -eq 0 ] || qp_show
@@ -492,6 +585,10 @@ measure() {
 		;;
 	esac
 	result "$m_tr" "$m_test" "$m_size" "$m_loss" wall_s "$m_secs" ok ""
+	[ -n "$w_cpus" ] && [ $rc -eq 0 ] &&
+		result "$m_tr" "$m_test" "$m_size" "$m_loss" cpu_busy "$w_cpus" ok \
+			"CPUs busy from $w_delay s into the run for $w_len s"
+	prof_show "$m_tr" "$m_test" "$m_size" "$m_loss"
 	# The client's device counters that moved during the run.
 	counters_delta /tmp/ctr.before /tmp/ctr.after | while read -r c_name c_delta; do
 		result "$m_tr" "$m_test" "$m_size" "$m_loss" "ctr_$c_name" "$c_delta" ok ""

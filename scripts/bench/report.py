@@ -13,16 +13,21 @@ tests/vm/run.sh said) and vm/{client,server}.console.log. The guest prints
     BENCH-TIME,<transport|total>,<seconds>
     BENCH-PEER,<transport>,<test>,<size>,<loss %>,<counter>,<delta> (server)
     BENCH-TRACE,<role>,<transport>,<test>,<what>,<value> (BENCH_FTRACE=1)
+    BENCH-PROF,<role>,<transport>,<test>,<size>,<loss %>,<kind>,<percent>,
+               <symbol> (BENCH_PERF=1; kind self, total or samples)
 
 Writes in RUN_DIR:
     bench.csv   every result line (bw_mbps, lat_*_us, retransmits, wall_s,
                 ctr_<counter>: the client device's counters that moved during
-                the run, peer_ctr_<counter>: the server's), plus a "missing"
-                row for each measurement of the matrix the run never reached;
+                the run, peer_ctr_<counter>: the server's; cpu_busy and
+                peer_cpu_busy: each VM's CPUs busy in the run's window),
+                plus a "missing" row for each measurement of the matrix the
+                run never reached;
     bench.md    environment, bandwidth and latency tables with the ratios
                 MetaRoCE/rxe and MetaRoCE/TCP, the issue's targets, the
-                device counters of each run (both VMs), the ftrace summaries
-                (BENCH_FTRACE=1), and why
+                device counters of each run (both VMs), the CPU cost per
+                GiB, the ftrace summaries (BENCH_FTRACE=1), the profiles
+                (BENCH_PERF=1), and why
                 any value is n/a;
     bench.rst   the same tables for Documentation/metaroce/benchmarks.rst;
     bench.png   bandwidth against loss per transport and size, and latency.
@@ -67,15 +72,15 @@ def read_console(path):
 
 def parse(client_lines, server_lines):
     """Result rows, notes, guest environment, timings, malformed count."""
-    rows, notes, env, times, traces = [], [], {}, {}, []
+    rows, notes, env, times, traces, profs = [], [], {}, {}, [], {}
     malformed = 0
     ended = False
     for role, lines in (("client", client_lines), ("server", server_lines)):
         for ln in lines:
             # A kernel message can land in front of a line on the serial
             # console: look for the tag anywhere in the line.
-            m = re.search(r"BENCH(-ENV|-NOTE|-TIME|-END|-PEER|-TRACE)?,(.*)$",
-                          ln)
+            m = re.search(
+                r"BENCH(-ENV|-NOTE|-TIME|-END|-PEER|-TRACE|-PROF)?,(.*)$", ln)
             if not m:
                 m2 = re.search(r"MR-BEGIN role=(\S+) kernel=(\S+)", ln)
                 if m2:
@@ -91,11 +96,19 @@ def parse(client_lines, server_lines):
                 ended = ended or role == "client"
                 continue
             if kind == "-PEER":
-                # The server's device counters that moved during a run.
+                # The server's device counters that moved during a run, and
+                # its CPUs busy (cpu_busy).
                 p = rest.split(",")
                 if role == "server" and len(p) == 6:
+                    pre = "peer_" if p[4].startswith("cpu_") else "peer_ctr_"
                     rows.append(dict(zip(FIELDS, p[:4] + [
-                        "peer_ctr_" + p[4], p[5], "ok", ""])))
+                        pre + p[4], p[5], "ok", ""])))
+                continue
+            if kind == "-PROF":
+                p = rest.split(",", 7)
+                if len(p) == 8 and p[0] in ("client", "server"):
+                    profs.setdefault(tuple(p[1:5]), {}).setdefault(
+                        p[0], {}).setdefault(p[5], []).append((p[6], p[7]))
                 continue
             if kind == "-TRACE":
                 traces.append(rest)
@@ -117,7 +130,7 @@ def parse(client_lines, server_lines):
                 malformed += 1
                 continue
             rows.append(dict(zip(FIELDS, p)))
-    return rows, notes, env, times, malformed, ended, traces
+    return rows, notes, env, times, malformed, ended, traces, profs
 
 
 def words(meta, key):
@@ -323,6 +336,70 @@ def lat_table(res, rst):
     return head, body
 
 
+GIB = float(1 << 30)
+
+
+def cpu_per_gib(res, tr, test, size, loss):
+    """CPU seconds both VMs spend per GiB moved: their CPUs busy in the
+    run's window over the run's rate (GiB/s); None without all three."""
+    c = res.value(tr, test, size, loss, "cpu_busy")
+    p = res.value(tr, test, size, loss, "peer_cpu_busy")
+    bw = res.value(tr, test, size, loss, "bw_mbps")
+    if c is None or p is None or not bw:
+        return None
+    return (c + p) / (bw * 1e6 / 8 / GIB)
+
+
+def cpu_table(res):
+    """Per bandwidth point: each VM's CPUs busy (client/server) and the CPU
+    seconds per GiB of both; TCP at each loss first."""
+    meta = res.meta
+    trs = words(meta, "BENCH_TRANSPORTS")
+    head = ["Test", "Size", "Loss"]
+    for tr in ("tcp", "rxe", "metaroce"):
+        if tr in trs:
+            head += ["%s CPUs busy" % NAMES[tr].split(" ")[0],
+                     "%s CPU s/GiB" % NAMES[tr].split(" ")[0]]
+    head += ["MetaRoCE/rxe (CPU s/GiB)"]
+    body = []
+
+    def busy(tr, test, size, loss):
+        c = res.value(tr, test, size, loss, "cpu_busy")
+        p = res.value(tr, test, size, loss, "peer_cpu_busy")
+        return "%s / %s" % ("%.2f" % c if c is not None else "n/a",
+                            "%.2f" % p if p is not None else "n/a")
+
+    def cell(v):
+        return fnum(v) if v is not None else "n/a"
+    points = []
+    if "tcp" in trs:
+        points += [("iperf3", "stream", loss, ("tcp",))
+                   for loss in words(meta, "BENCH_LOSS")]
+    for t in words(meta, "BENCH_BW_TESTS"):
+        for sz in words(meta, "BENCH_SIZES"):
+            for loss in words(meta, "BENCH_LOSS"):
+                points.append((t + "_bw", sz, loss, ("rxe", "metaroce")))
+    for test, sz, loss, which in points:
+        row = ["ib_" + test if test != "iperf3" else "iperf3",
+               fmt_size(sz), loss + "%"]
+        got = False
+        for tr in ("tcp", "rxe", "metaroce"):
+            if tr not in trs:
+                continue
+            if tr in which:
+                v = cpu_per_gib(res, tr, test, sz, loss)
+                got |= v is not None
+                row += [busy(tr, test, sz, loss), cell(v)]
+            else:
+                row += ["", ""]
+        a = cpu_per_gib(res, "metaroce", test, sz, loss)
+        b = cpu_per_gib(res, "rxe", test, sz, loss)
+        row.append(ratio(a, b) if test != "iperf3" else "")
+        if got:
+            body.append(row)
+    return head, body
+
+
 def targets(res):
     """The speed targets of benchmarks.rst, judged (reported, never
     enforced)."""
@@ -359,6 +436,11 @@ def targets(res):
     have = mr0 is not None and tcp0 is not None and tcp0 > 0
     out.append(("64 KiB ib_write_bw ≥ 90% of iperf3 TCP goodput (0% loss)",
                 percent(mr0, tcp0), verdict(have and mr0 >= 0.9 * tcp0, have)))
+    a = cpu_per_gib(res, "metaroce", "write_bw", K, "0")
+    b = cpu_per_gib(res, "rxe", "write_bw", K, "0")
+    have = a is not None and b is not None
+    out.append(("64 KiB ib_write_bw CPU per GiB, both VMs ≤ rxe (0% loss)",
+                ratio(a, b), verdict(have and a <= b, have)))
     return out
 
 
@@ -432,8 +514,42 @@ def counters_table(res):
             "write/send/read)", "server"], body
 
 
+def prof_lines(profs):
+    """The profiles (BENCH_PERF=1) as Markdown: per run and VM, the
+    functions with the most samples, alone (self) and with what they call
+    (total)."""
+    out = []
+
+    def key(k):
+        tr, test, size, loss = k
+        try:
+            return (("tcp",) + RDMA).index(tr), test, int(size), float(loss)
+        except ValueError:
+            return 9, test, 0, 0.0
+    for k in sorted(profs, key=key):
+        tr, test, size, loss = k
+        for role in ("client", "server"):
+            p = profs[k].get(role)
+            if not p:
+                continue
+            n = p.get("samples", [("?", "")])[0][0]
+            out += ["### %s %s %s, %s%% loss: %s (%s samples)" % (
+                NAMES.get(tr, tr), test if tr != "tcp" else "iperf3",
+                fmt_size(size), loss, role, n), ""]
+            selfs, tots = p.get("self", []), p.get("total", [])
+            rows = []
+            for i in range(max(len(selfs), len(tots))):
+                a = selfs[i] if i < len(selfs) else ("", "")
+                b = tots[i] if i < len(tots) else ("", "")
+                rows.append([a[0], "`%s`" % a[1] if a[1] else "",
+                             b[0], "`%s`" % b[1] if b[1] else ""])
+            out += [md_table(["self", "function", "total", "function"],
+                             rows), ""]
+    return out
+
+
 def write_md(path, res, env, notes, times, malformed, ended, run_log,
-             traces=()):
+             traces=(), profs=None):
     meta = res.meta
     res.reasons = []
     out = ["# MetaRoCE benchmark, %s (%s run)" % (meta.get("date_utc", "?"),
@@ -467,6 +583,20 @@ def write_md(path, res, env, notes, times, malformed, ended, run_log,
                 "retransmission the peer already had: a spurious one), "
                 "acks and sacks; for rxe its retry counters.", ""]
         out += [md_table(head, body), ""]
+    head, body = cpu_table(res)
+    if body:
+        out += ["## CPU cost", "",
+                "Each VM's CPUs busy (client / server; /proc/stat, 1.00 = "
+                "one CPU all the time) in the run's window, a quarter of "
+                "`-D` in for half of it, and the CPU seconds both VMs spend "
+                "per GiB moved at the run's rate. Lower is better.", ""]
+        out += [md_table(head, body), ""]
+    if profs:
+        out += ["## Profiles (BENCH_PERF=1)", "",
+                "perf record -a -g (cpu-clock, 499 Hz) in each VM over the "
+                "run's window: the share of samples in a function (self) "
+                "and in it with what it calls (total), down to 1%.", ""]
+        out += prof_lines(profs)
     if traces:
         out += ["## ftrace (BENCH_FTRACE=1)", "",
                 "role, transport, test, interval or calls: see "
@@ -502,6 +632,11 @@ def write_rst(path, res, env, times, ended):
         out += ["Latency, µs (perftest ``-n %s``, typical = median):" %
                 meta.get("BENCH_LAT_ITERS", "?"), "",
                 rst_table(*lat_table(res, True)), ""]
+    head, body = cpu_table(res)
+    if body:
+        out += ["CPU cost (each VM's CPUs busy, client / server, in the "
+                "middle half of the run; CPU seconds of both VMs per GiB "
+                "moved):", "", rst_table(head, body), ""]
     out += ["Targets:", "",
             rst_table(["Target", "Measured", "Verdict"], targets(res)), ""]
     for i, r in enumerate(res.reasons):
@@ -645,8 +780,8 @@ def main(argv):
             run_log = f.read()
     except OSError:
         run_log = ""
-    rows, notes, env, times, malformed, ended, traces = parse(client,
-                                                              server)
+    rows, notes, env, times, malformed, ended, traces, profs = parse(
+        client, server)
     # Time spent per transport: the sum of its measurements' wall times.
     times = {k: v for k, v in times.items() if k == "total"}
     for r in rows:
@@ -656,7 +791,7 @@ def main(argv):
     res = Results(rows, meta)
     write_csv(os.path.join(d, "bench.csv"), rows, res.missing)
     write_md(os.path.join(d, "bench.md"), res, env, notes, times, malformed,
-             ended, run_log, traces)
+             ended, run_log, traces, profs)
     write_rst(os.path.join(d, "bench.rst"), res, env, times, ended)
     write_png(os.path.join(d, "bench.png"), res, env)
     main = ("bw_mbps", "lat_typical_us")

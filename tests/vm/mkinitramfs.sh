@@ -10,6 +10,8 @@
 # userspace provider is included when it has been built; with
 # MR_GUEST_DEBS=DIR the provider and mr-verify come from the packages in DIR
 # (ibverbs-provider-metaroce, metaroce-tools) unpacked as dpkg would.
+# MR_GUEST_EXTRA_BINS: more host binaries (absolute paths) to include with
+# their libraries, e.g. perf for make bench's BENCH_PERF=1.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,7 +51,7 @@ bins="/usr/sbin/ip /usr/sbin/tc /usr/bin/rdma /bin/kmod
 	/usr/bin/ib_send_lat /usr/bin/ib_atomic_lat
 	/usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/rdma_server
 	/usr/bin/rdma_client /usr/bin/iperf3
-	/usr/bin/setpriv"
+	/usr/bin/setpriv ${MR_GUEST_EXTRA_BINS:-}"
 for b in $bins; do
 	[ -x "$b" ] || die "missing $b (run scripts/install-deps.sh)"
 	mkdir -p "$stage$(dirname "$b")"

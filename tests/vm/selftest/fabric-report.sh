@@ -8,21 +8,10 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 report="$here/../../../scripts/bench/fabric-report.py"
-py=python3
-[ -x /usr/bin/python3 ] && py=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-check() {
-	if [ "$2" = "$3" ]; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "not ok - fabric-report: $1: got '$2', want '$3'"
-	fi
-}
+# shellcheck disable=SC2034
+name=fabric-report
+# shellcheck source=tests/vm/selftest/report-lib.sh
+. "$here/report-lib.sh"
 
 # metric CASE NAME [SCENARIO]: its value in fabric.csv (SCENARIO:
 # metaroce-fabric).
@@ -98,5 +87,4 @@ mkdir -p "$tmp/empty/e2e"
 "$py" "$report" "$tmp/empty" >/dev/null 2>&1
 check "a run without figures" $? 3
 
-echo "fabric-report: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
