@@ -291,13 +291,13 @@ win_end() {
 # prof_show TRANSPORT TEST SIZE LOSS: the window's profile (BENCH_PERF=1)
 # as BENCH-PROF,<role>,<transport>,<test>,<size>,<loss>,<kind>,<percent>,
 # <symbol> lines: kind "self" (samples in the function itself) and "total"
-# (with what it calls), the largest first, down to 1% of the samples.
+# (with what it calls), the largest first, down to 0.5% of the samples.
 prof_show() {
 	[ "$BENCH_PERF" = 1 ] && [ -n "$w_cpus" ] && [ -s /tmp/perf.data ] || return 0
 	for k in self total; do
-		if [ $k = self ]; then o=--no-children; n=30; else o=--children; n=40; fi
+		if [ $k = self ]; then o=--no-children; n=30; else o=--children; n=100; fi
 		perf --no-pager report -i /tmp/perf.data --stdio $o -g none \
-			--sort sym --percent-limit 1 2>/dev/null |
+			--sort sym --percent-limit 0.5 2>/dev/null |
 			awk -v n=$n -v p="BENCH-PROF,$MR_ROLE,$1,$2,$3,$4,$k" '
 				/^#/ || !/%/ { next }
 				{ for (i = 1; i <= NF; i++) if ($i ~ /^\[.\]$/) break

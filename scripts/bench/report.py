@@ -595,7 +595,7 @@ def write_md(path, res, env, notes, times, malformed, ended, run_log,
         out += ["## Profiles (BENCH_PERF=1)", "",
                 "perf record -a -g (cpu-clock, 499 Hz) in each VM over the "
                 "run's window: the share of samples in a function (self) "
-                "and in it with what it calls (total), down to 1%.", ""]
+                "and in it with what it calls (total), down to 0.5%.", ""]
         out += prof_lines(profs)
     if traces:
         out += ["## ftrace (BENCH_FTRACE=1)", "",
