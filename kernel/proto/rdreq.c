@@ -10,10 +10,13 @@
  * additional range (MR-REL-25). This bounds response bursts and fits the
  * tracking bitmap (rdasm.h).
  *
- * A READ whose request was delivered but whose responses stall for one
- * RTO (MR-LOSS-14), or one of whose responses was trimmed, asks again for
- * exactly the missing pieces: one READ_REQ per maximal run of them, each
- * under a new PSN with the READ's msn (MR-REL-24). An ATOMIC is re-sent
+ * A READ asks again for exactly the missing pieces - one READ_REQ per
+ * maximal run of them, each under a new PSN with the READ's msn
+ * (MR-REL-24) - when one of its responses was trimmed (MR-REL-16), when
+ * pieces below the highest one placed are still missing reo_wnd after a
+ * piece above them arrived (RACK applied to responses, MR-LOSS-14: only
+ * those below, once per hole), and when its responses stall for one RTO
+ * after its request was delivered (MR-LOSS-14: everything missing). An ATOMIC is re-sent
  * under its original PSN (MR-REL-27). Re-requests without progress count
  * against retry_cnt.
  */
@@ -23,7 +26,12 @@ void mr_rdreq_start(struct mr_rdreq *q, u32 len, u64 now)
 {
 	mr_rdasm_init(&q->rd, len);
 	q->ask_from = 0;
+	q->ask_end = 0;
 	q->asking = false;
+	q->hole = false;
+	q->hole_asked = false;
+	q->hi = 0;
+	q->hole_ns = now;
 	q->trimmed = false;
 	q->retries = 0;
 	q->retry_ns = now;
@@ -33,16 +41,21 @@ void mr_rdreq_start(struct mr_rdreq *q, u32 len, u64 now)
 /* The next missing run of the current round, or the round is over. */
 static enum mr_rdreq_act round_next(struct mr_rdreq *q, u32 *off, u32 *len)
 {
-	if (mr_rdasm_gap(&q->rd, q->ask_from, off, len))
+	if (mr_rdasm_gap(&q->rd, q->ask_from, off, len) &&
+	    *off < q->ask_end) {
+		*len = MR_MIN(*len, q->ask_end - *off);
 		return MR_RDREQ_AGAIN;
+	}
 	q->asking = false;
 	return MR_RDREQ_NONE;
 }
 
-/* Start a round of asking again for everything missing. */
-static enum mr_rdreq_act round_start(struct mr_rdreq *q, u32 *off, u32 *len)
+/* Start a round of asking again for what is missing below @end. */
+static enum mr_rdreq_act round_start(struct mr_rdreq *q, u32 end, u32 *off,
+				     u32 *len)
 {
 	q->ask_from = q->rd.done;
+	q->ask_end = end;
 	q->asking = true;
 	return round_next(q, off, len);
 }
@@ -65,7 +78,19 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 	 */
 	if (read && q->trimmed && !env->req_in_flight) {
 		q->trimmed = false;
-		return round_start(q, off, len);
+		return round_start(q, q->rd.len, off, len);
+	}
+	/*
+	 * RACK for responses (MR-LOSS-14): a piece below the highest placed
+	 * one still missing reo_wnd after that one arrived was lost (the
+	 * responder answers in order; the paths reorder within reo_wnd).
+	 * Asked again once per hole: a lost re-request is the RTO's below,
+	 * and what lies above hi may still be on its way.
+	 */
+	if (read && q->hole && !q->hole_asked && env->can_send &&
+	    env->now - q->hole_ns >= env->reo_wnd_ns) {
+		q->hole_asked = true;
+		return round_start(q, q->hi, off, len);
 	}
 	/*
 	 * Stalled: the last request was delivered, and neither this
@@ -101,7 +126,7 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 	 * and the one missing run is that range.
 	 */
 	if (read)
-		return round_start(q, off, len);
+		return round_start(q, q->rd.len, off, len);
 	return MR_RDREQ_ATOMIC_AGAIN;
 }
 
@@ -116,8 +141,20 @@ void mr_rdreq_sent(struct mr_rdreq *q, enum mr_rdreq_act act, u32 off,
 
 u32 mr_rdreq_placed(struct mr_rdreq *q, u32 off, u32 len, u64 now)
 {
+	u32 n;
+
 	q->progress_ns = now;
 	q->retries = 0;
 	q->retry_ns = now;
-	return mr_rdasm_mark(&q->rd, off, len);
+	n = mr_rdasm_mark(&q->rd, off, len);
+	q->hi = MR_MAX(q->hi, off + len);
+	/* A hole opens with the first piece above it, closes when filled. */
+	if (q->rd.done >= q->hi) {
+		q->hole = false;
+		q->hole_asked = false;
+	} else if (!q->hole) {
+		q->hole = true;
+		q->hole_ns = now;
+	}
+	return n;
 }

@@ -21,7 +21,12 @@
 struct mr_rdreq {
 	struct mr_rdasm rd;	/* READ: what arrived and what was asked */
 	u32 ask_from;		/* the current round asks again from here */
+	u32 ask_end;		/* ... up to here */
 	bool asking;		/* a round of asking again is under way */
+	bool hole;		/* bytes below hi are missing ... */
+	bool hole_asked;	/* ... and were asked for again */
+	u32 hi;			/* end of the highest response bytes placed */
+	u64 hole_ns;		/* when the hole opened */
 	bool trimmed;		/* a response was trimmed: ask again now */
 	u32 retries;		/* re-requests counted against retry_cnt */
 	u64 retry_ns;		/* when one was last counted, or progress */
@@ -34,6 +39,7 @@ struct mr_rdreq_env {
 	/* latest response progress of the READs/ATOMICs before this one */
 	u64 ahead_ns;
 	u64 rto_ns;
+	u64 reo_wnd_ns;		/* the RACK reordering window (MR-LOSS-14) */
 	u64 verbs_timeout_ns;	/* MR_TIME_NEVER: retries are not counted */
 	u32 retry_cnt;
 	/* the message's latest request PSN is unacknowledged, in flight */

@@ -449,6 +449,7 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 	struct mr_rdreq_env env = {
 		.now = now,
 		.rto_ns = mr_txsb_rto(&r->snd.sb),
+		.reo_wnd_ns = mr_txsb_reo_wnd(&r->snd.sb),
 		.verbs_timeout_ns = r->snd.sb.p.verbs_timeout_ns,
 		.retry_cnt = r->snd.sb.p.retry_cnt,
 		.rd_bytes_max = r->p.rd_bytes_max,

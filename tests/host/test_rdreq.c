@@ -3,7 +3,8 @@
  * Host tests of the requester's READ/ATOMIC follow-ups (rdreq.h): the
  * next range once half of the last arrived, within the QP's byte budget
  * (MR-REL-24, MR-REL-31); asking again for exactly the missing runs after
- * a stall of one RTO (MR-LOSS-14) or at once after a trim (MR-REL-16);
+ * a stall of one RTO (MR-LOSS-14), reo_wnd after a piece above them
+ * arrived (RACK, MR-LOSS-14) or at once after a trim (MR-REL-16);
  * not while the request is in flight or earlier READs still stream; an
  * atomic re-sent (MR-REL-27); retries counted once per T_verbs without
  * progress and never during RNR (MR-RETRY-1, MR-RETRY-2, MR-RETRY-8).
@@ -32,6 +33,8 @@ static int setup(void **state)
 	env.retry_cnt = 2;
 	env.can_send = true;
 	env.rd_bytes_max = 2 * MR_RDASM_WINDOW;
+	/* beyond the RTO: the stall and trim cases see no RACK rule */
+	env.reo_wnd_ns = 4 * RTO;
 	return 0;
 }
 
@@ -121,6 +124,78 @@ static void test_stall_asks_for_gaps(void **state)
 	assert_false(q.asking);
 }
 
+/*
+ * RACK for responses (MR-LOSS-14): reo_wnd after a piece above a hole
+ * arrived, the pieces below the highest one placed are asked again for,
+ * once per hole, whether or not the request is in flight; nothing above
+ * the highest one (it may still come), and no retry counted.
+ */
+static void test_hole_asks_after_reo_wnd(void **state)
+{
+	u32 off, len, u = MR_RDASM_UNIT;
+
+	(void)state;
+	env.reo_wnd_ns = 100 * US;
+	start_read(8 * u);
+	env.req_in_flight = true;
+	arrive(0, u);
+	assert_false(q.hole);
+	arrive(2 * u, u);
+	arrive(4 * u, u);
+	assert_true(q.hole);
+	env.now += 100 * US - 1;
+	/* a later piece of the hole still arrives within reo_wnd */
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	env.now += 1;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, u);
+	assert_int_equal(len, u);
+	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, 3 * u);
+	assert_int_equal(len, u);
+	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	/* [5u, 8u) is above every piece placed: not asked */
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	assert_int_equal(q.retries, 0);
+	/* once per hole: the re-requests are on their way */
+	env.now += 10 * MS;
+	env.ahead_ns = env.now;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	/* both answered: the hole closes, a new one opens afresh */
+	arrive(u, u);
+	assert_true(q.hole);
+	arrive(3 * u, u);
+	assert_false(q.hole);
+	assert_false(q.hole_asked);
+	arrive(6 * u, u);
+	assert_true(q.hole);
+	env.now += 100 * US;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, 5 * u);
+	assert_int_equal(len, u);
+}
+
+/* No fast re-request during RNR (MR-RETRY-8). */
+static void test_hole_waits_rnr(void **state)
+{
+	u32 off, len, u = MR_RDASM_UNIT;
+
+	(void)state;
+	env.reo_wnd_ns = 100 * US;
+	start_read(4 * u);
+	env.req_in_flight = true;
+	arrive(u, u);
+	env.now += MS;
+	env.can_send = false;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	assert_false(q.hole_asked);
+	env.can_send = true;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, 0);
+	assert_int_equal(len, u);
+}
+
 /* A trimmed response: asked again at once, no retry counted. */
 static void test_trim_asks_at_once(void **state)
 {
@@ -192,6 +267,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_next_range, setup),
 		cmocka_unit_test_setup(test_stall_asks_for_gaps, setup),
+		cmocka_unit_test_setup(test_hole_asks_after_reo_wnd, setup),
+		cmocka_unit_test_setup(test_hole_waits_rnr, setup),
 		cmocka_unit_test_setup(test_trim_asks_at_once, setup),
 		cmocka_unit_test_setup(test_retries, setup),
 	};
