@@ -253,7 +253,9 @@ win_start() {
 		sleep $w_delay
 		a=$(cpu_jiffies)
 		if [ "$BENCH_PERF" = 1 ]; then
-			perf record -a -g -F 499 -o /tmp/perf.data -- sleep $w_len \
+			# -B: no build-id pass over the samples at the end,
+			# which takes seconds in a busy TCG guest.
+			perf record -a -g -B -F 499 -o /tmp/perf.data -- sleep $w_len \
 				>/tmp/perf.rec 2>&1
 		else
 			sleep $w_len
@@ -269,8 +271,11 @@ win_start() {
 win_end() {
 	w_cpus=""
 	[ -n "$win_pid" ] || return 0
+	# perf writes its file after the window: give it time.
 	i=0
-	while kill -0 "$win_pid" 2>/dev/null && [ ! -s /tmp/win.out ] && [ $i -lt 4 ]; do
+	n=4
+	[ "$BENCH_PERF" = 1 ] && n=20
+	while kill -0 "$win_pid" 2>/dev/null && [ ! -s /tmp/win.out ] && [ $i -lt $n ]; do
 		sleep 0.5
 		i=$((i + 1))
 	done
