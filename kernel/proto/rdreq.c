@@ -16,9 +16,9 @@
  * pieces below the highest one placed are still missing reo_wnd after a
  * piece above them arrived (RACK applied to responses, MR-LOSS-14: only
  * those below, once per hole), and when its responses stall for one RTO
- * after its request was delivered (MR-LOSS-14: everything missing). An ATOMIC is re-sent
- * under its original PSN (MR-REL-27). Re-requests without progress count
- * against retry_cnt.
+ * after its request was delivered (MR-LOSS-14: everything missing). An
+ * ATOMIC is re-sent under its original PSN (MR-REL-27). Re-requests
+ * without progress count against retry_cnt.
  */
 #include "rdreq.h"
 
