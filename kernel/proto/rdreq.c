@@ -28,7 +28,6 @@ void mr_rdreq_start(struct mr_rdreq *q, u32 len, u64 now)
 	q->ask_from = 0;
 	q->ask_end = 0;
 	q->asking = false;
-	q->hole = false;
 	q->hole_asked = false;
 	q->hi = 0;
 	q->hole_ns = now;
@@ -87,7 +86,7 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 	 * Asked again once per hole: a lost re-request is the RTO's below,
 	 * and what lies above hi may still be on its way.
 	 */
-	if (read && q->hole && !q->hole_asked && env->can_send &&
+	if (read && mr_rdreq_hole(q) && !q->hole_asked && env->can_send &&
 	    env->now - q->hole_ns >= env->reo_wnd_ns) {
 		q->hole_asked = true;
 		return round_start(q, q->hi, off, len);
@@ -141,6 +140,7 @@ void mr_rdreq_sent(struct mr_rdreq *q, enum mr_rdreq_act act, u32 off,
 
 u32 mr_rdreq_placed(struct mr_rdreq *q, u32 off, u32 len, u64 now)
 {
+	bool had_hole = mr_rdreq_hole(q);
 	u32 n;
 
 	q->progress_ns = now;
@@ -149,12 +149,9 @@ u32 mr_rdreq_placed(struct mr_rdreq *q, u32 off, u32 len, u64 now)
 	n = mr_rdasm_mark(&q->rd, off, len);
 	q->hi = MR_MAX(q->hi, off + len);
 	/* A hole opens with the first piece above it, closes when filled. */
-	if (q->rd.done >= q->hi) {
-		q->hole = false;
+	if (!mr_rdreq_hole(q))
 		q->hole_asked = false;
-	} else if (!q->hole) {
-		q->hole = true;
+	else if (!had_hole)
 		q->hole_ns = now;
-	}
 	return n;
 }

@@ -23,8 +23,7 @@ struct mr_rdreq {
 	u32 ask_from;		/* the current round asks again from here */
 	u32 ask_end;		/* ... up to here */
 	bool asking;		/* a round of asking again is under way */
-	bool hole;		/* bytes below hi are missing ... */
-	bool hole_asked;	/* ... and were asked for again */
+	bool hole_asked;	/* the hole below hi was asked for again */
 	u32 hi;			/* end of the highest response bytes placed */
 	u64 hole_ns;		/* when the hole opened */
 	bool trimmed;		/* a response was trimmed: ask again now */
@@ -89,6 +88,12 @@ static inline bool mr_rdreq_resp_new(const struct mr_rdreq *q, u32 off,
 				     u32 len)
 {
 	return mr_rdasm_check(&q->rd, off, len) == MR_RDASM_PLACE;
+}
+
+/* Bytes below the highest ones placed are missing (MR-LOSS-14). */
+static inline bool mr_rdreq_hole(const struct mr_rdreq *q)
+{
+	return q->rd.done < q->hi;
 }
 
 /*

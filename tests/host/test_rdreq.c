@@ -139,10 +139,10 @@ static void test_hole_asks_after_reo_wnd(void **state)
 	start_read(8 * u);
 	env.req_in_flight = true;
 	arrive(0, u);
-	assert_false(q.hole);
+	assert_false(mr_rdreq_hole(&q));
 	arrive(2 * u, u);
 	arrive(4 * u, u);
-	assert_true(q.hole);
+	assert_true(mr_rdreq_hole(&q));
 	env.now += 100 * US - 1;
 	/* a later piece of the hole still arrives within reo_wnd */
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
@@ -164,12 +164,12 @@ static void test_hole_asks_after_reo_wnd(void **state)
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	/* both answered: the hole closes, a new one opens afresh */
 	arrive(u, u);
-	assert_true(q.hole);
+	assert_true(mr_rdreq_hole(&q));
 	arrive(3 * u, u);
-	assert_false(q.hole);
+	assert_false(mr_rdreq_hole(&q));
 	assert_false(q.hole_asked);
 	arrive(6 * u, u);
-	assert_true(q.hole);
+	assert_true(mr_rdreq_hole(&q));
 	env.now += 100 * US;
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
 	assert_int_equal(off, 5 * u);
