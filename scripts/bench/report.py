@@ -339,11 +339,17 @@ def lat_table(res, rst):
 GIB = float(1 << 30)
 
 
+def cpus_busy(res, tr, test, size, loss):
+    """(client, server) CPUs busy in the run's window, each None if
+    absent."""
+    return (res.value(tr, test, size, loss, "cpu_busy"),
+            res.value(tr, test, size, loss, "peer_cpu_busy"))
+
+
 def cpu_per_gib(res, tr, test, size, loss):
     """CPU seconds both VMs spend per GiB moved: their CPUs busy in the
     run's window over the run's rate (GiB/s); None without all three."""
-    c = res.value(tr, test, size, loss, "cpu_busy")
-    p = res.value(tr, test, size, loss, "peer_cpu_busy")
+    c, p = cpus_busy(res, tr, test, size, loss)
     bw = res.value(tr, test, size, loss, "bw_mbps")
     if c is None or p is None or not bw:
         return None
@@ -364,10 +370,8 @@ def cpu_table(res):
     body = []
 
     def busy(tr, test, size, loss):
-        c = res.value(tr, test, size, loss, "cpu_busy")
-        p = res.value(tr, test, size, loss, "peer_cpu_busy")
-        return "%s / %s" % ("%.2f" % c if c is not None else "n/a",
-                            "%.2f" % p if p is not None else "n/a")
+        return " / ".join("%.2f" % v if v is not None else "n/a"
+                          for v in cpus_busy(res, tr, test, size, loss))
 
     def cell(v):
         return fnum(v) if v is not None else "n/a"
@@ -382,20 +386,17 @@ def cpu_table(res):
     for test, sz, loss, which in points:
         row = ["ib_" + test if test != "iperf3" else "iperf3",
                fmt_size(sz), loss + "%"]
-        got = False
+        per = {tr: cpu_per_gib(res, tr, test, sz, loss) for tr in which}
         for tr in ("tcp", "rxe", "metaroce"):
             if tr not in trs:
                 continue
             if tr in which:
-                v = cpu_per_gib(res, tr, test, sz, loss)
-                got |= v is not None
-                row += [busy(tr, test, sz, loss), cell(v)]
+                row += [busy(tr, test, sz, loss), cell(per[tr])]
             else:
                 row += ["", ""]
-        a = cpu_per_gib(res, "metaroce", test, sz, loss)
-        b = cpu_per_gib(res, "rxe", test, sz, loss)
-        row.append(ratio(a, b) if test != "iperf3" else "")
-        if got:
+        row.append(ratio(per.get("metaroce"), per.get("rxe"))
+                   if test != "iperf3" else "")
+        if any(v is not None for v in per.values()):
             body.append(row)
     return head, body
 
