@@ -28,8 +28,9 @@ void mr_rdreq_start(struct mr_rdreq *q, u32 len, u64 now)
 	q->ask_from = 0;
 	q->ask_end = 0;
 	q->asking = false;
-	q->hole_asked = false;
 	q->hi = 0;
+	q->rack_end = 0;
+	q->rack_due = false;
 	q->hole_ns = now;
 	q->trimmed = false;
 	q->retries = 0;
@@ -49,11 +50,11 @@ static enum mr_rdreq_act round_next(struct mr_rdreq *q, u32 *off, u32 *len)
 	return MR_RDREQ_NONE;
 }
 
-/* Start a round of asking again for what is missing below @end. */
-static enum mr_rdreq_act round_start(struct mr_rdreq *q, u32 end, u32 *off,
-				     u32 *len)
+/* Start a round of asking again for what is missing in [@from, @end). */
+static enum mr_rdreq_act round_start(struct mr_rdreq *q, u32 from, u32 end,
+				     u32 *off, u32 *len)
 {
-	q->ask_from = q->rd.done;
+	q->ask_from = from;
 	q->ask_end = end;
 	q->asking = true;
 	return round_next(q, off, len);
@@ -77,19 +78,23 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 	 */
 	if (read && q->trimmed && !env->req_in_flight) {
 		q->trimmed = false;
-		return round_start(q, q->rd.len, off, len);
+		return round_start(q, q->rd.done, q->rd.len, off, len);
 	}
 	/*
 	 * RACK for responses (MR-LOSS-14): a piece below the highest placed
 	 * one still missing reo_wnd after that one arrived was lost (the
 	 * responder answers in order; the paths reorder within reo_wnd).
-	 * Asked again once per hole: a lost re-request is the RTO's below,
-	 * and what lies above hi may still be on its way.
+	 * Each hole is asked for once: a lost re-request is the RTO's, and
+	 * what lies above hi may still be on its way. A hole that opens
+	 * above the ones asked for has its own reo_wnd.
 	 */
-	if (read && mr_rdreq_hole(q) && !q->hole_asked && env->can_send &&
+	if (read && q->rack_due && env->can_send &&
 	    env->now - q->hole_ns >= env->reo_wnd_ns) {
-		q->hole_asked = true;
-		return round_start(q, q->hi, off, len);
+		u32 from = MR_MAX(q->rd.done, q->rack_end);
+
+		q->rack_due = false;
+		q->rack_end = q->hi;
+		return round_start(q, from, q->hi, off, len);
 	}
 	/*
 	 * Stalled: the last request was delivered, and neither this
@@ -125,7 +130,7 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 	 * and the one missing run is that range.
 	 */
 	if (read)
-		return round_start(q, q->rd.len, off, len);
+		return round_start(q, q->rd.done, q->rd.len, off, len);
 	return MR_RDREQ_ATOMIC_AGAIN;
 }
 
@@ -140,18 +145,23 @@ void mr_rdreq_sent(struct mr_rdreq *q, enum mr_rdreq_act act, u32 off,
 
 u32 mr_rdreq_placed(struct mr_rdreq *q, u32 off, u32 len, u64 now)
 {
-	bool had_hole = mr_rdreq_hole(q);
-	u32 n;
+	u32 n, old_hi = q->hi;
 
 	q->progress_ns = now;
 	q->retries = 0;
 	q->retry_ns = now;
 	n = mr_rdasm_mark(&q->rd, off, len);
 	q->hi = MR_MAX(q->hi, off + len);
-	/* A hole opens with the first piece above it, closes when filled. */
-	if (!mr_rdreq_hole(q))
-		q->hole_asked = false;
-	else if (!had_hole)
+	/*
+	 * A piece above hi opens the hole [old hi, off), above every one
+	 * asked for; the oldest such hole times RACK. One filled before
+	 * then leaves nothing to ask: the round finds no gap.
+	 */
+	if (!mr_rdreq_hole(q)) {
+		q->rack_due = false;
+	} else if (off > old_hi && !q->rack_due) {
+		q->rack_due = true;
 		q->hole_ns = now;
+	}
 	return n;
 }

@@ -23,9 +23,15 @@ struct mr_rdreq {
 	u32 ask_from;		/* the current round asks again from here */
 	u32 ask_end;		/* ... up to here */
 	bool asking;		/* a round of asking again is under way */
-	bool hole_asked;	/* the hole below hi was asked for again */
 	u32 hi;			/* end of the highest response bytes placed */
-	u64 hole_ns;		/* when the hole opened */
+	/*
+	 * RACK for responses (MR-LOSS-14): the holes below rack_end were
+	 * asked for again (a lost re-request is the RTO's); rack_due says
+	 * that one opened above it, at hole_ns.
+	 */
+	u32 rack_end;
+	bool rack_due;
+	u64 hole_ns;
 	bool trimmed;		/* a response was trimmed: ask again now */
 	u32 retries;		/* re-requests counted against retry_cnt */
 	u64 retry_ns;		/* when one was last counted, or progress */

@@ -34,6 +34,7 @@ void mr_requester_start(struct mr_requester *r,
 	r->explores_seen = r->snd.pt.explores;
 	r->rd_atomic_out = 0;
 	r->rd_bytes_out = 0;
+	r->rd_hole_ns = MR_TIME_NEVER;
 	r->failed_ns = 0;
 	r->halted = false;
 	r->tx_nomem = false;
@@ -454,15 +455,17 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 		.retry_cnt = r->snd.sb.p.retry_cnt,
 		.rd_bytes_max = r->p.rd_bytes_max,
 	};
+	u64 older = 0, hole = MR_TIME_NEVER;
 	enum mr_rdreq_act act;
 	struct mr_swqe *w;
 	u32 i, off, len;
-	u64 older = 0;
 	bool read;
 
 	/* None started and unretired: nothing to walk for. */
-	if (!r->rd_atomic_out)
+	if (!r->rd_atomic_out) {
+		r->rd_hole_ns = MR_TIME_NEVER;
 		return budget;
+	}
 	for (i = head; i != r->cur && budget > 0; i++) {
 		w = r->ops->wqe(ctx, i);
 		if (!mr_answered(w->op))
@@ -511,7 +514,15 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 			 */
 		} while ((act == MR_RDREQ_AGAIN || act == MR_RDREQ_MORE) &&
 			 budget > 0);
+		if (read && w->rdq.rack_due)
+			hole = MR_MIN(hole, w->rdq.hole_ns);
 	}
+	/*
+	 * A walk cut short keeps the older time: a deadline already past
+	 * is left to the run the budget queued.
+	 */
+	if (i == r->cur)
+		r->rd_hole_ns = hole;
 	return budget;
 }
 
@@ -674,13 +685,19 @@ u64 mr_requester_deadline(const struct mr_requester *r, u32 head, u32 tail,
 			  u64 now)
 {
 	u64 when = mr_txsb_next_deadline(&r->snd.sb);
-	u64 pace;
+	u64 pace, hole;
 
 	/* Held by the pacer: new work, or lost packets to resend. */
 	if (r->cur != tail || r->snd.sb.n_lost) {
 		pace = mr_cc_next_send_ns(&r->snd.cc);
 		if (pace > now && pace < when)
 			when = pace;
+	}
+	/* A READ's response hole, reo_wnd after it opened (MR-LOSS-14). */
+	if (r->rd_hole_ns != MR_TIME_NEVER) {
+		hole = r->rd_hole_ns + mr_txsb_reo_wnd(&r->snd.sb);
+		if (hole > now && hole < when)
+			when = hole;
 	}
 	/*
 	 * Stalled READ/ATOMIC responses and dead-path probes are checked
@@ -806,6 +823,8 @@ static bool mr_on_read_resp(struct mr_requester *r, struct mr_swqe *w,
 	 * longer outstanding.
 	 */
 	r->rd_bytes_out -= mr_rdreq_placed(&w->rdq, off, len, now);
+	if (w->rdq.rack_due)
+		r->rd_hole_ns = MR_MIN(r->rd_hole_ns, w->rdq.hole_ns);
 	if (mr_rdasm_complete(&w->rdq.rd))
 		mr_swqe_done(w, 0);
 	return true;

@@ -171,6 +171,11 @@ struct mr_requester {
 	u64 explores_seen;	/* snd.pt.explores already reported */
 	u32 rd_atomic_out;	/* READ/ATOMIC WRs started, not retired */
 	u64 rd_bytes_out;	/* READ bytes requested, not arrived */
+	/*
+	 * The oldest hole of a READ whose RACK check is due (rdreq.h), or
+	 * MR_TIME_NEVER: the run reo_wnd after it asks again.
+	 */
+	u64 rd_hole_ns;
 	u64 failed_ns;		/* when the scoreboard failed (reqdone.h) */
 	bool halted;		/* a WR failed before it was sent */
 	bool tx_nomem;		/* a packet found no memory */

@@ -543,7 +543,11 @@ static void mrt_h_read_gaps(struct kunit *test)
 	}
 	mrt_h_expect_none(test, &a, 20);
 
-	/* After an RTO without progress: one READ_REQ per missing run. */
+	/*
+	 * One READ_REQ per missing run: reo_wnd after a piece above it
+	 * arrived (RACK; a run may open after the other was asked for) or
+	 * after an RTO without progress.
+	 */
 	for (i = 0; i < 150 && got < 2; i++) {
 		msleep(20);
 		got = mrt_h_tap_reads(tap, a.qp, req.psn, again,

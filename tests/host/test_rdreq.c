@@ -167,13 +167,67 @@ static void test_hole_asks_after_reo_wnd(void **state)
 	assert_true(mr_rdreq_hole(&q));
 	arrive(3 * u, u);
 	assert_false(mr_rdreq_hole(&q));
-	assert_false(q.hole_asked);
+	assert_false(q.rack_due);
 	arrive(6 * u, u);
 	assert_true(mr_rdreq_hole(&q));
 	env.now += 100 * US;
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
 	assert_int_equal(off, 5 * u);
 	assert_int_equal(len, u);
+}
+
+/*
+ * A hole that opens above the ones RACK asked for, while they are still
+ * missing, is asked for reo_wnd after it opened - it alone: the first
+ * re-request is on its way.
+ */
+static void test_later_hole_asks_alone(void **state)
+{
+	u32 off, len, u = MR_RDASM_UNIT;
+
+	(void)state;
+	env.reo_wnd_ns = 100 * US;
+	start_read(8 * u);
+	env.req_in_flight = true;
+	arrive(0, u);
+	arrive(2 * u, u);
+	env.now += 100 * US;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, u);
+	assert_int_equal(len, u);
+	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	assert_false(q.rack_due);
+	/* a piece next to the highest one opens no hole */
+	arrive(3 * u, u);
+	assert_false(q.rack_due);
+	/* [4u, 6u) is missing once 6u arrived */
+	arrive(6 * u, u);
+	assert_true(q.rack_due);
+	env.now += 50 * US;
+	/* filling part of it neither asks nor moves the hole's time */
+	arrive(5 * u, u);
+	env.now += 50 * US - 1;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	env.now += 1;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, 4 * u);
+	assert_int_equal(len, u);
+	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	assert_int_equal(q.retries, 0);
+	/* a hole filled before its reo_wnd leaves nothing to ask */
+	arrive(u, u);
+	arrive(4 * u, u);
+	assert_false(mr_rdreq_hole(&q));
+	start_read(8 * u);
+	arrive(2 * u, u);
+	assert_true(q.rack_due);
+	arrive(0, u);
+	arrive(u, u);
+	assert_false(q.rack_due);
+	env.now += MS;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 }
 
 /* No fast re-request during RNR (MR-RETRY-8). */
@@ -189,7 +243,7 @@ static void test_hole_waits_rnr(void **state)
 	env.now += MS;
 	env.can_send = false;
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
-	assert_false(q.hole_asked);
+	assert_true(q.rack_due);
 	env.can_send = true;
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
 	assert_int_equal(off, 0);
@@ -268,6 +322,7 @@ int main(void)
 		cmocka_unit_test_setup(test_next_range, setup),
 		cmocka_unit_test_setup(test_stall_asks_for_gaps, setup),
 		cmocka_unit_test_setup(test_hole_asks_after_reo_wnd, setup),
+		cmocka_unit_test_setup(test_later_hole_asks_alone, setup),
 		cmocka_unit_test_setup(test_hole_waits_rnr, setup),
 		cmocka_unit_test_setup(test_trim_asks_at_once, setup),
 		cmocka_unit_test_setup(test_retries, setup),

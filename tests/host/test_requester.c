@@ -595,6 +595,51 @@ static void test_empty_read_response(void **state)
 	assert_int_equal(complete(3 * US, MR_DONE_SUCCESS), 1);
 }
 
+/*
+ * RACK for READ responses (MR-LOSS-14): the requester wakes reo_wnd
+ * after a response opened a hole, before any RTO, and asks again for the
+ * hole alone; a second hole above the first gets its own reo_wnd.
+ */
+static void test_read_hole_deadline(void **state)
+{
+	u8 data[8 * MTU] = { 0 };
+	u64 t = 10 * US, reo;
+	u32 n;
+
+	(void)state;
+	post(MR_OP_READ_REQ, sizeof(data), false);
+	run(0);
+	assert_int_equal(T.n_out, 1);
+	respond(MR_OP_READ_RESP, T.out[0].psn, 0, 0, data, MTU, MR_F_FIRST,
+		t);
+	respond(MR_OP_READ_RESP, T.out[0].psn, 0, 2 * MTU, data, MTU, 0, t);
+	run(t);
+	reo = mr_txsb_reo_wnd(&T.r.snd.sb);
+	assert_true(reo < mr_txsb_rto(&T.r.snd.sb));
+	assert_int_equal(mr_requester_deadline(&T.r, T.head, T.tail, t),
+			 t + reo);
+	n = T.n_out;
+	run(t + reo);
+	assert_int_equal(T.n_out, n + 1);
+	assert_int_equal(T.out[n].opcode, MR_OP_READ_REQ);
+	assert_true(T.out[n].flags & MR_F_RETX);
+	assert_int_equal(T.out[n].offset, MTU);
+	assert_int_equal(T.out[n].msg_len, MTU);
+	assert_int_equal(T.r.rd_hole_ns, MR_TIME_NEVER);
+	/* the second hole, [3, 5) MTUs, while the first is still missing */
+	t += 2 * reo;
+	respond(MR_OP_READ_RESP, T.out[0].psn, 0, 5 * MTU, data, MTU, 0, t);
+	run(t);
+	assert_int_equal(T.n_out, n + 1);
+	assert_int_equal(mr_requester_deadline(&T.r, T.head, T.tail, t),
+			 t + reo);
+	run(t + reo);
+	assert_int_equal(T.n_out, n + 2);
+	assert_int_equal(T.out[n + 1].offset, 3 * MTU);
+	assert_int_equal(T.out[n + 1].msg_len, 2 * MTU);
+	assert_true(T.out[n + 1].psn != T.out[n].psn);
+}
+
 /* NACK REMOTE_ACCESS at @psn, everything before it delivered, at 2 us. */
 static void nack_remote_access(u32 psn)
 {
@@ -836,6 +881,7 @@ int main(void)
 		cmocka_unit_test_setup(test_retry_budget, setup),
 		cmocka_unit_test_setup(test_responses, setup),
 		cmocka_unit_test_setup(test_empty_read_response, setup),
+		cmocka_unit_test_setup(test_read_hole_deadline, setup),
 		cmocka_unit_test_setup(test_split_read_spreads, setup),
 		cmocka_unit_test_setup(test_response_credits_request_path, setup),
 		cmocka_unit_test_setup(test_fatal_nack, setup),
