@@ -23,6 +23,7 @@ mkdir -p "$RESULTS"
 total_pass=0
 total_fail=0
 summary=""
+failures=""
 
 run_tier() {
 	name=$1
@@ -49,6 +50,15 @@ run_tier() {
 	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
+	# What failed, by name, repeated at the end: CI keeps only the tail
+	# of the output.
+	if [ "$f" -ne 0 ]; then
+		named=$(grep -a -E '^not ok|^failed: |\[  FAILED  \]|guest run failed|outside any test case|^[A-Za-z0-9_-]+: [0-9]+ passed, [1-9][0-9]* failed' "$out" |
+			grep -v -E "^$name: " | head -12)
+		failures="$failures
+  $name:
+$(echo "${named:-(no failure named; see $out)}" | sed 's/^/    /')"
+	fi
 	summary="$summary
   $name: $p passed, $f failed (${elapsed}s)"
 }
@@ -73,6 +83,7 @@ done
 rm -f "$RESULTS/.rc"
 
 echo
+[ -z "$failures" ] || echo "=== failed, by tier:$failures"
 echo "=== results by tier:$summary"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
