@@ -24,6 +24,9 @@
 # BENCH_PERF=1: a perf profile of both VMs in each bandwidth run's window
 # (win_start), printed as BENCH-PROF lines (the initramfs then carries
 # perf). Every bandwidth run records both VMs' CPUs busy in that window.
+# BENCH_QP=1: the last two samples of MetaRoCE's QP transport state (cwnd,
+# srtt, the congestion control's cuts by kind; restrack.c) after every
+# run, where otherwise only a failed run shows them.
 # Every tool runs under timeout. The client prints one machine-readable line
 # per result on its console:
 #   BENCH,<transport>,<test>,<size>,<loss %>,<metric>,<value>,<status>,<note>
@@ -55,6 +58,7 @@ set +e
 : "${BENCH_MR_ATTRS:=}"
 : "${BENCH_FTRACE:=0}"
 : "${BENCH_PERF:=0}"
+: "${BENCH_QP:=0}"
 
 perftest_port=18515
 iperf_port=5201
@@ -459,7 +463,7 @@ measure() {
 		win_end
 		show_output "$out"
 		say "run $seq: server side exit status $srv_rc"
-		[ "$cli_rc" = 0 ] || qp_show
+		if [ "$cli_rc" != 0 ] || [ "$BENCH_QP" = 1 ]; then qp_show; fi
 		counters "$m_tr" /tmp/ctr.after
 		trace_off "$m_tr" "$m_test"
 		counters_delta /tmp/ctr.before /tmp/ctr.after >/tmp/ctr.delta
@@ -507,7 +511,7 @@ measure() {
 	win_end
 	xchg "$tag-done" "$rc" >/dev/null || mr_fail "peer lost after run $seq"
 	show_output "$out"
-	[ $rc -eq 0 ] || qp_show
+	if [ $rc -ne 0 ] || [ "$BENCH_QP" = 1 ]; then qp_show; fi
 	m_secs=$(($(date +%s) - m_start))
 	say "run $seq: client side exit status $rc (${m_secs}s)"
 	counters "$m_tr" /tmp/ctr.after
