@@ -403,9 +403,11 @@ def cpu_table(res):
 
 def targets(res):
     """The speed targets of benchmarks.rst, judged (reported, never
-    enforced)."""
-    K = "65536"
+    enforced): each as (target, measured, verdict), the verdict n/a when
+    the run lacks a figure it needs."""
+    K4, K64, M1 = "4096", "65536", "1048576"
     losses = words(res.meta, "BENCH_LOSS")
+    bws = words(res.meta, "BENCH_BW_TESTS")
     out = []
 
     def verdict(ok, have):
@@ -413,20 +415,36 @@ def targets(res):
             return "n/a"
         return "met" if ok else "missed"
 
-    rxe0 = res.value("rxe", "write_bw", K, "0", "bw_mbps")
-    mr0 = res.value("metaroce", "write_bw", K, "0", "bw_mbps")
-    rxe1 = res.value("rxe", "write_bw", K, "1", "bw_mbps")
-    mr1 = res.value("metaroce", "write_bw", K, "1", "bw_mbps")
-    tcp0 = res.tcp("0")
-    have = mr0 is not None and rxe0 is not None
-    out.append(("lossless 64 KiB ib_write_bw ≥ 2× rxe", ratio(mr0, rxe0),
-                verdict(have and mr0 >= 2 * rxe0, have)))
-    have = mr1 is not None and rxe1 is not None and "1" in losses
-    out.append(("1% loss, 64 KiB ib_write_bw ≥ 10× rxe", ratio(mr1, rxe1),
-                verdict(have and mr1 >= 10 * rxe1, have)))
-    have = mr1 is not None and mr0 is not None and mr0 > 0
-    out.append(("1% loss, 64 KiB ib_write_bw ≥ 80% of own lossless",
-                percent(mr1, mr0), verdict(have and mr1 >= 0.8 * mr0, have)))
+    def bw(tr, test, size, loss):
+        return res.value(tr, test + "_bw", size, loss, "bw_mbps")
+
+    def times_rxe(label, test, size, loss, factor):
+        a, b = bw("metaroce", test, size, loss), bw("rxe", test, size, loss)
+        have = a is not None and b is not None
+        out.append((label, ratio(a, b), verdict(have and a >= factor * b,
+                                                have)))
+
+    for t in ("write", "send"):
+        if t not in bws:
+            continue
+        times_rxe("lossless 64 KiB ib_%s_bw ≥ 2× rxe" % t, t, K64, "0", 2)
+        a, b = bw("metaroce", t, K64, "0"), res.tcp("0")
+        have = a is not None and b is not None and b > 0
+        out.append(("64 KiB ib_%s_bw ≥ 90%% of iperf3 TCP goodput (0%% loss)"
+                    % t, percent(a, b), verdict(have and a >= 0.9 * b, have)))
+        for size in (K4, M1):
+            times_rxe("lossless %s ib_%s_bw ≥ 1.5× rxe" % (fmt_size(size), t),
+                      t, size, "0", 1.5)
+        times_rxe("1%% loss, 64 KiB ib_%s_bw ≥ 10× rxe" % t, t, K64, "1", 10)
+        a, b = bw("metaroce", t, K64, "1"), bw("metaroce", t, K64, "0")
+        have = a is not None and b is not None and b > 0
+        out.append(("1%% loss, 64 KiB ib_%s_bw ≥ 80%% of own lossless" % t,
+                    percent(a, b), verdict(have and a >= 0.8 * b, have)))
+    if "read" in bws:
+        a, b = bw("metaroce", "read", M1, "0"), bw("rxe", "read", M1, "0")
+        have = a is not None and b is not None
+        out.append(("lossless 1 MiB ib_read_bw keeps its lead over rxe (> 1×)",
+                    ratio(a, b), verdict(have and a > b, have)))
     s = res.meta.get("BENCH_LAT_SIZE", "8")
     for t in words(res.meta, "BENCH_LAT_TESTS"):
         a = res.value("metaroce", t + "_lat", s, "0", "lat_typical_us")
@@ -434,14 +452,30 @@ def targets(res):
         have = a is not None and b is not None
         out.append(("%s ib_%s_lat typical ≤ rxe (0%% loss)" % (fmt_size(s), t),
                     ratio(a, b), verdict(have and a <= b, have)))
-    have = mr0 is not None and tcp0 is not None and tcp0 > 0
-    out.append(("64 KiB ib_write_bw ≥ 90% of iperf3 TCP goodput (0% loss)",
-                percent(mr0, tcp0), verdict(have and mr0 >= 0.9 * tcp0, have)))
-    a = cpu_per_gib(res, "metaroce", "write_bw", K, "0")
-    b = cpu_per_gib(res, "rxe", "write_bw", K, "0")
+        # p99 at every loss level: the worst ratio stands for all.
+        pairs = [(res.value("metaroce", t + "_lat", s, loss, "lat_p99_us"),
+                  res.value("rxe", t + "_lat", s, loss, "lat_p99_us"))
+                 for loss in losses]
+        have = bool(pairs) and all(a is not None and b for a, b in pairs)
+        worst = max(a / b for a, b in pairs) if have else None
+        out.append(("%s ib_%s_lat p99 ≤ rxe at every loss level (worst)"
+                    % (fmt_size(s), t), ratio(worst, 1.0),
+                    verdict(have and worst <= 1, have)))
+    a = cpu_per_gib(res, "metaroce", "write_bw", K64, "0")
+    b = cpu_per_gib(res, "rxe", "write_bw", K64, "0")
     have = a is not None and b is not None
     out.append(("64 KiB ib_write_bw CPU per GiB, both VMs ≤ rxe (0% loss)",
                 ratio(a, b), verdict(have and a <= b, have)))
+    # One QP per VM on one vCPU: the scaling half of the target needs a
+    # multiqueue link the bench does not have (benchmarks.rst).
+    out.append(("-q 8 on 2 vCPUs ≥ 1.6× one QP on one vCPU", "not run",
+                "n/a"))
+    # Every MetaRoCE measurement of the matrix has its figure.
+    mine = [k for k in expected(res.meta) if k[0] == "metaroce"]
+    bad = sum(1 for k in mine if res.value(*k) is None)
+    out.append(("every MetaRoCE measurement completes",
+                "%d of %d failed" % (bad, len(mine)) if mine else "n/a",
+                verdict(bad == 0, bool(mine))))
     return out
 
 

@@ -3,7 +3,8 @@
 # made-up run: the bandwidth ratios, the CPU cost per GiB it derives from
 # both VMs' "CPUs busy" (BENCH cpu_busy on the client, BENCH-PEER
 # cpu_busy on the server), the CPU target, the profile tables of
-# BENCH-PROF lines, and a run without CPU figures (n/a, no table rows).
+# BENCH-PROF lines, every target row, a run without CPU figures (n/a, no
+# table rows) and one whose MetaRoCE measurement failed.
 # Prints "bench-report: N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +42,11 @@ mkrun() {
 	{
 		echo "BENCH,tcp,iperf3,stream,0,bw_mbps,343.59738368,ok,"
 		echo "BENCH,rxe,write_bw,65536,0,bw_mbps,171.79869184,ok,5 messages"
-		echo "BENCH,metaroce,write_bw,65536,0,bw_mbps,85.89934592,ok,5 messages"
+		if [ "$2" = fail ]; then
+			echo "BENCH,metaroce,write_bw,65536,0,bw_mbps,,fail,exit status 1"
+		else
+			echo "BENCH,metaroce,write_bw,65536,0,bw_mbps,85.89934592,ok,5 messages"
+		fi
 		if [ "$2" = cpu ]; then
 			echo "BENCH,tcp,iperf3,stream,0,cpu_busy,0.50,ok,window"
 			echo "BENCH,rxe,write_bw,65536,0,cpu_busy,1.00,ok,window"
@@ -95,6 +100,12 @@ has "TCP CPU s/GiB" "$r/bench.md" "| iperf3 | stream | 0% | 0.50 / 0.50 | 25.0 |
 has "profile heading" "$r/bench.md" "### MetaRoCE write_bw 64 KiB, 0% loss: client (2495 samples)"
 has "profile rows" "$r/bench.md" "| 12.50% | \`mroce_icrc\` | 61.20% | \`mroce_req_run\` |"
 has "profile server" "$r/bench.md" "| 9.00% | \`mroce_rcv\` |"
+# Every target of the issue has its row; those the run has no figure
+# for say n/a.
+has "TCP target" "$r/bench.md" "| 64 KiB ib_write_bw ≥ 90% of iperf3 TCP goodput (0% loss) | 25% | missed |"
+has "size target without figures" "$r/bench.md" "| lossless 4 KiB ib_write_bw ≥ 1.5× rxe | n/a | n/a |"
+has "scaling target" "$r/bench.md" "| -q 8 on 2 vCPUs ≥ 1.6× one QP on one vCPU | not run | n/a |"
+has "completion target" "$r/bench.md" "| every MetaRoCE measurement completes | 0 of 1 failed | met |"
 
 r=$tmp/nocpu
 mkrun "$r" none
@@ -103,5 +114,12 @@ check "exit status without CPU figures" "$?" 0
 check "CPU target without figures" "$(target "$r" 'CPU per GiB')" "n/a n/a"
 check "no CPU table" "$(grep -c 'CPU cost' "$r/bench.rst")" 0
 check "no profiles" "$(grep -c 'Profiles' "$r/bench.md")" 0
+
+r=$tmp/fail
+mkrun "$r" fail
+"$py" "$report" "$r" --quiet >"$tmp/out" 2>&1
+check "exit status with a failed measurement" "$?" 0
+has "completion target missed" "$r/bench.md" "| every MetaRoCE measurement completes | 1 of 1 failed | missed |"
+check "bandwidth target without the figure" "$(target "$r" 'lossless 64 KiB ib_write_bw ≥ 2× rxe')" "n/a n/a"
 
 finish
