@@ -22,8 +22,10 @@
 # go to the console. It slows the datapath a little: for diagnosis, not for
 # the published numbers.
 # BENCH_PERF=1: a perf profile of both VMs in each bandwidth run's window
-# (win_start), printed as BENCH-PROF lines (the initramfs then carries
-# perf). Every bandwidth run records both VMs' CPUs busy in that window.
+# (win_start), and in each latency run's (make BENCH_LAT_ITERS last
+# longer than BENCH_SECONDS), printed as BENCH-PROF lines (the initramfs
+# then carries perf). Every bandwidth run records both VMs' CPUs busy in
+# that window.
 # BENCH_QP=1: the last two samples of MetaRoCE's QP transport state (cwnd,
 # srtt, the congestion control's cuts by kind; restrack.c) after every
 # run, where otherwise only a failed run shows them.
@@ -249,7 +251,13 @@ cpu_jiffies() {
 win_start() {
 	win_pid=""
 	rm -f /tmp/win.out /tmp/perf.data
-	case "$1" in bw | tcp) ;; *) return 0 ;; esac
+	# Latency runs are profiled on request only: their CPU figure is
+	# no cost per byte, and their length is set by BENCH_LAT_ITERS.
+	case "$1" in
+	bw | tcp) ;;
+	lat) [ "$BENCH_PERF" = 1 ] || return 0 ;;
+	*) return 0 ;;
+	esac
 	w_delay=$((BENCH_SECONDS / 4 + 1))
 	w_len=$((BENCH_SECONDS / 2 - 1))
 	[ $w_len -ge 1 ] || w_len=1
