@@ -147,10 +147,10 @@ trace_funcs() {
 	case "$1" in
 	metaroce) echo mroce_post_send mroce_req_run mroce_req_timer_fn \
 		mroce_ack_timer_fn mroce_xmit mroce_rcv mroce_resp_rcv \
-		mroce_comp_rcv mroce_send_complete ;;
+		mroce_comp_rcv mroce_send_complete skb_recv_done ;;
 	rxe) echo rxe_post_send rxe_requester retransmit_timer rnr_nak_timer \
 		rxe_xmit_packet rxe_rcv rxe_resp_queue_pkt rxe_comp_queue_pkt \
-		rxe_cq_post ;;
+		rxe_cq_post skb_recv_done ;;
 	esac
 }
 tdir=""
@@ -186,6 +186,11 @@ trace_on() {
 #               the data and answered: ping-pong latency tests)
 #   xmit>comp   a packet out to the next ACK/response processed
 #   post>post   one iteration (latency tests)
+#   nic>rcv     virtio-net's receive interrupt (skb_recv_done) to the
+#               responder's next request packet: how long received
+#               packets wait for the softirq (a busy process delays it)
+#   rcv>xmit    a request packet at the responder to the next packet out
+#               (the ACK or response it answers with; on the responder)
 trace_off() {
 	[ "$BENCH_FTRACE" = 1 ] && [ -n "$tdir" ] && [ -n "$(trace_funcs "$1")" ] || return 0
 	echo 0 >"$tdir/tracing_on"
@@ -194,7 +199,7 @@ trace_off() {
 	: >"$tdir/set_ftrace_filter"
 	# shellcheck disable=SC2046
 	set -- "$1" "$2" $(trace_funcs "$1")
-	awk -v P="$3" -v T="$5" -v X="$7" -v R="$9" -v C="${10}" '
+	awk -v P="$3" -v T="$5" -v X="$7" -v R="$9" -v C="${10}" -v N="${12}" '
 		{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
 			t = substr($i, 1, length($i) - 1) * 1e6; f = $(i + 1)
 			n[f]++
@@ -206,8 +211,15 @@ trace_off() {
 			} else if (f == X) {
 				if (pend) print (tmr ? "post>timer>xmit" : "post>xmit"), t - lp
 				pend = 0; lx = t; xpend = 1
+				if (qpend) print "rcv>xmit", t - lq
+				qpend = 0
 			} else if (f == R) {
 				lr = t; rpend = 1
+				if (npend) print "nic>rcv", t - ln
+				npend = 0
+				if (!qpend) { lq = t; qpend = 1 }
+			} else if (f == N) {
+				if (!npend) { ln = t; npend = 1 }
 			} else if (f == C && xpend) {
 				print "xmit>comp", t - lx; xpend = 0
 			}
@@ -220,7 +232,8 @@ trace_off() {
 		END { for (f in n) print "count", f, n[f] }' /tmp/trace.txt >/tmp/trace.iv
 	grep '^count' /tmp/trace.iv | sort -k2 | awk -v tr="$1" -v te="$2" -v r="$MR_ROLE" \
 		'{ printf "BENCH-TRACE,%s,%s,%s,calls,%s,%s\n", r, tr, te, $2, $3 }'
-	for k in post\>xmit post\>timer\>xmit rcv\>post xmit\>comp post\>post; do
+	for k in post\>xmit post\>timer\>xmit rcv\>post xmit\>comp post\>post \
+		nic\>rcv rcv\>xmit; do
 		grep "^$k " /tmp/trace.iv | awk '{ print $2 }' | sort -n >/tmp/trace.k
 		[ -s /tmp/trace.k ] || continue
 		awk -v k="$k" -v tr="$1" -v te="$2" -v r="$MR_ROLE" '{ v[NR] = $1 }
