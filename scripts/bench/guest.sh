@@ -147,7 +147,7 @@ trace_funcs() {
 	case "$1" in
 	metaroce) echo mroce_post_send mroce_req_run mroce_req_timer_fn \
 		mroce_ack_timer_fn mroce_xmit mroce_rcv mroce_resp_rcv \
-		mroce_comp_rcv mroce_send_complete skb_recv_done ;;
+		mroce_req_rcv mroce_send_complete skb_recv_done ;;
 	rxe) echo rxe_post_send rxe_requester retransmit_timer rnr_nak_timer \
 		rxe_xmit_packet rxe_rcv rxe_resp_queue_pkt rxe_comp_queue_pkt \
 		rxe_cq_post skb_recv_done ;;
