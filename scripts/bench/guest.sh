@@ -338,6 +338,8 @@ prof_show() {
 	done
 	# perf record's own count: "... (N samples) ]".
 	n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/perf.rec 2>/dev/null | head -1)
+	# perf leaves it out at times (latency runs): count the samples.
+	[ -n "$n" ] || n=$(perf --no-pager script -i /tmp/perf.data -F period 2>/dev/null | wc -l)
 	echo "BENCH-PROF,$MR_ROLE,$1,$2,$3,$4,samples,${n:-0},"
 	return 0
 }
