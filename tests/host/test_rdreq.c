@@ -59,6 +59,20 @@ static void arrive(u32 off, u32 len)
 	assert_false(mr_rdreq_resp_new(&q, off, len));
 }
 
+/*
+ * The next action asks again for exactly [@want_off, @want_off +
+ * @want_len); it is reported sent.
+ */
+static void ask_again(u32 want_off, u32 want_len)
+{
+	u32 off, len;
+
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
+	assert_int_equal(off, want_off);
+	assert_int_equal(len, want_len);
+	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+}
+
 static void test_next_range(void **state)
 {
 	u32 off, len, w = MR_RDASM_WINDOW;
@@ -106,20 +120,11 @@ static void test_stall_asks_for_gaps(void **state)
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	env.req_in_flight = false;
 
-	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
-	assert_int_equal(off, u);
-	assert_int_equal(len, u);
-	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	ask_again(u, u);
 	/* the round goes on even though the new request is in flight */
 	env.req_in_flight = true;
-	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
-	assert_int_equal(off, 3 * u);
-	assert_int_equal(len, 2 * u);
-	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
-	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
-	assert_int_equal(off, 6 * u);
-	assert_int_equal(len, 2 * u);
-	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	ask_again(3 * u, 2 * u);
+	ask_again(6 * u, 2 * u);
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	assert_false(q.asking);
 }
@@ -147,14 +152,8 @@ static void test_hole_asks_after_reo_wnd(void **state)
 	/* a later piece of the hole still arrives within reo_wnd */
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	env.now += 1;
-	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
-	assert_int_equal(off, u);
-	assert_int_equal(len, u);
-	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
-	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
-	assert_int_equal(off, 3 * u);
-	assert_int_equal(len, u);
-	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	ask_again(u, u);
+	ask_again(3 * u, u);
 	/* [5u, 8u) is above every piece placed: not asked */
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	assert_int_equal(q.retries, 0);
@@ -192,10 +191,7 @@ static void test_later_hole_asks_alone(void **state)
 	arrive(0, u);
 	arrive(2 * u, u);
 	env.now += 100 * US;
-	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
-	assert_int_equal(off, u);
-	assert_int_equal(len, u);
-	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	ask_again(u, u);
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	assert_false(q.rack_due);
 	/* a piece next to the highest one opens no hole */
@@ -210,10 +206,7 @@ static void test_later_hole_asks_alone(void **state)
 	env.now += 50 * US - 1;
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	env.now += 1;
-	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
-	assert_int_equal(off, 4 * u);
-	assert_int_equal(len, u);
-	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	ask_again(4 * u, u);
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	assert_int_equal(q.retries, 0);
 	/* a hole filled before its reo_wnd leaves nothing to ask */
