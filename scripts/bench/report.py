@@ -424,22 +424,23 @@ def targets(res):
         out.append((label, ratio(a, b), verdict(have and a >= factor * b,
                                                 have)))
 
+    def share_of(label, a, b, frac):
+        have = a is not None and b is not None and b > 0
+        out.append((label, percent(a, b), verdict(have and a >= frac * b,
+                                                  have)))
+
     for t in ("write", "send"):
         if t not in bws:
             continue
         times_rxe("lossless 64 KiB ib_%s_bw ≥ 2× rxe" % t, t, K64, "0", 2)
-        a, b = bw("metaroce", t, K64, "0"), res.tcp("0")
-        have = a is not None and b is not None and b > 0
-        out.append(("64 KiB ib_%s_bw ≥ 90%% of iperf3 TCP goodput (0%% loss)"
-                    % t, percent(a, b), verdict(have and a >= 0.9 * b, have)))
+        share_of("64 KiB ib_%s_bw ≥ 90%% of iperf3 TCP goodput (0%% loss)"
+                 % t, bw("metaroce", t, K64, "0"), res.tcp("0"), 0.9)
         for size in (K4, M1):
             times_rxe("lossless %s ib_%s_bw ≥ 1.5× rxe" % (fmt_size(size), t),
                       t, size, "0", 1.5)
         times_rxe("1%% loss, 64 KiB ib_%s_bw ≥ 10× rxe" % t, t, K64, "1", 10)
-        a, b = bw("metaroce", t, K64, "1"), bw("metaroce", t, K64, "0")
-        have = a is not None and b is not None and b > 0
-        out.append(("1%% loss, 64 KiB ib_%s_bw ≥ 80%% of own lossless" % t,
-                    percent(a, b), verdict(have and a >= 0.8 * b, have)))
+        share_of("1%% loss, 64 KiB ib_%s_bw ≥ 80%% of own lossless" % t,
+                 bw("metaroce", t, K64, "1"), bw("metaroce", t, K64, "0"), 0.8)
     if "read" in bws:
         a, b = bw("metaroce", "read", M1, "0"), bw("rxe", "read", M1, "0")
         have = a is not None and b is not None
