@@ -400,8 +400,9 @@ netem_off() {
 
 # qp_watch TRANSPORT: sample MetaRoCE's QP transport state (restrack.c)
 # every second while a tool runs, keeping the last two samples;
-# qp_unwatch stops it, qp_show prints the samples (after a failure: a
-# stalled QP has work left, nothing in flight and no timer armed).
+# qp_unwatch stops it, qp_show STATUS prints the samples after a run that
+# failed (STATUS not 0: a stalled QP has work left, nothing in flight and
+# no timer armed) or, with BENCH_QP=1, after every run.
 qp_watch() {
 	qp_pid=""
 	rm -f /tmp/qps /tmp/qps.prev
@@ -424,6 +425,7 @@ qp_unwatch() {
 }
 
 qp_show() {
+	[ "$1" != 0 ] || [ "$BENCH_QP" = 1 ] || return 0
 	[ -f /tmp/qps ] || return 0
 	say "QPs of $dev (rdma -dd res show qp), the last two samples 1 s apart:"
 	grep -h 'type RC' /tmp/qps.prev /tmp/qps 2>/dev/null | sed 's/^/    /'
@@ -486,7 +488,7 @@ measure() {
 		win_end
 		show_output "$out"
 		say "run $seq: server side exit status $srv_rc"
-		if [ "$cli_rc" != 0 ] || [ "$BENCH_QP" = 1 ]; then qp_show; fi
+		qp_show "$cli_rc"
 		counters "$m_tr" /tmp/ctr.after
 		trace_off "$m_tr" "$m_test"
 		counters_delta /tmp/ctr.before /tmp/ctr.after >/tmp/ctr.delta
@@ -534,7 +536,7 @@ measure() {
 	win_end
 	xchg "$tag-done" "$rc" >/dev/null || mr_fail "peer lost after run $seq"
 	show_output "$out"
-	if [ $rc -ne 0 ] || [ "$BENCH_QP" = 1 ]; then qp_show; fi
+	qp_show "$rc"
 	m_secs=$(($(date +%s) - m_start))
 	say "run $seq: client side exit status $rc (${m_secs}s)"
 	counters "$m_tr" /tmp/ctr.after
