@@ -119,8 +119,46 @@ errtext() {
 	tr '\n' ' ' </tmp/err.first | field
 }
 
+# A latency run's per-iteration samples ("N, usec", from -U) are many:
+# lat_tail summarises them rather than showing them.
 show_output() {
-	grep -v '^libibverbs: Warning' "$1" 2>/dev/null | sed 's/^/  | /'
+	grep -v -e '^libibverbs: Warning' -e '^[0-9][0-9]*, [0-9.e+]*$' "$1" 2>/dev/null |
+		sed 's/^/  | /'
+}
+
+# lat_tail FILE: where a latency run's slow iterations are. perftest -U
+# prints each iteration's latency (half its round trip) in the order they
+# ran. A tail of whole timer ticks (4 ms at HZ=250) or of slow iterations
+# at a fixed period points at a timer; one spread over sizes and times at
+# the host's scheduling of the VMs. Prints the samples above 1 ms by size,
+# and when they happened (seconds into the run, from the sum of the round
+# trips before them). Sets tail_1ms, tail_max.
+lat_tail() {
+	# shellcheck disable=SC2046
+	set -- $(awk -F', ' '/^[0-9]+, [0-9.e+]+$/ {
+			v = $2 + 0; n++
+			if (v > max) max = v
+			if (v > 1000) {
+				k++
+				b = v < 2000 ? "1-2" : v < 3000 ? "2-3" : v < 5000 ? "3-5" : v < 10000 ? "5-10" : "10+"
+				c[b]++
+				if (k <= 16) at = at sprintf(" %.2f", t / 1e6)
+			}
+			t += 2 * v
+		}
+		END {
+			if (!n) exit
+			s = ""
+			split("1-2 2-3 3-5 5-10 10+", o, " ")
+			for (i = 1; i <= 5; i++) s = s sprintf(" %s:%d", o[i], c[o[i]])
+			printf "%d %d %.0f %.2f%s; first at (s):%s\n", n, k, max, t / 1e6, s, at
+		}' "$1")
+	tail_1ms="" tail_max=""
+	[ $# -ge 4 ] || return 0
+	tail_1ms=$2 tail_max=$3
+	t_n=$1 t_secs=$4
+	shift 4
+	say "latency samples: $t_n over $t_secs s, $tail_1ms above 1 ms (max $tail_max us); by ms:$*"
 }
 
 # The RDMA device's counters (for finding out where the time goes:
@@ -179,7 +217,9 @@ trace_on() {
 }
 
 # trace_off TRANSPORT TEST: stop, summarise, show an excerpt. Intervals
-# (microseconds, median and 90th percentile over the run):
+# (microseconds: median, 90th and 99th percentile and maximum over the
+# run; how many took over 1 ms and their sum, for finding where a latency
+# tail is spent):
 #   post>xmit   a doorbell to the next packet leaving this VM
 #   post>timer>xmit  ... when a requester timer ran in between (held)
 #   rcv>post    a request packet in to the next doorbell (the process saw
@@ -236,10 +276,11 @@ trace_off() {
 		nic\>rcv rcv\>xmit; do
 		grep "^$k " /tmp/trace.iv | awk '{ print $2 }' | sort -n >/tmp/trace.k
 		[ -s /tmp/trace.k ] || continue
-		awk -v k="$k" -v tr="$1" -v te="$2" -v r="$MR_ROLE" '{ v[NR] = $1 }
+		awk -v k="$k" -v tr="$1" -v te="$2" -v r="$MR_ROLE" '{ v[NR] = $1; if ($1 > 1000) { m++; ms += $1 } }
 			END { q = int(NR * 0.9); if (q < 1) q = 1
-				printf "BENCH-TRACE,%s,%s,%s,%s,n=%d median=%.0fus p90=%.0fus max=%.0fus\n",
-				r, tr, te, k, NR, v[int((NR + 1) / 2)], v[q], v[NR] }' /tmp/trace.k
+				q99 = int(NR * 0.99); if (q99 < 1) q99 = 1
+				printf "BENCH-TRACE,%s,%s,%s,%s,n=%d median=%.0fus p90=%.0fus p99=%.0fus max=%.0fus over1ms=%d (%.0f ms)\n",
+				r, tr, te, k, NR, v[int((NR + 1) / 2)], v[q], v[q99], v[NR], m, ms / 1000 }' /tmp/trace.k
 	done
 	# An excerpt from the middle of the run, for reading by hand.
 	n=$(wc -l </tmp/trace.txt)
@@ -597,6 +638,10 @@ measure() {
 			result "$m_tr" "$m_test" "$m_size" "$m_loss" lat_avg_us "$2" ok ""
 			result "$m_tr" "$m_test" "$m_size" "$m_loss" lat_p99_us "$3" ok ""
 			result "$m_tr" "$m_test" "$m_size" "$m_loss" lat_min_us "$5" ok ""
+			lat_tail "$out"
+			[ -n "$tail_1ms" ] &&
+				result "$m_tr" "$m_test" "$m_size" "$m_loss" lat_over_1ms "$tail_1ms" ok \
+					"iterations above 1 ms (half a round trip), max $tail_max us"
 		else
 			[ -n "$why" ] || why="no result line in the output: $(errtext "$out")"
 			result "$m_tr" "$m_test" "$m_size" "$m_loss" lat_typical_us "" $fstatus "$why"
@@ -765,7 +810,7 @@ rdma_point() {
 	else
 		measure "$p_tr" "${p_test}_lat" "$p_size" "$p_loss" lat $perftest_port \
 			"$BENCH_LAT_TIMEOUT" \
-			"ib_${p_test}_lat" -d "$dev" -x "$gid" -F -s "$p_size" -n "$BENCH_LAT_ITERS"
+			"ib_${p_test}_lat" -d "$dev" -x "$gid" -F -s "$p_size" -n "$BENCH_LAT_ITERS" -U
 	fi
 }
 
