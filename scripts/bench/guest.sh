@@ -676,24 +676,6 @@ measure() {
 	return 0
 }
 
-# gid_index DEV: the GID index of this VM's IPv4 address as a RoCE v2 GID.
-gid_index() {
-	# shellcheck disable=SC2046
-	set -- $(echo "$MR_MY_IP" | tr . ' ')
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4")
-	p=/sys/class/infiniband/$dev/ports/1
-	i=0
-	while [ $i -lt 16 ]; do
-		if [ "$(cat "$p/gids/$i" 2>/dev/null)" = "$want" ] &&
-			[ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
-			echo $i
-			return 0
-		fi
-		i=$((i + 1))
-	done
-	return 1
-}
-
 wait_active() {
 	i=0
 	until rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE'; do
@@ -738,7 +720,7 @@ setup_dev() {
 		done
 	fi
 	wait_active "$dev" || { echo "$dev/1 not ACTIVE"; return 1; }
-	gid_index >/dev/null || { echo "no RoCE v2 GID for $MR_MY_IP on $dev"; return 1; }
+	mr_gid_index "$dev" "$MR_MY_IP" >/dev/null || { echo "no RoCE v2 GID for $MR_MY_IP on $dev"; return 1; }
 	return 0
 }
 
@@ -752,7 +734,7 @@ prepare() {
 	st=$?
 	eval "made_$tr=$st"
 	if [ $st -eq 0 ]; then
-		gid=$(gid_index)
+		gid=$(mr_gid_index "$dev" "$MR_MY_IP")
 		mine="ok $gid"
 	else
 		mine="fail $why"

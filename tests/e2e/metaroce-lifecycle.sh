@@ -70,13 +70,7 @@ mr_retry 50 0.2 mr_port_active mr0 || mr_fail "port not ACTIVE again after eth0 
 # Any Ethernet netdev: a VLAN on the NIC and a bond (over a dummy slave).
 # mr_has_gid DEV IPV4: the device has the RoCE v2 GID of that address.
 mr_has_gid() {
-	hex=$(echo "$2" | awk -F. '{printf "%02x%02x:%02x%02x", $1, $2, $3, $4}')
-	for i in 0 1 2 3 4 5 6 7; do
-		g=$(cat "/sys/class/infiniband/$1/ports/1/gids/$i" 2>/dev/null || true)
-		t=$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null || true)
-		[ "$g" = "0000:0000:0000:0000:0000:ffff:$hex" ] && [ "$t" = "RoCE v2" ] && return 0
-	done
-	return 1
+	mr_gid_index "$1" "$2" >/dev/null
 }
 me=$(echo "$MR_MY_IP" | cut -d. -f4)
 # A VLAN on the NIC: as with every RoCE device, ib_core adds the VLAN's

@@ -162,15 +162,7 @@ cm_gid6_index() {
 			} else out = out sprintf("%s%04s", out == "" ? "" : ":", $i)
 		}
 		gsub(/ /, "0", out); print out }')
-	cg_dir=/sys/class/infiniband/$VT_DEV/ports/1
-	for cg_i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-		if [ "$(cat "$cg_dir/gids/$cg_i" 2>/dev/null || true)" = "$cg_full" ] &&
-			[ "$(cat "$cg_dir/gid_attrs/types/$cg_i" 2>/dev/null || true)" = "RoCE v2" ]; then
-			echo "$cg_i"
-			return 0
-		fi
-	done
-	return 0
+	mr_gid_find "$VT_DEV" "$cg_full" || true
 }
 
 cm_all() {

@@ -293,16 +293,8 @@ fab_dev() {
 # fab_gid HOST: the GID index of mr_HOST's RoCE v2 GID for HOST's IPv4
 # address.
 fab_gid() {
-	fab_hex=$(fab_ip "$1" | awk -F. '{printf "%02x%02x:%02x%02x", $1, $2, $3, $4}')
-	fab_d=/sys/class/infiniband/mr_$1/ports/1
-	for fab_g in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-		if [ "$(cat "$fab_d/gids/$fab_g" 2>/dev/null)" = "0000:0000:0000:0000:0000:ffff:$fab_hex" ] &&
-			[ "$(cat "$fab_d/gid_attrs/types/$fab_g" 2>/dev/null)" = "RoCE v2" ]; then
-			echo "$fab_g"
-			return 0
-		fi
-	done
-	mr_fail "mr_$1: no RoCE v2 GID for $(fab_ip "$1")"
+	mr_gid_index "mr_$1" "$(fab_ip "$1")" ||
+		mr_fail "mr_$1: no RoCE v2 GID for $(fab_ip "$1")"
 }
 
 # fab_leaf DIR: the leaf whose spine links carry direction DIR.

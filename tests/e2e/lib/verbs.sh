@@ -40,21 +40,10 @@ VT_GID=""
 VT_MOD=""
 VT_MODPARAMS=${VT_MODPARAMS:-}
 
-# vt_gid_index: the index of $VT_DEV's RoCE v2 GID for $MR_MY_IP (the
-# IPv4-mapped GID ::ffff:a.b.c.d), or nothing.
+# vt_gid_index: the index of $VT_DEV's RoCE v2 GID for $MR_MY_IP, or
+# nothing.
 vt_gid_index() {
-	vg_hex=$(echo "$MR_MY_IP" | awk -F. '{printf "%02x%02x:%02x%02x", $1, $2, $3, $4}')
-	vg_dir=/sys/class/infiniband/$VT_DEV/ports/1
-	for vg_i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-		vg_g=$(cat "$vg_dir/gids/$vg_i" 2>/dev/null || true)
-		vg_t=$(cat "$vg_dir/gid_attrs/types/$vg_i" 2>/dev/null || true)
-		if [ "$vg_g" = "0000:0000:0000:0000:0000:ffff:$vg_hex" ] &&
-			[ "$vg_t" = "RoCE v2" ]; then
-			echo "$vg_i"
-			return 0
-		fi
-	done
-	return 0
+	mr_gid_index "$VT_DEV" "$MR_MY_IP" || true
 }
 
 # vt_setup TYPE NAME: TYPE is rxe or metaroce.

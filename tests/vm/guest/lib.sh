@@ -79,6 +79,28 @@ mr_port_active() {
 	rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE'
 }
 
+# mr_gid_find DEV GID: the index of GID (as sysfs shows it: eight groups
+# of four hex digits) among the first 16 of RDMA device DEV's port 1, as a
+# RoCE v2 GID; fails, printing nothing, when it is not there.
+mr_gid_find() {
+	mgi_dir=/sys/class/infiniband/$1/ports/1
+	for mgi_i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		if [ "$(cat "$mgi_dir/gids/$mgi_i" 2>/dev/null)" = "$2" ] &&
+			[ "$(cat "$mgi_dir/gid_attrs/types/$mgi_i" 2>/dev/null)" = "RoCE v2" ]; then
+			echo "$mgi_i"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# mr_gid_index DEV IPV4: mr_gid_find for the IPv4-mapped GID of IPV4
+# (::ffff:a.b.c.d).
+mr_gid_index() {
+	mr_gid_find "$1" "0000:0000:0000:0000:0000:ffff:$(echo "$2" |
+		awk -F. '{ printf "%02x%02x:%02x%02x", $1, $2, $3, $4 }')"
+}
+
 # mr_wait_active DEV: wait up to 10 s for port 1 of DEV to be ACTIVE.
 mr_wait_active() {
 	mr_retry 50 0.2 mr_port_active "$1" || mr_fail "$1/1 not ACTIVE"
