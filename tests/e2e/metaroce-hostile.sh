@@ -55,13 +55,17 @@
 #     ran.
 #  4. The hosts stay responsive: each VM pings the other every 0.5 s during
 #     the attack; at most HOSTILE_MAX_LOSS_PCT (10 %) lost and no round trip
-#     over HOSTILE_MAX_RTT_MS (2000 ms). An emulated VM answers in well under
-#     100 ms even under this load; the field failure (a replayed whole-MR
-#     READ generated in one softirq) froze a host for 15 s. Every run logs
-#     "cpu during the attack": the longest gap of a 0.5 s sampler and the
-#     irq and softirq time within it, which tells a stall of the kernel's
-#     own making (the gap filled with softirq time) from the guest not
-#     being run by its host (the debug kernel under TCG shows gaps of 1-3 s).
+#     over HOSTILE_MAX_RTT_MS (2000 ms) once the longest time either guest
+#     was not run by its host (at most half the bound) is taken off it.
+#     An emulated VM answers in well under 100 ms even under this load;
+#     the field failure (a replayed whole-MR READ generated in one
+#     softirq) froze a host for 15 s. Every run logs "cpu during the
+#     attack": the longest gap of a 0.5 s sampler, the irq and softirq
+#     time within it and the time the guest accounted to nothing, which
+#     tells a stall of the kernel's own making (the gap filled with
+#     softirq time) from the guest not being run by its host (unaccounted
+#     time; the debug kernel under TCG shows pauses of 1-3 s on a loaded
+#     host).
 #  5. Bounded bursts: MetaRoCE packets each device sent that the other never
 #     received, over the attack, at most 5 % of tx_packets + 2000: the
 #     device's tx_packets minus the packets with a module source port
@@ -299,6 +303,21 @@ if ! fv_passed; then
 fi
 
 # --- 4. responsiveness -------------------------------------------------------
+# A round trip also waits while a host does not run its guest at all
+# (TCG on a loaded host: "clocksource: Long readout interval" of 2.5 s
+# seen in both guests at once). The longer of the two VMs' longest host
+# pauses (hs_cpu_pause: time the guest accounted to nothing) is not the
+# attack's doing and comes off the slowest round trip before the bound
+# applies; a stall of a guest's own kernel is accounted (softirq) and
+# counts in full. At most half the bound comes off: a kernel stall with
+# interrupts off would also go unaccounted, and one as long as the field
+# failure's must still fail.
+hs_pause=$(hs_cpu_pause /tmp/cpu.samples)
+hs_peer_pause=$(vt_xchg hostile-pause "$hs_pause")
+case "$hs_peer_pause" in '' | *[!0-9]*) hs_peer_pause=0 ;; esac
+hs_host_pause=$hs_pause
+[ "$hs_peer_pause" -gt "$hs_host_pause" ] && hs_host_pause=$hs_peer_pause
+[ "$hs_host_pause" -gt $((HOSTILE_MAX_RTT_MS / 2)) ] && hs_host_pause=$((HOSTILE_MAX_RTT_MS / 2))
 sed 's/^/  ping: /' /tmp/ping.out | tail -3
 hs_ptx=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' /tmp/ping.out)
 hs_prx=$(sed -n 's/.* \([0-9]*\) packets received.*/\1/p' /tmp/ping.out)
@@ -309,10 +328,10 @@ else
 	if [ $(((hs_ptx - ${hs_prx:-0}) * 100)) -gt $((hs_ptx * HOSTILE_MAX_LOSS_PCT)) ]; then
 		hs_fail responsive "$MR_PEER_IP answered ${hs_prx:-0} of $hs_ptx pings during the attack (at most $HOSTILE_MAX_LOSS_PCT % may be lost)"
 	fi
-	if [ -n "$hs_max" ] && [ "$hs_max" -gt "$HOSTILE_MAX_RTT_MS" ]; then
-		hs_fail responsive "a ping of $MR_PEER_IP took $hs_max ms during the attack (bound $HOSTILE_MAX_RTT_MS ms)"
+	if [ -n "$hs_max" ] && [ $((hs_max - hs_host_pause)) -gt "$HOSTILE_MAX_RTT_MS" ]; then
+		hs_fail responsive "a ping of $MR_PEER_IP took $hs_max ms during the attack, $((hs_max - hs_host_pause)) ms without the longest host pause ($hs_host_pause ms) (bound $HOSTILE_MAX_RTT_MS ms)"
 	fi
-	mr_log "$MR_PEER_IP answered ${hs_prx:-0}/$hs_ptx pings, max round trip ${hs_max:-?} ms"
+	mr_log "$MR_PEER_IP answered ${hs_prx:-0}/$hs_ptx pings, max round trip ${hs_max:-?} ms; the longest host pause $hs_pause ms here, $hs_peer_pause ms on the peer"
 fi
 # Where a stall came from (hs_cpu_gaps): logged on every run.
 mr_log "cpu during the attack: $(hs_cpu_gaps /tmp/cpu.samples)"

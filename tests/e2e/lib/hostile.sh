@@ -75,25 +75,29 @@ hs_sampler_start() {
 }
 
 hs_sampler_stop() {
-	[ -n "$hs_sampler" ] && kill "$hs_sampler" 2>/dev/null
-	wait "$hs_sampler" 2>/dev/null || true
+	hs_reap "$hs_sampler"
 	hs_sampler=""
 }
 
-# hs_cpu_start FILE / hs_cpu_stop: every 0.5 s the uptime and the time
-# spent in irq and softirq (/proc/stat, USER_HZ ticks) into FILE, by
-# shell builtins only (no process per sample). hs_cpu_gaps FILE: the
-# longest gap between two samples and the irq + softirq time within it.
-# For the responsiveness verdict: a stall that softirq time fills is the
-# kernel's own work (softirqs that do not yield to the sampler); one
-# without it is the guest not run at all (its host).
+# hs_cpu_start FILE / hs_cpu_stop: every 0.5 s the uptime, the time spent
+# in irq and softirq and the CPU time accounted in all (/proc/stat's cpu
+# line, USER_HZ ticks, per CPU) into FILE, by shell builtins only (no
+# process per sample). hs_cpu_gaps FILE: the longest gap between two
+# samples, the irq + softirq time within it and the time the guest did
+# not account at all. For the responsiveness verdict: a stall that
+# softirq time fills is the kernel's own work (softirqs that do not yield
+# to the sampler); time the guest accounted to nothing, not even idle, is
+# time its host did not run it (a busy CPU's tick charges one tick
+# however late it comes). hs_cpu_pause FILE: the longest such host pause,
+# in ms (0 when none; an idle guest accounts a pause as idle time).
 hs_cpu_start() {
 	: >"$1"
+	hs_ncpu=$(grep -c '^cpu[0-9]' /proc/stat)
 	(
 		while :; do
 			read -r hs_u _ </proc/uptime
-			read -r _ _ _ _ _ _ hs_irq hs_sirq _ </proc/stat
-			echo "$hs_u $hs_irq $hs_sirq" >>"$1"
+			read -r _ hs_us hs_ni hs_sy hs_id hs_io hs_irq hs_sirq hs_st _ </proc/stat
+			echo "$hs_u $hs_irq $hs_sirq $(((hs_us + hs_ni + hs_sy + hs_id + hs_io + hs_irq + hs_sirq + hs_st) / hs_ncpu))" >>"$1"
 			sleep 0.5
 		done
 	) &
@@ -101,21 +105,39 @@ hs_cpu_start() {
 }
 
 hs_cpu_stop() {
-	[ -n "$hs_cpu" ] && kill "$hs_cpu" 2>/dev/null
-	wait "$hs_cpu" 2>/dev/null || true
+	hs_reap "$hs_cpu"
 	hs_cpu=""
 }
 
 hs_cpu_gaps() {
 	awk '
-		NF == 3 {
-			if (n++ && $1 - u > g) { g = $1 - u; k = ($2 + $3 - t) / 100; at = u }
-			u = $1; t = $2 + $3
+		NF == 4 {
+			if (n++ && $1 - u > g) {
+				g = $1 - u; k = ($2 + $3 - t) / 100; at = u
+				p = g - ($4 - a) / 100
+			}
+			u = $1; t = $2 + $3; a = $4
 		}
 		END {
 			if (n < 2) print "fewer than two samples"
-			else printf "%d samples; the longest gap %.1f s (from uptime %.1f), irq and softirq time in it %.2f s\n", n, g, at, k
+			else printf "%d samples; the longest gap %.1f s (from uptime %.1f), irq and softirq time in it %.2f s, not accounted (host pause) %.2f s\n", n, g, at, k, (p > 0 ? p : 0)
 		}' "$1"
+}
+
+hs_cpu_pause() {
+	awk '
+		NF == 4 {
+			if (n++) { p = ($1 - u) - ($4 - a) / 100; if (p > m) m = p }
+			u = $1; a = $4
+		}
+		END { printf "%d\n", m * 1000 }' "$1"
+}
+
+# hs_reap PID: stop a background sampler and wait for it.
+hs_reap() {
+	[ -n "$1" ] || return 0
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null || true
 }
 
 hs_classes_at() {
