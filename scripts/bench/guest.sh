@@ -443,9 +443,10 @@ netem_off() {
 # state (restrack.c) every second while a tool runs, keeping the last two
 # samples; qp_unwatch stops it, qp_show prints the samples after
 # every run. Only on request: an rdma process a second in the one-vCPU
-# guest competes with the tool, and raised MetaRoCE's latency p99 by a
-# quarter against rxe, which no watcher disturbed (benchmarks.rst,
-# "The latency tail"). A failed run without it shows the counters.
+# guest competes with the tool; it raised MetaRoCE's latency p99 by a
+# quarter and took up to a quarter of its bandwidth, against rxe, which
+# no sampler disturbed (benchmarks.rst, "The latency tail"). A failed run
+# without it shows the counters.
 qp_watch() {
 	qp_pid=""
 	rm -f /tmp/qps /tmp/qps.prev
