@@ -83,13 +83,14 @@ hs_sampler_stop() {
 # in irq and softirq and the CPU time accounted in all (/proc/stat's cpu
 # line, USER_HZ ticks, per CPU) into FILE, by shell builtins only (no
 # process per sample). hs_cpu_gaps FILE: the longest gap between two
-# samples, the irq + softirq time within it and the time the guest did
-# not account at all. For the responsiveness verdict: a stall that
-# softirq time fills is the kernel's own work (softirqs that do not yield
-# to the sampler); time the guest accounted to nothing, not even idle, is
-# time its host did not run it (a busy CPU's tick charges one tick
-# however late it comes). hs_cpu_pause FILE: the longest such host pause,
-# in ms (0 when none; an idle guest accounts a pause as idle time).
+# samples, the irq + softirq time within it, and the longest time the
+# guest did not account at all. For the responsiveness verdict: a stall
+# that softirq time fills is the kernel's own work (softirqs that do not
+# yield to the sampler); time the guest accounted to nothing, not even
+# idle, is time its host did not run it (a busy CPU's tick charges one
+# tick however late it comes). hs_cpu_pause FILE: the longest such host
+# pause, in ms (0 when none; an idle guest accounts a pause as idle time).
+# Both read hs_cpu_scan's one pass over FILE.
 hs_cpu_start() {
 	: >"$1"
 	hs_ncpu=$(grep -c '^cpu[0-9]' /proc/stat)
@@ -109,28 +110,35 @@ hs_cpu_stop() {
 	hs_cpu=""
 }
 
-hs_cpu_gaps() {
+# hs_cpu_scan FILE: "samples longest-gap its-start irq+softirq-in-it
+# longest-host-pause its-start", seconds.
+hs_cpu_scan() {
 	awk '
 		NF == 4 {
-			if (n++ && $1 - u > g) {
-				g = $1 - u; k = ($2 + $3 - t) / 100; at = u
-				p = g - ($4 - a) / 100
+			if (n++) {
+				if ($1 - u > g) { g = $1 - u; k = ($2 + $3 - t) / 100; at = u }
+				p = ($1 - u) - ($4 - a) / 100
+				if (p > m) { m = p; pat = u }
 			}
 			u = $1; t = $2 + $3; a = $4
 		}
-		END {
-			if (n < 2) print "fewer than two samples"
-			else printf "%d samples; the longest gap %.1f s (from uptime %.1f), irq and softirq time in it %.2f s, not accounted (host pause) %.2f s\n", n, g, at, k, (p > 0 ? p : 0)
-		}' "$1"
+		END { printf "%d %.1f %.1f %.2f %.3f %.1f\n", n, g, at, k, m, pat }' "$1"
+}
+
+hs_cpu_gaps() {
+	# shellcheck disable=SC2046
+	set -- $(hs_cpu_scan "$1")
+	if [ "$1" -lt 2 ]; then
+		echo "fewer than two samples"
+		return 0
+	fi
+	echo "$1 samples; the longest gap $2 s (from uptime $3), irq and softirq time in it $4 s; the longest host pause (time accounted to nothing) $5 s (from uptime $6)"
 }
 
 hs_cpu_pause() {
-	awk '
-		NF == 4 {
-			if (n++) { p = ($1 - u) - ($4 - a) / 100; if (p > m) m = p }
-			u = $1; a = $4
-		}
-		END { printf "%d\n", m * 1000 }' "$1"
+	# shellcheck disable=SC2046
+	set -- $(hs_cpu_scan "$1")
+	awk -v p="$5" 'BEGIN { printf "%d\n", p * 1000 }'
 }
 
 # hs_reap PID: stop a background sampler and wait for it.
