@@ -141,6 +141,35 @@ hs_cpu_pause() {
 	awk -v p="$5" 'BEGIN { printf "%d\n", p * 1000 }'
 }
 
+# hs_readout_pause FILE: the longest "clocksource: Long readout interval"
+# the kernel logged while hs_cpu_start sampled into FILE (from its first
+# sample to 5 s after its last), in ms. The clocksource watchdog reads
+# its two clocks back to back with interrupts off; under QEMU each read
+# of the emulated HPET or ACPI PM timer takes QEMU's global lock. A
+# readout of seconds is the vCPU held outside the guest that long, by
+# QEMU's main loop (which also carries the NIC) or its host, while the
+# guest's CPU time runs on: hs_cpu_pause cannot see it.
+hs_readout_pause() {
+	dmesg | awk -v f="$1" '
+		BEGIN {
+			while ((getline l < f) > 0) {
+				split(l, w, " ")
+				if (s == "") s = w[1]
+				e = w[1]
+			}
+		}
+		/Long readout interval/ && s != "" {
+			t = $0
+			sub(/^\[ */, "", t)
+			t += 0
+			if (t >= s + 0 && t <= e + 5 && match($0, /cs_nsec: [0-9]+/)) {
+				n = substr($0, RSTART + 9, RLENGTH - 9) / 1e6
+				if (n > m) m = n
+			}
+		}
+		END { printf "%d\n", m }'
+}
+
 # hs_reap PID: stop a background sampler and wait for it.
 hs_reap() {
 	[ -n "$1" ] || return 0
