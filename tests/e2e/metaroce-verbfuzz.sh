@@ -161,6 +161,13 @@ elif ! grep -q 'PASS: seed [0-9]*, [0-9]* steps, [1-9][0-9]* verbs calls, [1-9][
 fi
 vf_pq=$(sed -n 's/.*stats: .* peer-qps=\([0-9]*\) .*/\1/p' /tmp/vf.out)
 [ "${vf_pq:-0}" -gt 0 ] || vf_failed "mr-verbfuzz: no QP was connected to the peer VM (peer-qps=${vf_pq:-none})"
+# The paths the run must have reached, not only tried: UC QPs in RTS, on
+# which the tool checks MR-UC-5, MR-UC-8, MR-UC-10, MR-UC-11 and
+# MR-VERBS-2, and successful reregistrations (MR-SEC-14).
+for vf_k in uc-qps rereg-ok; do
+	vf_v=$(sed -n "s/.*stats: .* $vf_k=\([0-9]*\) .*/\1/p" /tmp/vf.out)
+	[ "${vf_v:-0}" -gt 0 ] || vf_failed "mr-verbfuzz: $vf_k=${vf_v:-none}, the run never got there"
+done
 vf_dmesg_check "mr-verbfuzz"
 
 # Everything the processes (killed children included) created is gone.

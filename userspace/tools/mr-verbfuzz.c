@@ -11,11 +11,12 @@
  * touched; the white-box ring tests are mr-ringtamper's). Each step of the
  * run picks one operation and its arguments at random: open and close a
  * second device context (destroying its objects in a random order first,
- * trying the orders the kernel must refuse); PDs; MRs over valid, edge,
+ * trying the orders the kernel must refuse); PDs; MRs (registered and
+ * reregistered while in use) over valid, edge,
  * overlapping, read-only, shared, unmapped-after-registration, huge and
  * invalid ranges with random access flags and IOVAs; CQs with and without
  * completion channels, notification requests, polls of random sizes; SRQs
- * (limit, post, destroy while attached); AHs; RC and UD QPs with random
+ * (limit, post, destroy while attached); AHs; RC, UC and UD QPs with random
  * capabilities, random and sane state transitions and attributes, connected
  * to each other (loopback over the device's own GID), to themselves, to
  * nothing, or to QPs of the tool on the other VM (--listen/--peer, a TCP
@@ -33,12 +34,17 @@
  *     destroying a CQ a QP uses or an SRQ a QP is attached to, a QP state
  *     transition the verbs state machine does not have (MR-VERBS-26),
  *     capabilities above the device's limits, registering memory the
- *     process cannot access, over its RLIMIT_MEMLOCK, or wrapping 2^64;
+ *     process cannot access, over its RLIMIT_MEMLOCK, or wrapping 2^64,
+ *     by ibv_reg_mr or ibv_rereg_mr; ibv_rereg_mr making read-only
+ *     pages writable; a reregistration to a new range gives new keys
+ *     (MR-SEC-14);
  *   - completions: each CQE names a WR that is outstanding on a queue of
  *     that CQ, with the QP number of its QP; send completions come in
  *     posting order (MR-VERBS-5) and receive completions of an RQ in
  *     posting order (MR-VERBS-6, MR-VERBS-25); a successful send
- *     completion has the opcode of its WR;
+ *     completion has the opcode of its WR, never one its QP type does
+ *     not carry (MR-VERBS-2); a UC receive completes successfully or
+ *     flushed (MR-UC-10);
  *   - watchdog: a signaled send WR must complete within --watchdog seconds
  *     of its posting (or of the last state change of its QP) unless its QP
  *     was given an unbounded budget (ACK timeout 0 or above 18, rnr_retry 7,
@@ -58,7 +64,10 @@
  *     registered at IOVA 0: IBV_WC_REM_ACCESS_ERR (MR-VERBS-21,
  *     MR-VERBS-22), and the wrapped WRITE placed nothing at IOVA 0;
  *   in each: the SEND behind completes with IBV_WC_WR_FLUSH_ERR, the QP is
- *   in IBV_QPS_ERR (MR-VERBS-25), all within --known-wait seconds.
+ *   in IBV_QPS_ERR (MR-VERBS-25), all within --known-wait seconds;
+ *   uc-refused: on a UC pair, what the receiver must refuse is dropped
+ *     silently and binds no receive WQE, what follows is delivered
+ *     (known_uc() says what exactly).
  *
  * Deterministic per seed: step k takes its random numbers from a generator
  * seeded with (seed, k), so the sequence of operations and arguments is the
@@ -491,7 +500,8 @@ static int last_send_status = -1;	/* for the watchdog self-test's report */
 
 static struct {
 	unsigned long steps, calls, ok, err, wrs, cqes, cqe_err, flush,
-		dead_cqes, known_ok, children, events, peer_qps, peer_ok;
+		dead_cqes, known_ok, children, events, peer_qps, peer_ok,
+		uc_qps, uc_recv, rereg_ok;
 } st;
 
 static int rec_alloc(void)
@@ -765,6 +775,12 @@ static const char *qps_name(int s)
 	return s >= 0 && s <= 6 ? n[s] : "?";
 }
 
+static const char *qpt_name(enum ibv_qp_type t)
+{
+	return t == IBV_QPT_RC ? "RC" : t == IBV_QPT_UC ? "UC" :
+	       t == IBV_QPT_UD ? "UD" : "other";
+}
+
 static int qp_query_state(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a;
@@ -815,6 +831,28 @@ static enum ibv_wc_opcode wc_opcode_of(int wr_op)
 		return IBV_WC_FETCH_ADD;
 	default:
 		return IBV_WC_SEND;
+	}
+}
+
+/* The WR opcodes a QP type carries (MR-VERBS-2, MR-UC-1). */
+static int opcode_allowed(enum ibv_qp_type t, int wr_op)
+{
+	switch (wr_op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return 1;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return t == IBV_QPT_RC || t == IBV_QPT_UC;
+	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
+	case IBV_WR_SEND_WITH_INV:
+		return t == IBV_QPT_RC;
+	default:
+		return 0;
 	}
 }
 
@@ -877,7 +915,7 @@ static void handle_wc(int ci, int k, const struct ibv_wc *wc)
 				fail("%s QP 0x%x (%s): completion of wr_id %" PRIu64 " (opcode %d, "
 				     "%s) came before one for the earlier %ssignaled wr_id %"
 				     PRIu64 " (opcode %d)%s (MR-VERBS-5, MR-VERBS-25)",
-				     q->type == IBV_QPT_UD ? "UD" : "RC", q->qpn, qps_name(q->st),
+				     qpt_name(q->type), q->qpn, qps_name(q->st),
 				     wc->wr_id, r->opcode, ibv_wc_status_str(wc->status),
 				     recs[j].signaled ? "" : "un", recs[j].id, recs[j].opcode,
 				     q->sq_err_seen ? ", after an error completion" : "");
@@ -902,6 +940,10 @@ static void handle_wc(int ci, int k, const struct ibv_wc *wc)
 			st.peer_ok++;
 		if (wc->status != IBV_WC_SUCCESS)
 			q->sq_err_seen = 1;
+		else if (!opcode_allowed(q->type, r->opcode))
+			fail("%s QP 0x%x: a WR with opcode %d, which this QP type does not "
+			     "carry, completed successfully (MR-VERBS-2)", qpt_name(q->type),
+			     q->qpn, r->opcode);
 		else if (wc->opcode != wc_opcode_of(r->opcode))
 			fail("QP 0x%x: successful completion of a WR with opcode %d "
 			     "carries IBV_WC opcode %d", q->qpn, r->opcode, wc->opcode);
@@ -911,7 +953,7 @@ static void handle_wc(int ci, int k, const struct ibv_wc *wc)
 			fail("%s QP 0x%x (%s, connection %d to 0x%x): receive completion of "
 			     "wr_id %" PRIu64 " (%s, posted %ld ms ago) came before the earlier "
 			     "wr_id %" PRIu64 " (posted %ld ms ago) (MR-VERBS-6, MR-VERBS-25)",
-			     q->type == IBV_QPT_UD ? "UD" : "RC", q->qpn, qps_name(q->st),
+			     qpt_name(q->type), q->qpn, qps_name(q->st),
 			     q->conn, q->dqpn, wc->wr_id, ibv_wc_status_str(wc->status),
 			     now_ms() - r->t_post, j >= 0 ? recs[j].id : 0,
 			     j >= 0 ? now_ms() - recs[j].t_post : -1);
@@ -932,6 +974,18 @@ static void handle_wc(int ci, int k, const struct ibv_wc *wc)
 		    wc->opcode != IBV_WC_RECV && wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM)
 			fail("QP 0x%x: successful receive completion with opcode %d",
 			     q->qpn, wc->opcode);
+		/*
+		 * A UC receiver drops what it cannot take silently and never
+		 * completes a receive WQE in error; only a flush does
+		 * (MR-UC-10, MR-VERBS-25).
+		 */
+		if (q->type == IBV_QPT_UC && wc->status != IBV_WC_SUCCESS &&
+		    wc->status != IBV_WC_WR_FLUSH_ERR)
+			fail("UC QP 0x%x (%s): receive completion of wr_id %" PRIu64 " with %s "
+			     "(MR-UC-10: a UC receive WQE completes successfully or flushed)",
+			     q->qpn, qps_name(q->st), wc->wr_id, ibv_wc_status_str(wc->status));
+		if (q->type == IBV_QPT_UC && wc->status == IBV_WC_SUCCESS)
+			st.uc_recv++;
 	}
 	r->state = R_FREE;
 	n_live--;
@@ -1352,6 +1406,125 @@ static void mr_dereg(int ci, int m)
 /* ------------------------------------------------------------------ */
 /* Channels and CQs                                                     */
 
+/*
+ * ibv_rereg_mr of a live MR, whether WRs or the peer use it or not
+ * (MR-SEC-14): a new range, PD or access rights. A range ibv_reg_mr must
+ * refuse is refused here too, and the MR stays as it was; access rights
+ * that make a read-only registration writable re-pin its pages and must
+ * be refused where they cannot be written. A new range brings new keys.
+ */
+static void op_mr_rereg(int ci)
+{
+	struct ctx *c = &C[ci];
+	int m = pick_mr(c, -1), flags, p, access, kind, must_fail = 0, ret;
+	const char *what = "the same range";
+	uint32_t old_lkey, old_rkey;
+	uint8_t *addr = NULL;
+	uint64_t len = 0;
+	struct omr *r;
+
+	if (m < 0)
+		return;
+	r = &c->mr[m];
+	kind = r->kind;
+	flags = (int)rrange(1, 7);
+	if (chance(3)) {
+		/* No change asked, or flags libibverbs does not know. */
+		flags = chance(50) ? 0 : flags | 1 << rrange(3, 30);
+		must_fail = 1;
+	}
+	p = r->pd;
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		p = pick_pd(c);
+		if (p < 0)
+			return;
+	}
+	access = flags & IBV_REREG_MR_CHANGE_ACCESS ? rand_access() : r->access;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		uint32_t v = rn(100);
+
+		if (v < 70) {
+			uint64_t off = chance(50) ? (uint64_t)rn(ZONE_LEN / 4096) * 4096 :
+						    rn(ZONE_LEN);
+
+			addr = zone + off;
+			len = rand_len(ZONE_LEN - off);
+			kind = MK_ZONE;
+			what = "zone";
+		} else if (v < 80) {
+			addr = ro_area + rn(RO_LEN / 2);
+			len = rand_len(RO_LEN / 2);
+			kind = MK_RO;
+			what = "read-only";
+			must_fail |= (access & ACC_WRITABLE) != 0;
+		} else {
+			len = 4096;
+			switch (rn(4)) {
+			case 0:
+				addr = (uint8_t *)(uintptr_t)0xffff888000000000ULL;
+				what = "kernel address";
+				must_fail = 1;
+				break;
+			case 1:
+				addr = (uint8_t *)(uintptr_t)(0ULL - 4096);
+				len = 8192;
+				what = "wrapping 2^64";
+				must_fail = 1;
+				break;
+			case 2:
+				addr = amap + amap_len - 2 * pagesz;
+				len = 2 * (uint64_t)pagesz;
+				what = "into a PROT_NONE page";
+				must_fail |= (access & ACC_WRITABLE) != 0;
+				break;
+			default:
+				addr = zone;
+				len = 1ULL << 41;
+				what = "length 2^41";
+				must_fail = 1;
+				break;
+			}
+		}
+		/* libibverbs refuses a new translation without an address or length. */
+		if (!len)
+			must_fail = 1;
+	} else if (kind == MK_RO && (access & ACC_WRITABLE)) {
+		/* The same read-only pages, re-pinned for writing: refused. */
+		what = "the same read-only range, now writable";
+		must_fail = 1;
+	}
+
+	old_lkey = r->mr->lkey;
+	old_rkey = r->mr->rkey;
+	cur_op = "ibv_rereg_mr";
+	ret = ibv_rereg_mr(r->mr, flags, c->pd[p], addr, len, access);
+	count(ret);
+	opl("ctx %d: ibv_rereg_mr %d flags 0x%x pd %d->%d %s %p+%" PRIu64 " access 0x%x->0x%x "
+	    "-> %d (%s)", ci, m, flags, r->pd, p, what, (void *)addr, len, r->access, access,
+	    ret, ret ? strerror(errno) : "ok");
+	if (!ret && must_fail)
+		fail("ibv_rereg_mr of MR %d (flags 0x%x, %s, %p+%" PRIu64 ", access 0x%x) "
+		     "succeeded: it must be refused", m, flags, what, (void *)addr, len, access);
+	if (ret)
+		return;		/* the MR is as it was */
+	st.rereg_ok++;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		if (r->mr->lkey == old_lkey || r->mr->rkey == old_rkey)
+			fail("ibv_rereg_mr of MR %d to a new range kept its keys (lkey 0x%x, "
+			     "rkey 0x%x) (MR-SEC-14)", m, r->mr->lkey, r->mr->rkey);
+		if (r->scratch)
+			munmap(r->scratch, r->scratch_len);
+		r->scratch = NULL;
+		r->kind = kind;
+		r->iova = (uint64_t)(uintptr_t)addr;
+		r->len = len;
+	}
+	r->pd = p;
+	r->access = access;
+	if (ci == 0)
+		peer_advertise_mr(r);
+}
+
 static void op_ch_create(int ci)
 {
 	struct ctx *c = &C[ci];
@@ -1731,10 +1904,15 @@ static int qp_create(int ci, int type)
 			return -1;
 	}
 	memset(&a, 0, sizeof(a));
-	a.qp_type = type >= 0 ? (enum ibv_qp_type)type :
-		    chance(75) ? IBV_QPT_RC : IBV_QPT_UD;
-	if (chance(3))
-		a.qp_type = chance(50) ? IBV_QPT_UC : IBV_QPT_RAW_PACKET;
+	if (type >= 0) {
+		a.qp_type = (enum ibv_qp_type)type;
+	} else {
+		uint32_t t = rn(100);
+
+		a.qp_type = t < 60 ? IBV_QPT_RC : t < 80 ? IBV_QPT_UD : IBV_QPT_UC;
+		if (chance(3))	/* a type the device does not have */
+			a.qp_type = chance(50) ? IBV_QPT_RAW_PACKET : IBV_QPT_XRC_SEND;
+	}
 	a.cap.max_send_wr = rand_wr((uint32_t)dattr.max_qp_wr);
 	a.cap.max_recv_wr = rand_wr((uint32_t)dattr.max_qp_wr);
 	a.cap.max_send_sge = chance(85) ? rrange(1, 4) : rrange(0, (uint32_t)dattr.max_sge);
@@ -1763,7 +1941,9 @@ static int qp_create(int ci, int type)
 		a.cap.max_send_sge = rrange(1, 4);
 		a.cap.max_recv_sge = rrange(1, 4);
 	}
-	if (a.qp_type == IBV_QPT_RC && chance(30))
+	/* UC on an SRQ: an implementation MAY refuse it (MR-UC-1). */
+	if ((a.qp_type == IBV_QPT_RC || (a.qp_type == IBV_QPT_UC && chance(15))) &&
+	    chance(30))
 		PICK_LIVE(NSRQ, c->srq[i_].srq != NULL && !c->srq[i_].err, s);
 	if (s >= 0) {
 		a.srq = c->srq[s].srq;
@@ -1798,7 +1978,7 @@ static int qp_create(int ci, int type)
 	count(!qp);
 	opl("ctx %d: ibv_create_qp %d %s pd %d cq %d/%d srq %d caps %u/%u sge %u/%u "
 	    "inline %u sig_all %d -> %s qpn 0x%x", ci, q,
-	    a.qp_type == IBV_QPT_RC ? "RC" : a.qp_type == IBV_QPT_UD ? "UD" : "other",
+	    qpt_name(a.qp_type),
 	    p, scq, rcq, s, a.cap.max_send_wr, a.cap.max_recv_wr, a.cap.max_send_sge,
 	    a.cap.max_recv_sge, a.cap.max_inline_data, a.sq_sig_all,
 	    qp ? "ok" : strerror(errno), qp ? qp->qp_num : 0);
@@ -1807,7 +1987,8 @@ static int qp_create(int ci, int type)
 		     "(max_qp_wr %d, max_sge %d) succeeded", dattr.max_qp_wr, dattr.max_sge);
 	if (!qp)
 		return -1;
-	if (qp->qp_type != IBV_QPT_RC && qp->qp_type != IBV_QPT_UD) {
+	if (qp->qp_type != IBV_QPT_RC && qp->qp_type != IBV_QPT_UC &&
+	    qp->qp_type != IBV_QPT_UD) {
 		/* Another type is fine to refuse; one that exists is only destroyed. */
 		cur_op = "ibv_destroy_qp";
 		count(ibv_destroy_qp(qp));
@@ -1902,9 +2083,10 @@ static int required_mask(int cur, int nxt, enum ibv_qp_type t)
 	if (cur == IBV_QPS_RESET && nxt == IBV_QPS_INIT)
 		return IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 		       (t == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS);
-	if (cur == IBV_QPS_INIT && nxt == IBV_QPS_RTR && t == IBV_QPT_RC)
+	if (cur == IBV_QPS_INIT && nxt == IBV_QPS_RTR && t != IBV_QPT_UD)
 		return IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-		       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+		       (t == IBV_QPT_RC ? IBV_QP_MAX_DEST_RD_ATOMIC |
+					  IBV_QP_MIN_RNR_TIMER : 0);
 	if (cur == IBV_QPS_RTR && nxt == IBV_QPS_RTS)
 		return IBV_QP_SQ_PSN | (t == IBV_QPT_RC ? IBV_QP_TIMEOUT |
 			IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC : 0);
@@ -1913,17 +2095,18 @@ static int required_mask(int cur, int nxt, enum ibv_qp_type t)
 
 static int optional_mask(int cur, int nxt, enum ibv_qp_type t)
 {
-	int rc = t == IBV_QPT_RC;
+	int conn = t != IBV_QPT_UD;	/* RC and UC */
 
 	if (cur == IBV_QPS_INIT && nxt == IBV_QPS_INIT)
 		return IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		       (rc ? IBV_QP_ACCESS_FLAGS : IBV_QP_QKEY);
+		       (conn ? IBV_QP_ACCESS_FLAGS : IBV_QP_QKEY);
 	if (cur == IBV_QPS_INIT && nxt == IBV_QPS_RTR)
-		return IBV_QP_PKEY_INDEX | (rc ? IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH :
+		return IBV_QP_PKEY_INDEX | (conn ? IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH :
 					    IBV_QP_QKEY);
 	if (nxt == IBV_QPS_RTS)
-		return IBV_QP_CUR_STATE | (rc ? IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER |
-			IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE : IBV_QP_QKEY);
+		return IBV_QP_CUR_STATE | (conn ? IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH |
+			IBV_QP_PATH_MIG_STATE : IBV_QP_QKEY) |
+		       (t == IBV_QPT_RC ? IBV_QP_MIN_RNR_TIMER : 0);
 	if (nxt == IBV_QPS_SQD)
 		return IBV_QP_EN_SQD_ASYNC_NOTIFY;
 	return 0;
@@ -1943,9 +2126,11 @@ static void sane_attrs(struct oqp *x, struct ibv_qp_attr *a, int mask, uint32_t 
 	if (mask & IBV_QP_QKEY)
 		a->qkey = x->qkey;
 	if (mask & IBV_QP_ACCESS_FLAGS)
-		a->qp_access_flags = chance(85) ? IBV_ACCESS_LOCAL_WRITE |
-			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			IBV_ACCESS_REMOTE_ATOMIC : (unsigned int)rn(16);
+		a->qp_access_flags = !chance(85) ? (unsigned int)rn(16) :
+			x->type == IBV_QPT_UC ?
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE :
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	if (mask & IBV_QP_AV) {
 		a->ah_attr.is_global = 1;
 		a->ah_attr.grh.dgid = *dgid;
@@ -2101,6 +2286,8 @@ static int qp_connect(int ci, int q, uint32_t dqpn, const union ibv_gid *dgid,
 	x->dqpn = dqpn;
 	if (conn == CONN_PEER)
 		st.peer_qps++;
+	if (x->type == IBV_QPT_UC)
+		st.uc_qps++;
 	return 0;
 }
 
@@ -2348,6 +2535,14 @@ static const int rc_ops[] = {
 };
 #define N_RC_OPS ((uint32_t)(sizeof(rc_ops) / sizeof(rc_ops[0])))
 
+/* UC opcodes (MR-UC-1); the others are posted now and then, to be refused. */
+static const int uc_ops[] = {
+	IBV_WR_SEND, IBV_WR_SEND, IBV_WR_SEND, IBV_WR_SEND_WITH_IMM,
+	IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE,
+	IBV_WR_RDMA_WRITE_WITH_IMM,
+};
+#define N_UC_OPS ((uint32_t)(sizeof(uc_ops) / sizeof(uc_ops[0])))
+
 static void op_post_send(int ci)
 {
 	struct ctx *c = &C[ci];
@@ -2378,6 +2573,9 @@ static void op_post_send(int ci)
 		if (x->type == IBV_QPT_UD)
 			w->opcode = chance(90) ? (chance(50) ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM) :
 				    (enum ibv_wr_opcode)rc_ops[rn(N_RC_OPS)];
+		else if (x->type == IBV_QPT_UC)
+			w->opcode = (enum ibv_wr_opcode)(chance(92) ? uc_ops[rn(N_UC_OPS)] :
+							 rc_ops[rn(N_RC_OPS)]);
 		else
 			w->opcode = (enum ibv_wr_opcode)rc_ops[rn(N_RC_OPS)];
 		if (chance(2))
@@ -2677,10 +2875,10 @@ static void peer_advertise_mr(const struct omr *m)
 	ctl_send("M %" PRIu64 " %" PRIu64 " %u", m->iova, m->len, m->mr->rkey);
 }
 
-/* The peer asks for an RC QP connected to its QP rqpn (PSN rpsn). */
-static void peer_accept(int tag, uint32_t rqpn, uint32_t rpsn)
+/* The peer asks for a QP of type t connected to its QP rqpn (PSN rpsn). */
+static void peer_accept(int tag, uint32_t rqpn, uint32_t rpsn, enum ibv_qp_type t)
 {
-	int q = qp_create(0, IBV_QPT_RC), i;
+	int q = qp_create(0, t), i;
 
 	if (q < 0) {
 		ctl_send("N %d", tag);
@@ -2699,7 +2897,7 @@ static void peer_line(char *l)
 {
 	unsigned long long a, b;
 	unsigned int x, y;
-	char gid[80];
+	char gid[80], t;
 	int tag, ci, q;
 
 	switch (l[0]) {
@@ -2724,10 +2922,10 @@ static void peer_line(char *l)
 		}
 		break;
 	case 'C':
-		if (sscanf(l, "C %d %u %u", &tag, &x, &y) != 3)
+		if (sscanf(l, "C %d %u %u %c", &tag, &x, &y, &t) != 4 || (t != 'R' && t != 'U'))
 			break;
 		if (peer_ready && !peer_ended && !draining)
-			peer_accept(tag, x, y);
+			peer_accept(tag, x, y, t == 'U' ? IBV_QPT_UC : IBV_QPT_RC);
 		else
 			ctl_send("N %d", tag);
 		break;
@@ -2854,33 +3052,35 @@ static void ctl_setup(void)
 	out("control channel to the peer up");
 }
 
-/* Ask the peer for a QP connected to one of ours (RESET or INIT, RC). */
+/* Ask the peer for a QP connected to one of ours (RESET or INIT, RC or UC). */
 static void op_peer_connect(int ci)
 {
 	struct ctx *c = &C[ci];
 	struct ibv_qp_attr a;
+	enum ibv_qp_type t = chance(20) ? IBV_QPT_UC : IBV_QPT_RC;
 	int q, m;
 
 	if (!peer_ready || peer_gone || peer_ended)
 		return;
-	PICK_LIVE(NQP, c->qp[i_].qp && c->qp[i_].type == IBV_QPT_RC &&
+	PICK_LIVE(NQP, c->qp[i_].qp && c->qp[i_].type == t &&
 		  (c->qp[i_].st == IBV_QPS_RESET || c->qp[i_].st == IBV_QPS_INIT) &&
 		  !c->qp[i_].peer_tag, q);
 	if (q < 0) {
-		q = qp_create(ci, IBV_QPT_RC);
+		q = qp_create(ci, t);
 		if (q < 0)
 			return;
 	}
 	if (c->qp[q].st == IBV_QPS_RESET) {
 		memset(&a, 0, sizeof(a));
 		a.qp_state = IBV_QPS_INIT;
-		m = IBV_QP_STATE | required_mask(IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPT_RC);
+		m = IBV_QP_STATE | required_mask(IBV_QPS_RESET, IBV_QPS_INIT, t);
 		sane_attrs(&c->qp[q], &a, m, 0, &peer_gid, 0);
 		if (qp_modify(ci, q, &a, m, "peer"))
 			return;
 	}
 	c->qp[q].peer_tag = ++peer_tag_ctr;
-	ctl_send("C %d %u %u", c->qp[q].peer_tag, c->qp[q].qpn, c->qp[q].psn);
+	ctl_send("C %d %u %u %c", c->qp[q].peer_tag, c->qp[q].qpn, c->qp[q].psn,
+		 t == IBV_QPT_UC ? 'U' : 'R');
 	opl("ctx %d: asked the peer for a QP connected to qp %d 0x%x", ci, q, c->qp[q].qpn);
 }
 
@@ -3257,17 +3457,20 @@ struct kcase {
 	uint32_t len;
 	enum ibv_wc_status want;
 	const char *spec;
+	int uc;			/* known_uc() runs it */
 };
 
 static const struct kcase kcases[] = {
 	{ "write-wrap", IBV_WR_RDMA_WRITE, 0, 0ULL - 256, 512,
-	  IBV_WC_REM_ACCESS_ERR, "MR-VERBS-21, MR-VERBS-22" },
+	  IBV_WC_REM_ACCESS_ERR, "MR-VERBS-21, MR-VERBS-22", 0 },
 	{ "read-wrap", IBV_WR_RDMA_READ, 0, 0ULL - 256, 512,
-	  IBV_WC_REM_ACCESS_ERR, "MR-VERBS-21, MR-VERBS-22" },
+	  IBV_WC_REM_ACCESS_ERR, "MR-VERBS-21, MR-VERBS-22", 0 },
 	{ "atomic-cas-misaligned", IBV_WR_ATOMIC_CMP_AND_SWP, 0x1000, 0x1001, 8,
-	  IBV_WC_REM_INV_REQ_ERR, "MR-VERBS-11" },
+	  IBV_WC_REM_INV_REQ_ERR, "MR-VERBS-11", 0 },
 	{ "atomic-faa-misaligned", IBV_WR_ATOMIC_FETCH_AND_ADD, 0x1000, 0x1001, 8,
-	  IBV_WC_REM_INV_REQ_ERR, "MR-VERBS-11" },
+	  IBV_WC_REM_INV_REQ_ERR, "MR-VERBS-11", 0 },
+	{ "uc-refused", IBV_WR_SEND, 0x10000, 0, 0, IBV_WC_SUCCESS,
+	  "MR-UC-5, MR-UC-8, MR-UC-10, MR-UC-11", 1 },
 };
 #define NKCASES ((int)(sizeof(kcases) / sizeof(kcases[0])))
 
@@ -3280,15 +3483,17 @@ static int kc_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	return ret;
 }
 
+/* Through INIT, RTR and RTS to dqpn on this device; RC or UC attributes. */
 static int kc_connect(struct ibv_qp *qp, uint32_t dqpn)
 {
+	int uc = qp->qp_type == IBV_QPT_UC;
 	struct ibv_qp_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
 	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+			    (uc ? 0 : IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	if (kc_modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 		      IBV_QP_ACCESS_FLAGS))
 		return -1;
@@ -3305,15 +3510,17 @@ static int kc_connect(struct ibv_qp *qp, uint32_t dqpn)
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
 	if (kc_modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-		      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-		      IBV_QP_MIN_RNR_TIMER))
+		      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | (uc ? 0 :
+		      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)))
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x4242;
+	if (uc)
+		return kc_modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 3;
-	a.sq_psn = 0x4242;
 	a.max_rd_atomic = 4;
 	return kc_modify(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
@@ -3351,72 +3558,128 @@ static const char *status_name(int s)
 	return ibv_wc_status_str((enum ibv_wc_status)s);
 }
 
-/* One known case on fresh objects of ctx 0; 0 when the spec's answer came. */
-static int known_case(const struct kcase *k)
+/* The objects of one known case, fresh on ctx 0: a pair a -> b on this device. */
+struct kc_env {
+	struct ibv_pd *pd;
+	struct ibv_mr *tmr, *lmr;	/* target at k->mr_iova; local, LOCAL_WRITE only */
+	struct ibv_cq *cqa, *cqb;
+	struct ibv_qp *qa, *qb;
+	uint8_t *tbuf, *lbuf, *snap;	/* snap: tbuf before the case */
+};
+
+#define KC_LEN ((size_t)65536)
+
+/* 0 when set up; the caller tears down either way. */
+static int kc_setup(struct kc_env *e, const struct kcase *k, enum ibv_qp_type t,
+		    int taccess)
 {
 	struct ibv_context *ctx = C[0].ctx;
-	struct ibv_pd *pd = NULL;
-	struct ibv_mr *tmr = NULL, *lmr = NULL;
-	struct ibv_cq *cqa = NULL, *cqb = NULL;
-	struct ibv_qp *qa = NULL, *qb = NULL;
 	struct ibv_qp_init_attr ia;
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	cur_op = k->name;
+	alarm((unsigned int)o.known_wait * 3 + 60);
+	e->tbuf = mmap(NULL, KC_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	e->lbuf = mmap(NULL, KC_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	e->snap = malloc(KC_LEN);
+	if (e->tbuf == MAP_FAILED || e->lbuf == MAP_FAILED || !e->snap)
+		die2("known case %s: out of memory", k->name);
+	for (i = 0; i < KC_LEN; i++) {
+		e->tbuf[i] = (uint8_t)(0x61 + i % 23);
+		e->lbuf[i] = (uint8_t)(0x30 + i % 29);
+	}
+	memcpy(e->snap, e->tbuf, KC_LEN);
+
+	e->pd = ibv_alloc_pd(ctx);
+	if (!e->pd)
+		return -1;
+	/* The target region at a chosen IOVA (page-aligned buffer: offsets match). */
+	e->tmr = ibv_reg_mr_iova(e->pd, e->tbuf, KC_LEN, k->mr_iova, taccess);
+	e->lmr = ibv_reg_mr(e->pd, e->lbuf, KC_LEN, IBV_ACCESS_LOCAL_WRITE);
+	e->cqa = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	e->cqb = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!e->tmr || !e->lmr || !e->cqa || !e->cqb)
+		return -1;
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = t;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 8;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	ia.send_cq = ia.recv_cq = e->cqa;
+	e->qa = ibv_create_qp(e->pd, &ia);
+	ia.send_cq = ia.recv_cq = e->cqb;
+	e->qb = ibv_create_qp(e->pd, &ia);
+	if (!e->qa || !e->qb || kc_connect(e->qa, e->qb->qp_num) ||
+	    kc_connect(e->qb, e->qa->qp_num))
+		return -1;
+	return 0;
+}
+
+static void kc_teardown(struct kc_env *e, const struct kcase *k)
+{
+	cur_op = "known case teardown";
+	if (e->qa && ibv_destroy_qp(e->qa))
+		fail("known case %s: ibv_destroy_qp failed", k->name);
+	if (e->qb && ibv_destroy_qp(e->qb))
+		fail("known case %s: ibv_destroy_qp failed", k->name);
+	if (e->cqa && ibv_destroy_cq(e->cqa))
+		fail("known case %s: ibv_destroy_cq failed", k->name);
+	if (e->cqb && ibv_destroy_cq(e->cqb))
+		fail("known case %s: ibv_destroy_cq failed", k->name);
+	if (e->tmr && ibv_dereg_mr(e->tmr))
+		fail("known case %s: ibv_dereg_mr failed", k->name);
+	if (e->lmr && ibv_dereg_mr(e->lmr))
+		fail("known case %s: ibv_dereg_mr failed", k->name);
+	if (e->pd && ibv_dealloc_pd(e->pd))
+		fail("known case %s: ibv_dealloc_pd failed", k->name);
+	munmap(e->tbuf, KC_LEN);
+	munmap(e->lbuf, KC_LEN);
+	free(e->snap);
+	async_drain(0);
+}
+
+/* The first byte in [off, off + len) where tbuf differs from snap, or -1. */
+static long kc_changed(const struct kc_env *e, size_t off, size_t len)
+{
+	size_t i;
+
+	for (i = off; i < off + len; i++)
+		if (e->tbuf[i] != e->snap[i])
+			return (long)i;
+	return -1;
+}
+
+/* One known case (RC, an error the responder or requester must report). */
+static int known_case(const struct kcase *k)
+{
+	struct kc_env e;
 	struct ibv_sge s, rs_;
 	struct ibv_send_wr w[2], *bad;
 	struct ibv_recv_wr rw, *rbad;
-	uint8_t *tbuf = NULL, *lbuf = NULL, *snap = NULL;
-	long deadline;
-	int st1, st2, others_ok = 0, stq = -1, ok = 0, i;
-	const size_t tlen = 65536;
+	long deadline, at;
+	int st1, st2, others_ok = 0, stq = -1, ok = 0;
 
-	cur_op = k->name;
-	alarm((unsigned int)o.known_wait * 3 + 60);
-	tbuf = mmap(NULL, tlen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	lbuf = mmap(NULL, tlen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	snap = malloc(tlen);
-	if (tbuf == MAP_FAILED || lbuf == MAP_FAILED || !snap)
-		die2("known case %s: out of memory", k->name);
-	for (i = 0; i < (int)tlen; i++)
-		tbuf[i] = (uint8_t)(0x61 + i % 23);
-	memset(lbuf, 0x17, tlen);
-	memcpy(snap, tbuf, tlen);
-
-	pd = ibv_alloc_pd(ctx);
-	if (!pd)
+	if (kc_setup(&e, k, IBV_QPT_RC, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC))
 		goto setup_err;
-	/* The target region at a chosen IOVA (page-aligned buffer: offsets match). */
-	tmr = ibv_reg_mr_iova(pd, tbuf, tlen, k->mr_iova, IBV_ACCESS_LOCAL_WRITE |
-			      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			      IBV_ACCESS_REMOTE_ATOMIC);
-	lmr = ibv_reg_mr(pd, lbuf, tlen, IBV_ACCESS_LOCAL_WRITE);
-	cqa = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	cqb = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	if (!tmr || !lmr || !cqa || !cqb)
-		goto setup_err;
-	memset(&ia, 0, sizeof(ia));
-	ia.qp_type = IBV_QPT_RC;
-	ia.cap.max_send_wr = ia.cap.max_recv_wr = 8;
-	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
-	ia.send_cq = ia.recv_cq = cqa;
-	qa = ibv_create_qp(pd, &ia);
-	ia.send_cq = ia.recv_cq = cqb;
-	qb = ibv_create_qp(pd, &ia);
-	if (!qa || !qb || kc_connect(qa, qb->qp_num) || kc_connect(qb, qa->qp_num))
-		goto setup_err;
+	memset(e.lbuf, 0x17, KC_LEN);
 
 	/* b may receive the SEND behind the bad WR (it must not). */
-	rs_.addr = (uint64_t)(uintptr_t)lbuf + 8192;
+	rs_.addr = (uint64_t)(uintptr_t)e.lbuf + 8192;
 	rs_.length = 4096;
-	rs_.lkey = lmr->lkey;
+	rs_.lkey = e.lmr->lkey;
 	memset(&rw, 0, sizeof(rw));
 	rw.wr_id = 3;
 	rw.sg_list = &rs_;
 	rw.num_sge = 1;
-	if (ibv_post_recv(qb, &rw, &rbad))
+	if (ibv_post_recv(e.qb, &rw, &rbad))
 		goto setup_err;
 
-	s.addr = (uint64_t)(uintptr_t)lbuf;
+	s.addr = (uint64_t)(uintptr_t)e.lbuf;
 	s.length = k->len;
-	s.lkey = lmr->lkey;
+	s.lkey = e.lmr->lkey;
 	memset(w, 0, sizeof(w));
 	w[0].wr_id = 1;
 	w[0].opcode = (enum ibv_wr_opcode)k->opcode;
@@ -3426,15 +3689,15 @@ static int known_case(const struct kcase *k)
 	w[0].next = &w[1];
 	if (k->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || k->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		w[0].wr.atomic.remote_addr = k->raddr;
-		w[0].wr.atomic.rkey = tmr->rkey;
+		w[0].wr.atomic.rkey = e.tmr->rkey;
 		/* compare = the bytes there (as a CAS would hit), swap: new bytes */
-		memcpy(&w[0].wr.atomic.compare_add, tbuf + (k->raddr - k->mr_iova), 8);
+		memcpy(&w[0].wr.atomic.compare_add, e.tbuf + (k->raddr - k->mr_iova), 8);
 		w[0].wr.atomic.swap = 0x0123456789abcdefULL;
 		if (k->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
 			w[0].wr.atomic.compare_add = 0x1111111111111111ULL;
 	} else {
 		w[0].wr.rdma.remote_addr = k->raddr;
-		w[0].wr.rdma.rkey = tmr->rkey;
+		w[0].wr.rdma.rkey = e.tmr->rkey;
 	}
 	w[1].wr_id = 2;
 	w[1].opcode = IBV_WR_SEND;
@@ -3442,7 +3705,7 @@ static int known_case(const struct kcase *k)
 	w[1].sg_list = &s;
 	w[1].num_sge = 1;
 	{
-		int r = ibv_post_send(qa, w, &bad);
+		int r = ibv_post_send(e.qa, w, &bad);
 
 		if (r) {
 			/*
@@ -3456,11 +3719,11 @@ static int known_case(const struct kcase *k)
 		}
 	}
 	deadline = now_ms() + (long)o.known_wait * 1000;
-	st1 = kc_wait(cqa, 1, deadline, &others_ok);
-	st2 = st1 >= -1 ? kc_wait(cqa, 2, deadline, &others_ok) : -2;
+	st1 = kc_wait(e.cqa, 1, deadline, &others_ok);
+	st2 = st1 >= -1 ? kc_wait(e.cqa, 2, deadline, &others_ok) : -2;
 	/* At least one query, even when the completions used up the time. */
 	for (;;) {
-		stq = qp_query_state(qa);
+		stq = qp_query_state(e.qa);
 		if (stq == IBV_QPS_ERR || now_ms() > deadline)
 			break;
 		usleep(5000);
@@ -3487,16 +3750,12 @@ static int known_case(const struct kcase *k)
 	 * is untouched; a wrapping WRITE is outside the region (MR-VERBS-21),
 	 * so nothing of it lands at IOVA 0 either.
 	 */
-	if (k->opcode != IBV_WR_RDMA_READ) {
-		for (i = 0; i < 4096; i++)
-			if (tbuf[i] != snap[i])
-				break;
-		if (i < 4096) {
-			fail("known case %s: the target region changed at IOVA 0x%" PRIx64
-			     " (byte 0x%02x, was 0x%02x): the bad WR was executed", k->name,
-			     k->mr_iova + (uint64_t)i, tbuf[i], snap[i]);
-			ok = 0;
-		}
+	at = k->opcode != IBV_WR_RDMA_READ ? kc_changed(&e, 0, 4096) : -1;
+	if (at >= 0) {
+		fail("known case %s: the target region changed at IOVA 0x%" PRIx64
+		     " (byte 0x%02x, was 0x%02x): the bad WR was executed", k->name,
+		     k->mr_iova + (uint64_t)at, e.tbuf[at], e.snap[at]);
+		ok = 0;
 	}
 	if (others_ok) {
 		fail("known case %s: %d other successful completion(s)", k->name, others_ok);
@@ -3506,7 +3765,7 @@ static int known_case(const struct kcase *k)
 		/* b got the SEND: only with a flushed SEND it must not have. */
 		struct ibv_wc wc;
 
-		if (ibv_poll_cq(cqb, 1, &wc) == 1 && wc.wr_id == 3 &&
+		if (ibv_poll_cq(e.cqb, 1, &wc) == 1 && wc.wr_id == 3 &&
 		    wc.status == IBV_WC_SUCCESS) {
 			fail("known case %s: the SEND behind the bad WR was received", k->name);
 			ok = 0;
@@ -3519,25 +3778,220 @@ static int known_case(const struct kcase *k)
 setup_err:
 	fail("known case %s: could not set it up: %s", k->name, strerror(errno));
 cleanup:
-	cur_op = "known case teardown";
-	if (qa && ibv_destroy_qp(qa))
-		fail("known case %s: ibv_destroy_qp failed", k->name);
-	if (qb && ibv_destroy_qp(qb))
-		fail("known case %s: ibv_destroy_qp failed", k->name);
-	if (cqa && ibv_destroy_cq(cqa))
-		fail("known case %s: ibv_destroy_cq failed", k->name);
-	if (cqb && ibv_destroy_cq(cqb))
-		fail("known case %s: ibv_destroy_cq failed", k->name);
-	if (tmr && ibv_dereg_mr(tmr))
-		fail("known case %s: ibv_dereg_mr failed", k->name);
-	if (lmr && ibv_dereg_mr(lmr))
-		fail("known case %s: ibv_dereg_mr failed", k->name);
-	if (pd && ibv_dealloc_pd(pd))
-		fail("known case %s: ibv_dealloc_pd failed", k->name);
-	munmap(tbuf, tlen);
-	munmap(lbuf, tlen);
-	free(snap);
-	async_drain(0);
+	kc_teardown(&e, k);
+	if (ok)
+		st.known_ok++;
+	return ok ? 0 : -1;
+}
+
+/* Up to n completions of cq into wc, until the deadline; how many came. */
+static int kc_collect(struct ibv_cq *cq, struct ibv_wc *wc, int n, long deadline)
+{
+	int got = 0, r;
+
+	while (got < n) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			return got;
+		got += r;
+		if (got < n) {
+			if (now_ms() > deadline)
+				break;
+			usleep(1000);
+		}
+	}
+	return got;
+}
+
+/*
+ * uc-refused, on a UC pair a -> b: the messages b must refuse are dropped
+ * silently (MR-UC-10): a WRITE with the R_Key of a region without remote
+ * write, a WRITE past the end of its region, a SEND longer than the
+ * receive WQE. Their send WRs complete successfully (MR-UC-5), they bind
+ * no receive WQE (MR-UC-8), no receive WQE completes in error and b stays
+ * in RTS; the SEND and WRITE_IMM behind them are delivered into the first
+ * two receive WQEs (MR-UC-11). A READ on a UC QP is refused or completes
+ * with IBV_WC_LOC_QP_OP_ERR (MR-VERBS-2).
+ */
+enum { KU_NWR = 5, KU_SEND_LEN = 100, KU_IMM_LEN = 256, KU_IMM_SRC = 1000,
+       KU_IMM_OFF = 4096, KU_RBUF = 16384, KU_SINK = 32768 };
+
+static int known_uc(const struct kcase *k)
+{
+	static const char *const what[KU_NWR] = {
+		"WRITE with a region's R_Key without remote write",
+		"WRITE past the end of the region", "SEND longer than the receive WQE",
+		"SEND", "WRITE_IMM",
+	};
+	struct kc_env e;
+	struct ibv_sge s[KU_NWR], rs[2], rd;
+	struct ibv_send_wr w[KU_NWR], wr, *bad;
+	struct ibv_recv_wr rw[2], *rbad;
+	struct ibv_wc wa[KU_NWR], wb[3];
+	const uint32_t imm = htonl(0x5a5a1234);
+	long deadline, at;
+	int na, nb, i, ok = 0, sta, stb, r;
+	uint8_t *rbuf;
+
+	if (kc_setup(&e, k, IBV_QPT_UC, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))
+		goto setup_err;
+	memset(wa, 0, sizeof(wa));
+	memset(wb, 0, sizeof(wb));
+	rbuf = e.lbuf + KU_RBUF;
+	memset(rbuf, 0xee, 2 * 4096);
+	memset(e.lbuf + KU_SINK, 0x17, 4096);
+	for (i = 0; i < 2; i++) {
+		rs[i].addr = (uint64_t)(uintptr_t)(rbuf + i * 4096);
+		rs[i].length = 4096;
+		rs[i].lkey = e.lmr->lkey;
+		memset(&rw[i], 0, sizeof(rw[i]));
+		rw[i].wr_id = 11 + (uint64_t)i;
+		rw[i].sg_list = &rs[i];
+		rw[i].num_sge = 1;
+		rw[i].next = i ? NULL : &rw[1];
+	}
+	if (ibv_post_recv(e.qb, rw, &rbad))
+		goto setup_err;
+
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < KU_NWR; i++) {
+		s[i].addr = (uint64_t)(uintptr_t)e.lbuf;
+		s[i].length = 512;
+		s[i].lkey = e.lmr->lkey;
+		w[i].wr_id = 1 + (uint64_t)i;
+		w[i].send_flags = IBV_SEND_SIGNALED;
+		w[i].sg_list = &s[i];
+		w[i].num_sge = 1;
+		w[i].next = i + 1 < KU_NWR ? &w[i + 1] : NULL;
+		w[i].opcode = i < 2 ? IBV_WR_RDMA_WRITE : IBV_WR_SEND;
+	}
+	w[0].wr.rdma.remote_addr = (uint64_t)(uintptr_t)(e.lbuf + KU_SINK);
+	w[0].wr.rdma.rkey = e.lmr->rkey;	/* a valid key, no REMOTE_WRITE */
+	w[1].wr.rdma.remote_addr = k->mr_iova + KC_LEN - 256;
+	w[1].wr.rdma.rkey = e.tmr->rkey;
+	s[2].length = 8192;
+	s[3].length = KU_SEND_LEN;
+	w[4].opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	w[4].imm_data = imm;
+	s[4].addr = (uint64_t)(uintptr_t)(e.lbuf + KU_IMM_SRC);
+	s[4].length = KU_IMM_LEN;
+	w[4].wr.rdma.remote_addr = k->mr_iova + KU_IMM_OFF;
+	w[4].wr.rdma.rkey = e.tmr->rkey;
+	r = ibv_post_send(e.qa, w, &bad);
+	if (r) {
+		fail("known case %s: ibv_post_send refused the UC WRs: %s", k->name,
+		     strerror(r));
+		goto cleanup;
+	}
+	deadline = now_ms() + (long)o.known_wait * 1000;
+	na = kc_collect(e.cqa, wa, KU_NWR, deadline);
+	nb = kc_collect(e.cqb, wb, 2, deadline);
+	usleep(300000);		/* anything more b would complete */
+	nb += kc_collect(e.cqb, wb + nb, 3 - nb, 0);
+	sta = qp_query_state(e.qa);
+	stb = qp_query_state(e.qb);
+
+	ok = 1;
+	for (i = 0; i < KU_NWR; i++) {
+		if (i >= na) {
+			fail("known case %s: the %s (wr_id %d) has no completion within "
+			     "%d s (MR-UC-5)", k->name, what[i], i + 1, o.known_wait);
+			ok = 0;
+			break;
+		}
+		if (wa[i].wr_id != (uint64_t)i + 1 || wa[i].status != IBV_WC_SUCCESS) {
+			fail("known case %s: completion %d of a is wr_id %" PRIu64 " with %s; "
+			     "MR-UC-5 requires the %s (wr_id %d) with success", k->name, i + 1,
+			     wa[i].wr_id, ibv_wc_status_str(wa[i].status), what[i], i + 1);
+			ok = 0;
+		}
+	}
+	if (nb != 2 || wb[0].wr_id != 11 || wb[0].status != IBV_WC_SUCCESS ||
+	    wb[0].opcode != IBV_WC_RECV || wb[0].byte_len != KU_SEND_LEN ||
+	    memcmp(rbuf, e.lbuf, KU_SEND_LEN) || rbuf[KU_SEND_LEN] != 0xee) {
+		fail("known case %s: b's first receive WQE: %s; MR-UC-8, MR-UC-10 and "
+		     "MR-UC-11 require wr_id 11 to complete with the %d-byte SEND, and "
+		     "only it", k->name, nb < 1 ? "no completion" :
+		     wb[0].status != IBV_WC_SUCCESS ? ibv_wc_status_str(wb[0].status) :
+		     wb[0].wr_id != 11 ? "another WQE completed first" :
+		     wb[0].byte_len != KU_SEND_LEN ? "another length" : "other bytes",
+		     KU_SEND_LEN);
+		ok = 0;
+	}
+	if (nb < 2 || wb[1].wr_id != 12 || wb[1].status != IBV_WC_SUCCESS ||
+	    wb[1].opcode != IBV_WC_RECV_RDMA_WITH_IMM || !(wb[1].wc_flags & IBV_WC_WITH_IMM) ||
+	    wb[1].imm_data != imm) {
+		fail("known case %s: b's second receive WQE: %s; MR-UC-11 requires wr_id "
+		     "12 to complete with the WRITE_IMM's immediate data", k->name,
+		     nb < 2 ? "no completion" : ibv_wc_status_str(wb[1].status));
+		ok = 0;
+	}
+	if (nb > 2) {
+		fail("known case %s: b completed a third receive completion (wr_id %" PRIu64
+		     ", %s): a refused message completed a WQE (MR-UC-10)", k->name,
+		     wb[2].wr_id, ibv_wc_status_str(wb[2].status));
+		ok = 0;
+	}
+	if (memcmp(e.tbuf + KU_IMM_OFF, e.lbuf + KU_IMM_SRC, KU_IMM_LEN)) {
+		fail("known case %s: the WRITE_IMM's bytes are not in the target region",
+		     k->name);
+		ok = 0;
+	}
+	at = kc_changed(&e, KC_LEN - 256, 256);
+	if (at >= 0) {
+		fail("known case %s: the WRITE past the end changed the region at offset "
+		     "%ld (MR-UC-10)", k->name, at);
+		ok = 0;
+	}
+	for (i = 0; i < 4096; i++)
+		if (e.lbuf[KU_SINK + i] != 0x17)
+			break;
+	if (i < 4096) {
+		fail("known case %s: the WRITE under a key without remote write changed "
+		     "its region at offset %d (MR-UC-10)", k->name, KU_SINK + i);
+		ok = 0;
+	}
+	if (sta != IBV_QPS_RTS || stb != IBV_QPS_RTS) {
+		fail("known case %s: the QPs are in %s and %s, not RTS (MR-UC-5, MR-UC-10)",
+		     k->name, qps_name(sta), qps_name(stb));
+		ok = 0;
+	}
+
+	/* Last, as it may move a to ERR: a READ is not a UC operation. */
+	memset(&wr, 0, sizeof(wr));
+	rd.addr = (uint64_t)(uintptr_t)e.lbuf;
+	rd.length = 64;
+	rd.lkey = e.lmr->lkey;
+	wr.wr_id = 6;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &rd;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = k->mr_iova;
+	wr.wr.rdma.rkey = e.tmr->rkey;
+	r = ibv_post_send(e.qa, &wr, &bad);
+	if (!r) {
+		r = kc_wait(e.cqa, 6, now_ms() + (long)o.known_wait * 1000, NULL);
+		if (r != IBV_WC_LOC_QP_OP_ERR) {
+			fail("known case %s: a READ on a UC QP completed with %s (MR-VERBS-2: "
+			     "IBV_WC_LOC_QP_OP_ERR or EINVAL from ibv_post_send)", k->name,
+			     status_name(r));
+			ok = 0;
+		}
+	} else if (r != EINVAL) {
+		fail("known case %s: ibv_post_send of a READ on a UC QP: %s (MR-VERBS-2: "
+		     "EINVAL or IBV_WC_LOC_QP_OP_ERR)", k->name, strerror(r));
+		ok = 0;
+	}
+	out("KNOWN %s: %s (a: %d completions, b: %d, QPs %s/%s, READ %s)", k->name,
+	    ok ? "ok" : "FAIL", na, nb, qps_name(sta), qps_name(stb),
+	    r == EINVAL ? "refused" : status_name(r));
+	goto cleanup;
+
+setup_err:
+	fail("known case %s: could not set it up: %s", k->name, strerror(errno));
+cleanup:
+	kc_teardown(&e, k);
 	if (ok)
 		st.known_ok++;
 	return ok ? 0 : -1;
@@ -3565,8 +4019,12 @@ static void known_round(void)
 
 	alarm(0);
 	for (i = 0; i < NKCASES; i++)
-		if (known_selected(&kcases[i]))
-			known_case(&kcases[i]);
+		if (known_selected(&kcases[i])) {
+			if (kcases[i].uc)
+				known_uc(&kcases[i]);
+			else
+				known_case(&kcases[i]);
+		}
 }
 
 /* ------------------------------------------------------------------ */
@@ -3641,7 +4099,7 @@ enum {
 	OP_SRQ_MODIFY, OP_SRQ_DESTROY, OP_AH_CREATE, OP_AH_DESTROY, OP_QP_CREATE,
 	OP_QP_DESTROY, OP_QP_MODIFY, OP_QP_QUERY, OP_LOOP_CONNECT, OP_PEER_CONNECT,
 	OP_POST_SEND, OP_POST_RECV, OP_QUERIES, OP_CTX1, OP_CHILD, OP_OVERFLOW,
-	OP_MR_ADVERT, OP_SLEEP, NOPS
+	OP_MR_ADVERT, OP_MR_REREG, OP_SLEEP, NOPS
 };
 
 static const int weights[NOPS] = {
@@ -3651,7 +4109,8 @@ static const int weights[NOPS] = {
 	[OP_AH_CREATE] = 2, [OP_AH_DESTROY] = 1, [OP_QP_CREATE] = 5, [OP_QP_DESTROY] = 3,
 	[OP_QP_MODIFY] = 5, [OP_QP_QUERY] = 2, [OP_LOOP_CONNECT] = 9, [OP_PEER_CONNECT] = 3,
 	[OP_POST_SEND] = 30, [OP_POST_RECV] = 16, [OP_QUERIES] = 3, [OP_CTX1] = 1,
-	[OP_CHILD] = 1, [OP_OVERFLOW] = 1, [OP_MR_ADVERT] = 2, [OP_SLEEP] = 2,
+	[OP_CHILD] = 1, [OP_OVERFLOW] = 1, [OP_MR_ADVERT] = 2, [OP_MR_REREG] = 3,
+	[OP_SLEEP] = 2,
 };
 
 static void one_step(void)
@@ -3770,6 +4229,9 @@ static void one_step(void)
 		x = pick_mr(&C[0], -1);
 		if (x >= 0)
 			peer_advertise_mr(&C[0].mr[x]);
+		break;
+	case OP_MR_REREG:
+		op_mr_rereg(ci);
 		break;
 	default:
 		usleep(rn(3000));
@@ -4156,8 +4618,9 @@ int main(int argc, char **argv)
 	alarm(0);
 	out("stats: steps=%lu calls=%lu ok=%lu errors=%lu wrs=%lu cqes=%lu error-cqes=%lu "
 	    "flushed=%lu late-cqes=%lu events=%lu children=%lu peer-qps=%lu peer-ok=%lu "
-	    "known-ok=%lu", st.steps, st.calls, st.ok, st.err, st.wrs, st.cqes, st.cqe_err,
-	    st.flush, st.dead_cqes, st.events, st.children, st.peer_qps, st.peer_ok,
+	    "uc-qps=%lu uc-recv=%lu rereg-ok=%lu known-ok=%lu", st.steps, st.calls, st.ok,
+	    st.err, st.wrs, st.cqes, st.cqe_err, st.flush, st.dead_cqes, st.events,
+	    st.children, st.peer_qps, st.peer_ok, st.uc_qps, st.uc_recv, st.rereg_ok,
 	    st.known_ok);
 	if (nfail) {
 		out("FAIL: %d failure(s), seed %" PRIu64 ", first: %s", nfail, o.seed, first_fail);
