@@ -163,11 +163,17 @@ vf_pq=$(sed -n 's/.*stats: .* peer-qps=\([0-9]*\) .*/\1/p' /tmp/vf.out)
 [ "${vf_pq:-0}" -gt 0 ] || vf_failed "mr-verbfuzz: no QP was connected to the peer VM (peer-qps=${vf_pq:-none})"
 # The paths the run must have reached, not only tried: UC QPs in RTS, on
 # which the tool checks MR-UC-5, MR-UC-8, MR-UC-10, MR-UC-11 and
-# MR-VERBS-2, and successful reregistrations (MR-SEC-14).
+# MR-VERBS-2; successful reregistrations (MR-SEC-14); window binds that
+# executed, successfully or refused (MR-MW-3, MR-MW-7).
+vf_stat() {
+	vs_v=$(sed -n "s/.*stats: .* $1=\([0-9]*\) .*/\1/p" /tmp/vf.out)
+	echo "${vs_v:-0}"
+}
 for vf_k in uc-qps rereg-ok; do
-	vf_v=$(sed -n "s/.*stats: .* $vf_k=\([0-9]*\) .*/\1/p" /tmp/vf.out)
-	[ "${vf_v:-0}" -gt 0 ] || vf_failed "mr-verbfuzz: $vf_k=${vf_v:-none}, the run never got there"
+	[ "$(vf_stat $vf_k)" -gt 0 ] || vf_failed "mr-verbfuzz: $vf_k=$(vf_stat $vf_k), the run never got there"
 done
+[ $(($(vf_stat mw-bound) + $(vf_stat mw-refused))) -gt 0 ] ||
+	vf_failed "mr-verbfuzz: no window bind executed (mw-bound=0, mw-refused=0)"
 vf_dmesg_check "mr-verbfuzz"
 
 # Everything the processes (killed children included) created is gone.

@@ -16,7 +16,8 @@
  * overlapping, read-only, shared, unmapped-after-registration, huge and
  * invalid ranges with random access flags and IOVAs; CQs with and without
  * completion channels, notification requests, polls of random sizes; SRQs
- * (limit, post, destroy while attached); AHs; RC, UC and UD QPs with random
+ * (limit, post, destroy while attached); AHs; memory windows (bound,
+ * invalidated, deallocated while in use); RC, UC and UD QPs with random
  * capabilities, random and sane state transitions and attributes, connected
  * to each other (loopback over the device's own GID), to themselves, to
  * nothing, or to QPs of the tool on the other VM (--listen/--peer, a TCP
@@ -37,7 +38,10 @@
  *     process cannot access, over its RLIMIT_MEMLOCK, or wrapping 2^64,
  *     by ibv_reg_mr or ibv_rereg_mr; ibv_rereg_mr making read-only
  *     pages writable; a reregistration to a new range gives new keys
- *     (MR-SEC-14);
+ *     (MR-SEC-14); deregistering or reregistering an MR with a type 1
+ *     window known bound to it (MR-MW-7);
+ *   - windows: a bind MR-MW-3 refuses, or a LOCAL_INV of a type 1
+ *     window (MR-MW-5), never completes successfully;
  *   - completions: each CQE names a WR that is outstanding on a queue of
  *     that CQ, with the QP number of its QP; send completions come in
  *     posting order (MR-VERBS-5) and receive completions of an RQ in
@@ -123,6 +127,7 @@
 #define NSRQ		2
 #define NQP		8
 #define NAH		4
+#define NMW		6
 #define POST_LIMIT	32	/* outstanding WRs per queue the fuzzer allows itself */
 #define NREC		32768	/* WR records (power of two) */
 #define ZONE_LEN	(4u << 20)
@@ -393,6 +398,7 @@ enum { MK_ZONE, MK_RO, MK_SHM, MK_SCRATCH };
 
 struct omr {
 	struct ibv_mr *mr;
+	uint32_t gen;		/* unique per registration */
 	int pd;
 	uint64_t iova, len;
 	int access;
@@ -449,6 +455,29 @@ struct oqp {
 	uint32_t sq_out, rq_out;
 };
 
+/*
+ * A memory window. MW_BOUND is known only for type 1, and only after the
+ * successful completion of its last bind with no other bind or
+ * invalidation of it outstanding: a type 1 window stays bound until its
+ * owner binds it again or deallocates it (MR-MW-4, MR-MW-6).
+ */
+enum { MW_UNBOUND, MW_BOUND, MW_UNKNOWN };
+
+struct omw {
+	struct ibv_mw *mw;
+	int pd;
+	enum ibv_mw_type type;
+	int state;
+	uint32_t gen0;		/* at allocation: its own WRs' gens are above */
+	uint32_t gen;		/* unique per bind or invalidation posted */
+	uint32_t out;		/* posted, completion not seen yet */
+	uint32_t rkey;		/* the key of the last bind posted */
+	int access;		/* and its range, rights and MR */
+	uint64_t addr, len;
+	int mr;
+	uint32_t mr_gen;
+};
+
 struct oah {
 	struct ibv_ah *ah;
 	int pd;
@@ -464,6 +493,7 @@ struct ctx {
 	struct osrq srq[NSRQ];
 	struct oqp qp[NQP];
 	struct oah ah[NAH];
+	struct omw mw[NMW];
 };
 
 static struct ctx C[NCTX];
@@ -471,7 +501,7 @@ static struct ibv_device *dev;
 static struct ibv_device_attr dattr;
 static union ibv_gid my_gid;
 static enum ibv_mtu port_mtu;
-static uint32_t qp_gen;
+static uint32_t qp_gen, mr_gen_ctr, mw_gen_ctr;
 static uint64_t ring_bytes;	/* rough bound of queue memory alive */
 
 /* ------------------------------------------------------------------ */
@@ -485,7 +515,9 @@ struct rec {
 	uint8_t state, kind, signaled, ctx;
 	uint8_t slot, cq;
 	uint8_t skipped;	/* an order violation passed it over */
-	uint8_t pad;
+	uint8_t mwp1;		/* a bind or LOCAL_INV of window mwp1 - 1 */
+	uint8_t must_fail;	/* MR-MW-3, MR-MW-5: may not complete successfully */
+	uint32_t mw_gen;
 	uint32_t gen;
 	uint32_t qpn;
 	int opcode;
@@ -501,7 +533,7 @@ static int last_send_status = -1;	/* for the watchdog self-test's report */
 static struct {
 	unsigned long steps, calls, ok, err, wrs, cqes, cqe_err, flush,
 		dead_cqes, known_ok, children, events, peer_qps, peer_ok,
-		uc_qps, uc_recv, rereg_ok;
+		uc_qps, uc_recv, rereg_ok, mw_bound, mw_refused, mr_busy;
 } st;
 
 static int rec_alloc(void)
@@ -735,6 +767,32 @@ static int pd_in_use(struct ctx *c, int p)
 	for (i = 0; i < NAH; i++)
 		if (c->ah[i].ah && c->ah[i].pd == p)
 			return 1;
+	for (i = 0; i < NMW; i++)
+		if (c->mw[i].mw && c->mw[i].pd == p)
+			return 1;
+	return 0;
+}
+
+/* A type 1 window of c known bound to MR m (MR-MW-7: m must stay). */
+static int mr_window_bound(struct ctx *c, int m)
+{
+	int i;
+
+	for (i = 0; i < NMW; i++)
+		if (c->mw[i].mw && c->mw[i].state == MW_BOUND && c->mw[i].mr == m &&
+		    c->mw[i].mr_gen == c->mr[m].gen)
+			return 1;
+	return 0;
+}
+
+/* Any window of c that may be bound to some MR. */
+static int window_may_be_bound(struct ctx *c)
+{
+	int i;
+
+	for (i = 0; i < NMW; i++)
+		if (c->mw[i].mw && c->mw[i].state != MW_UNBOUND)
+			return 1;
 	return 0;
 }
 
@@ -829,9 +887,42 @@ static enum ibv_wc_opcode wc_opcode_of(int wr_op)
 		return IBV_WC_COMP_SWAP;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return IBV_WC_FETCH_ADD;
+	case IBV_WR_BIND_MW:
+		return IBV_WC_BIND_MW;
+	case IBV_WR_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
 	default:
 		return IBV_WC_SEND;
 	}
+}
+
+static void ctl_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The completion of a bind or LOCAL_INV the fuzzer posted for a window. */
+static void mw_wr_done(int ci, const struct rec *r, enum ibv_wc_status status)
+{
+	struct omw *o = &C[ci].mw[r->mwp1 - 1];
+
+	if (status != IBV_WC_SUCCESS && status != IBV_WC_WR_FLUSH_ERR && r->must_fail)
+		st.mw_refused++;
+	if (status == IBV_WC_SUCCESS && r->must_fail)
+		fail("%s of a window completed successfully where %s requires an error",
+		     r->opcode == IBV_WR_BIND_MW ? "a bind" : "a LOCAL_INV",
+		     r->opcode == IBV_WR_BIND_MW ? "MR-MW-3" : "MR-MW-5");
+	if (!o->mw || r->mw_gen <= o->gen0)
+		return;		/* of a window deallocated since */
+	o->out--;
+	if (r->mw_gen != o->gen)
+		return;		/* an earlier WR of the window */
+	if (r->opcode != IBV_WR_BIND_MW || status != IBV_WC_SUCCESS)
+		return;
+	st.mw_bound++;
+	/* Another bind or LOCAL_INV still outstanding: it may run after this one. */
+	if (o->type == IBV_MW_TYPE_1 && !o->out)
+		o->state = o->len ? MW_BOUND : MW_UNBOUND;
+	if (ci == 0 && o->len && (o->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+					       IBV_ACCESS_REMOTE_ATOMIC)))
+		ctl_send("M %" PRIu64 " %" PRIu64 " %u", o->addr, o->len, o->rkey);
 }
 
 /* The WR opcodes a QP type carries (MR-VERBS-2, MR-UC-1). */
@@ -936,6 +1027,8 @@ static void handle_wc(int ci, int k, const struct ibv_wc *wc)
 		}
 		q->sq_out--;
 		last_send_status = wc->status;
+		if (r->mwp1)
+			mw_wr_done(ci, r, wc->status);
 		if (wc->status == IBV_WC_SUCCESS && q->conn == CONN_PEER)
 			st.peer_ok++;
 		if (wc->status != IBV_WC_SUCCESS)
@@ -1161,7 +1254,8 @@ static int pd_dealloc(int ci, int p)
 	opl("ctx %d: ibv_dealloc_pd %d (%s) -> %s", ci, p, busy ? "in use" : "unused",
 	    ret ? strerror(ret) : "ok");
 	if (busy && !ret) {
-		fail("ibv_dealloc_pd of a PD that MRs, QPs, SRQs or AHs still use succeeded");
+		fail("ibv_dealloc_pd of a PD that MRs, MWs, QPs, SRQs or AHs still use "
+		     "succeeded");
 		dump_oplog();
 		exit(1);	/* the objects' state is unknown now */
 	}
@@ -1188,7 +1282,8 @@ static int rand_access(void)
 
 	if (chance(60))
 		return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+		       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+		       (chance(30) ? IBV_ACCESS_MW_BIND : 0);
 	if (chance(50)) {
 		for (i = 0; i < 4; i++)
 			if (chance(50))
@@ -1367,6 +1462,7 @@ static void op_mr_reg(int ci)
 		return;
 	}
 	c->mr[m].mr = mr;
+	c->mr[m].gen = ++mr_gen_ctr;
 	c->mr[m].pd = p;
 	c->mr[m].iova = use_iova ? iova : (uint64_t)(uintptr_t)addr;
 	c->mr[m].len = len;
@@ -1388,12 +1484,19 @@ static void peer_advertise_mr(const struct omr *m);
 static void mr_dereg(int ci, int m)
 {
 	struct ctx *c = &C[ci];
-	int ret;
+	int ret, bound = mr_window_bound(c, m);
 
 	cur_op = "ibv_dereg_mr";
 	ret = ibv_dereg_mr(c->mr[m].mr);
 	count(ret);
-	opl("ctx %d: ibv_dereg_mr %d -> %s", ci, m, ret ? strerror(ret) : "ok");
+	opl("ctx %d: ibv_dereg_mr %d%s -> %s", ci, m, bound ? " (a window bound)" : "",
+	    ret ? strerror(ret) : "ok");
+	if (!ret && bound)
+		fail("ibv_dereg_mr of MR %d with a type 1 window bound to it succeeded "
+		     "(MR-MW-7)", m);
+	st.mr_busy += bound && ret == EBUSY;
+	if (ret == EBUSY && window_may_be_bound(c))
+		return;		/* MR-MW-7: the MR is as it was */
 	if (ret) {
 		fail("ibv_dereg_mr: %s", strerror(ret));
 		return;
@@ -1416,7 +1519,7 @@ static void mr_dereg(int ci, int m)
 static void op_mr_rereg(int ci)
 {
 	struct ctx *c = &C[ci];
-	int m = pick_mr(c, -1), flags, p, access, kind, must_fail = 0, ret;
+	int m = pick_mr(c, -1), flags, p, access, kind, must_fail = 0, ret, bound;
 	const char *what = "the same range";
 	uint32_t old_lkey, old_rkey;
 	uint8_t *addr = NULL;
@@ -1496,6 +1599,7 @@ static void op_mr_rereg(int ci)
 
 	old_lkey = r->mr->lkey;
 	old_rkey = r->mr->rkey;
+	bound = mr_window_bound(c, m);
 	cur_op = "ibv_rereg_mr";
 	ret = ibv_rereg_mr(r->mr, flags, c->pd[p], addr, len, access);
 	count(ret);
@@ -1505,6 +1609,10 @@ static void op_mr_rereg(int ci)
 	if (!ret && must_fail)
 		fail("ibv_rereg_mr of MR %d (flags 0x%x, %s, %p+%" PRIu64 ", access 0x%x) "
 		     "succeeded: it must be refused", m, flags, what, (void *)addr, len, access);
+	if (!ret && bound)
+		fail("ibv_rereg_mr of MR %d with a type 1 window bound to it succeeded "
+		     "(MR-MW-7)", m);
+	st.mr_busy += bound && ret && errno == EBUSY;
 	if (ret)
 		return;		/* the MR is as it was */
 	st.rereg_ok++;
@@ -2543,6 +2651,32 @@ static const int uc_ops[] = {
 };
 #define N_UC_OPS ((uint32_t)(sizeof(uc_ops) / sizeof(uc_ops[0])))
 
+/* Record ri: a send WR posted (live) or not (dead) on QP q of ctx ci. */
+static void send_rec(int ci, int q, int ri, int opcode, int signaled, int posted)
+{
+	struct oqp *x = &C[ci].qp[q];
+	struct rec *r = &recs[ri];
+
+	r->kind = K_SEND;
+	r->ctx = (uint8_t)ci;
+	r->slot = (uint8_t)q;
+	r->cq = (uint8_t)x->scq;
+	r->gen = x->gen;
+	r->qpn = x->qpn;
+	r->opcode = opcode;
+	r->signaled = signaled || x->sig_all;
+	r->t_post = now_ms();
+	if (!posted) {
+		r->state = R_DEAD;
+		return;
+	}
+	r->state = R_LIVE;
+	n_live++;
+	fifo_push(&x->sq, ri);
+	x->sq_out++;
+	st.wrs++;
+}
+
 static void op_post_send(int ci)
 {
 	struct ctx *c = &C[ci];
@@ -2673,31 +2807,10 @@ static void op_post_send(int ci)
 	    n, wr[0].opcode, wr[0].send_flags, wr[0].num_sge,
 	    wr[0].num_sge > 0 ? sge[0][0].length : 0, wr[0].wr.rdma.remote_addr,
 	    ret ? strerror(ret) : "ok", posted);
-	for (i = 0; i < n; i++) {
-		struct rec *r = &recs[rix[i]];
-
-		r->kind = K_SEND;
-		r->ctx = (uint8_t)ci;
-		r->slot = (uint8_t)q;
-		r->cq = (uint8_t)x->scq;
-		r->gen = x->gen;
-		r->qpn = x->qpn;
-		r->opcode = wr[i].opcode;
-		r->signaled = (wr[i].send_flags & IBV_SEND_SIGNALED) || x->sig_all;
-		r->t_post = now_ms();
-		if (i < posted) {
-			r->state = R_LIVE;
-			n_live++;
-			fifo_push(&x->sq, rix[i]);
-			x->sq_out++;
-			st.wrs++;
-		} else if (ret && &wr[i] == bad) {
-			/* May be in the ring already (a failed doorbell): optional. */
-			r->state = R_DEAD;
-		} else {
-			r->state = R_DEAD;
-		}
-	}
+	/* The bad WR may be in the ring already (a failed doorbell): optional. */
+	for (i = 0; i < n; i++)
+		send_rec(ci, q, rix[i], wr[i].opcode,
+			 !!(wr[i].send_flags & IBV_SEND_SIGNALED), i < posted);
 }
 
 static void op_post_recv(int ci)
@@ -3123,6 +3236,234 @@ static void op_loop_connect(int ci)
 }
 
 /* ------------------------------------------------------------------ */
+/* Memory windows: allocated, bound, invalidated, deallocated           */
+
+static void op_mw_alloc(int ci)
+{
+	struct ctx *c = &C[ci];
+	int p = pick_pd(c), w;
+	struct ibv_mw *mw;
+	enum ibv_mw_type t = chance(50) ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2;
+
+	PICK_FREE(NMW, c->mw[i_].mw != NULL, w);
+	if (p < 0 || w < 0)
+		return;
+	cur_op = "ibv_alloc_mw";
+	mw = ibv_alloc_mw(c->pd[p], t);
+	count(!mw);
+	opl("ctx %d: ibv_alloc_mw %d type %d pd %d -> %s rkey 0x%x", ci, w, t, p,
+	    mw ? "ok" : strerror(errno), mw ? mw->rkey : 0);
+	if (!mw)
+		return;
+	memset(&c->mw[w], 0, sizeof(c->mw[w]));
+	c->mw[w].mw = mw;
+	c->mw[w].pd = p;
+	c->mw[w].type = t;
+	c->mw[w].state = MW_UNBOUND;
+	c->mw[w].rkey = mw->rkey;
+	c->mw[w].mr = -1;
+	c->mw[w].gen0 = c->mw[w].gen = ++mw_gen_ctr;
+}
+
+/* Bound or not, with WRs of it outstanding or not: it must go (MR-MW-6). */
+static int mw_dealloc(int ci, int w)
+{
+	struct ctx *c = &C[ci];
+	int ret;
+
+	cur_op = "ibv_dealloc_mw";
+	ret = ibv_dealloc_mw(c->mw[w].mw);
+	count(ret);
+	opl("ctx %d: ibv_dealloc_mw %d -> %s", ci, w, ret ? strerror(ret) : "ok");
+	if (ret) {
+		fail("ibv_dealloc_mw: %s", strerror(ret));
+		return ret;
+	}
+	memset(&c->mw[w], 0, sizeof(c->mw[w]));
+	return 0;
+}
+
+/* An RC QP of c in RTS with room on its SQ and its CQ, mostly of PD pd. */
+static int pick_sq_for(struct ctx *c, int pd)
+{
+	int q;
+
+	PICK_LIVE(NQP, c->qp[i_].qp && c->qp[i_].type == IBV_QPT_RC &&
+		  c->qp[i_].st == IBV_QPS_RTS && (c->qp[i_].pd == pd || chance(10)), q);
+	if (q < 0 || c->qp[q].sq_out + 1 > qlim(c->qp[q].cap.max_send_wr) ||
+	    c->cq[c->qp[q].scq].overflow_ok)
+		return -1;
+	return q;
+}
+
+/* The book-keeping of a bind or LOCAL_INV of window w just posted. */
+static void mw_posted(struct ctx *c, int w, int ri, int must_fail)
+{
+	struct omw *o = &c->mw[w];
+
+	o->gen = ++mw_gen_ctr;
+	o->out++;
+	o->state = MW_UNKNOWN;
+	recs[ri].mwp1 = (uint8_t)(w + 1);
+	recs[ri].mw_gen = o->gen;
+	recs[ri].must_fail = (uint8_t)must_fail;
+}
+
+/*
+ * A bind, type 1 by ibv_bind_mw(), type 2 by an IBV_WR_BIND_MW WR, over a
+ * random range of a random MR with random rights; what MR-MW-3 refuses
+ * must not complete successfully.
+ */
+static void op_mw_bind(int ci)
+{
+	static const int rights[] = {
+		IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_READ, IBV_ACCESS_REMOTE_ATOMIC,
+	};
+	struct ctx *c = &C[ci];
+	struct ibv_mw_bind_info bi;
+	int w, q, m, ri, ret, bad, i;
+	uint64_t rlen, len, addr;
+	uint32_t rkey;
+	struct omw *o;
+	struct omr *r;
+
+	PICK_LIVE(NMW, c->mw[i_].mw != NULL, w);
+	if (w < 0)
+		return;
+	o = &c->mw[w];
+	q = pick_sq_for(c, o->pd);
+	/* Mostly a region windows may be bound to, of the window's PD. */
+	PICK_LIVE(NMR, c->mr[i_].mr && c->mr[i_].pd == o->pd &&
+		  (c->mr[i_].access & IBV_ACCESS_MW_BIND), m);
+	if (m < 0 || chance(15))
+		m = pick_mr(c, chance(90) ? o->pd : -1);
+	if (q < 0 || m < 0)
+		return;
+	r = &c->mr[m];
+	rlen = r->len;
+	len = chance(8) || !rlen ? 0 : rand_len(rlen);
+	addr = r->iova + (rlen > len ? (uint64_t)rn((uint32_t)(rlen - len + 1)) : 0);
+	if (chance(8) && len) {
+		addr = chance(50) ? r->iova + rlen - len / 2 : r->iova - 4096;
+		len += 1;
+	}
+	memset(&bi, 0, sizeof(bi));
+	bi.mr = r->mr;
+	bi.addr = addr;
+	bi.length = len;
+	for (i = 0; i < 3; i++)
+		if (chance(50))
+			bi.mw_access_flags |= (unsigned int)rights[i];
+	if (chance(8))
+		bi.mw_access_flags |= chance(50) ? IBV_ACCESS_ZERO_BASED : IBV_ACCESS_LOCAL_WRITE;
+	/* MR-MW-3, the cases it refuses; length 0 names no region. */
+	bad = c->qp[q].pd != o->pd || (bi.mw_access_flags & IBV_ACCESS_ZERO_BASED) ||
+	      (len && (!(r->access & IBV_ACCESS_MW_BIND) || c->qp[q].pd != r->pd ||
+		       addr < r->iova || addr + len > r->iova + rlen || addr + len < addr ||
+		       ((bi.mw_access_flags &
+			 (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+			!(r->access & IBV_ACCESS_LOCAL_WRITE))));
+	ri = rec_alloc();
+	if (ri < 0)
+		return;
+	cur_op = "ibv_bind_mw";
+	if (o->type == IBV_MW_TYPE_1) {
+		struct ibv_mw_bind b;
+
+		memset(&b, 0, sizeof(b));
+		b.wr_id = recs[ri].id;
+		b.send_flags = IBV_SEND_SIGNALED;
+		b.bind_info = bi;
+		ret = ibv_bind_mw(c->qp[q].qp, o->mw, &b);
+		rkey = o->mw->rkey;	/* the new key once posted */
+	} else {
+		struct ibv_send_wr wr, *badwr;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = recs[ri].id;
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		rkey = ibv_inc_rkey(o->rkey);
+		if (chance(5)) {
+			rkey = (uint32_t)r64();
+			bad |= (rkey >> 8) != (o->rkey >> 8);	/* another window's index */
+		}
+		wr.bind_mw.mw = o->mw;
+		wr.bind_mw.rkey = rkey;
+		wr.bind_mw.bind_info = bi;
+		ret = ibv_post_send(c->qp[q].qp, &wr, &badwr);
+	}
+	count(ret);
+	opl("ctx %d: bind of MW %d (type %d) on qp %d 0x%x to MR %d 0x%" PRIx64 "+%" PRIu64
+	    " rights 0x%x rkey 0x%x%s -> %s", ci, w, o->type, q, c->qp[q].qpn, m, addr, len,
+	    bi.mw_access_flags, rkey, bad ? " (must fail)" : "", ret ? strerror(ret) : "ok");
+	send_rec(ci, q, ri, IBV_WR_BIND_MW, 1, !ret);
+	if (ret)
+		return;
+	mw_posted(c, w, ri, bad);
+	o->rkey = rkey;
+	o->mr = m;
+	o->mr_gen = r->gen;
+	o->addr = addr;
+	o->len = len;
+	o->access = (int)bi.mw_access_flags;
+}
+
+/* LOCAL_INV of a window's key (MR-MW-5: a type 1 window's must fail) or any key. */
+static void op_mw_inv(int ci)
+{
+	struct ctx *c = &C[ci];
+	struct ibv_send_wr wr, *bad;
+	int w, q, ri, ret, t1;
+
+	PICK_LIVE(NMW, c->mw[i_].mw != NULL, w);
+	if (w < 0)
+		return;
+	q = pick_sq_for(c, c->mw[w].pd);
+	ri = q >= 0 ? rec_alloc() : -1;
+	if (ri < 0)
+		return;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = recs[ri].id;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = chance(90) ? c->mw[w].rkey : (uint32_t)r64();
+	t1 = c->mw[w].type == IBV_MW_TYPE_1 && wr.invalidate_rkey == c->mw[w].rkey;
+	cur_op = "ibv_post_send";
+	ret = ibv_post_send(c->qp[q].qp, &wr, &bad);
+	count(ret);
+	opl("ctx %d: LOCAL_INV of MW %d (type %d) key 0x%x on qp %d 0x%x -> %s", ci, w,
+	    c->mw[w].type, wr.invalidate_rkey, q, c->qp[q].qpn, ret ? strerror(ret) : "ok");
+	send_rec(ci, q, ri, IBV_WR_LOCAL_INV, 1, !ret);
+	if (!ret)
+		mw_posted(c, w, ri, t1);
+}
+
+static void op_mw(int ci)
+{
+	int w;
+
+	switch (rn(10)) {
+	case 0:
+	case 1:
+		op_mw_alloc(ci);
+		break;
+	case 2:
+	case 3:
+		PICK_LIVE(NMW, C[ci].mw[i_].mw != NULL, w);
+		if (w >= 0)
+			mw_dealloc(ci, w);
+		break;
+	case 4:
+		op_mw_inv(ci);
+		break;
+	default:
+		op_mw_bind(ci);
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Queries and unsupported verbs: they must answer, not crash           */
 
 static void op_queries(int ci)
@@ -3372,7 +3713,7 @@ static int ctx_teardown(int ci, int random_order)
 	int tries, i, left, ret;
 
 	for (tries = 0; tries < 400; tries++) {
-		int kind = random_order ? (int)rn(7) : tries % 7;
+		int kind = random_order ? (int)rn(8) : tries % 8;
 
 		left = 0;
 		for (i = 0; i < NQP; i++)
@@ -3389,6 +3730,8 @@ static int ctx_teardown(int ci, int random_order)
 			left += c->ch[i].ch != NULL;
 		for (i = 0; i < NPD; i++)
 			left += c->pd[i] != NULL;
+		for (i = 0; i < NMW; i++)
+			left += c->mw[i].mw != NULL;
 		if (!left)
 			break;
 		alarm(120);
@@ -3422,6 +3765,11 @@ static int ctx_teardown(int ci, int random_order)
 			PICK_LIVE(NCH, c->ch[i_].ch != NULL, i);
 			if (i >= 0)
 				ch_destroy(ci, i);
+			break;
+		case 6:
+			PICK_LIVE(NMW, c->mw[i_].mw != NULL, i);
+			if (i >= 0)
+				mw_dealloc(ci, i);
 			break;
 		default:
 			PICK_LIVE(NPD, c->pd[i_] != NULL, i);
@@ -4099,7 +4447,7 @@ enum {
 	OP_SRQ_MODIFY, OP_SRQ_DESTROY, OP_AH_CREATE, OP_AH_DESTROY, OP_QP_CREATE,
 	OP_QP_DESTROY, OP_QP_MODIFY, OP_QP_QUERY, OP_LOOP_CONNECT, OP_PEER_CONNECT,
 	OP_POST_SEND, OP_POST_RECV, OP_QUERIES, OP_CTX1, OP_CHILD, OP_OVERFLOW,
-	OP_MR_ADVERT, OP_MR_REREG, OP_SLEEP, NOPS
+	OP_MR_ADVERT, OP_MR_REREG, OP_MW, OP_SLEEP, NOPS
 };
 
 static const int weights[NOPS] = {
@@ -4110,7 +4458,7 @@ static const int weights[NOPS] = {
 	[OP_QP_MODIFY] = 5, [OP_QP_QUERY] = 2, [OP_LOOP_CONNECT] = 9, [OP_PEER_CONNECT] = 3,
 	[OP_POST_SEND] = 30, [OP_POST_RECV] = 16, [OP_QUERIES] = 3, [OP_CTX1] = 1,
 	[OP_CHILD] = 1, [OP_OVERFLOW] = 1, [OP_MR_ADVERT] = 2, [OP_MR_REREG] = 3,
-	[OP_SLEEP] = 2,
+	[OP_MW] = 5, [OP_SLEEP] = 2,
 };
 
 static void one_step(void)
@@ -4232,6 +4580,9 @@ static void one_step(void)
 		break;
 	case OP_MR_REREG:
 		op_mr_rereg(ci);
+		break;
+	case OP_MW:
+		op_mw(ci);
 		break;
 	default:
 		usleep(rn(3000));
@@ -4618,9 +4969,10 @@ int main(int argc, char **argv)
 	alarm(0);
 	out("stats: steps=%lu calls=%lu ok=%lu errors=%lu wrs=%lu cqes=%lu error-cqes=%lu "
 	    "flushed=%lu late-cqes=%lu events=%lu children=%lu peer-qps=%lu peer-ok=%lu "
-	    "uc-qps=%lu uc-recv=%lu rereg-ok=%lu known-ok=%lu", st.steps, st.calls, st.ok,
-	    st.err, st.wrs, st.cqes, st.cqe_err, st.flush, st.dead_cqes, st.events,
-	    st.children, st.peer_qps, st.peer_ok, st.uc_qps, st.uc_recv, st.rereg_ok,
+	    "uc-qps=%lu uc-recv=%lu rereg-ok=%lu mw-bound=%lu mw-refused=%lu mr-busy=%lu "
+	    "known-ok=%lu", st.steps, st.calls, st.ok, st.err, st.wrs, st.cqes, st.cqe_err,
+	    st.flush, st.dead_cqes, st.events, st.children, st.peer_qps, st.peer_ok,
+	    st.uc_qps, st.uc_recv, st.rereg_ok, st.mw_bound, st.mw_refused, st.mr_busy,
 	    st.known_ok);
 	if (nfail) {
 		out("FAIL: %d failure(s), seed %" PRIu64 ", first: %s", nfail, o.seed, first_fail);
