@@ -2677,6 +2677,26 @@ static void send_rec(int ci, int q, int ri, int opcode, int signaled, int posted
 	st.wrs++;
 }
 
+/*
+ * The R_Key a SEND_WITH_INV names: mostly a window's or a region's key the
+ * receiving side has (the peer's, advertised, or one of this context's
+ * for a loopback QP), so that remote invalidation (MR-MW-5) is reached,
+ * also on windows bound to other QPs; else any key.
+ */
+static uint32_t inv_key(struct ctx *c, const struct oqp *x)
+{
+	int w;
+
+	if (x->conn == CONN_PEER && npeer_mrs && chance(60))
+		return peer_mrs[rn((uint32_t)(npeer_mrs < NPEER_MR ? npeer_mrs : NPEER_MR))].rkey;
+	if (x->conn == CONN_LOOP && chance(60)) {
+		PICK_LIVE(NMW, c->mw[i_].mw != NULL, w);
+		if (w >= 0)
+			return c->mw[w].rkey;
+	}
+	return (uint32_t)r64();
+}
+
 static void op_post_send(int ci)
 {
 	struct ctx *c = &C[ci];
@@ -2743,7 +2763,7 @@ static void op_post_send(int ci)
 		w->num_sge = nsge;
 		w->imm_data = (uint32_t)r64();
 		if (w->opcode == IBV_WR_SEND_WITH_INV)
-			w->invalidate_rkey = (uint32_t)r64();
+			w->invalidate_rkey = inv_key(c, x);
 		if (x->type == IBV_QPT_UD) {
 			int h, cc = ci;
 
