@@ -3379,7 +3379,7 @@ static void op_mw_bind(int ci)
 	/* MR-MW-3, the cases it refuses; length 0 names no region. */
 	bad = c->qp[q].pd != o->pd || (bi.mw_access_flags & IBV_ACCESS_ZERO_BASED) ||
 	      (len && (!(r->access & IBV_ACCESS_MW_BIND) || c->qp[q].pd != r->pd ||
-		       addr < r->iova || addr + len > r->iova + rlen || addr + len < addr ||
+		       addr < r->iova || len > rlen || addr - r->iova > rlen - len ||
 		       ((bi.mw_access_flags &
 			 (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 			!(r->access & IBV_ACCESS_LOCAL_WRITE))));
