@@ -17,7 +17,8 @@
  * invalid ranges with random access flags and IOVAs; CQs with and without
  * completion channels, notification requests, polls of random sizes; SRQs
  * (limit, post, destroy while attached); AHs; memory windows (bound,
- * invalidated, deallocated while in use); RC, UC and UD QPs with random
+ * invalidated, deallocated while in use); mmap of the device file at
+ * random offsets and lengths; RC, UC and UD QPs with random
  * capabilities, random and sane state transitions and attributes, connected
  * to each other (loopback over the device's own GID), to themselves, to
  * nothing, or to QPs of the tool on the other VM (--listen/--peer, a TCP
@@ -533,7 +534,7 @@ static int last_send_status = -1;	/* for the watchdog self-test's report */
 static struct {
 	unsigned long steps, calls, ok, err, wrs, cqes, cqe_err, flush,
 		dead_cqes, known_ok, children, events, peer_qps, peer_ok,
-		uc_qps, uc_recv, rereg_ok, mw_bound, mw_refused, mr_busy;
+		uc_qps, uc_recv, rereg_ok, mw_bound, mw_refused, mr_busy, mmap_ok;
 } st;
 
 static int rec_alloc(void)
@@ -3484,6 +3485,71 @@ static void op_mw(int ci)
 }
 
 /* ------------------------------------------------------------------ */
+/* mmap of the device file at offsets and lengths of the process's own   */
+
+#define NMAP 4
+static struct {
+	void *p;
+	size_t len;
+} maps[NMAP];
+
+/*
+ * The provider maps its rings by mmap of the context's file at offsets
+ * the kernel gave it; a process may try any offset, length, protection
+ * and sharing. What maps is read, never written (it may be a live ring),
+ * and unmapped some steps later, maybe after its QP, CQ or context is
+ * gone (the pages must outlive them until then).
+ */
+static void op_mmap(int ci)
+{
+	struct ctx *c = &C[ci];
+	int k = (int)rn(NMAP), prot, flags;
+	volatile uint8_t sink = 0;
+	size_t len, i;
+	off_t off;
+	void *p;
+
+	if (maps[k].p) {
+		munmap(maps[k].p, maps[k].len);
+		maps[k].p = NULL;
+		if (chance(50))
+			return;
+	}
+	/* Rings sit a few pages long from offset 0 up: mostly there. */
+	off = (off_t)(chance(85) ? rn(128) : rn(1u << 20)) * pagesz;
+	len = chance(70) ? (size_t)rrange(1, 8) * (size_t)pagesz :
+	      chance(70) ? (size_t)rrange(1, 64) * (size_t)pagesz : rrange(1, 1u << 22);
+	prot = chance(80) ? PROT_READ : chance(50) ? PROT_READ | PROT_WRITE : PROT_NONE;
+	/* Writable only as a private copy: the rings are live. */
+	flags = (prot & PROT_WRITE) || chance(10) ? MAP_PRIVATE : MAP_SHARED;
+	cur_op = "mmap";
+	p = mmap(NULL, len, prot, flags, c->ctx->cmd_fd, off);
+	count(p == MAP_FAILED);
+	opl("ctx %d: mmap of the device at 0x%llx, %zu bytes, prot %d %s -> %s", ci,
+	    (unsigned long long)off, len, prot, flags == MAP_SHARED ? "shared" : "private",
+	    p == MAP_FAILED ? strerror(errno) : "ok");
+	if (p == MAP_FAILED)
+		return;
+	if (prot & PROT_READ)
+		for (i = 0; i < len; i += (size_t)pagesz)
+			sink += ((volatile uint8_t *)p)[i];
+	(void)sink;
+	st.mmap_ok++;
+	maps[k].p = p;
+	maps[k].len = len;
+}
+
+static void maps_release(void)
+{
+	int k;
+
+	for (k = 0; k < NMAP; k++)
+		if (maps[k].p)
+			munmap(maps[k].p, maps[k].len);
+	memset(maps, 0, sizeof(maps));
+}
+
+/* ------------------------------------------------------------------ */
 /* Queries and unsupported verbs: they must answer, not crash           */
 
 static void op_queries(int ci)
@@ -4467,7 +4533,7 @@ enum {
 	OP_SRQ_MODIFY, OP_SRQ_DESTROY, OP_AH_CREATE, OP_AH_DESTROY, OP_QP_CREATE,
 	OP_QP_DESTROY, OP_QP_MODIFY, OP_QP_QUERY, OP_LOOP_CONNECT, OP_PEER_CONNECT,
 	OP_POST_SEND, OP_POST_RECV, OP_QUERIES, OP_CTX1, OP_CHILD, OP_OVERFLOW,
-	OP_MR_ADVERT, OP_MR_REREG, OP_MW, OP_SLEEP, NOPS
+	OP_MR_ADVERT, OP_MR_REREG, OP_MW, OP_MMAP, OP_SLEEP, NOPS
 };
 
 static const int weights[NOPS] = {
@@ -4478,7 +4544,7 @@ static const int weights[NOPS] = {
 	[OP_QP_MODIFY] = 5, [OP_QP_QUERY] = 2, [OP_LOOP_CONNECT] = 9, [OP_PEER_CONNECT] = 3,
 	[OP_POST_SEND] = 30, [OP_POST_RECV] = 16, [OP_QUERIES] = 3, [OP_CTX1] = 1,
 	[OP_CHILD] = 1, [OP_OVERFLOW] = 1, [OP_MR_ADVERT] = 2, [OP_MR_REREG] = 3,
-	[OP_MW] = 5, [OP_SLEEP] = 2,
+	[OP_MW] = 5, [OP_MMAP] = 2, [OP_SLEEP] = 2,
 };
 
 static void one_step(void)
@@ -4604,6 +4670,9 @@ static void one_step(void)
 	case OP_MW:
 		op_mw(ci);
 		break;
+	case OP_MMAP:
+		op_mmap(ci);
+		break;
 	default:
 		usleep(rn(3000));
 		break;
@@ -4667,6 +4736,8 @@ static void drain_and_teardown(void)
 	for (ci = NCTX - 1; ci >= 0; ci--)
 		if (C[ci].ctx)
 			ctx_teardown(ci, ci == 1 || chance(50));
+	/* After the contexts: a ring mapped outlives its context. */
+	maps_release();
 	if (!canary_broken)
 		canaries_check();
 }
@@ -4990,10 +5061,10 @@ int main(int argc, char **argv)
 	out("stats: steps=%lu calls=%lu ok=%lu errors=%lu wrs=%lu cqes=%lu error-cqes=%lu "
 	    "flushed=%lu late-cqes=%lu events=%lu children=%lu peer-qps=%lu peer-ok=%lu "
 	    "uc-qps=%lu uc-recv=%lu rereg-ok=%lu mw-bound=%lu mw-refused=%lu mr-busy=%lu "
-	    "known-ok=%lu", st.steps, st.calls, st.ok, st.err, st.wrs, st.cqes, st.cqe_err,
-	    st.flush, st.dead_cqes, st.events, st.children, st.peer_qps, st.peer_ok,
-	    st.uc_qps, st.uc_recv, st.rereg_ok, st.mw_bound, st.mw_refused, st.mr_busy,
-	    st.known_ok);
+	    "mmap-ok=%lu known-ok=%lu", st.steps, st.calls, st.ok, st.err, st.wrs, st.cqes,
+	    st.cqe_err, st.flush, st.dead_cqes, st.events, st.children, st.peer_qps,
+	    st.peer_ok, st.uc_qps, st.uc_recv, st.rereg_ok, st.mw_bound, st.mw_refused,
+	    st.mr_busy, st.mmap_ok, st.known_ok);
 	if (nfail) {
 		out("FAIL: %d failure(s), seed %" PRIu64 ", first: %s", nfail, o.seed, first_fail);
 		return 1;
