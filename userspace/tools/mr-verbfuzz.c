@@ -518,6 +518,7 @@ struct rec {
 	uint8_t skipped;	/* an order violation passed it over */
 	uint8_t mwp1;		/* a bind or LOCAL_INV of window mwp1 - 1 */
 	uint8_t must_fail;	/* MR-MW-3, MR-MW-5: may not complete successfully */
+	uint8_t mw_mr;		/* a bind's MR */
 	uint32_t mw_gen;
 	uint32_t gen;
 	uint32_t qpn;
@@ -1520,7 +1521,7 @@ static void mr_dereg(int ci, int m)
 static void op_mr_rereg(int ci)
 {
 	struct ctx *c = &C[ci];
-	int m = pick_mr(c, -1), flags, p, access, kind, must_fail = 0, ret, bound;
+	int m = pick_mr(c, -1), flags, p, access, kind, must_fail = 0, ret, bound, i;
 	const char *what = "the same range";
 	uint32_t old_lkey, old_rkey;
 	uint8_t *addr = NULL;
@@ -1617,6 +1618,14 @@ static void op_mr_rereg(int ci)
 	if (ret)
 		return;		/* the MR is as it was */
 	st.rereg_ok++;
+	/*
+	 * A bind of this MR still queued executes against its new PD and
+	 * rights: what it expected at posting no longer holds.
+	 */
+	for (i = 0; i < NREC; i++)
+		if (recs[i].state == R_LIVE && recs[i].mwp1 && recs[i].ctx == ci &&
+		    recs[i].opcode == IBV_WR_BIND_MW && recs[i].mw_mr == m)
+			recs[i].must_fail = 0;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		if (r->mr->lkey == old_lkey || r->mr->rkey == old_rkey)
 			fail("ibv_rereg_mr of MR %d to a new range kept its keys (lkey 0x%x, "
@@ -3422,6 +3431,7 @@ static void op_mw_bind(int ci)
 	if (ret)
 		return;
 	mw_posted(c, w, ri, bad);
+	recs[ri].mw_mr = (uint8_t)m;
 	o->rkey = rkey;
 	o->mr = m;
 	o->mr_gen = r->gen;
