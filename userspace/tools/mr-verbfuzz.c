@@ -898,7 +898,7 @@ static enum ibv_wc_opcode wc_opcode_of(int wr_op)
 	}
 }
 
-static void ctl_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void peer_advertise(uint64_t addr, uint64_t len, uint32_t rkey, int access);
 
 /* The completion of a bind or LOCAL_INV the fuzzer posted for a window. */
 static void mw_wr_done(int ci, const struct rec *r, enum ibv_wc_status status)
@@ -922,9 +922,8 @@ static void mw_wr_done(int ci, const struct rec *r, enum ibv_wc_status status)
 	/* Another bind or LOCAL_INV still outstanding: it may run after this one. */
 	if (o->type == IBV_MW_TYPE_1 && !o->out)
 		o->state = o->len ? MW_BOUND : MW_UNBOUND;
-	if (ci == 0 && o->len && (o->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-					       IBV_ACCESS_REMOTE_ATOMIC)))
-		ctl_send("M %" PRIu64 " %" PRIu64 " %u", o->addr, o->len, o->rkey);
+	if (ci == 0 && o->len)
+		peer_advertise(o->addr, o->len, o->rkey, o->access);
 }
 
 /* The WR opcodes a QP type carries (MR-VERBS-2, MR-UC-1). */
@@ -2569,6 +2568,12 @@ struct peer_mr {
 static struct peer_mr peer_mrs[NPEER_MR];
 static int npeer_mrs;
 
+/* One of the peer's advertised targets (npeer_mrs > 0). */
+static const struct peer_mr *peer_mr_pick(void)
+{
+	return &peer_mrs[rn((uint32_t)(npeer_mrs < NPEER_MR ? npeer_mrs : NPEER_MR))];
+}
+
 static void gen_remote(struct oqp *x, uint64_t len, int atomic, uint64_t *raddr,
 		       uint32_t *rkey)
 {
@@ -2577,8 +2582,7 @@ static void gen_remote(struct oqp *x, uint64_t len, int atomic, uint64_t *raddr,
 	int c, m = -1;
 
 	if (x->conn == CONN_PEER && npeer_mrs && chance(90)) {
-		const struct peer_mr *p = &peer_mrs[rn((uint32_t)(npeer_mrs < NPEER_MR ?
-							     npeer_mrs : NPEER_MR))];
+		const struct peer_mr *p = peer_mr_pick();
 
 		base = p->iova;
 		rlen = p->len;
@@ -2698,7 +2702,7 @@ static uint32_t inv_key(struct ctx *c, const struct oqp *x)
 	int w;
 
 	if (x->conn == CONN_PEER && npeer_mrs && chance(60))
-		return peer_mrs[rn((uint32_t)(npeer_mrs < NPEER_MR ? npeer_mrs : NPEER_MR))].rkey;
+		return peer_mr_pick()->rkey;
 	if (x->conn == CONN_LOOP && chance(60)) {
 		PICK_LIVE(NMW, c->mw[i_].mw != NULL, w);
 		if (w >= 0)
@@ -3010,12 +3014,18 @@ static int hex_gid(const char *s, union ibv_gid *g)
 	return 0;
 }
 
+/* A region or window of ctx 0 the peer may target, if it grants remote access. */
+static void peer_advertise(uint64_t addr, uint64_t len, uint32_t rkey, int access)
+{
+	if (!peer_ready || !(access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				       IBV_ACCESS_REMOTE_ATOMIC)))
+		return;
+	ctl_send("M %" PRIu64 " %" PRIu64 " %u", addr, len, rkey);
+}
+
 static void peer_advertise_mr(const struct omr *m)
 {
-	if (!peer_ready || !(m->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-					  IBV_ACCESS_REMOTE_ATOMIC)))
-		return;
-	ctl_send("M %" PRIu64 " %" PRIu64 " %u", m->iova, m->len, m->mr->rkey);
+	peer_advertise(m->iova, m->len, m->mr->rkey, m->access);
 }
 
 /* The peer asks for a QP of type t connected to its QP rqpn (PSN rpsn). */
@@ -4832,19 +4842,7 @@ static int watchdog_selftest(void)
 		w.num_sge = 0;
 		if (ibv_post_send(C[0].qp[qa].qp, &w, &bad))
 			die2("watchdog self-test: post: %s", strerror(errno));
-		r->kind = K_SEND;
-		r->ctx = 0;
-		r->slot = (uint8_t)qa;
-		r->cq = (uint8_t)C[0].qp[qa].scq;
-		r->gen = C[0].qp[qa].gen;
-		r->qpn = C[0].qp[qa].qpn;
-		r->opcode = IBV_WR_SEND;
-		r->signaled = 1;
-		r->t_post = now_ms();
-		r->state = R_LIVE;
-		n_live++;
-		fifo_push(&C[0].qp[qa].sq, ri);
-		C[0].qp[qa].sq_out++;
+		send_rec(0, qa, ri, IBV_WR_SEND, 1, 1);
 	}
 	out("watchdog self-test: a SEND that can never complete (rnr_retry 7, timeout 0, "
 	    "no receive WR), watchdog %d s", o.watchdog);
