@@ -223,9 +223,36 @@ u8 mr_path_pick_other(struct mr_path_table *pt, u8 avoid)
 	return i >= 0 ? (u8)i : mr_path_pick(pt);
 }
 
+/*
+ * MR-MP-33: after an RTO the window is one packet, and its answer
+ * restarts the ACK clock (MR-LOSS-15).  A path picked by weight lands
+ * on a broken route as often as the route's share, whether the route
+ * fails forward or in reverse (where cumulative ACKs on other paths keep
+ * crediting it, MR-MP-19), and every miss doubles the RTO.  The path
+ * answered last had both its routes working then.  Linear in the paths,
+ * once per expiry.
+ */
+u8 mr_path_pick_answered(struct mr_path_table *pt, u8 avoid)
+{
+	int i, best = -1;
+
+	for (i = 0; i < pt->n; i++) {
+		const struct mr_path *p = &pt->path[i];
+
+		if (i == avoid || p->state == MR_PATH_DEAD ||
+		    !p->last_answer_ns)
+			continue;
+		if (best < 0 ||
+		    p->last_answer_ns > pt->path[best].last_answer_ns)
+			best = i;
+	}
+	return best >= 0 ? (u8)best : mr_path_pick_other(pt, avoid);
+}
+
 static void reroll(struct mr_path_table *pt, struct mr_path *p, u64 now)
 {
 	p->entropy = new_entropy(pt);
+	p->last_answer_ns = 0;
 	p->ecn_frac = 0;
 	p->srtt_ns = 0;
 	p->bad_rounds = 0;
@@ -370,6 +397,7 @@ void mr_path_on_ack(struct mr_path_table *pt, u8 idx, u32 ce, u32 pkts,
 		return;
 	p = &pt->path[idx];
 	round_check(pt, p, now_ns);
+	p->last_answer_ns = now_ns;
 	p->r_pkts += pkts;
 	p->r_ce += MR_MIN(ce, pkts);
 	/*
@@ -386,6 +414,12 @@ void mr_path_on_ack(struct mr_path_table *pt, u8 idx, u32 ce, u32 pkts,
 			p->srtt_ns = p->srtt_ns - (p->srtt_ns >> 3) +
 				     (rtt_ns >> 3);
 	}
+}
+
+void mr_path_on_answer(struct mr_path_table *pt, u8 idx, u64 now_ns)
+{
+	if (idx < pt->n)
+		pt->path[idx].last_answer_ns = now_ns;
 }
 
 void mr_path_on_loss(struct mr_path_table *pt, u8 idx, u32 n, u64 now_ns)

@@ -59,6 +59,11 @@ struct mr_path_params {
 
 struct mr_path {
 	u64 last_delivery_ns;
+	/*
+	 * the latest ACK, NACK or response that echoed the path (MR-HDR-6)
+	 * since its last re-roll, 0 if none (MR-MP-33)
+	 */
+	u64 last_answer_ns;
 	u64 pending_since_ns;	/* first send after the last delivery */
 	bool pending;
 	bool quiet;		/* pending, nothing in flight since quiet_since_ns */
@@ -125,6 +130,13 @@ int mr_path_init(struct mr_path_table *pt, const struct mr_path_params *p,
 u8 mr_path_pick(struct mr_path_table *pt);
 /* Pick a usable path other than @avoid if there is one (retransmits). */
 u8 mr_path_pick_other(struct mr_path_table *pt, u8 avoid);
+/*
+ * Pick, for a retransmission in an RTO episode (MR-MP-33), the usable
+ * path other than @avoid whose current entropy was answered most
+ * recently (both its routes worked then); mr_path_pick_other() if no
+ * such path has been answered since its last re-roll.
+ */
+u8 mr_path_pick_answered(struct mr_path_table *pt, u8 avoid);
 
 static inline u16 mr_path_entropy(const struct mr_path_table *pt, u8 idx)
 {
@@ -167,6 +179,8 @@ void mr_path_on_delivery(struct mr_path_table *pt, u8 idx, u32 n,
  */
 void mr_path_on_ack(struct mr_path_table *pt, u8 idx, u32 ce, u32 pkts,
 		    u64 rtt_ns, u64 now_ns);
+/* A READ_RESP or ATOMIC_RESP echoing path @idx arrived (MR-MP-33). */
+void mr_path_on_answer(struct mr_path_table *pt, u8 idx, u64 now_ns);
 /* @n packets last sent on @idx were declared lost. */
 void mr_path_on_loss(struct mr_path_table *pt, u8 idx, u32 n, u64 now_ns);
 /* A trimmed NACK for a packet sent on @idx. */

@@ -365,7 +365,10 @@ static int mr_send_retx(struct mr_requester *r, u32 head, u64 now,
 			mr_txsb_on_retx(&r->snd.sb, psn, ent->path, now);
 			continue;
 		}
-		path = mr_path_pick_other(&r->snd.pt, ent->path);
+		/* in an RTO episode, the path answered last (MR-MP-33) */
+		path = r->snd.sb.backoff ?
+		       mr_path_pick_answered(&r->snd.pt, ent->path) :
+		       mr_path_pick_other(&r->snd.pt, ent->path);
 		slot = psn & MR_TXSB_WIN_MASK;
 		/*
 		 * A lost READ_REQ/atomic goes out again exactly as sent: the
@@ -910,6 +913,7 @@ static void mr_on_response(struct mr_requester *r, u32 head,
 		r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, w);
 		return;
 	}
+	mr_path_on_answer(&r->snd.pt, p->path, now);
 	/*
 	 * New response data is progress (MR-RETRY-2) even while the request
 	 * PSNs wait for their ACK behind queued responses: it resets the

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Host tests: multipath path table (kernel/proto/path.c): entropy
- * allocation (MR-MP-2), WRR spraying (MR-MP-4, MR-MP-5), rounds and
+ * allocation (MR-MP-2), WRR spraying (MR-MP-4, MR-MP-5), the path
+ * answered last for a retransmission in an RTO episode (MR-MP-33), rounds and
  * PLB-style re-rolls on ECN / loss / trims (MR-MP-6, MR-MP-7) and on RTO
  * (MR-MP-23), exploration (MR-MP-32),
  * dead-path detection (MR-MP-8), probing and revival (MR-MP-9, MR-MP-11)
@@ -124,6 +125,55 @@ static void test_wrr_spraying(void **state)
 	assert_int_equal(cnt[0], 400);
 	assert_int_equal(cnt[1], 200);
 	assert_int_equal(cnt[2], 300);
+}
+
+/*
+ * MR-MP-33: in an RTO episode a retransmission goes on the usable path
+ * answered last (an ACK, NACK or response echoing it), not on the path
+ * its lost copy used, not on a DEAD one, not on one re-rolled since its
+ * answer; with no such path, as MR-MP-5 picks (pick_other).
+ */
+static void test_pick_answered(void **state)
+{
+	u64 t = 1000 * US;
+	int i;
+
+	(void)state;
+	setup(8, false);
+	/* nothing answered yet: pick_other's choice, never the lost path */
+	for (i = 0; i < 50; i++)
+		assert_int_not_equal(mr_path_pick_answered(&pt, 3), 3);
+	mr_path_on_ack(&pt, 5, 0, 1, 0, t);
+	mr_path_on_answer(&pt, 2, t + 10 * US);	/* a READ_RESP */
+	mr_path_on_ack(&pt, 6, 0, 0, 0, t + 5 * US);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(mr_path_pick_answered(&pt, 3), 2);
+	/* not on the path its lost copy used */
+	assert_int_equal(mr_path_pick_answered(&pt, 2), 6);
+	/* a DEAD path is not usable */
+	pt.path[6].state = MR_PATH_DEAD;
+	assert_int_equal(mr_path_pick_answered(&pt, 2), 5);
+	/* a re-roll forgets the answer: the route it proved is gone */
+	assert_true(mr_path_reroll(&pt, 5, t + 20 * US));
+	assert_int_equal(pt.path[5].last_answer_ns, 0);
+	for (i = 0; i < 50; i++) {
+		u8 p = mr_path_pick_answered(&pt, 2);
+
+		assert_int_not_equal(p, 2);
+		assert_int_not_equal(p, 6);
+	}
+	/* an RTO re-rolls the paths in flight (MR-MP-23): 2 loses it too */
+	mr_path_on_ack(&pt, 4, 0, 1, 0, t + 30 * US);
+	mr_path_on_rto(&pt, 1ULL << 4, 0, t + 40 * US);
+	assert_int_equal(pt.path[4].last_answer_ns, 0);
+	assert_int_equal(mr_path_pick_answered(&pt, 0), 2);
+	/* an index outside the table is ignored */
+	mr_path_on_answer(&pt, 8, t);
+	mr_path_on_answer(&pt, 63, t);
+	/* single-path mode: path 0 */
+	setup(1, true);
+	mr_path_on_ack(&pt, 0, 0, 1, 0, t);
+	assert_int_equal(mr_path_pick_answered(&pt, 0), 0);
 }
 
 /* One round on @idx: @n delivered packets with @ce CE marks, @lost lost. */
@@ -881,6 +931,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_entropy),
 		cmocka_unit_test(test_wrr_spraying),
+		cmocka_unit_test(test_pick_answered),
 		cmocka_unit_test(test_reroll_on_ecn),
 		cmocka_unit_test(test_reroll_hot_path),
 		cmocka_unit_test(test_explore),
