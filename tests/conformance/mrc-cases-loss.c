@@ -3,7 +3,7 @@
  * mr-conform cases with the DUT as requester under loss: the tester, its
  * responder, withholds ACKs, SACKs selectively and sends NACKs, and checks
  * when and what the DUT retransmits (LOSS, RETRY) and how its window and
- * paths react (CC-11, MP-23).
+ * paths react (CC-11, MP-23, MP-33).
  *
  * Times are taken from the DUT's own MBH timestamps (microseconds of its
  * clock at transmission, MR-HDR-9) wherever a gap between two of its
@@ -13,6 +13,7 @@
  * min_rto 5 ms, max_rto 1 s), as conformance.rst states.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "mr-conform.h"
 
@@ -220,6 +221,85 @@ static void c_rto_backoff(struct tctx *t)
 	ack_copy(&q, 4, 1, &x);
 	EXPECT(t, cqe_wait(&q, e, 1, WAIT_RESP) == 1 && e[0].status == IBV_WC_SUCCESS,
 	       "no successful completion after the ACK of all");
+out:
+	tqp_close(&q);
+}
+
+/* In an RTO episode the retransmission goes on the path answered last
+ * (MR-MP-33): a 4-packet WRITE, each packet ACKed on its own 2 ms
+ * apart echoing its path, then a 1-packet WRITE left unanswered.  Its
+ * retransmission must use the path of the latest of those ACKs that is
+ * not the lost copy's own, with the entropy that path had then (no
+ * re-roll: it had nothing in flight at the expiry, MR-MP-23). */
+static void c_rto_answered_path(struct tctx *t)
+{
+	struct tqp q;
+	struct copy c[MAXCOPY], y, r;
+	int lastport[MR_MAX_PATHS];
+	unsigned int n = 0, k, setup_retx = 0;
+	int want = -1;
+	bool got = false;
+	struct cqe e[2];
+
+	memset(lastport, -1, sizeof(lastport));
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	if (!write4(t, &q, 931, c, &n))
+		goto out;
+	for (k = 0; k < n; k++)
+		if (c[k].path < MR_MAX_PATHS)
+			lastport[c[k].path] = c[k].sport;
+	/* the ACKs of PSNs +0..+3 in order, each echoing its first copy */
+	for (uint32_t d = 0; d < 4; d++) {
+		for (k = 0; k < n && (c[k].d != d || (c[k].flags & MR_F_RETX)); k++)
+			;
+		REQUIRE(t, k < n, "no first copy of PSN +%u", d);
+		ack_copy(&q, d + 1, d == 3, &c[k]);
+		usleep(2000);
+	}
+	REQUIRE(t, cqe_wait(&q, e, 1, WAIT_RESP) == 1 && e[0].status == IBV_WC_SUCCESS,
+		"no successful completion of the 4-packet WRITE");
+	if (!post_write(t, &q, 932, PMTU))
+		goto out;
+	/* Copies of PSNs +0..+3 before it are an RTO of the setup (the
+	 * ACKs late): their paths were re-rolled, and an entropy the tester
+	 * did not see may have been answered since; then only the path is
+	 * judged. */
+	for (;;) {
+		REQUIRE(t, copy_take(t, &q, MR_OP_WRITE, WAIT_RESP, &y),
+			"no first copy of the 1-packet WRITE");
+		if (y.d == 4)
+			break;
+		setup_retx++;
+	}
+	REQUIRE(t, !(y.flags & MR_F_RETX), "the 1-packet WRITE's first copy is flagged a retransmission");
+	/* the path answered last, other than the lost copy's */
+	for (int d = 3; d >= 0 && want < 0; d--)
+		for (k = 0; k < n; k++)
+			if (c[k].d == (uint32_t)d && !(c[k].flags & MR_F_RETX) &&
+			    c[k].path != y.path && c[k].path < MR_MAX_PATHS) {
+				want = c[k].path;
+				break;
+			}
+	REQUIRE(t, want >= 0,
+		"the DUT sent its 5 packets on path %u alone: MR-MP-33 needs a sender with more than one path (a Multipath DUT, MR-CONF-1)",
+		y.path);
+	while (copy_take(t, &q, MR_OP_WRITE, 2.0 * O.slow, &r))
+		if (r.d == 4) {
+			got = true;
+			break;
+		}
+	REQUIRE(t, got, "no retransmission of the unanswered packet within 2 s (MR-LOSS-8)");
+	diag("lost copy on path %u; ACKs echoed paths, the last other %d; retransmission on path %u port %u",
+	     y.path, want, r.path, r.sport);
+	if (setup_retx)
+		diag("%u retransmissions during the setup: the path alone is judged", setup_retx);
+	EXPECT(t, r.path == want && (setup_retx || r.sport == lastport[want]),
+	       "the RTO's retransmission went on path %u port %u, not on path %d (port %d), the one answered last (MR-MP-33)",
+	       r.path, r.sport, want, lastport[want]);
+	ack_copy(&q, 5, 2, &r);
+	EXPECT(t, cqe_wait(&q, e, 1, WAIT_RESP) == 1 && e[0].status == IBV_WC_SUCCESS,
+	       "no successful completion after the ACK of the retransmission");
 out:
 	tqp_close(&q);
 }
@@ -621,6 +701,7 @@ const struct tcase cases_loss[] = {
 	{ "LOSS", "rto_backoff_reset",
 	  "MR-LOSS-1, MR-LOSS-6..9, MR-LOSS-13, MR-CC-3, MR-CC-11, MR-RETRY-3, MR-HDR-9, MR-ICRC-6, MR-MP-16, MR-MP-23",
 	  c_rto_backoff, NULL },
+	{ "MP", "rto_answered_path", "MR-MP-33, MR-MP-23, MR-LOSS-8", c_rto_answered_path, NULL },
 	{ "LOSS", "sack_selective_resend", "MR-LOSS-2, MR-LOSS-8", c_sack_selective, NULL },
 	{ "LOSS", "nack_trimmed_at_once", "MR-LOSS-10", c_nack_trimmed, NULL },
 	{ "RETRY", "retry_cnt_exhausted", "MR-RETRY-1, MR-RETRY-3, MR-RETRY-9, MR-LOSS-6",

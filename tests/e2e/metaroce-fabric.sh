@@ -34,7 +34,10 @@
 #              not active at least once. Every death is logged.
 #   reverse    the same with lb -> s2 black-holed: ACKs and READ responses
 #              for mr_ha's requests (a path losing only ACKs need not die:
-#              cumulative ACKs on other paths credit it, MR-MP-26), and
+#              cumulative ACKs on other paths credit it, MR-MP-26; the
+#              answers lost with nothing after them are found by the RTO,
+#              whose retransmission goes on the path answered last,
+#              MR-MP-33), and
 #              mr_hb's requests' data, whose paths into the hole must die
 #              within the bound
 #   slow       2 x 24 s: spine 3 at a quarter of $FAB_RATE: s3's byte
