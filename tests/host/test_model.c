@@ -1947,6 +1947,17 @@ static void spines_cfg(struct model_cfg *c, u32 spines, u64 slow_gap_ns,
 }
 
 /*
+ * Four spines, the default number of paths and seed number @k of a
+ * scenario that runs several: the fabric scenarios' tests.
+ */
+static void spines_seed_cfg(struct model_cfg *c, u64 k, const char *name)
+{
+	spines_cfg(c, 4, 0, name);
+	c->seed = MODEL_BASE_SEED ^ (k * 0x9E3779B97F4A7C15ULL);
+	c->n_paths = MR_PATH_DEFAULT;
+}
+
+/*
  * Percent the busiest or idlest of the four spines is off their mean,
  * rounded up: at most P exactly when every spine is within P% of it.
  */
@@ -2024,9 +2035,7 @@ static void test_model_spines_default_paths(void **state)
 
 	(void)state;
 	for (k = 1; k <= 20; k++) {
-		spines_cfg(&c, 4, 0, "spines-default-paths");
-		c.seed = MODEL_BASE_SEED ^ ((u64)k * 0x9E3779B97F4A7C15ULL);
-		c.n_paths = MR_PATH_DEFAULT;
+		spines_seed_cfg(&c, k, "spines-default-paths");
 		run_cfg(&c);
 		spread = spine_spread();
 		printf("model[%s]: seed %u: worst spine %u%% off the mean\n",
@@ -2056,9 +2065,7 @@ static u32 run_spine_heal(u64 seed_k, bool explore)
 	u64 sum = 0;
 	u32 i, pct;
 
-	spines_cfg(&c, 4, 0, explore ? "spine-heal" : "spine-heal-no-explore");
-	c.seed = MODEL_BASE_SEED ^ (seed_k * 0x9E3779B97F4A7C15ULL);
-	c.n_paths = MR_PATH_DEFAULT;
+	spines_seed_cfg(&c, seed_k, explore ? "spine-heal" : "spine-heal-no-explore");
 	c.n_msgs = 6000;
 	c.hole_spine = 2;
 	c.dead_from = 500 * MS;
@@ -2128,9 +2135,7 @@ static void test_model_three_spines_dead(void **state)
 
 	(void)state;
 	for (k = 1; k <= 8; k++) {
-		spines_cfg(&c, 4, 0, "three-spines-dead-ref");
-		c.seed = MODEL_BASE_SEED ^ (k * 0x9E3779B97F4A7C15ULL);
-		c.n_paths = MR_PATH_DEFAULT;
+		spines_seed_cfg(&c, k, "three-spines-dead-ref");
 		c.n_msgs = 6000;
 		run_cfg(&c);
 		t0 = g_model->now;
@@ -2176,9 +2181,7 @@ static void test_model_reverse_spine_hole(void **state)
 
 	(void)state;
 	for (k = 1; k <= 8; k++) {
-		spines_cfg(&c, 4, 0, "reverse-spine-hole-ref");
-		c.seed = MODEL_BASE_SEED ^ (k * 0x9E3779B97F4A7C15ULL);
-		c.n_paths = MR_PATH_DEFAULT;
+		spines_seed_cfg(&c, k, "reverse-spine-hole-ref");
 		c.n_msgs = 3000;
 		c.all_ops = true;
 		c.burst_msgs = 16;
