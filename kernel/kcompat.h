@@ -69,6 +69,17 @@ static inline unsigned int netif_get_flags(const struct net_device *dev)
 }
 #endif
 
+/*
+ * vm_flags became read-only for drivers; vm_flags_set() sets them under
+ * the VMA's write lock (pinned: 6.3).
+ */
+#if !MROCE_KERNEL_AT_LEAST(6, 3)
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
 /* Pin user memory by virtual address: ib_umem_get() (bracketed). */
 static inline struct ib_umem *mroce_umem_get(struct ib_device *ibdev,
 					     unsigned long addr, size_t size,

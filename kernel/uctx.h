@@ -26,7 +26,7 @@ static inline struct mroce_ucontext *to_muctx(struct ib_ucontext *uc)
 	return container_of(uc, struct mroce_ucontext, ibuc);
 }
 
-/* One mmap()able ring: memory from vmalloc_user(), freed by mmap_free. */
+/* One mmap()able ring: vmalloc memory charged to the memcg, freed by mmap_free. */
 struct mroce_mmap_entry {
 	struct rdma_user_mmap_entry rentry;
 	void *buf;

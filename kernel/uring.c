@@ -94,7 +94,8 @@ int mroce_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rentry;
 	struct mroce_mmap_entry *e;
-	int err;
+	unsigned long off;
+	int err = 0;
 
 	/* Checks that the length is exactly the ring's. */
 	rentry = rdma_user_mmap_entry_get(uc, vma);
@@ -102,10 +103,18 @@ int mroce_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
 		return -EINVAL;
 	e = container_of(rentry, struct mroce_mmap_entry, rentry);
 	/*
+	 * Page by page: remap_vmalloc_range() takes only vmalloc_user()
+	 * memory, which is not charged to the process's memory cgroup.
 	 * The pages are referenced by the mapping: they outlive a vfree()
-	 * of the ring (mmap_free) until the process unmaps them.
+	 * of the ring (mmap_free) until the process unmaps them.  Work
+	 * bounded by the ring's size, which the verb that made it bounded.
 	 */
-	err = remap_vmalloc_range(vma, e->buf, 0);
+	for (off = 0; off < vma->vm_end - vma->vm_start && !err;
+	     off += PAGE_SIZE)
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page((u8 *)e->buf + off));
+	if (!err)
+		vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	rdma_user_mmap_entry_put(rentry);
 	return err;
 }
@@ -135,8 +144,13 @@ int mroce_uring_alloc(struct mroce_uring *r, struct ib_ucontext *uc,
 	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
-	/* Zeroed: both indices and every slot start at 0. */
-	e->buf = vmalloc_user(size);
+	/*
+	 * Zeroed: both indices and every slot start at 0.  Charged to the
+	 * memory cgroup of the process that asked, like every other object
+	 * a verb allocates for it: a ring is up to 64 Ki slots, and a
+	 * process may hold thousands of them.
+	 */
+	e->buf = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!e->buf) {
 		kfree(e);
 		return -ENOMEM;

@@ -20,7 +20,10 @@
 # in the QP, SRQ or CQ error with its asynchronous event; every wait is
 # bounded; the canary areas around the MR stay intact (no access outside
 # registered memory); the kernel log stays clean (checked here after each
-# mode and by the harness on the whole log). First the cases the verbs API
+# mode and by the harness on the whole log). The tool runs in a cgroup v2
+# group with the memory controller: its rings (16 CQs of half the largest
+# size) must raise the group's memory.current by 90% of their size, so a
+# cgroup's limit bounds what a process pins in rings (ring-charge). First the cases the verbs API
 # can express, posted through it, then every case through the rings.
 # rxe-verbs runs the verbs-mode cases over Soft-RoCE.
 . /mr/e2e/verbs.sh

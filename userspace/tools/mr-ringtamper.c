@@ -22,7 +22,10 @@
  *     event, and no WQE completes successfully;
  *   - every wait is bounded: no case hangs (per-case watchdog);
  *   - nothing outside the registered memory changed: the MR lies between
- *     two canary areas of the same allocation, checked after every case.
+ *     two canary areas of the same allocation, checked after every case;
+ *   - (ring-charge) the rings a process makes are charged to its memory
+ *     cgroup: CQs of half the largest size raise memory.current by at
+ *     least 90% of their mapped sizes, so the cgroup's limit bounds them.
  *
  * --mode verbs posts the cases that the verbs API can express (bad lkey,
  * ranges outside the MR, remote range outside the peer's MR) through
@@ -1165,6 +1168,95 @@ out:
 	return r;
 }
 
+/* ------------------------------------------------------------------ */
+/* Memory accounting                                                    */
+
+#define CHARGE_CQS	16
+
+/* memory.current of this process's cgroup (v2), or -1 if unreadable. */
+static long long memcg_current(void)
+{
+	char line[512], path[600];
+	long long v = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/cgroup", "r");
+	if (!f)
+		return -1;
+	path[0] = 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.current",
+				 line + 3);
+			break;
+		}
+	fclose(f);
+	if (!path[0])
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * A process that makes rings makes the kernel allocate up to 64 Ki slots
+ * each; they are charged to its memory cgroup like every other object a
+ * verb allocates, or its cgroup's limit would not bound them.  CHARGE_CQS
+ * CQs of half the largest size must raise memory.current by at least 90%
+ * of the rings' mapped sizes.
+ */
+static int case_charge(struct env *e, struct pair *p, int g)
+{
+	struct ibv_cq *cq[CHARGE_CQS];
+	struct ibv_device_attr da;
+	long long m0, m1;
+	size_t rings = 0;
+	int i, n = 0, r = 0;
+
+	(void)p;
+	(void)g;
+	if (ibv_query_device(e->ctx, &da))
+		return 2;
+	m0 = memcg_current();
+	if (m0 < 0) {
+		logmsg("FAIL: case %s: memory.current of this process's cgroup is "
+		       "not readable: the case needs cgroup v2 with the memory "
+		       "controller (metaroce-tamper runs the tool in one)", cur_case);
+		return 1;
+	}
+	for (i = 0; i < CHARGE_CQS; i++) {
+		cq[i] = ibv_create_cq(e->ctx, da.max_cqe / 2, NULL, NULL, 0);
+		if (!cq[i]) {
+			logmsg("FAIL: case %s: ibv_create_cq(%d): %s", cur_case,
+			       da.max_cqe / 2, strerror(errno));
+			r = 1;
+			break;
+		}
+		n++;
+		rings += to_mcq(cq[i])->ring.map_size;
+	}
+	m1 = memcg_current();
+	logmsg("case %s: %d CQs of %d CQEs, %zu bytes of rings; memory.current %lld -> %lld",
+	       cur_case, n, da.max_cqe / 2, rings, m0, m1);
+	if (!r && m1 - m0 < (long long)(rings / 10 * 9)) {
+		logmsg("FAIL: case %s: memory.current rose by %lld bytes for %zu "
+		       "bytes of rings: they are not charged to the process's "
+		       "memory cgroup", cur_case, m1 - m0, rings);
+		r = 1;
+	}
+	for (i = 0; i < n; i++)
+		if (ibv_destroy_cq(cq[i])) {
+			logmsg("FAIL: case %s: ibv_destroy_cq", cur_case);
+			r = 1;
+		}
+	return r;
+}
+
 struct tcase {
 	const char *name;
 	int (*run)(struct env *, struct pair *, int);
@@ -1211,6 +1303,7 @@ static const struct tcase cases[] = {
 	{ "bind-zero-based", case_bind, B_ZERO_BASED, 0, 1, "BIND_MW with IBV_ACCESS_ZERO_BASED" },
 	{ "bind-sge", case_bind, B_SGE, 0, 1, "BIND_MW WQE carrying an SGE" },
 	{ "bind-good", case_bind, B_GOOD, 0, 1, "type 2 window: WRITE inside, past it, rereg its MR" },
+	{ "ring-charge", case_charge, 0, 0, 1, "rings charged to the process's memory cgroup" },
 };
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
 

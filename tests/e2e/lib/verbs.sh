@@ -474,13 +474,33 @@ vt_verify_all() {
 # cases, garbage written straight into the mmapped rings. Each case must end
 # in its error completion or error event, and the canaries around the MR
 # must be intact. ARGS go to the tool (rxe needs --any-local-error).
+# vt_memcg NAME: VT_MEMCG=/sys/fs/cgroup/NAME, a cgroup v2 group with the
+# memory controller (cgroup2 mounted first if the guest has not).
+vt_memcg() {
+	vm_cg=/sys/fs/cgroup
+	[ -f $vm_cg/cgroup.controllers ] || mount -t cgroup2 none $vm_cg ||
+		mr_fail "cannot mount cgroup2 on $vm_cg"
+	grep -qw memory $vm_cg/cgroup.controllers ||
+		mr_fail "the guest kernel's cgroup2 has no memory controller"
+	grep -qw memory $vm_cg/cgroup.subtree_control ||
+		echo +memory >$vm_cg/cgroup.subtree_control ||
+		mr_fail "cannot enable the memory controller"
+	mkdir -p "$vm_cg/$1" || mr_fail "cannot create cgroup $1"
+	[ -f "$vm_cg/$1/memory.current" ] || mr_fail "cgroup $1 has no memory.current"
+	VT_MEMCG=$vm_cg/$1
+}
+
 vt_tamper() {
 	vm_mode=$1
 	shift
 	command -v mr-ringtamper >/dev/null ||
 		mr_fail "mr-ringtamper is not in the guest (build userspace/tools first)"
+	# The ring mode's ring-charge case reads its own memory cgroup.
+	vt_memcg mr-tamper
 	vm_rc=0
-	timeout 400 mr-ringtamper -d "$VT_DEV" -g "$VT_GID" --mode "$vm_mode" "$@" \
+	# shellcheck disable=SC2016 # $$ and "$@" are the inner shell's
+	timeout 400 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$VT_MEMCG" \
+		mr-ringtamper -d "$VT_DEV" -g "$VT_GID" --mode "$vm_mode" "$@" \
 		>/tmp/tamper.out 2>&1 || vm_rc=$?
 	vt_show /tmp/tamper.out
 	[ $vm_rc -eq 0 ] || mr_fail "mr-ringtamper --mode $vm_mode on $VT_DEV: exit status $vm_rc"
