@@ -21,6 +21,15 @@ double now_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* The clock of /proc/uptime, which scripts read to line events up. */
+double uptime_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
 double elapsed_s(struct mrv *run)
 {
 	return now_s() - (run->s.t0.tv_sec + run->s.t0.tv_nsec / 1e9);

@@ -656,7 +656,7 @@ void do_phase(struct mrv *run, const struct phase *ph)
 {
 	static struct mdesc d[QDEPTH * MAX_QP];
 	bool requester = (ph->dir == 0) == run->s.server;
-	double t = now_s();
+	double t = now_s(), up = uptime_s();
 
 	if (op_atomic(ph->op))
 		atom_phase_init(run, ph, !requester);
@@ -678,4 +678,8 @@ void do_phase(struct mrv *run, const struct phase *ph)
 	vsay(run, "pass %u requester=%s %-9s size %-8" PRIu64 " x%-4u ok (%.2f s)",
 	     ph->pass, req_name(ph), op_name[ph->op], ph->size, ph->iters,
 	     now_s() - t);
+	if (run->o.phase_times)
+		say(run, "PHASE-TIME %.3f %.3f %s %s %" PRIu64 " %" PRIu64,
+		    up, uptime_s(), req_name(ph), op_name[ph->op], ph->size,
+		    op_atomic(ph->op) ? 0 : ph->iters * ph->size);
 }

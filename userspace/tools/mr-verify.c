@@ -100,6 +100,8 @@ static void usage(FILE *f)
 "      --connect-timeout S TCP accept/connect retry time (default 60)\n"
 "      --busy-poll         poll the CQs instead of waiting for events\n"
 "  -v, --verbose           one line per op and size\n"
+"      --phase-times       a line per phase: PHASE-TIME START END REQUESTER OP\n"
+"                          SIZE BYTES (START, END: seconds of /proc/uptime)\n"
 "      --corrupt-for-test  (testing the tool) flip one byte of the first\n"
 "                          message this side sources; the run must fail\n"
 "Exit status: 0 verified, 1 mismatch/error/timeout, 2 usage or set-up error.\n",
@@ -109,7 +111,7 @@ static void usage(FILE *f)
 enum {
 	OPT_OPS = 256, OPT_SEED, OPT_TIMEOUT, OPT_RETRY, OPT_RNR, OPT_EXPECT,
 	OPT_WATCHDOG, OPT_CONNTMO, OPT_CORRUPT, OPT_BUSY, OPT_MAXSIZE,
-	OPT_PHASEB, OPT_REUSE, OPT_REUSE_HOLD,
+	OPT_PHASEB, OPT_REUSE, OPT_REUSE_HOLD, OPT_PHASE_TIMES,
 };
 
 static const struct option long_opts[] = {
@@ -131,6 +133,7 @@ static const struct option long_opts[] = {
 	{ "phase-bytes", 1, NULL, OPT_PHASEB },
 	{ "reuse-after-error", 0, NULL, OPT_REUSE },
 	{ "reuse-hold", 0, NULL, OPT_REUSE_HOLD },
+	{ "phase-times", 0, NULL, OPT_PHASE_TIMES },
 	{ 0 },
 };
 
@@ -200,6 +203,7 @@ static void parse_args(struct mrv *run, int argc, char **argv)
 			break;
 		case OPT_REUSE: run->o.reuse = true; break;
 		case OPT_REUSE_HOLD: run->o.reuse_hold = true; break;
+		case OPT_PHASE_TIMES: run->o.phase_times = true; break;
 		default:
 			usage(stderr);
 			exit(2);

@@ -111,6 +111,7 @@ struct mrv_opts {
 	bool busy_poll;
 	bool reuse;		/* --reuse-after-error */
 	bool reuse_hold;	/* --reuse-hold: wait for SIGUSR1 first */
+	bool phase_times;	/* --phase-times: a PHASE-TIME line per phase */
 	const char *server;
 };
 
@@ -239,6 +240,7 @@ struct ctl {
 
 /* mr-verify-ctl.c: time, output, failures, the control channel */
 double now_s(void);
+double uptime_s(void);
 double elapsed_s(struct mrv *run);
 void say(struct mrv *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
