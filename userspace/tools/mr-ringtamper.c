@@ -1322,7 +1322,7 @@ static void usage(void)
 
 	fprintf(stderr,
 		"usage: %s -d DEV -g GID_INDEX [--mode ring|verbs] [--case NAME]... "
-		"[--wait MS] [--any-local-error] [--break-canary-for-test] [-v]\n"
+		"[--skip-case NAME]... [--wait MS] [--any-local-error] [--break-canary-for-test] [-v]\n"
 		"cases:\n", prog);
 	for (i = 0; i < NCASES; i++)
 		fprintf(stderr, "  %-24s %s%s\n", cases[i].name, cases[i].what,
@@ -1337,22 +1337,23 @@ int main(int argc, char **argv)
 		{ "gid", required_argument, NULL, 'g' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "case", required_argument, NULL, 'c' },
+		{ "skip-case", required_argument, NULL, 'S' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "any-local-error", no_argument, NULL, 'A' },
 		{ "break-canary-for-test", no_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *devname = NULL, *mode = NULL, *only[64];
+	const char *devname = NULL, *mode = NULL, *only[64], *skipped[64];
 	struct ibv_device **list;
 	struct ibv_port_attr pa;
 	struct env e;
-	int nonly = 0, i, j, c, pass = 0, fail = 0, skip = 0, flags;
+	int nonly = 0, nskip = 0, i, j, c, pass = 0, fail = 0, skip = 0, flags;
 	size_t total;
 
 	memset(&e, 0, sizeof(e));
 	e.gid_idx = -1;
-	while ((c = getopt_long(argc, argv, "d:g:m:c:w:vAB", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:g:m:c:S:w:vAB", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': devname = optarg; break;
 		case 'g': e.gid_idx = atoi(optarg); break;
@@ -1360,6 +1361,10 @@ int main(int argc, char **argv)
 		case 'c':
 			if (nonly < 64)
 				only[nonly++] = optarg;
+			break;
+		case 'S':
+			if (nskip < 64)
+				skipped[nskip++] = optarg;
 			break;
 		case 'w': wait_ms = atoi(optarg); break;
 		case 'v': verbose = 1; break;
@@ -1376,6 +1381,15 @@ int main(int argc, char **argv)
 				break;
 		if (i == NCASES) {
 			fprintf(stderr, "%s: unknown case %s\n", prog, only[j]);
+			usage();
+		}
+	}
+	for (j = 0; j < nskip; j++) {
+		for (i = 0; i < NCASES; i++)
+			if (!strcmp(skipped[j], cases[i].name))
+				break;
+		if (i == NCASES) {
+			fprintf(stderr, "%s: unknown case %s\n", prog, skipped[j]);
 			usage();
 		}
 	}
@@ -1452,6 +1466,13 @@ int main(int argc, char **argv)
 				continue;
 		}
 		cur_case = t->name;
+		for (j = 0; j < nskip && strcmp(skipped[j], t->name); j++)
+			;
+		if (j < nskip) {
+			logmsg("case %s: skipped (--skip-case)", t->name);
+			skip++;
+			continue;
+		}
 		if (t->ring_only && !e.ring) {
 			VLOG("case %s: skipped (ring mode only)", t->name);
 			skip++;
