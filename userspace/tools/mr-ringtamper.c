@@ -1330,6 +1330,22 @@ static void usage(void)
 	exit(2);
 }
 
+/* Every name in @names is a case's (--case, --skip-case), or usage. */
+static void names_check(const char *const *names, int n)
+{
+	int i, j;
+
+	for (j = 0; j < n; j++) {
+		for (i = 0; i < NCASES; i++)
+			if (!strcmp(names[j], cases[i].name))
+				break;
+		if (i == NCASES) {
+			fprintf(stderr, "%s: unknown case %s\n", prog, names[j]);
+			usage();
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1375,24 +1391,8 @@ int main(int argc, char **argv)
 	}
 	if (!devname || e.gid_idx < 0 || optind != argc || wait_ms <= 0)
 		usage();
-	for (j = 0; j < nonly; j++) {
-		for (i = 0; i < NCASES; i++)
-			if (!strcmp(only[j], cases[i].name))
-				break;
-		if (i == NCASES) {
-			fprintf(stderr, "%s: unknown case %s\n", prog, only[j]);
-			usage();
-		}
-	}
-	for (j = 0; j < nskip; j++) {
-		for (i = 0; i < NCASES; i++)
-			if (!strcmp(skipped[j], cases[i].name))
-				break;
-		if (i == NCASES) {
-			fprintf(stderr, "%s: unknown case %s\n", prog, skipped[j]);
-			usage();
-		}
-	}
+	names_check(only, nonly);
+	names_check(skipped, nskip);
 	if (!mode)
 		mode = is_metaroce(devname) ? "ring" : "verbs";
 	if (!strcmp(mode, "ring")) {
