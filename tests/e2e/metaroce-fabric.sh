@@ -526,9 +526,15 @@ fx_rto_loop() {
 fx_ia=$(rdma dev show mr_ha | cut -d: -f1)
 fx_ib=$(rdma dev show mr_hb | cut -d: -f1)
 
-# fx_list_qp: the RC QPs of $fx_dname as rdma -dd lists them.
+# fx_list_qp T0 FROM TO: the RC QPs of $fx_dname as rdma -dd lists them,
+# once a second from T0 + FROM to before T0 + TO (seconds of uptime).
 fx_list_qp() {
-	rdma -dd res show qp link "$fx_dname/1" 2>/dev/null | grep 'type RC'
+	fx_i=$2
+	while [ "$fx_i" -lt "$3" ]; do
+		fx_sleep_until "$1" "$fx_i"
+		rdma -dd res show qp link "$fx_dname/1" 2>/dev/null | grep 'type RC'
+		fx_i=$((fx_i + 1))
+	done
 }
 
 # fx_hole TAG DIR: spine 2 black-holed in direction DIR (fwd: la -> s2,
@@ -558,12 +564,7 @@ fx_hole() {
 	sleep "$(fx_s 2)"
 	fx_rto_loop &
 	fx_rl=$!
-	fx_i=2
-	while [ "$fx_i" -lt "$(fx_s 10)" ]; do
-		fx_sleep_until "$fx_t0v" "$fx_i"
-		fx_list_qp >/dev/null
-		fx_i=$((fx_i + 1))
-	done
+	fx_list_qp "$fx_t0v" 2 "$(fx_s 10)" >/dev/null
 	fx_sleep_until "$fx_t0v" "$(fx_s 10)"
 	# Read while paths revive, so in an order that cannot split a
 	# PROBE, its reply and the revival across the case's edges (each
@@ -578,13 +579,7 @@ fx_hole() {
 	fx_mark fx-on
 	fx_on=$(fx_now)
 	# its QP as an operator sees it, once a second
-	: >/tmp/fx.ptab
-	fx_i=1
-	while [ "$fx_i" -lt "$(fx_s 10)" ]; do
-		fx_sleep_until "$fx_on" "$fx_i"
-		fx_list_qp >>/tmp/fx.ptab
-		fx_i=$((fx_i + 1))
-	done
+	fx_list_qp "$fx_on" 1 "$(fx_s 10)" >/tmp/fx.ptab
 	fx_sleep_until "$fx_on" "$(fx_s 10)"
 	fx_drops=$(fab_drops 2 "$fx_dir")
 	fab_blackhole 2 "$fx_dir" off
