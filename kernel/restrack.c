@@ -228,28 +228,46 @@ static int mroce_res_hello(struct sk_buff *msg, struct mroce_qp *qp)
 /* Both halves of the QP; the caller opened the driver attribute nest. */
 static int mroce_res_qp(struct sk_buff *msg, struct mroce_qp *qp)
 {
+	const struct mr_receiver *rcv;
 	u32 cum_psn, msn;
-	int err = 0;
+	bool rd_busy;
+	char err[48];
+	int rc = 0;
 
 	spin_lock_bh(&qp->sq.lock);
 	if (rdma_nl_put_driver_u32(msg, "sq_head", qp->sq.head) ||
 	    rdma_nl_put_driver_u32(msg, "sq_tail", qp->sq.tail) ||
 	    rdma_nl_put_driver_u32(msg, "sq_running", qp->sq.running))
-		err = -EMSGSIZE;
+		rc = -EMSGSIZE;
 	else if (qp->req)
-		err = mroce_res_hello(msg, qp);
-	if (!err && qp->req && qp->req->inited)
-		err = mroce_res_req(msg, qp, mroce_now());
+		rc = mroce_res_hello(msg, qp);
+	if (!rc && qp->req && qp->req->inited)
+		rc = mroce_res_req(msg, qp, mroce_now());
 	spin_unlock_bh(&qp->sq.lock);
-	if (err || !qp->resp)
-		return err;
+	if (rc || !qp->resp)
+		return rc;
 
 	spin_lock_bh(&qp->resp_lock);
-	cum_psn = qp->resp->rcv.w.cum_psn;
-	msn = mr_rxmsg_completed_msn(&qp->resp->rcv.m);
+	rcv = &qp->resp->rcv;
+	cum_psn = rcv->w.cum_psn;
+	msn = mr_rxmsg_completed_msn(&rcv->m);
+	rd_busy = mr_rdresp_busy(&rcv->rd);
+	/*
+	 * The error point (MR-VERBS-24): its PSN and NACK reason, and
+	 * whether the NACK is sent, waits for READ responses (due) or for
+	 * cum_psn to reach it (pending).
+	 */
+	if (!rcv->err_valid)
+		strscpy(err, "none", sizeof(err));
+	else
+		snprintf(err, sizeof(err), "psn %u reason %u %s", rcv->err_psn,
+			 rcv->err_reason, rcv->err_sent ? "sent" :
+			 rcv->err_due ? "due" : "pending");
 	spin_unlock_bh(&qp->resp_lock);
 	if (rdma_nl_put_driver_u32(msg, "rx_cum_psn", cum_psn) ||
-	    rdma_nl_put_driver_u32(msg, "rx_completed_msn", msn))
+	    rdma_nl_put_driver_u32(msg, "rx_completed_msn", msn) ||
+	    rdma_nl_put_driver_u32(msg, "rx_read_busy", rd_busy) ||
+	    rdma_nl_put_driver_string(msg, "rx_error_point", err))
 		return -EMSGSIZE;
 	return 0;
 }
