@@ -554,6 +554,9 @@ int capture_open(int ifindex, const struct sock_fprog *fp)
 		die("socket(AF_PACKET): %s (needs CAP_NET_RAW)", strerror(errno));
 	if (setsockopt(c, SOL_SOCKET, SO_ATTACH_FILTER, fp, sizeof(*fp)))
 		die("SO_ATTACH_FILTER: %s", strerror(errno));
+	/* When each frame was captured (cap_lag_us). */
+	if (setsockopt(c, SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 }, sizeof(int)))
+		die("SO_TIMESTAMPNS: %s", strerror(errno));
 	if (bind(c, (struct sockaddr *)&ll, sizeof(ll)))
 		die("bind(AF_PACKET, ifindex %d): %s", ifindex, strerror(errno));
 	return c;
@@ -783,6 +786,8 @@ unsigned int ring_n;
 void (*cap_hook)(uint32_t src, uint32_t dst, uint16_t sport,
 		 const struct mr_pkt *p, const uint8_t *raw, uint32_t len);
 uint64_t cap_seen, cap_learned;
+/* How long before now the frame being handled was captured. */
+uint32_t cap_lag_us;
 
 static void cap_one(const uint8_t *f, uint32_t n, bool outgoing)
 {
@@ -841,20 +846,52 @@ static void cap_one(const uint8_t *f, uint32_t n, bool outgoing)
 		cap_hook(src, dst, sport, &p, u + 8, mlen);
 }
 
+/*
+ * The capture time of the frame @m received, as a lag behind now: the
+ * kernel stamps a frame when the capture gets it (CLOCK_REALTIME), which
+ * for the module's own packets is about when it sent them, however late
+ * this process reads them. 0 if the frame carries no stamp.
+ */
+static uint32_t cap_lag(struct msghdr *m)
+{
+	struct timespec now, ts;
+	struct cmsghdr *c;
+	int64_t d;
+
+	for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		clock_gettime(CLOCK_REALTIME, &now);
+		d = ((int64_t)now.tv_sec - ts.tv_sec) * 1000000 +
+		    (now.tv_nsec - ts.tv_nsec) / 1000;
+		return d < 0 ? 0 : d > 10000000 ? 10000000 : (uint32_t)d;
+	}
+	return 0;
+}
+
 void cap_drain(void)
 {
 	uint8_t f[4096];
+	union {
+		struct cmsghdr h;
+		uint8_t b[CMSG_SPACE(sizeof(struct timespec))];
+	} ctl_buf;
 
 	if (N.cap < 0)
 		return;
 	for (int i = 0; i < 512; i++) {
 		struct sockaddr_ll sll;
-		socklen_t sl = sizeof(sll);
-		ssize_t n = recvfrom(N.cap, f, sizeof(f), MSG_DONTWAIT,
-				     (struct sockaddr *)&sll, &sl);
+		struct iovec iov = { .iov_base = f, .iov_len = sizeof(f) };
+		struct msghdr m = { .msg_name = &sll, .msg_namelen = sizeof(sll),
+				    .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = ctl_buf.b,
+				    .msg_controllen = sizeof(ctl_buf.b) };
+		ssize_t n = recvmsg(N.cap, &m, MSG_DONTWAIT);
 
 		if (n <= 0)
 			break;
+		cap_lag_us = cap_lag(&m);
 		cap_one(f, (uint32_t)n, sll.sll_pkttype == PACKET_OUTGOING);
 	}
 }

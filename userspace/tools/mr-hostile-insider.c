@@ -96,6 +96,7 @@ static struct ins {
 	/* the victim's answers on the control channel */
 	uint64_t ping_seq;
 	double ping_sent, max_lat;
+	uint32_t cap_lag_max;	/* us: the own packets, capture to reading */
 	bool ping_out, lat_reported;
 	char vstate[16];
 	int vserr;
@@ -297,10 +298,11 @@ static void ins_check_aresp(const struct mr_pkt *p)
 /* The insider's own QP on the wire: its clock and its cum_psn. */
 static void ins_cap_own(const struct mr_pkt *p)
 {
-	uint32_t off = p->ts - mono_us();
+	uint32_t off = p->ts - (mono_us() - cap_lag_us);
 
 	/*
-	 * The module stamps a packet when it builds it; we see it later,
+	 * The module stamps a packet when it builds it and the capture a
+	 * little later (this process may read it much later: cap_lag_us),
 	 * so the largest offset seen is the closest (MR-WIN-6 allows the
 	 * raw packets to be a little late, never early).
 	 */
@@ -308,6 +310,8 @@ static void ins_cap_own(const struct mr_pkt *p)
 		ts_off = off;
 		I.kts_valid = true;
 	}
+	if (cap_lag_us > I.cap_lag_max)
+		I.cap_lag_max = cap_lag_us;
 	if ((p->opcode == MR_OP_ACK || p->opcode == MR_OP_NACK) &&
 	    (!I.have_kcum || mr_psn_after(p->akh.cum_psn, I.kcum))) {
 		I.kcum = p->akh.cum_psn;
@@ -787,7 +791,9 @@ static void ins_mbase(struct mbase *m)
 
 /* Keep sending the refused request @psn (a retransmission) until the
  * victim reacts: packets at or after an error point are dropped
- * (MR-VERBS-24), the repeated NACK answers them after the error (MR-REL-28). */
+ * (MR-VERBS-24), the repeated NACK answers them after the error (MR-REL-28).
+ * A request before it that the victim lacks is sent again too, as a
+ * requester would: the NACK waits for cum_psn to reach @psn. */
 static void ins_until_dead(uint32_t psn, double end)
 {
 	/*
@@ -808,8 +814,11 @@ static void ins_until_dead(uint32_t psn, double end)
 			if (end > cap)
 				end = cap;
 		}
-		if (!ins_dead())
-			ins_retransmit(psn);
+		if (ins_dead())
+			break;
+		if (mr_psn_before(ins_cum(), psn))
+			ins_retransmit(ins_cum());
+		ins_retransmit(psn);
 	}
 	/* ERR seen on the control channel first (the NACK lost?): ask again. */
 	for (int i = 0; i < 5 && !I.fatal_nack && !ctl_eof; i++) {
@@ -2292,6 +2301,7 @@ static void ins_step(unsigned int k, const struct istep *s)
 	memset(I.nacks, 0, sizeof(I.nacks));
 	I.rresp_pkts = I.rresp_bytes = I.rresp_unknown = I.aresp = I.aresp_retx = 0;
 	I.max_lat = 0;
+	I.cap_lag_max = 0;
 	I.ping_out = I.lat_reported = false;
 	snprintf(I.vstate, sizeof(I.vstate), "RTS");
 	I.vserr = -1;
@@ -2341,8 +2351,12 @@ static void ins_step(unsigned int k, const struct istep *s)
 		ins_drain(1.0);
 	/* Let late answers arrive, then ask the victim. */
 	ins_wait(0.2);
-	/* A KEEP step whose victim QP failed: its transport state, for the log. */
-	if (s->ex == KEEP && ins_ask_state(3) && !strcmp(I.vstate, "ERR")) {
+	/*
+	 * A KEEP step whose victim QP failed, a DIE step whose victim QP
+	 * did not: its transport state, for the log.
+	 */
+	if (s->ex != MAY && ins_ask_state(3) &&
+	    !strcmp(I.vstate, "ERR") == (s->ex == KEEP)) {
 		ctl_send("DIAG %u", k);
 		ctl_wait("DIAGED ", l, sizeof(l), 10);
 	}
@@ -2405,14 +2419,14 @@ static void ins_step(unsigned int k, const struct istep *s)
 	}
 	if (I.bad_reports)
 		ok = false;
-	say("HOSTILE-STEP %u %s%s%s expect=%s sent=%" PRIu64 "(resent %u) %.1fs psn=%#x cum=%#x victim=%s nacks=trim:%u,seq:%u,rnr:%u,acc:%u,inv:%u,op:%u fatal=%s@%#x/cum:%#x%s read_resp=%" PRIu64 "/%" PRIu64 "B(unmapped %" PRIu64 ") atomic_resp=%" PRIu64 "(retx %" PRIu64 ") send_wc=%u/%u(%s) recv_wc=%u/%u(%s) events=%s ctl_max=%.0fms victim_destroy=%.2fs -> %s",
+	say("HOSTILE-STEP %u %s%s%s expect=%s sent=%" PRIu64 "(resent %u) %.1fs psn=%#x cum=%#x victim=%s nacks=trim:%u,seq:%u,rnr:%u,acc:%u,inv:%u,op:%u fatal=%s@%#x/cum:%#x%s read_resp=%" PRIu64 "/%" PRIu64 "B(unmapped %" PRIu64 ") atomic_resp=%" PRIu64 "(retx %" PRIu64 ") send_wc=%u/%u(%s) recv_wc=%u/%u(%s) events=%s ctl_max=%.0fms cap_lag_max=%.0fms victim_destroy=%.2fs -> %s",
 	    k, s->cls, s->var ? "/" : "", s->var ? s->var : "", expect_name[s->ex],
 	    cstat[ci].pkts - sent0, I.retx, now_s() - t0, I.next_psn, ins_cum(), vst, I.nacks[1], I.nacks[2],
 	    I.nacks[3], I.nacks[4], I.nacks[5], I.nacks[6], nack_name[I.fatal_nack & 7],
 	    I.fatal_psn, I.fatal_cum, I.have_bad ? "" : "(no request refused)",
 	    I.rresp_pkts, I.rresp_bytes, I.rresp_unknown, I.aresp, I.aresp_retx, sok, serrn,
 	    wc_name(serr), rok, rerrn, wc_name(rerr), events, I.max_lat * 1000,
-	    vdestroy, ok ? "ok" : "VIOLATION");
+	    I.cap_lag_max / 1000.0, vdestroy, ok ? "ok" : "VIOLATION");
 	if (I.have_bad)
 		say("HOSTILE-STEP %u refused request at psn %#x", k, I.bad_psn);
 	ibv_destroy_qp(I.qp);

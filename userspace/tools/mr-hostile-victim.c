@@ -327,11 +327,6 @@ static void v_round(const char *l)
 	ctl_send("READY %u qpn=%x psn=%x", step, V.qp->qp_num, v0);
 }
 
-/*
- * The insider saw this step's QP fail where it must not: print its
- * transport state (rdma -dd res show qp, kernel/restrack.c) while the QP
- * still exists, for the log.
- */
 /* The device's pmtu_drops counter (MR-PLACE-9), -1 if it has none. */
 static long long v_pmtu_drops(void)
 {
@@ -350,15 +345,23 @@ static long long v_pmtu_drops(void)
 	return v;
 }
 
+/*
+ * The insider saw this step's QP end where it must not, or not end where
+ * it must: print its transport state (kernel/restrack.c) while the QP
+ * still exists, and the device's counters, for the log. The state comes
+ * with the listing only, not with "lqpn N" (admin guide).
+ */
 static void v_diag(unsigned int step)
 {
-	char cmd[160];
+	const char *dev = ibv_get_device_name(D.ctx->device);
+	char cmd[256];
 
 	if (V.qp && step == V.step) {
-		say("step %u: the QP's transport state (rdma -dd res show qp):", step);
+		say("step %u: the QP's transport state and the device's counters:", step);
 		fflush(stdout);
-		snprintf(cmd, sizeof(cmd), "rdma -dd res show qp link %s/%d lqpn %u 2>&1",
-			 ibv_get_device_name(D.ctx->device), O.ib_port, V.qp->qp_num);
+		snprintf(cmd, sizeof(cmd),
+			 "rdma -dd res show qp link %s/%d | grep 'lqpn %u ' && rdma statistic show link %s/%d",
+			 dev, O.ib_port, V.qp->qp_num, dev, O.ib_port);
 		if (system(cmd) != 0)
 			say("step %u: '%s' failed", step, cmd);
 		fflush(stdout);

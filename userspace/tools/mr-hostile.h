@@ -228,6 +228,8 @@ extern unsigned int ring_n;
 extern void (*cap_hook)(uint32_t src, uint32_t dst, uint16_t sport,
 			const struct mr_pkt *p, const uint8_t *raw, uint32_t len);
 extern uint64_t cap_seen, cap_learned;
+/* How long before now the frame cap_hook is handed was captured. */
+extern uint32_t cap_lag_us;
 void cap_drain(void);
 
 /* Control channel (TCP, one text line per message) */
