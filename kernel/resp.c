@@ -566,7 +566,7 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 
 	if (!resp)
 		return;
-	mroce_rx_ctx_init(&c, qp, p->path);
+	mroce_rx_ctx_init(&c, qp);
 	now = mroce_now();
 
 	spin_lock_bh(&qp->resp_lock);
@@ -601,7 +601,7 @@ enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t)
 	if (!qp->resp)
 		return HRTIMER_NORESTART;
 	spin_lock_bh(&qp->resp_lock);
-	mroce_rx_ctx_init(&c, qp, qp->resp->rcv.ack_path);
+	mroce_rx_ctx_init(&c, qp);
 	mr_receiver_on_timer(&qp->resp->rcv, mroce_now(), &c);
 	mroce_resp_unlock(qp, &c);
 	mroce_resp_xmit(qp);

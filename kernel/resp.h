@@ -25,16 +25,14 @@ struct mroce_rx_ctx {
 	bool srq_check;		/* SRQ WQEs were taken: check its limit */
 	bool fatal;		/* a user RQ/SRQ ring is corrupt */
 	bool rd_kick;		/* READ responses are queued */
-	u8 path;		/* path of the packet, echoed */
 };
 
 static inline void mroce_rx_ctx_init(struct mroce_rx_ctx *c,
-				     struct mroce_qp *qp, u8 path)
+				     struct mroce_qp *qp)
 {
 	memset(c, 0, sizeof(*c));
 	__skb_queue_head_init(&c->txq);
 	c->qp = qp;
-	c->path = path;
 }
 
 /* resp.c */

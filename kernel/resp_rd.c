@@ -28,21 +28,22 @@
 /* READ_RESPs per batch of resp_work, between rescheduling points. */
 #define MROCE_RD_WORK_BUDGET	64
 
+/* The ATOMIC_RESP on the requester's path @path (MR-MP-15). */
 static void mroce_resp_atomic_reply(struct mroce_qp *qp,
-				    struct mroce_rx_ctx *c, u32 msn, u32 psn,
-				    u64 orig, bool retx)
+				    struct mroce_rx_ctx *c, u8 path, u32 msn,
+				    u32 psn, u64 orig, bool retx)
 {
 	struct mr_pkt r;
 	struct sk_buff *skb;
 	u8 *payload;
 
-	mr_rdresp_atomic_pkt(msn, psn, c->path, orig, retx, &r);
+	mr_rdresp_atomic_pkt(msn, psn, path, orig, retx, &r);
 	r.dqpn = qp->attr.dest_qpn;
 	r.sqpn = qp->ibqp.qp_num;
 	r.ts = mroce_qp_ts(qp, mroce_now());
 	skb = mroce_pkt_new(qp, &r, &payload);
 	if (!IS_ERR(skb))
-		mroce_pkt_queue(&c->txq, skb, mroce_resp_entropy(qp, c->path),
+		mroce_pkt_queue(&c->txq, skb, mroce_resp_entropy(qp, path),
 				true);
 }
 
@@ -75,7 +76,8 @@ static u8 mroce_resp_atomic(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		return MR_NACK_REMOTE_ACCESS;
 
 	mr_rdresp_atomic_done(&qp->resp->rcv.rd, m, orig);
-	mroce_resp_atomic_reply(qp, c, m->msn, m->first_psn, orig, false);
+	mroce_resp_atomic_reply(qp, c, m->path, m->msn, m->first_psn, orig,
+				false);
 	return 0;
 }
 
@@ -101,7 +103,7 @@ u8 mroce_resp_rd_exec(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		return reason;
 	if (mr)
 		mroce_mr_put(mr);
-	if (mr_rdresp_read(&resp->rcv.rd, m, c->path))
+	if (mr_rdresp_read(&resp->rcv.rd, m, m->path))
 		mroce_count(qp->dev, MROCE_CNT_RESP_DROPS);
 	c->rd_kick = true;
 	return 0;
@@ -126,7 +128,8 @@ bool mroce_resp_rd_replay(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 		c->rd_kick = true;
 		return true;
 	case MR_REPLAY_ATOMIC:
-		mroce_resp_atomic_reply(qp, c, p->dxh.msn, p->psn, orig, true);
+		mroce_resp_atomic_reply(qp, c, p->path, p->dxh.msn, p->psn,
+					orig, true);
 		return true;
 	default:
 		mroce_count(qp->dev, p->opcode == MR_OP_READ_REQ ?
@@ -253,7 +256,7 @@ void mroce_resp_rd_run(struct mroce_qp *qp)
 	if (!qp->resp)
 		return;
 	gap = mroce_resp_rd_gap(qp, &slack);
-	mroce_rx_ctx_init(&c, qp, 0);
+	mroce_rx_ctx_init(&c, qp);
 	spin_lock_bh(&qp->resp_lock);
 	more = mroce_resp_rd_pass(qp, &c, MROCE_RD_SOFTIRQ_BUDGET, gap, slack);
 	if (more && !READ_ONCE(qp->stopping))
@@ -271,7 +274,7 @@ static void mroce_resp_work(struct work_struct *work)
 
 	do {
 		gap = mroce_resp_rd_gap(qp, &slack);
-		mroce_rx_ctx_init(&c, qp, 0);
+		mroce_rx_ctx_init(&c, qp);
 		spin_lock_bh(&qp->resp_lock);
 		more = !READ_ONCE(qp->stopping) &&
 		       mroce_resp_rd_pass(qp, &c, MROCE_RD_WORK_BUDGET, gap,

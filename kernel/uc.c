@@ -336,7 +336,7 @@ void mroce_uc_rcv(struct mroce_qp *qp, struct mr_pkt *p)
 	struct mroce_rx_ctx c;
 	enum ib_qp_state state;
 
-	mroce_rx_ctx_init(&c, qp, p->path);
+	mroce_rx_ctx_init(&c, qp);
 	spin_lock_bh(&qp->resp_lock);
 	state = READ_ONCE(qp->state);
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&

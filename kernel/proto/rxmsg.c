@@ -63,6 +63,7 @@ static void mr_rxmsg_fill(struct mr_rxmsg_info *e, const struct mr_pkt *p)
 	memset(e, 0, sizeof(*e));
 	e->msn = p->dxh.msn;
 	e->opcode = p->opcode;
+	e->path = p->path;
 	e->msg_len = p->dxh.msg_len;
 	e->ssn = p->dxh.ssn;
 	e->first_psn = p->psn;

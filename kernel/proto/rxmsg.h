@@ -56,6 +56,12 @@ struct mr_rxmsg_info {
 	u16	flags;		/* union of MBH flags of its packets */
 	u16	npkts;		/* distinct packets received (saturating) */
 	u8	opcode;
+	/*
+	 * MBH.path of its first packet received: a READ or atomic executes
+	 * when the messages before it complete, maybe on another path's
+	 * packet, and its responses echo its own path (MR-MP-15)
+	 */
+	u8	path;
 	u8	active;		/* slot in use */
 	u8	extra;		/* extra READ range: msn count unchanged */
 };

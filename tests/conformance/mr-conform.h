@@ -214,6 +214,10 @@ void tqp_close(struct tqp *q);
  * payload taken from @pl. */
 void req_fill(struct mr_pkt *p, const struct tqp *q, uint8_t op, uint32_t psn,
 	      uint16_t flags);
+/* A one-packet WRITE of @len bytes of @pl at MR 0 offset @moff, at the
+ * tester's next PSN, ACKREQ set; not sent. */
+void wr_fill(struct mr_pkt *p, const struct tqp *q, uint32_t moff, const uint8_t *pl,
+	     uint32_t len);
 /* The DUT QP's state name ("RTS", "ERR"), or "?" */
 const char *dut_qp_state(const struct tqp *q);
 

@@ -16,20 +16,6 @@
 
 #define TRIM_DSCP	6	/* trim_dscp's default (MR-TRIM-2) */
 
-/* A one-packet WRITE of @len bytes of @pl at MR 0 offset @moff, at the
- * tester's next PSN, ACKREQ set; not sent. */
-static void wr_fill(struct mr_pkt *p, const struct tqp *q, uint32_t moff,
-		    const uint8_t *pl, uint32_t len)
-{
-	req_fill(p, q, MR_OP_WRITE, q->psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
-	p->dxh.msn = q->msn;
-	p->dxh.msg_len = len;
-	p->rxh.va = DUT.addr0 + moff;
-	p->rxh.rkey = DUT.rkey0;
-	p->payload = pl;
-	p->payload_len = len;
-}
-
 /* @b was sent: no answer, nothing placed, counter @cnt (taken at @c0)
  * moved. */
 static void refused(struct tctx *t, const struct tqp *q, const char *what,

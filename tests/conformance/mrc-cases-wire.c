@@ -612,6 +612,103 @@ static void c_reverse_entropy(struct tctx *t)
 	tqp_close(&q);
 }
 
+/*
+ * A READ and an atomic that wait for an earlier message execute when its
+ * last packet arrives, on another path: their answers still go on their
+ * own request's path and its reverse entropy (MR-MP-15).  First a WRITE
+ * on the READ's path from the same tester port gives that entropy's ACK
+ * port.
+ */
+static void c_deferred_answer_path(struct tctx *t)
+{
+	struct tqp q;
+	struct mr_pkt p;
+	struct rxpkt r;
+	uint8_t pl[2 * PMTU], pr, pa, pw;
+	uint32_t psn0;
+	int ack_port = -1;
+	unsigned int got = 0;
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	/* three distinct paths: the READ's, the atomic's, the WRITE's */
+	pr = q.path;
+	pa = (uint8_t)((pr + 21) % MR_MAX_PATHS);
+	pw = (uint8_t)((pr + 42) % MR_MAX_PATHS);
+	mrc_pat_fill(pl, 23, 0, sizeof(pl));
+	wr_fill(&p, &q, 0, pl, 64);
+	p.path = pr;
+	tx_pkt(&p);
+	memcpy(mem0, pl, 64);
+	REQUIRE(t, rx_take(q.my_qpn, MR_OP_ACK, WAIT_RESP, &r), "no ACK of the first WRITE");
+	REQUIRE(t, r.p.path == pr, "ACK path %u, want the echo %u (MR-HDR-6, MR-MP-15)",
+		r.p.path, pr);
+	ack_port = r.sport;
+	q.psn = (q.psn + 1) & MR_PSN_MASK;
+	q.msn++;
+	/* msn +0: a 2-packet WRITE, its LAST held back; +1 READ; +2 FETCH_ADD */
+	psn0 = q.psn;
+	req_fill(&p, &q, MR_OP_WRITE, psn0, MR_F_FIRST);
+	p.path = pw;
+	p.dxh.msn = q.msn;
+	p.dxh.msg_len = sizeof(pl);
+	p.rxh.va = DUT.addr0 + 4096;
+	p.rxh.rkey = DUT.rkey0;
+	p.payload = pl;
+	p.payload_len = PMTU;
+	tx_pkt(&p);
+	req_fill(&p, &q, MR_OP_READ_REQ, psn0 + 2, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.path = pr;
+	p.dxh.msn = q.msn + 1;
+	p.dxh.msg_len = 100;
+	p.rxh.va = DUT.addr0 + 8192;
+	p.rxh.rkey = DUT.rkey0;
+	tx_pkt(&p);
+	req_fill(&p, &q, MR_OP_ATOMIC_FA, psn0 + 3, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p.path = pa;
+	p.dxh.msn = q.msn + 2;
+	p.dxh.msg_len = MR_ATOMIC_LEN;
+	p.axh.va = DUT.addr0 + 12288;
+	p.axh.rkey = DUT.rkey0;
+	p.axh.swap_add = 1;
+	tx_pkt(&p);
+	EXPECT(t, !rx_take(q.my_qpn, MR_OP_READ_RESP, WAIT_SILENT, &r),
+	       "a READ_RESP before the WRITE before the READ completed (MR-PLACE-16)");
+	/* the WRITE's last packet, on a third path, from the other port */
+	req_fill(&p, &q, MR_OP_WRITE, psn0 + 1, MR_F_LAST | MR_F_ACKREQ);
+	p.path = pw;
+	p.dxh.msn = q.msn;
+	p.dxh.msg_len = sizeof(pl);
+	p.dxh.offset = PMTU;
+	p.rxh.va = DUT.addr0 + 4096;
+	p.rxh.rkey = DUT.rkey0;
+	p.payload = pl + PMTU;
+	p.payload_len = PMTU;
+	tx_pkt_alt(&p);
+	memcpy(mem0 + 4096, pl, sizeof(pl));
+	word_put(12288, word_at(12288) + 1);
+	while (rx_take(q.my_qpn, MR_OP_READ_RESP, WAIT_RESP, &r)) {
+		got++;
+		EXPECT(t, r.p.path == pr,
+		       "READ_RESP path %u, want its READ_REQ's %u, not %u of the packet that let it execute (MR-MP-15, MR-HDR-6)",
+		       r.p.path, pr, pw);
+		EXPECT(t, r.sport == ack_port,
+		       "READ_RESP from UDP port %u, the ACKs of path %u and this entropy came from %d (MR-MP-15)",
+		       r.sport, pr, ack_port);
+		if (r.p.flags & MR_F_LAST)
+			break;
+	}
+	EXPECT(t, got == 1, "%u READ_RESPs of a 100-byte READ, want 1", got);
+	if (rx_take(q.my_qpn, MR_OP_ATOMIC_RESP, WAIT_RESP, &r))
+		EXPECT(t, r.p.path == pa,
+		       "ATOMIC_RESP path %u, want its request's %u, not %u of the packet that let it execute (MR-MP-15, MR-HDR-6)",
+		       r.p.path, pa, pw);
+	else
+		fail_at(t, __LINE__, "no ATOMIC_RESP");
+	mem_check(t, "the WRITE and the FETCH_ADD", "MR-PLACE-16");
+	tqp_close(&q);
+}
+
 static void c_probe_reply(struct tctx *t)
 {
 	struct tqp q;
@@ -1023,6 +1120,7 @@ const struct tcase cases_wire[] = {
 	  c_wire_requester, NULL },
 	{ "HDR", "wire_responder_packets", "MR-HDR-1, MR-HDR-15, MR-HDR-17..19", c_wire_responder, NULL },
 	{ "MP", "reverse_entropy", "MR-MP-15", c_reverse_entropy, NULL },
+	{ "MP", "deferred_answer_path", "MR-MP-15, MR-HDR-6", c_deferred_answer_path, NULL },
 	{ "MP", "probe_reply", "MR-MP-10", c_probe_reply, NULL },
 	{ "CC", "receiver_credit", "MR-CC-2, MR-CC-14", c_credit, NULL },
 	{ "CC", "ce_echo", "MR-CC-1, MR-ENC-6", c_ce_echo, NULL },

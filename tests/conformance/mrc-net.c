@@ -814,6 +814,18 @@ void req_fill(struct mr_pkt *p, const struct tqp *q, uint8_t op, uint32_t psn,
 	p->ts = ts_now();
 }
 
+void wr_fill(struct mr_pkt *p, const struct tqp *q, uint32_t moff, const uint8_t *pl,
+	     uint32_t len)
+{
+	req_fill(p, q, MR_OP_WRITE, q->psn, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
+	p->dxh.msn = q->msn;
+	p->dxh.msg_len = len;
+	p->rxh.va = DUT.addr0 + moff;
+	p->rxh.rkey = DUT.rkey0;
+	p->payload = pl;
+	p->payload_len = len;
+}
+
 int cqe_wait(const struct tqp *q, struct cqe *c, int max, double tmo)
 {
 	double end = now_s() + tmo * O.slow;

@@ -540,7 +540,6 @@ struct responder {
 	u8 wr_mem[MODEL_RRING][MODEL_MAX_MSG];	/* WRITE target region */
 	u8 rq_mem[MODEL_RRING][MODEL_MAX_MSG];	/* receive WQE buffers */
 	u64 atomic_word;	/* the word at ATOMIC_VA */
-	u8 path;		/* path of the packet being handled */
 	/* entropy of the latest request or PROBE per path (MR-MP-15) */
 	u16 rx_entropy[MR_PATH_MAX];
 	u64 read_resps, atomic_resps, replays, replay_drops;
@@ -1055,13 +1054,13 @@ static u8 rp_place(void *ctx, const struct mr_pkt *p)
 	return 0;
 }
 
-/* Send the ATOMIC_RESP of message @msn, request @psn. */
-static void rp_atomic_resp(struct model *m, u32 msn, u32 psn, u64 orig,
-			   bool retx)
+/* Send the ATOMIC_RESP of message @msn, request @psn, on @path. */
+static void rp_atomic_resp(struct model *m, u8 path, u32 msn, u32 psn,
+			   u64 orig, bool retx)
 {
 	struct mr_pkt r;
 
-	mr_rdresp_atomic_pkt(msn, psn, m->rp.path, orig, retx, &r);
+	mr_rdresp_atomic_pkt(msn, psn, path, orig, retx, &r);
 	r.dqpn = REQ_QPN;
 	r.sqpn = RSP_QPN;
 	r.ts = (u32)(m->now / US);
@@ -1080,7 +1079,7 @@ static void rp_atomic(struct model *m, const struct mr_rxmsg_info *info)
 	rp->atomic_word = mr_atomic_result(info->opcode, orig, info->swap_add,
 					   info->compare);
 	mr_rdresp_atomic_done(&rp->rcv.rd, info, orig);
-	rp_atomic_resp(m, info->msn, info->first_psn, orig, false);
+	rp_atomic_resp(m, info->path, info->msn, info->first_psn, orig, false);
 }
 
 static u8 rp_deliver(void *ctx, const struct mr_rxmsg_info *info)
@@ -1093,7 +1092,7 @@ static u8 rp_deliver(void *ctx, const struct mr_rxmsg_info *info)
 	if (info->extra) {
 		/* another range of a READ already delivered */
 		assert_int_equal(info->opcode, MR_OP_READ_REQ);
-		assert_int_equal(mr_rdresp_read(&rp->rcv.rd, info, rp->path),
+		assert_int_equal(mr_rdresp_read(&rp->rcv.rd, info, info->path),
 				 0);
 		return 0;
 	}
@@ -1107,7 +1106,7 @@ static u8 rp_deliver(void *ctx, const struct mr_rxmsg_info *info)
 				 MODEL_MAX_MSG);
 		assert_int_equal(info->rkey, READ_RKEY);
 		/* the READ's responses, built by rp_read_resps() */
-		assert_int_equal(mr_rdresp_read(&rp->rcv.rd, info, rp->path),
+		assert_int_equal(mr_rdresp_read(&rp->rcv.rd, info, info->path),
 				 0);
 		return 0;
 	}
@@ -1146,7 +1145,7 @@ static bool rp_replay(void *ctx, const struct mr_pkt *p)
 		return true;
 	case MR_REPLAY_ATOMIC:
 		rp->replays++;
-		rp_atomic_resp(m, p->dxh.msn, p->psn, orig, true);
+		rp_atomic_resp(m, p->path, p->dxh.msn, p->psn, orig, true);
 		return true;
 	default:
 		rp->replay_drops++;
@@ -1301,7 +1300,6 @@ static void rp_on_pkt(struct model *m, const struct spkt *k)
 	}
 	assert_true(mr_op_has(p.opcode, MR_OPA_REQ));
 	rp_cur = k;
-	rp->path = p.path;
 	/* the model's responder never fails: no fatal NACK, no error state */
 	assert_false(mr_receiver_on_pkt(&rp->rcv, &p, k->ce, m->now, m));
 	rp_cur = NULL;

@@ -7,7 +7,8 @@
  * READ responses before it; fatal NACK repeats (MR-REL-28); rate limits
  * of NACK SEQ_ERR (MR-REL-10) and of answers to duplicates (MR-SEC-8);
  * trimmed packets (MR-REL-16); RNR; the msn and SSN bounds (MR-REL-25,
- * MR-VERBS-20); receive WQEs in SSN order.
+ * MR-VERBS-20); receive WQEs in SSN order; a deferred READ or atomic
+ * delivered with its own request's path (MR-MP-15).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -561,6 +562,45 @@ static void test_error_after_read_responses(void **state)
 }
 
 /*
+ * A READ and an atomic that wait for an earlier WRITE execute when its
+ * last packet arrives on another path; the message handed to deliver
+ * carries each one's own request path, which its answers echo (MR-MP-15).
+ */
+static void test_deferred_answer_path(void **state)
+{
+	struct mr_pkt w0 = pkt(MR_OP_WRITE, PSN0, 0, 2, 0, 0);
+	struct mr_pkt w1 = pkt(MR_OP_WRITE, PSN0, 1, 2, 0, 0);
+	struct mr_pkt rd = read_req(PSN0 + 2, 1, 100);
+	struct mr_pkt at;
+
+	(void)state;
+	memset(&at, 0, sizeof(at));
+	at.opcode = MR_OP_ATOMIC_FA;
+	at.flags = MR_F_FIRST | MR_F_LAST;
+	at.psn = PSN0 + 3;
+	at.ts = (u32)(now / US);
+	at.dxh.msn = 2;
+	at.dxh.msg_len = MR_ATOMIC_LEN;
+	at.axh.va = VA;
+	at.axh.rkey = 0x42;
+	w0.path = 9;
+	rd.path = 3;
+	at.path = 4;
+	w1.path = 9;
+	rx(&w0);
+	rx(&rd);
+	rx(&at);
+	assert_int_equal(t.n_done, 0);
+	rx(&w1);
+	assert_int_equal(t.n_done, 3);
+	assert_int_equal(t.done[0].opcode, MR_OP_WRITE);
+	assert_int_equal(t.done[1].opcode, MR_OP_READ_REQ);
+	assert_int_equal(t.done[1].path, 3);
+	assert_int_equal(t.done[2].opcode, MR_OP_ATOMIC_FA);
+	assert_int_equal(t.done[2].path, 4);
+}
+
+/*
  * MR-REL-8: a duplicate of an executed READ is answered from its record,
  * with an ACK; one that no record covers is dropped without any
  * response, not even an ACK.
@@ -687,6 +727,7 @@ int main(void)
 		cmocka_unit_test_setup(test_msn_ssn_bounds, setup),
 		cmocka_unit_test_setup(test_deliver_failure, setup),
 		cmocka_unit_test_setup(test_error_after_read_responses, setup),
+		cmocka_unit_test_setup(test_deferred_answer_path, setup),
 		cmocka_unit_test_setup(test_dup_read_replay_or_silence, setup),
 		cmocka_unit_test_setup(test_delayed_ack, setup),
 		cmocka_unit_test(test_rcv_need),
