@@ -18,7 +18,10 @@
  * those below, once per hole), and when its responses stall for one RTO
  * after its request was delivered (MR-LOSS-14: everything missing). An
  * ATOMIC is re-sent under its original PSN (MR-REL-27). Re-requests
- * without progress count against retry_cnt.
+ * without progress count against retry_cnt. A stall (not a trim or RACK:
+ * those name pieces lost on the way) says the answers' reverse route
+ * failed, so the round is marked for the caller to move the path
+ * (MR-MP-34).
  */
 #include "rdreq.h"
 
@@ -33,6 +36,8 @@ void mr_rdreq_start(struct mr_rdreq *q, u32 len, u64 now)
 	q->rack_due = false;
 	q->hole_ns = now;
 	q->trimmed = false;
+	q->stalled = false;
+	q->stall_new = false;
 	q->retries = 0;
 	q->retry_ns = now;
 	q->progress_ns = now;
@@ -47,16 +52,22 @@ static enum mr_rdreq_act round_next(struct mr_rdreq *q, u32 *off, u32 *len)
 		return MR_RDREQ_AGAIN;
 	}
 	q->asking = false;
+	q->stalled = false;
 	return MR_RDREQ_NONE;
 }
 
-/* Start a round of asking again for what is missing in [@from, @end). */
+/*
+ * Start a round of asking again for what is missing in [@from, @end),
+ * after a stall (@stalled) or a trim or RACK.
+ */
 static enum mr_rdreq_act round_start(struct mr_rdreq *q, u32 from, u32 end,
-				     u32 *off, u32 *len)
+				     bool stalled, u32 *off, u32 *len)
 {
 	q->ask_from = from;
 	q->ask_end = end;
 	q->asking = true;
+	q->stalled = stalled;
+	q->stall_new = stalled;
 	return round_next(q, off, len);
 }
 
@@ -78,7 +89,8 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 	 */
 	if (read && q->trimmed && !env->req_in_flight) {
 		q->trimmed = false;
-		return round_start(q, q->rd.done, q->rd.len, off, len);
+		return round_start(q, q->rd.done, q->rd.len, false, off,
+				   len);
 	}
 	/*
 	 * RACK for responses (MR-LOSS-14): a piece below the highest placed
@@ -94,7 +106,7 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 
 		q->rack_due = false;
 		q->rack_end = q->hi;
-		return round_start(q, from, q->hi, off, len);
+		return round_start(q, from, q->hi, false, off, len);
 	}
 	/*
 	 * Stalled: the last request was delivered, and neither this
@@ -130,7 +142,9 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 	 * and the one missing run is that range.
 	 */
 	if (read)
-		return round_start(q, q->rd.done, q->rd.len, off, len);
+		return round_start(q, q->rd.done, q->rd.len, true, off, len);
+	q->stalled = true;
+	q->stall_new = true;
 	return MR_RDREQ_ATOMIC_AGAIN;
 }
 

@@ -33,6 +33,14 @@ struct mr_rdreq {
 	bool rack_due;
 	u64 hole_ns;
 	bool trimmed;		/* a response was trimmed: ask again now */
+	/*
+	 * The current round asks again after a stall (the RTO rule of
+	 * MR-LOSS-14), or the atomic was re-sent after one: responses were
+	 * lost on their way back (MR-MP-34). stall_new: the caller has not
+	 * yet acted on this stall (mr_rdreq_stall_taken()).
+	 */
+	bool stalled;
+	bool stall_new;
 	u32 retries;		/* re-requests counted against retry_cnt */
 	u64 retry_ns;		/* when one was last counted, or progress */
 	u64 progress_ns;	/* when response data last arrived */
@@ -81,6 +89,18 @@ void mr_rdreq_start(struct mr_rdreq *q, u32 len, u64 now);
 enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 				const struct mr_rdreq_env *env, u32 *off,
 				u32 *len);
+
+/*
+ * True once per stall, when mr_rdreq_next() answered it: the caller moves
+ * the path that the message's latest request used (MR-MP-34).
+ */
+static inline bool mr_rdreq_stall_taken(struct mr_rdreq *q)
+{
+	bool n = q->stall_new;
+
+	q->stall_new = false;
+	return n;
+}
 
 /* The READ_REQ that mr_rdreq_next() named (MORE or AGAIN) went out. */
 void mr_rdreq_sent(struct mr_rdreq *q, enum mr_rdreq_act act, u32 off,

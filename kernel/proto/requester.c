@@ -216,6 +216,9 @@ static int mr_emit(struct mr_requester *r, struct mr_swqe *w, u32 off,
 	rc = r->ops->emit(ctx, w, &p);
 	if (rc == MR_REQ_TX_AGAIN)
 		r->tx_nomem = true;
+	/* Its responses come back on that path (MR-HDR-6, MR-MP-34). */
+	else if (!rc && mr_answered(w->op))
+		w->rd_path = path;
 	return rc;
 }
 
@@ -391,6 +394,35 @@ static int mr_send_retx(struct mr_requester *r, u32 head, u64 now,
 	return budget;
 }
 
+/*
+ * The path for a READ_REQ or atomic that asks again: after a stall, the
+ * one answered last (MR-MP-34, as MR-MP-33 chooses; the stalled path was
+ * re-rolled, which forgets its answers), else by weight.
+ */
+static u8 mr_rd_path(struct mr_requester *r, const struct mr_swqe *w,
+		     bool again)
+{
+	return again && w->rdq.stalled ?
+	       mr_path_pick_answered(&r->snd.pt, w->rd_path) :
+	       mr_path_pick(&r->snd.pt);
+}
+
+/*
+ * A READ or atomic stalled: no response for an RTO after its latest
+ * request was delivered (MR-LOSS-14), so they were lost on their way
+ * back. Cumulative ACKs on other paths credit a path whose reverse route
+ * alone fails (MR-MP-19) and its requests are acknowledged, so no RTO
+ * re-rolls it (MR-MP-23): re-roll it here (MR-MP-34). A DEAD path is
+ * its probes' to re-roll.
+ */
+static void mr_rd_stalled(struct mr_requester *r, const struct mr_swqe *w,
+			  u64 now)
+{
+	if (w->rd_path < r->snd.pt.n &&
+	    r->snd.pt.path[w->rd_path].state != MR_PATH_DEAD)
+		mr_path_reroll(&r->snd.pt, w->rd_path, now);
+}
+
 /* Request [off, off + rlen) of READ @w, or send atomic @w, on a new PSN. */
 static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
 			 u32 rlen, bool retx, u64 now, void *ctx)
@@ -402,7 +434,7 @@ static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
 	if (mr_txsb_window_full(&r->snd.sb) ||
 	    !mr_txsb_can_send(&r->snd.sb, now))
 		return false;
-	path = mr_path_pick(&r->snd.pt);
+	path = mr_rd_path(r, w, retx);
 	if (mr_emit(r, w, off, rlen, psn, path, retx, &last, now, ctx))
 		return false;
 	/* Cannot fail now: the window has room, no RNR pause. */
@@ -431,7 +463,7 @@ static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
 static bool mr_send_atomic_again(struct mr_requester *r, struct mr_swqe *w,
 				 u64 now, void *ctx)
 {
-	u8 path = mr_path_pick(&r->snd.pt);
+	u8 path = mr_rd_path(r, w, true);
 	bool last;
 
 	if (mr_emit(r, w, 0, 0, w->first_psn, path, true, &last, now, ctx))
@@ -484,6 +516,8 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 		env.rd_bytes_out = (u32)r->rd_bytes_out;
 		do {
 			act = mr_rdreq_next(&w->rdq, read, &env, &off, &len);
+			if (mr_rdreq_stall_taken(&w->rdq))
+				mr_rd_stalled(r, w, now);
 			switch (act) {
 			case MR_RDREQ_MORE:
 			case MR_RDREQ_AGAIN:

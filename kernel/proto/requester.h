@@ -52,6 +52,7 @@ struct mr_swqe {
 	u8 status;		/* the caller's status once DONE; 0: success */
 	bool fence;		/* waits for earlier READ/ATOMIC results */
 	bool rd_atomic;		/* counted in rd_atomic_out */
+	u8 rd_path;		/* READ/ATOMIC: its latest request's path */
 	u32 length;		/* payload bytes; READ: bytes to read */
 	u32 msn;		/* request message sequence number */
 	u32 ssn;		/* receive WQE it consumes at the peer */

@@ -119,6 +119,45 @@ static bool write4(struct tctx *t, struct tqp *q, unsigned int wrid, struct copy
 	return nfirst == 4;
 }
 
+/* write4(), then the ACKs of PSNs +0..+3 in order, 2 ms apart, each
+ * echoing its first copy's path and timestamp; the WR completes. */
+static bool write4_acked(struct tctx *t, struct tqp *q, unsigned int wrid, struct copy *c,
+			 unsigned int *n)
+{
+	struct cqe e[2];
+	unsigned int k;
+
+	if (!write4(t, q, wrid, c, n))
+		return false;
+	for (uint32_t d = 0; d < 4; d++) {
+		for (k = 0; k < *n && (c[k].d != d || (c[k].flags & MR_F_RETX)); k++)
+			;
+		if (k == *n) {
+			fail_at(t, __LINE__, "no first copy of PSN +%u", d);
+			return false;
+		}
+		ack_copy(q, d + 1, d == 3, &c[k]);
+		usleep(2000);
+	}
+	if (cqe_wait(q, e, 1, WAIT_RESP) != 1 || e[0].status != IBV_WC_SUCCESS) {
+		fail_at(t, __LINE__, "no successful completion of the 4-packet WRITE");
+		return false;
+	}
+	return true;
+}
+
+/* The path answered last before copy set @c (their ACKs in PSN order),
+ * other than @avoid; -1 if every copy used @avoid. */
+static int last_answered(const struct copy *c, unsigned int n, uint8_t avoid)
+{
+	for (int d = 3; d >= 0; d--)
+		for (unsigned int k = 0; k < n; k++)
+			if (c[k].d == (uint32_t)d && !(c[k].flags & MR_F_RETX) &&
+			    c[k].path != avoid && c[k].path < MR_MAX_PATHS)
+				return c[k].path;
+	return -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* RTO: timing, backoff, what is resent, its reset on progress          */
 
@@ -244,21 +283,11 @@ static void c_rto_answered_path(struct tctx *t)
 	memset(lastport, -1, sizeof(lastport));
 	if (!tqp_open(t, &q, ACC_ALL))
 		return;
-	if (!write4(t, &q, 931, c, &n))
+	if (!write4_acked(t, &q, 931, c, &n))
 		goto out;
 	for (k = 0; k < n; k++)
 		if (c[k].path < MR_MAX_PATHS)
 			lastport[c[k].path] = c[k].sport;
-	/* the ACKs of PSNs +0..+3 in order, each echoing its first copy */
-	for (uint32_t d = 0; d < 4; d++) {
-		for (k = 0; k < n && (c[k].d != d || (c[k].flags & MR_F_RETX)); k++)
-			;
-		REQUIRE(t, k < n, "no first copy of PSN +%u", d);
-		ack_copy(&q, d + 1, d == 3, &c[k]);
-		usleep(2000);
-	}
-	REQUIRE(t, cqe_wait(&q, e, 1, WAIT_RESP) == 1 && e[0].status == IBV_WC_SUCCESS,
-		"no successful completion of the 4-packet WRITE");
 	if (!post_write(t, &q, 932, PMTU))
 		goto out;
 	/* Copies of PSNs +0..+3 before it are an RTO of the setup (the
@@ -274,13 +303,7 @@ static void c_rto_answered_path(struct tctx *t)
 	}
 	REQUIRE(t, !(y.flags & MR_F_RETX), "the 1-packet WRITE's first copy is flagged a retransmission");
 	/* the path answered last, other than the lost copy's */
-	for (int d = 3; d >= 0 && want < 0; d--)
-		for (k = 0; k < n; k++)
-			if (c[k].d == (uint32_t)d && !(c[k].flags & MR_F_RETX) &&
-			    c[k].path != y.path && c[k].path < MR_MAX_PATHS) {
-				want = c[k].path;
-				break;
-			}
+	want = last_answered(c, n, y.path);
 	REQUIRE(t, want >= 0,
 		"the DUT sent its 5 packets on path %u alone: MR-MP-33 needs a sender with more than one path (a Multipath DUT, MR-CONF-1)",
 		y.path);
@@ -300,6 +323,111 @@ static void c_rto_answered_path(struct tctx *t)
 	ack_copy(&q, 5, 2, &r);
 	EXPECT(t, cqe_wait(&q, e, 1, WAIT_RESP) == 1 && e[0].status == IBV_WC_SUCCESS,
 	       "no successful completion after the ACK of the retransmission");
+out:
+	tqp_close(&q);
+}
+
+/* A READ_RESP piece of the tester's for READ_REQ @r: bytes [@off, +@len)
+ * of @data, msg_len @end (the requested range's end). */
+static void read_piece(const struct tqp *q, const struct rxpkt *r, const uint8_t *data,
+		       uint32_t off, uint32_t len, uint32_t end, uint16_t flags)
+{
+	struct mr_pkt a;
+
+	memset(&a, 0, sizeof(a));
+	a.opcode = MR_OP_READ_RESP;
+	a.path = r->p.path;
+	a.dqpn = q->dut_qpn;
+	a.sqpn = q->my_qpn;
+	a.psn = r->p.psn;
+	a.ts = ts_now();
+	a.flags = flags;
+	a.dxh.msn = r->p.dxh.msn;
+	a.dxh.offset = off;
+	a.dxh.msg_len = end;
+	a.payload = data + off;
+	a.payload_len = len;
+	tx_pkt(&a);
+}
+
+/*
+ * A READ whose responses stall (MR-MP-34): its READ_REQ is answered by
+ * the first piece alone, which acknowledges it (MR-REL-21), then
+ * nothing.  An RTO later the DUT asks again for the rest (MR-LOSS-14) on
+ * the path answered last other than the READ_REQ's (a WRITE's ACKs
+ * before it, each echoing its packet's path), and the READ_REQ's path
+ * has a new entropy: the first packet on it of a WRITE that follows
+ * comes from another UDP port.
+ */
+static void c_read_stall_path(struct tctx *t)
+{
+	static uint8_t data[2500];
+	struct tqp q;
+	struct copy c[MAXCOPY], y;
+	struct rxpkt r, rr;
+	struct cqe e[2];
+	unsigned int n = 0, k, setup_retx;
+	uint64_t h;
+	int want;
+	bool seen = false;
+
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	if (!write4_acked(t, &q, 941, c, &n))
+		goto out;
+	setup_retx = n - 4;
+	mrc_pat_fill(data, 0x57A1, 0, sizeof(data));
+	REQUIRE(t, agent("POST %d READ 942 1 8192 2500 0x%x 0x%llx 0 0 0 1", q.id, L_RKEY,
+			 (unsigned long long)L_VA), "agent: POST: %s", agent_err);
+	do
+		REQUIRE(t, rx_take(q.my_qpn, MR_OP_READ_REQ, 2 * WAIT_RESP, &r), "no READ_REQ");
+	while (((r.p.psn - q.dut_psn) & MR_PSN_MASK) != 4);
+	want = last_answered(c, n, r.p.path);
+	REQUIRE(t, want >= 0,
+		"the DUT sent its WRITE on the READ_REQ's path %u alone: MR-MP-34 needs a requester with more than one path (a Multipath DUT, MR-CONF-1)",
+		r.p.path);
+	/* the first piece: the READ_REQ acknowledged, on its own path */
+	read_piece(&q, &r, data, 0, PMTU, sizeof(data), MR_F_FIRST);
+	for (;;) {
+		REQUIRE(t, rx_take(q.my_qpn, MR_OP_READ_REQ, 4 * WAIT_RESP, &rr),
+			"no READ_REQ asking again for a READ whose responses stopped (MR-LOSS-14)");
+		if (rr.p.psn != r.p.psn)
+			break;	/* a resend of the first is not the re-request */
+	}
+	diag("READ_REQ on path %u port %u; the re-request on path %u port %u; answered last: path %d",
+	     r.p.path, r.sport, rr.p.path, rr.sport, want);
+	if (setup_retx)
+		diag("%u retransmissions during the setup", setup_retx);
+	EXPECT(t, rr.p.dxh.offset == PMTU && rr.p.dxh.msg_len == sizeof(data) - PMTU,
+	       "the re-request asks for offset %u length %u, want %u %u (MR-REL-24)",
+	       rr.p.dxh.offset, rr.p.dxh.msg_len, PMTU, (unsigned int)sizeof(data) - PMTU);
+	EXPECT(t, rr.p.path == want,
+	       "the re-request went on path %u, not on path %d, the one answered last other than the stalled READ_REQ's %u (MR-MP-34, MR-MP-33)",
+	       rr.p.path, want, r.p.path);
+	read_piece(&q, &rr, data, PMTU, PMTU, sizeof(data), 0);
+	read_piece(&q, &rr, data, 2 * PMTU, sizeof(data) - 2 * PMTU, sizeof(data), MR_F_LAST);
+	tx_ack(&q, rr.p.psn + 1, 2, &rr);
+	REQUIRE(t, cqe_wait(&q, e, 1, WAIT_RESP) == 1 && e[0].wrid == 942 &&
+		e[0].status == IBV_WC_SUCCESS, "no successful completion of the READ");
+	REQUIRE(t, mr_hash(1, 8192, sizeof(data), &h), "agent: HASH: %s", agent_err);
+	EXPECT(t, h == mrc_hash(data, sizeof(data)), "the READ's buffer does not hold its bytes");
+	/* A WRITE of up to 64 packets, each ACKed, until one uses the
+	 * stalled READ_REQ's path: not from its port before the stall. */
+	q.dut_psn = (rr.p.psn + 1) & MR_PSN_MASK;
+	if (!post_write(t, &q, 943, 64 * PMTU))
+		goto out;
+	for (k = 0; k < 64 && !seen; k++) {
+		do
+			REQUIRE(t, copy_take(t, &q, MR_OP_WRITE, 2 * WAIT_RESP, &y),
+				"no packet %u of the 64-packet WRITE", k);
+		while (y.flags & MR_F_RETX);
+		seen = y.path == r.p.path;
+		ack_copy(&q, y.d + 1, 2, &y);
+	}
+	REQUIRE(t, seen, "none of 64 WRITE packets used path %u", r.p.path);
+	EXPECT(t, y.sport != r.sport,
+	       "path %u still sends from port %u after its READ's responses stalled: not re-rolled (MR-MP-34)",
+	       r.p.path, r.sport);
 out:
 	tqp_close(&q);
 }
@@ -702,6 +830,7 @@ const struct tcase cases_loss[] = {
 	  "MR-LOSS-1, MR-LOSS-6..9, MR-LOSS-13, MR-CC-3, MR-CC-11, MR-RETRY-3, MR-HDR-9, MR-ICRC-6, MR-MP-16, MR-MP-23",
 	  c_rto_backoff, NULL },
 	{ "MP", "rto_answered_path", "MR-MP-33, MR-MP-23, MR-LOSS-8", c_rto_answered_path, NULL },
+	{ "MP", "read_stall_path", "MR-MP-34, MR-LOSS-14, MR-REL-24", c_read_stall_path, NULL },
 	{ "LOSS", "sack_selective_resend", "MR-LOSS-2, MR-LOSS-8", c_sack_selective, NULL },
 	{ "LOSS", "nack_trimmed_at_once", "MR-LOSS-10", c_nack_trimmed, NULL },
 	{ "RETRY", "retry_cnt_exhausted", "MR-RETRY-1, MR-RETRY-3, MR-RETRY-9, MR-LOSS-6",

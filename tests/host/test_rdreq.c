@@ -3,8 +3,9 @@
  * Host tests of the requester's READ/ATOMIC follow-ups (rdreq.h): the
  * next range once half of the last arrived, within the QP's byte budget
  * (MR-REL-24, MR-REL-31); asking again for exactly the missing runs after
- * a stall of one RTO (MR-LOSS-14), reo_wnd after a piece above them
- * arrived (RACK, MR-LOSS-14) or at once after a trim (MR-REL-16);
+ * a stall of one RTO (MR-LOSS-14, told to the caller once: MR-MP-34),
+ * reo_wnd after a piece above them arrived (RACK, MR-LOSS-14) or at once
+ * after a trim (MR-REL-16);
  * not while the request is in flight or earlier READs still stream; an
  * atomic re-sent (MR-REL-27); retries counted once per T_verbs without
  * progress and never during RNR (MR-RETRY-1, MR-RETRY-2, MR-RETRY-8).
@@ -119,14 +120,21 @@ static void test_stall_asks_for_gaps(void **state)
 	env.req_in_flight = true;
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	env.req_in_flight = false;
+	assert_false(mr_rdreq_stall_taken(&q));
 
 	ask_again(u, u);
+	/* a stall round: the caller moves the path once (MR-MP-34) */
+	assert_true(q.stalled);
+	assert_true(mr_rdreq_stall_taken(&q));
+	assert_false(mr_rdreq_stall_taken(&q));
 	/* the round goes on even though the new request is in flight */
 	env.req_in_flight = true;
 	ask_again(3 * u, 2 * u);
 	ask_again(6 * u, 2 * u);
+	assert_true(q.stalled);
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	assert_false(q.asking);
+	assert_false(q.stalled);
 }
 
 /*
@@ -262,6 +270,9 @@ static void test_trim_asks_at_once(void **state)
 	assert_int_equal(len, 3 * u);
 	assert_false(q.trimmed);
 	assert_int_equal(q.retries, 0);
+	/* known lost, no stall: the path stays (MR-MP-34) */
+	assert_false(q.stalled);
+	assert_false(mr_rdreq_stall_taken(&q));
 }
 
 /*

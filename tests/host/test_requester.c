@@ -9,7 +9,9 @@
  * (MR-PLACE-14) on another path (MR-MP-5), in-order completion
  * (MR-VERBS-22), the retry budget (MR-RETRY-1), READ and atomic responses
  * placed once and acknowledging their request (MR-REL-21) on its path
- * (MR-MP-19), a trimmed READ response asked for again (MR-REL-16), a
+ * (MR-MP-19), a stalled READ or atomic re-rolling its request's path and
+ * asking again on the path answered last (MR-MP-34), a trimmed READ
+ * response asked for again (MR-REL-16), a
  * fatal NACK failing the WR it names with its status (MR-VERBS-22), and
  * the path health events the device counts (MR-CONF-7): a black-holed
  * path declared DEAD (MR-MP-8), probed (MR-MP-9) and revived by the
@@ -640,6 +642,89 @@ static void test_read_hole_deadline(void **state)
 	assert_true(T.out[n + 1].psn != T.out[n].psn);
 }
 
+/* An ACK echoing path @path and a stamp of @now, cum_psn @cum. */
+static void ack_fill_path(struct mr_pkt *a, u8 path, u32 cum, u64 now)
+{
+	memset(a, 0, sizeof(*a));
+	a->opcode = MR_OP_ACK;
+	a->path = path;
+	a->akh.cum_psn = cum;
+	a->akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, now);
+	a->akh.credit = 64;
+}
+
+/* An ACK of everything sent, on path @path at @now. */
+static void ack_on_path(u8 path, u64 now)
+{
+	struct mr_pkt a;
+
+	ack_fill_path(&a, path, T.r.snd.sb.nxt, now);
+	mr_requester_on_pkt(&T.r, T.head, T.tail, &a, now, NULL);
+}
+
+/*
+ * MR-MP-34: a READ and an atomic whose requests were acknowledged (by an
+ * ACK on another path) and whose answers never came stall an RTO later.
+ * Each re-rolls the path its request used and asks again on the path
+ * answered last; the answers complete both.
+ */
+static void test_stall_moves_path(void **state)
+{
+	u8 data[512];
+	u64 t, t_ack = 40 * US;
+	u16 e_read, e_atomic;
+	u8 pr, pa, q;
+
+	(void)state;
+	memset(data, 0x3c, sizeof(data));
+	post(MR_OP_READ_REQ, sizeof(data), false);
+	post(MR_OP_ATOMIC_FA, 8, false);
+	run(0);
+	assert_int_equal(T.n_out, 2);
+	pr = T.out[0].path;
+	pa = T.out[1].path;
+	assert_int_not_equal(pr, pa);
+	for (q = 0; q == pr || q == pa; q++)
+		;
+	e_read = T.r.snd.pt.path[pr].entropy;
+	e_atomic = T.r.snd.pt.path[pa].entropy;
+	/* both requests delivered, answered on a third path only */
+	ack_on_path(q, t_ack);
+	assert_int_equal(T.r.snd.pt.path[q].last_answer_ns, t_ack);
+	t = t_ack + mr_txsb_rto(&T.r.snd.sb) / 2;
+	run(t);
+	assert_int_equal(T.n_out, 2);
+	t = t_ack + mr_txsb_rto(&T.r.snd.sb) + US;
+	run(t);
+	assert_int_equal(T.n_out, 4);
+	/* the READ asks again for all of it under a new PSN, on path q */
+	assert_int_equal(T.out[2].opcode, MR_OP_READ_REQ);
+	assert_int_equal(T.out[2].offset, 0);
+	assert_int_equal(T.out[2].msg_len, sizeof(data));
+	assert_int_equal(T.out[2].path, q);
+	assert_true(T.out[2].flags & MR_F_RETX);
+	/* the atomic again under its own PSN, on path q too */
+	assert_int_equal(T.out[3].opcode, MR_OP_ATOMIC_FA);
+	assert_int_equal(T.out[3].psn, T.out[1].psn);
+	assert_int_equal(T.out[3].path, q);
+	/* their paths re-rolled: fresh entropy, no answer remembered */
+	assert_int_not_equal(T.r.snd.pt.path[pr].entropy, e_read);
+	assert_int_not_equal(T.r.snd.pt.path[pa].entropy, e_atomic);
+	assert_int_equal(T.r.snd.pt.path[pr].rerolls, 1);
+	assert_int_equal(T.r.snd.pt.path[pa].rerolls, 1);
+	assert_int_equal(T.r.snd.pt.path[q].rerolls, 0);
+	/* counted (MR-CONF-7) when the engine next runs */
+	run(t + US);
+	assert_int_equal(T.n_out, 4);
+	assert_int_equal(T.ev[MR_REQ_EV_REROLLS], 2);
+	respond(MR_OP_READ_RESP, T.out[2].psn, 0, 0, data, sizeof(data),
+		MR_F_FIRST | MR_F_LAST, t + 10 * US);
+	assert_memory_equal(T.placed, data, sizeof(data));
+	respond(MR_OP_ATOMIC_RESP, T.out[1].psn, 1, 0, NULL, 0, 0,
+		t + 10 * US);
+	assert_int_equal(complete(t + 20 * US, MR_DONE_OWN), 2);
+}
+
 /* NACK REMOTE_ACCESS at @psn, everything before it delivered, at 2 us. */
 static void nack_remote_access(u32 psn)
 {
@@ -708,12 +793,7 @@ static void sack_one(u8 path, u32 bit, u64 now)
 {
 	struct mr_pkt a;
 
-	memset(&a, 0, sizeof(a));
-	a.opcode = MR_OP_ACK;
-	a.path = path;
-	a.akh.cum_psn = T.r.snd.sb.una;
-	a.akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, now);
-	a.akh.credit = 64;
+	ack_fill_path(&a, path, T.r.snd.sb.una, now);
 	a.akh.pkt_count = 1;
 	a.akh.sack[bit / 64] |= 1ULL << (bit % 64);
 	mr_requester_on_pkt(&T.r, T.head, T.tail, &a, now, NULL);
@@ -884,6 +964,7 @@ int main(void)
 		cmocka_unit_test_setup(test_read_hole_deadline, setup),
 		cmocka_unit_test_setup(test_split_read_spreads, setup),
 		cmocka_unit_test_setup(test_response_credits_request_path, setup),
+		cmocka_unit_test_setup(test_stall_moves_path, setup),
 		cmocka_unit_test_setup(test_fatal_nack, setup),
 		cmocka_unit_test_setup(test_complete_status, setup),
 		cmocka_unit_test_setup(test_refused_at_post, setup),
