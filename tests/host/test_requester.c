@@ -233,17 +233,24 @@ static bool run(u64 now)
 	return mr_requester_run(&T.r, T.head, T.tail, true, now, 64, NULL);
 }
 
+/* An ACK echoing path @path and a stamp of @now, cum_psn @cum. */
+static void ack_fill_path(struct mr_pkt *a, u8 path, u32 cum, u64 now)
+{
+	memset(a, 0, sizeof(*a));
+	a->opcode = MR_OP_ACK;
+	a->path = path;
+	a->akh.cum_psn = cum;
+	a->akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, now);
+	a->akh.credit = 64;
+}
+
 /* Acknowledge everything sent so far (cum_psn = nxt), echoing @now. */
 static void ack_all(u64 now)
 {
 	struct mr_txsb_result res;
 	struct mr_pkt a;
 
-	memset(&a, 0, sizeof(a));
-	a.opcode = MR_OP_ACK;
-	a.akh.cum_psn = T.r.snd.sb.nxt;
-	a.akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, now);
-	a.akh.credit = 64;
+	ack_fill_path(&a, 0, T.r.snd.sb.nxt, now);
 	assert_true(mr_sender_on_feedback(&T.r.snd, &a, now, &res) >= 0);
 }
 
@@ -640,17 +647,6 @@ static void test_read_hole_deadline(void **state)
 	assert_int_equal(T.out[n + 1].offset, 3 * MTU);
 	assert_int_equal(T.out[n + 1].msg_len, 2 * MTU);
 	assert_true(T.out[n + 1].psn != T.out[n].psn);
-}
-
-/* An ACK echoing path @path and a stamp of @now, cum_psn @cum. */
-static void ack_fill_path(struct mr_pkt *a, u8 path, u32 cum, u64 now)
-{
-	memset(a, 0, sizeof(*a));
-	a->opcode = MR_OP_ACK;
-	a->path = path;
-	a->akh.cum_psn = cum;
-	a->akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, now);
-	a->akh.credit = 64;
 }
 
 /* An ACK of everything sent, on path @path at @now. */

@@ -1330,6 +1330,17 @@ static void usage(void)
 	exit(2);
 }
 
+/* Is @name one of the @n @names? */
+static bool name_in(const char *const *names, int n, const char *name)
+{
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (!strcmp(names[j], name))
+			return true;
+	return false;
+}
+
 /* Every name in @names is a case's (--case, --skip-case), or usage. */
 static void names_check(const char *const *names, int n)
 {
@@ -1364,7 +1375,7 @@ int main(int argc, char **argv)
 	struct ibv_device **list;
 	struct ibv_port_attr pa;
 	struct env e;
-	int nonly = 0, nskip = 0, i, j, c, pass = 0, fail = 0, skip = 0, flags;
+	int nonly = 0, nskip = 0, i, c, pass = 0, fail = 0, skip = 0, flags;
 	size_t total;
 
 	memset(&e, 0, sizeof(e));
@@ -1458,17 +1469,10 @@ int main(int argc, char **argv)
 		struct pair p;
 		int r;
 
-		if (nonly) {
-			for (j = 0; j < nonly; j++)
-				if (!strcmp(only[j], t->name))
-					break;
-			if (j == nonly)
-				continue;
-		}
+		if (nonly && !name_in(only, nonly, t->name))
+			continue;
 		cur_case = t->name;
-		for (j = 0; j < nskip && strcmp(skipped[j], t->name); j++)
-			;
-		if (j < nskip) {
+		if (name_in(skipped, nskip, t->name)) {
 			logmsg("case %s: skipped (--skip-case)", t->name);
 			skip++;
 			continue;
