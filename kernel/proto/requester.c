@@ -43,16 +43,24 @@ void mr_requester_start(struct mr_requester *r,
 }
 
 /*
- * Was @psn, one of the last MR_TXSB_WIN PSNs sent, a request of message
- * @msn? A response names the request it answers by both (MR-HDR-8,
- * MR-REL-26); one that names another message's PSN is not an answer.
+ * Was @psn a request of READ or atomic @w? A response names the request
+ * it answers by PSN and MSN (MR-HDR-8, MR-REL-26); one that names
+ * another message's PSN is not an answer. The last MR_TXSB_WIN PSNs sent
+ * are known by their message; @w's latest request is known for as long
+ * as @w is outstanding. That matters once an acknowledged request falls
+ * out of the window while its answer is still due: an atomic waiting to
+ * execute behind a hole, re-sent under its original PSN (MR-REL-27), or
+ * a READ whose responder is slow to serve it, while later WRITEs and
+ * SENDs go on.
  */
-static bool mr_psn_of_msn(const struct mr_requester *r, u32 psn, u32 msn)
+static bool mr_psn_of_msn(const struct mr_requester *r, u32 psn,
+			  const struct mr_swqe *w)
 {
 	u32 base = mr_psn_sub(r->snd.sb.nxt, MR_TXSB_WIN);
 
-	return mr_psn_in_window(psn, base, MR_TXSB_WIN) &&
-	       r->pkt_msn[psn & MR_TXSB_WIN_MASK] == msn;
+	if (mr_psn_in_window(psn, base, MR_TXSB_WIN))
+		return r->pkt_msn[psn & MR_TXSB_WIN_MASK] == w->msn;
+	return w->state == MR_SWQE_SENT && psn == w->first_psn;
 }
 
 /*
@@ -925,8 +933,9 @@ static void mr_on_response(struct mr_requester *r, u32 head,
 	struct mr_txsb_result res = {};
 	bool ok = false;
 
-	if (w && !mr_psn_of_msn(r, p->psn, w->msn)) {
-		r->ops->event(ctx, MR_REQ_EV_ACK_BAD, 1, w);
+	if (w && !mr_psn_of_msn(r, p->psn, w)) {
+		/* Not an answer of @w: dropped as MR-REL-26 says. */
+		r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, w);
 		return;
 	}
 	if (w && w->state == MR_SWQE_SENT && w->op == MR_OP_READ_REQ &&

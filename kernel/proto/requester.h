@@ -77,7 +77,7 @@ enum mr_req_event {
 	MR_REQ_EV_SPURIOUS_RTO,	/* an RTO was found spurious, undone */
 	MR_REQ_EV_SPURIOUS,	/* @n packets declared lost were delivered */
 	MR_REQ_EV_ACK_AGED,	/* ts_echo no recent stamp (MR-SEC-6) */
-	MR_REQ_EV_ACK_BAD,	/* names PSNs never sent (for its message) */
+	MR_REQ_EV_ACK_BAD,	/* an ACK/NACK naming PSNs never sent */
 	MR_REQ_EV_TRIMMED,	/* a trimmed response (MR-REL-16) */
 	MR_REQ_EV_RESP_DUP,	/* a response or probe reply of nothing due */
 	MR_REQ_EV_PATH_DEAD,	/* @n paths declared DEAD (MR-MP-8) */

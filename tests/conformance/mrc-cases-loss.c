@@ -825,6 +825,104 @@ static void c_read_missing(struct tctx *t)
 	tqp_close(&q);
 }
 
+/*
+ * An answer is matched to its WR by PSN and MSN for as long as the WR is
+ * outstanding (MR-REL-26), however many PSNs followed its request: a
+ * FETCH_ADD acknowledged at once but answered only after 320 WRITE
+ * packets, each ACKed, completes with the tester's original value.
+ * Meanwhile the DUT re-sends the atomic under its original PSN
+ * (MR-REL-27), and an ATOMIC_RESP naming a WRITE packet's PSN completes
+ * nothing.  A requester that knows only the messages of its last 256
+ * PSNs drops the answer, and the atomic never completes.
+ */
+#define LATE_WRITES	5	/* of MR_LEN bytes: 320 packets after the atomic */
+
+static void c_answer_after_window(struct tctx *t)
+{
+	const uint32_t npkt = LATE_WRITES * (MR_LEN / PMTU);
+	const uint64_t orig = 0x0123456789ABCDEFull;
+	static bool got[LATE_WRITES * (MR_LEN / PMTU) + 1];
+	uint8_t le[8];
+	struct tqp q;
+	struct rxpkt r, y;
+	struct copy c;
+	struct mr_pkt a;
+	struct cqe e[LATE_WRITES + 2];
+	uint32_t cum = 1, k, resent = 0, moved = 0;
+	uint64_t h;
+	int n;
+
+	memset(got, 0, sizeof(got));
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	REQUIRE(t, agent("POST %d FA 951 1 0 8 0x%x 0x%llx 0 0 5 1", q.id, L_RKEY,
+			 (unsigned long long)L_VA), "agent: POST: %s", agent_err);
+	REQUIRE(t, rx_take(q.my_qpn, MR_OP_ATOMIC_FA, 2 * WAIT_RESP, &r), "no FETCH_ADD request");
+	REQUIRE(t, r.p.psn == q.dut_psn, "FETCH_ADD at PSN %#x, want %#x (MR-REL-4)", r.p.psn,
+		q.dut_psn);
+	tx_ack(&q, q.dut_psn + 1, 0, &r);
+	for (k = 0; k < LATE_WRITES; k++)
+		if (!post_write(t, &q, 952 + k, MR_LEN))
+			goto out;
+	/* Every WRITE packet ACKed as it comes: PSNs +1..+npkt. */
+	while (cum <= npkt) {
+		REQUIRE(t, copy_take(t, &q, MR_OP_WRITE, 2 * WAIT_RESP, &c),
+			"no WRITE packet at PSN +%u of %u", cum, npkt);
+		if (c.d == 0 || c.d > npkt || got[c.d])
+			continue;
+		got[c.d] = true;
+		while (cum <= npkt && got[cum])
+			cum++;
+		ack_copy(&q, cum, 0, &c);
+	}
+	/* A response naming a WRITE packet's PSN answers nothing. */
+	memset(&a, 0, sizeof(a));
+	a.opcode = MR_OP_ATOMIC_RESP;
+	a.flags = MR_F_FIRST | MR_F_LAST;
+	a.path = r.p.path;
+	a.dqpn = q.dut_qpn;
+	a.sqpn = q.my_qpn;
+	a.dxh.msn = r.p.dxh.msn;
+	a.dxh.msg_len = MR_ATOMIC_LEN;
+	a.atomic_orig = orig;
+	a.psn = (q.dut_psn + npkt - 8) & MR_PSN_MASK;
+	a.ts = ts_now();
+	tx_pkt(&a);
+	n = cqe_wait(&q, e, 1, 0.3);
+	EXPECT(t, n == 0, "an ATOMIC_RESP naming WRITE PSN +%u completed wr_id %llu (MR-REL-26)",
+	       npkt - 8, n ? (unsigned long long)e[0].wrid : 0ull);
+	/* Re-sends of the atomic keep its PSN (MR-REL-27). */
+	while (rx_take(q.my_qpn, MR_OP_ATOMIC_FA, 0, &y)) {
+		resent++;
+		moved += y.p.psn != r.p.psn || !(y.p.flags & MR_F_RETX);
+	}
+	diag("%u re-sends of the FETCH_ADD while the WRITEs went", resent);
+	EXPECT(t, moved == 0, "%u of %u re-sends of the FETCH_ADD not at PSN %#x with RETX (MR-REL-27)",
+	       moved, resent, r.p.psn);
+	/* The answer, 320 PSNs after its request. */
+	a.psn = r.p.psn;
+	a.ts = ts_now();
+	tx_pkt(&a);
+	n = cqe_wait(&q, e, LATE_WRITES + 1, WAIT_RESP);
+	REQUIRE(t, n >= 1, "the FETCH_ADD answered %u PSNs after its request did not complete: its answer was not matched by PSN and MSN (MR-REL-26)",
+		npkt);
+	EXPECT(t, e[0].wrid == 951 && e[0].status == IBV_WC_SUCCESS &&
+	       e[0].opcode == IBV_WC_FETCH_ADD, "first CQE wr_id %llu status %d opcode %d, want 951 the FETCH_ADD's",
+	       (unsigned long long)e[0].wrid, e[0].status, e[0].opcode);
+	EXPECT(t, n == LATE_WRITES + 1, "%d CQEs, want the FETCH_ADD's and %u WRITEs'", n, LATE_WRITES);
+	for (k = 1; k < (uint32_t)n; k++)
+		EXPECT(t, e[k].wrid == 951 + k && e[k].status == IBV_WC_SUCCESS,
+		       "CQE %u wr_id %llu status %d", k, (unsigned long long)e[k].wrid, e[k].status);
+	/* The original value, in the byte order of the DUT host's u64
+	 * (little-endian, as on every host the suite targets). */
+	for (k = 0; k < 8; k++)
+		le[k] = (uint8_t)(orig >> (8 * k));
+	REQUIRE(t, mr_hash(1, 0, 8, &h), "agent: HASH: %s", agent_err);
+	EXPECT(t, h == mrc_hash(le, 8), "the FETCH_ADD's buffer does not hold the ATOMIC_RESP's original value");
+out:
+	tqp_close(&q);
+}
+
 const struct tcase cases_loss[] = {
 	{ "LOSS", "rto_backoff_reset",
 	  "MR-LOSS-1, MR-LOSS-6..9, MR-LOSS-13, MR-CC-3, MR-CC-11, MR-RETRY-3, MR-HDR-9, MR-ICRC-6, MR-MP-16, MR-MP-23",
@@ -839,5 +937,6 @@ const struct tcase cases_loss[] = {
 	{ "RETRY", "nack_resource", "MR-RETRY-8, MR-RETRY-10", c_nack_resource, NULL },
 	{ "LOSS", "rtt_sample_rto", "MR-LOSS-4..6, MR-LOSS-15", c_rtt_rto, NULL },
 	{ "LOSS", "read_piece_rerequested", "MR-LOSS-14, MR-REL-24, MR-WIN-7", c_read_missing, NULL },
+	{ "REL", "answer_after_window", "MR-REL-26, MR-REL-27", c_answer_after_window, NULL },
 };
 const unsigned int n_cases_loss = MR_ARRAY_SIZE(cases_loss);

@@ -9,7 +9,8 @@
  * (MR-PLACE-14) on another path (MR-MP-5), in-order completion
  * (MR-VERBS-22), the retry budget (MR-RETRY-1), READ and atomic responses
  * placed once and acknowledging their request (MR-REL-21) on its path
- * (MR-MP-19), a stalled READ or atomic re-rolling its request's path and
+ * (MR-MP-19), answers matched by PSN and MSN even after their request
+ * left the window (MR-REL-26), a stalled READ or atomic re-rolling its request's path and
  * asking again on the path answered last (MR-MP-34), a trimmed READ
  * response asked for again (MR-REL-16), a
  * fatal NACK failing the WR it names with its status (MR-VERBS-22), and
@@ -487,6 +488,69 @@ static void test_responses(void **state)
 	assert_int_equal(T.r.rd_bytes_out, 0);
 }
 
+/* A READ of @len bytes (@data gets its pattern) and a FETCH_ADD, sent. */
+static void read_and_atomic_sent(u8 *data, u32 len)
+{
+	memset(data, 0x3c, len);
+	post(MR_OP_READ_REQ, len, false);
+	post(MR_OP_ATOMIC_FA, 8, false);
+	run(0);
+	assert_int_equal(T.n_out, 2);
+}
+
+/*
+ * An answer is matched to its request by PSN and MSN (MR-REL-26) for as
+ * long as the WR is outstanding, not only while its request PSN is among
+ * the last MR_TXSB_WIN sent: a READ and an atomic acknowledged at once
+ * and answered only after more than a window of WRITE packets are taken;
+ * a response naming a PSN of another message is a duplicate, dropped.
+ */
+static void test_answer_after_window(void **state)
+{
+	u8 data[512];
+	u32 rpsn, apsn;
+	u64 now = US;
+
+	(void)state;
+	read_and_atomic_sent(data, sizeof(data));
+	rpsn = T.out[0].psn;
+	apsn = T.out[1].psn;
+	ack_all(now);
+	while (mr_psn_diff(T.r.snd.sb.nxt, apsn) <= MR_TXSB_WIN + 8) {
+		post(MR_OP_WRITE, 64 * MTU, false);
+		while (T.r.cur != T.tail) {
+			T.n_out = 0;
+			now += US;
+			run(now);
+			ack_all(now);
+		}
+	}
+	/* the READ's and the atomic's PSNs have left the window */
+	respond(MR_OP_READ_RESP, apsn, 0, 0, data, sizeof(data), 0, now);
+	assert_int_equal(T.n_dup, 1);
+	assert_int_equal(T.n_placed, 0);
+	respond(MR_OP_ATOMIC_RESP, rpsn, 1, 0, NULL, 0, 0, now);
+	assert_int_equal(T.n_dup, 2);
+	assert_int_equal(T.sq[1].state, MR_SWQE_SENT);
+	respond(MR_OP_READ_RESP, rpsn, 0, 0, data, sizeof(data), 0, now);
+	respond(MR_OP_ATOMIC_RESP, apsn, 1, 0, NULL, 0, 0, now);
+	assert_int_equal(T.n_dup, 2);
+	assert_int_equal(T.ev[MR_REQ_EV_ACK_BAD], 0);
+	assert_int_equal(T.sq[0].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[0].status, 0);
+	assert_int_equal(T.sq[1].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[1].status, 0);
+	assert_memory_equal(T.placed + 8, data + 8, sizeof(data) - 8);
+	assert_int_equal(T.placed[0], 0x88);
+	/* the READ and the atomic with their own status, then the WRITEs */
+	for (; T.head < 2; T.head++) {
+		assert_int_equal(mr_requester_head(&T.r, T.head, now, NULL),
+				 MR_DONE_OWN);
+		mr_requester_retired(&T.r, &T.sq[T.head], T.head);
+	}
+	assert_int_equal(complete(now, MR_DONE_SUCCESS), T.tail - 2);
+}
+
 /*
  * Delivery shown by a READ_RESP or an ATOMIC_RESP is credited to the
  * path its request was sent on (MR-MP-19), whatever path the response
@@ -672,11 +736,7 @@ static void test_stall_moves_path(void **state)
 	u8 pr, pa, q;
 
 	(void)state;
-	memset(data, 0x3c, sizeof(data));
-	post(MR_OP_READ_REQ, sizeof(data), false);
-	post(MR_OP_ATOMIC_FA, 8, false);
-	run(0);
-	assert_int_equal(T.n_out, 2);
+	read_and_atomic_sent(data, sizeof(data));
 	pr = T.out[0].path;
 	pa = T.out[1].path;
 	assert_int_not_equal(pr, pa);
@@ -956,6 +1016,7 @@ int main(void)
 		cmocka_unit_test_setup(test_retransmit_as_sent, setup),
 		cmocka_unit_test_setup(test_retry_budget, setup),
 		cmocka_unit_test_setup(test_responses, setup),
+		cmocka_unit_test_setup(test_answer_after_window, setup),
 		cmocka_unit_test_setup(test_empty_read_response, setup),
 		cmocka_unit_test_setup(test_read_hole_deadline, setup),
 		cmocka_unit_test_setup(test_split_read_spreads, setup),
