@@ -273,6 +273,14 @@ bool mr_path_reroll(struct mr_path_table *pt, u8 idx, u64 now_ns)
 	return true;
 }
 
+bool mr_path_on_answer_stall(struct mr_path_table *pt, u8 idx, u64 now_ns)
+{
+	/* A DEAD path is its probes' to re-roll (MR-MP-9). */
+	if (idx >= pt->n || pt->path[idx].state == MR_PATH_DEAD)
+		return false;
+	return mr_path_reroll(pt, idx, now_ns);
+}
+
 /*
  * The CE EWMA of the coolest usable path that has closed two rounds
  * since its last re-roll (a fresh EWMA starts at 0 and says nothing

@@ -256,6 +256,13 @@ bool mr_path_on_probe_reply(struct mr_path_table *pt, u8 idx, u32 probe_id,
 
 /* Force a re-roll of @idx (returns false in single-path mode). */
 bool mr_path_reroll(struct mr_path_table *pt, u8 idx, u64 now_ns);
+/*
+ * The answer to a READ or atomic sent on @idx stalled for an RTO after
+ * its request was delivered: @idx's reverse route fails while its
+ * forward route delivers, which nothing else notices (MR-MP-34). Re-rolls
+ * @idx unless it is DEAD; returns whether it did.
+ */
+bool mr_path_on_answer_stall(struct mr_path_table *pt, u8 idx, u64 now_ns);
 /* Number of paths not DEAD. */
 u32 mr_path_usable(const struct mr_path_table *pt);
 

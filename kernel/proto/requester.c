@@ -415,22 +415,6 @@ static u8 mr_rd_path(struct mr_requester *r, const struct mr_swqe *w,
 	       mr_path_pick(&r->snd.pt);
 }
 
-/*
- * A READ or atomic stalled: no response for an RTO after its latest
- * request was delivered (MR-LOSS-14), so they were lost on their way
- * back. Cumulative ACKs on other paths credit a path whose reverse route
- * alone fails (MR-MP-19) and its requests are acknowledged, so no RTO
- * re-rolls it (MR-MP-23): re-roll it here (MR-MP-34). A DEAD path is
- * its probes' to re-roll.
- */
-static void mr_rd_stalled(struct mr_requester *r, const struct mr_swqe *w,
-			  u64 now)
-{
-	if (w->rd_path < r->snd.pt.n &&
-	    r->snd.pt.path[w->rd_path].state != MR_PATH_DEAD)
-		mr_path_reroll(&r->snd.pt, w->rd_path, now);
-}
-
 /* Request [off, off + rlen) of READ @w, or send atomic @w, on a new PSN. */
 static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
 			 u32 rlen, bool retx, u64 now, void *ctx)
@@ -524,8 +508,16 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 		env.rd_bytes_out = (u32)r->rd_bytes_out;
 		do {
 			act = mr_rdreq_next(&w->rdq, read, &env, &off, &len);
+			/*
+			 * No answer for an RTO after delivery (MR-LOSS-14):
+			 * lost on the way back. Cumulative ACKs on other
+			 * paths credit a path whose reverse route alone
+			 * fails (MR-MP-19), so no RTO re-rolls it
+			 * (MR-MP-23): the stall does (MR-MP-34).
+			 */
 			if (mr_rdreq_stall_taken(&w->rdq))
-				mr_rd_stalled(r, w, now);
+				mr_path_on_answer_stall(&r->snd.pt,
+							w->rd_path, now);
 			switch (act) {
 			case MR_RDREQ_MORE:
 			case MR_RDREQ_AGAIN:

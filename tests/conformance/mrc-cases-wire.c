@@ -612,6 +612,23 @@ static void c_reverse_entropy(struct tctx *t)
 	tqp_close(&q);
 }
 
+/* Packet @k (0 or 1) of a 2-packet WRITE of @pl to the DUT's MR 0 at
+ * 4096, message q->msn from PSN @psn0, on path @path; the last asks for
+ * an ACK. */
+static void wr2_piece(struct mr_pkt *p, const struct tqp *q, uint32_t psn0, unsigned int k,
+		      const uint8_t *pl, uint8_t path)
+{
+	req_fill(p, q, MR_OP_WRITE, psn0 + k, k ? MR_F_LAST | MR_F_ACKREQ : MR_F_FIRST);
+	p->path = path;
+	p->dxh.msn = q->msn;
+	p->dxh.msg_len = 2 * PMTU;
+	p->dxh.offset = k * PMTU;
+	p->rxh.va = DUT.addr0 + 4096;
+	p->rxh.rkey = DUT.rkey0;
+	p->payload = pl + k * PMTU;
+	p->payload_len = PMTU;
+}
+
 /*
  * A READ and an atomic that wait for an earlier message execute when its
  * last packet arrives, on another path: their answers still go on their
@@ -648,14 +665,7 @@ static void c_deferred_answer_path(struct tctx *t)
 	q.msn++;
 	/* msn +0: a 2-packet WRITE, its LAST held back; +1 READ; +2 FETCH_ADD */
 	psn0 = q.psn;
-	req_fill(&p, &q, MR_OP_WRITE, psn0, MR_F_FIRST);
-	p.path = pw;
-	p.dxh.msn = q.msn;
-	p.dxh.msg_len = sizeof(pl);
-	p.rxh.va = DUT.addr0 + 4096;
-	p.rxh.rkey = DUT.rkey0;
-	p.payload = pl;
-	p.payload_len = PMTU;
+	wr2_piece(&p, &q, psn0, 0, pl, pw);
 	tx_pkt(&p);
 	req_fill(&p, &q, MR_OP_READ_REQ, psn0 + 2, MR_F_FIRST | MR_F_LAST | MR_F_ACKREQ);
 	p.path = pr;
@@ -675,15 +685,7 @@ static void c_deferred_answer_path(struct tctx *t)
 	EXPECT(t, !rx_take(q.my_qpn, MR_OP_READ_RESP, WAIT_SILENT, &r),
 	       "a READ_RESP before the WRITE before the READ completed (MR-PLACE-16)");
 	/* the WRITE's last packet, on a third path, from the other port */
-	req_fill(&p, &q, MR_OP_WRITE, psn0 + 1, MR_F_LAST | MR_F_ACKREQ);
-	p.path = pw;
-	p.dxh.msn = q.msn;
-	p.dxh.msg_len = sizeof(pl);
-	p.dxh.offset = PMTU;
-	p.rxh.va = DUT.addr0 + 4096;
-	p.rxh.rkey = DUT.rkey0;
-	p.payload = pl + PMTU;
-	p.payload_len = PMTU;
+	wr2_piece(&p, &q, psn0, 1, pl, pw);
 	tx_pkt_alt(&p);
 	memcpy(mem0 + 4096, pl, sizeof(pl));
 	word_put(12288, word_at(12288) + 1);

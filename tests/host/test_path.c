@@ -4,7 +4,7 @@
  * allocation (MR-MP-2), WRR spraying (MR-MP-4, MR-MP-5), the path
  * answered last for a retransmission in an RTO episode (MR-MP-33), rounds and
  * PLB-style re-rolls on ECN / loss / trims (MR-MP-6, MR-MP-7) and on RTO
- * (MR-MP-23), exploration (MR-MP-32),
+ * (MR-MP-23) and on a stalled answer (MR-MP-34), exploration (MR-MP-32),
  * dead-path detection (MR-MP-8), probing and revival (MR-MP-9, MR-MP-11)
  * also when a probe's round trip exceeds probe_interval,
  * all paths dead (MR-MP-12), single-path mode (MR-MP-13).
@@ -439,6 +439,37 @@ static void test_reroll_on_rto(void **state)
 	assert_int_not_equal(mr_path_entropy(&pt, 3), e3);
 	assert_true(mr_path_reroll(&pt, 2, 100 * US));
 	assert_int_not_equal(mr_path_entropy(&pt, 2), e2);
+}
+
+/*
+ * A READ's or atomic's answer stalled on a path (MR-MP-34): an ACTIVE or
+ * SUSPECT path moves to a new entropy; a DEAD one is left to its probes
+ * (MR-MP-9), and an index outside the table changes nothing.
+ */
+static void test_reroll_on_answer_stall(void **state)
+{
+	u16 e1, e2;
+	u64 n;
+
+	(void)state;
+	setup(4, false);
+	pt.path[2].state = MR_PATH_SUSPECT;
+	pt.path[3].state = MR_PATH_DEAD;
+	e1 = mr_path_entropy(&pt, 1);
+	e2 = mr_path_entropy(&pt, 2);
+	n = pt.rerolls;
+	assert_true(mr_path_on_answer_stall(&pt, 1, 100 * US));
+	assert_int_not_equal(mr_path_entropy(&pt, 1), e1);
+	assert_true(mr_path_on_answer_stall(&pt, 2, 100 * US));
+	assert_int_not_equal(mr_path_entropy(&pt, 2), e2);
+	assert_int_equal(pt.path[2].state, MR_PATH_ACTIVE);
+	e1 = mr_path_entropy(&pt, 3);
+	assert_false(mr_path_on_answer_stall(&pt, 3, 100 * US));
+	assert_int_equal(mr_path_entropy(&pt, 3), e1);
+	assert_int_equal(pt.path[3].state, MR_PATH_DEAD);
+	assert_false(mr_path_on_answer_stall(&pt, 4, 100 * US));
+	assert_false(mr_path_on_answer_stall(&pt, 0xff, 100 * US));
+	assert_int_equal(pt.rerolls, n + 2);
 }
 
 static void test_dead_path_and_revival(void **state)
@@ -934,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_pick_answered),
 		cmocka_unit_test(test_reroll_on_ecn),
 		cmocka_unit_test(test_reroll_hot_path),
+		cmocka_unit_test(test_reroll_on_answer_stall),
 		cmocka_unit_test(test_explore),
 		cmocka_unit_test(test_reroll_on_loss_and_trims),
 		cmocka_unit_test(test_reroll_on_rto),
