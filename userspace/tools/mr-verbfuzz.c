@@ -3514,11 +3514,44 @@ static struct {
 } maps[NMAP];
 
 /*
+ * The offset and length of one of the process's mappings of a uverbs
+ * device file, picked at random from /proc/self/maps: a ring that a
+ * provider mapped, in this context or another one, maybe of a QP or CQ
+ * destroyed since (the kernel refuses a length other than the ring's
+ * exactly, so blind guesses almost never map). False if there is none.
+ */
+static bool device_map_pick(off_t *off, size_t *len)
+{
+	unsigned long lo, hi;
+	unsigned long long pgoff;
+	char line[512];
+	unsigned int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "/dev/infiniband/uverbs") ||
+		    sscanf(line, "%lx-%lx %*s %llx", &lo, &hi, &pgoff) != 3 || hi <= lo)
+			continue;
+		/* Reservoir sampling: each mapping with probability 1/n. */
+		if (rn(++n) == 0) {
+			*off = (off_t)pgoff;
+			*len = hi - lo;
+		}
+	}
+	fclose(f);
+	return n > 0;
+}
+
+/*
  * The provider maps its rings by mmap of the context's file at offsets
  * the kernel gave it; a process may try any offset, length, protection
- * and sharing. What maps is read, never written (it may be a live ring),
- * and unmapped some steps later, maybe after its QP, CQ or context is
- * gone (the pages must outlive them until then).
+ * and sharing, the offsets of the rings of its other contexts among
+ * them. A shared mapping is read, never written (it may be a live ring:
+ * writing one is mr-ringtamper's job); a private writable one is a copy,
+ * written all over. Unmapped some steps later, maybe after its QP, CQ or
+ * context is gone (the pages must outlive them until then).
  */
 static void op_mmap(int ci)
 {
@@ -3535,10 +3568,17 @@ static void op_mmap(int ci)
 		if (chance(50))
 			return;
 	}
-	/* Rings sit a few pages long from offset 0 up: mostly there. */
-	off = (off_t)(chance(85) ? rn(128) : rn(1u << 20)) * pagesz;
-	len = chance(70) ? (size_t)rrange(1, 8) * (size_t)pagesz :
-	      chance(70) ? (size_t)rrange(1, 64) * (size_t)pagesz : rrange(1, 1u << 22);
+	if (!chance(60) || !device_map_pick(&off, &len)) {
+		/* Rings sit a few pages long from offset 0 up. */
+		off = (off_t)(chance(85) ? rn(128) : rn(1u << 20)) * pagesz;
+		len = chance(70) ? (size_t)rrange(1, 8) * (size_t)pagesz :
+		      chance(70) ? (size_t)rrange(1, 64) * (size_t)pagesz :
+		      rrange(1, 1u << 22);
+	} else if (chance(20)) {
+		/* A ring's offset with a length one page off. */
+		len = chance(50) || len <= (size_t)pagesz ? len + (size_t)pagesz :
+		      len - (size_t)pagesz;
+	}
 	prot = chance(80) ? PROT_READ : chance(50) ? PROT_READ | PROT_WRITE : PROT_NONE;
 	/* Writable only as a private copy: the rings are live. */
 	flags = (prot & PROT_WRITE) || chance(10) ? MAP_PRIVATE : MAP_SHARED;
@@ -3554,6 +3594,8 @@ static void op_mmap(int ci)
 		for (i = 0; i < len; i += (size_t)pagesz)
 			sink += ((volatile uint8_t *)p)[i];
 	(void)sink;
+	if ((prot & PROT_WRITE) && flags == MAP_PRIVATE)
+		memset(p, 0xa5, len);
 	st.mmap_ok++;
 	maps[k].p = p;
 	maps[k].len = len;
