@@ -336,8 +336,9 @@ static u8 mroce_rcv_check(void *ctx, const struct mr_pkt *p)
 }
 
 /*
- * ops->place: the payload of a checked and recorded packet. Returns 0 or
- * a fatal NACK reason (the memory failed under us). resp_lock held.
+ * ops->place: the payload of a checked packet, recorded if this succeeds
+ * (MR-VERBS-24). Returns 0 or a fatal NACK reason (the memory failed
+ * under us). resp_lock held.
  */
 static u8 mroce_rcv_place(void *ctx, const struct mr_pkt *p)
 {

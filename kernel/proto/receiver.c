@@ -285,7 +285,15 @@ static bool on_new(struct mr_receiver *r, struct rcv_call *c,
 		return false;
 	}
 
-	rc = mr_rxmsg_add(&r->m, p);
+	/*
+	 * The tracker's checks (MR-PLACE-14) come before the placement, its
+	 * record after: a packet whose placement fails is the error point,
+	 * dropped without being marked received (MR-VERBS-24, MR-REL-6),
+	 * so it must neither count in the tracker nor establish the record
+	 * of its message, against which the earlier packets of that message
+	 * would be checked (and refused).
+	 */
+	rc = mr_rxmsg_check(&r->m, p);
 	if (rc == MR_ERR_NOSPACE) {
 		send_ack(r, c, MR_NACK_RESOURCE, p->psn);
 		return false;
@@ -303,11 +311,11 @@ static bool on_new(struct mr_receiver *r, struct rcv_call *c,
 	if (rc == 0 && p->payload_len) {
 		reason = r->ops->place(c->ctx, p);
 		if (reason) {
-			/* Counted by the tracker: its stop covers it. */
 			error_point(r, c, reason, p->psn);
 			return false;
 		}
 	}
+	mr_rxmsg_record(&r->m, p);
 	mr_rxwin_mark(&r->w, p->psn);
 	mr_rxwin_ts_accept(&r->w, p->ts, c->now);
 	return mr_rxwin_note(&r->w, cls, p->flags, ce, p->ts, c->now);

@@ -101,7 +101,10 @@ struct mr_receiver_ops {
 	 * recording anything.
 	 */
 	u8 (*check)(void *ctx, const struct mr_pkt *p);
-	/* Place the payload (non-empty) of a checked, recorded packet. */
+	/*
+	 * Place the payload (non-empty) of a checked packet, recorded only
+	 * once this succeeds (MR-VERBS-24).
+	 */
 	u8 (*place)(void *ctx, const struct mr_pkt *p);
 	/*
 	 * Message @m is due, in msn order (MR-PLACE-2): complete its receive

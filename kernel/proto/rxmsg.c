@@ -110,6 +110,17 @@ static bool mr_rxmsg_same(const struct mr_rxmsg_info *a,
 	       a->swap_add == b->swap_add && a->compare == b->compare;
 }
 
+/* The first free slot of the extra READ range queue, MR_RXMSG_RDX if none. */
+static u32 mr_rxmsg_rdx_free(const struct mr_rxmsg *m)
+{
+	u32 i;
+
+	for (i = 0; i < MR_RXMSG_RDX; i++)
+		if (!m->rdx[i].active)
+			break;
+	return i;
+}
+
 /*
  * Queue an extra READ_REQ range of READ record @e (NULL: the READ
  * completed) until cum_psn passes its PSN. A request that arrived after a
@@ -119,25 +130,15 @@ static bool mr_rxmsg_same(const struct mr_rxmsg_info *a,
  * queued: the record must be the READ's lowest PSN, which the messages
  * after it follow, so that it executes in PSN order (MR-PLACE-16) and
  * MR-REL-25's bound on how far ahead an msn may be holds. Returns
- * MR_RXMSG_READ_RANGE, or 0 when @p became the record.
+ * MR_RXMSG_READ_RANGE, or 0 when @p became the record; mr_rxmsg_check()
+ * found a free slot.
  */
 static int mr_rxmsg_add_range(struct mr_rxmsg *m, struct mr_rxmsg_info *e,
 			      const struct mr_pkt *p)
 {
-	struct mr_rxmsg_info *x = NULL, *to;
-	bool earlier;
-	u32 i;
+	struct mr_rxmsg_info *x = &m->rdx[mr_rxmsg_rdx_free(m)], *to;
+	bool earlier = e && mr_psn_before(p->psn, e->first_psn);
 
-	for (i = 0; i < MR_RXMSG_RDX && !x; i++)
-		if (!m->rdx[i].active)
-			x = &m->rdx[i];
-	/*
-	 * Full: refuse, nothing recorded; the responder NACKs it RESOURCE
-	 * and the requester sends it again after the delay (MR-REL-34).
-	 */
-	if (!x)
-		return MR_ERR_NOSPACE;
-	earlier = e && mr_psn_before(p->psn, e->first_psn);
 	to = x;
 	if (earlier) {
 		*x = *e;
@@ -153,10 +154,11 @@ static int mr_rxmsg_add_range(struct mr_rxmsg *m, struct mr_rxmsg_info *e,
 	return earlier ? 0 : MR_RXMSG_READ_RANGE;
 }
 
-int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
+int mr_rxmsg_check(const struct mr_rxmsg *m, const struct mr_pkt *p)
 {
 	const struct mr_op_desc *d;
-	struct mr_rxmsg_info *e, n;
+	const struct mr_rxmsg_info *e;
+	struct mr_rxmsg_info n;
 	s32 dm;
 
 	if (unlikely(!p))
@@ -190,7 +192,15 @@ int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 			return MR_ERR_MSG_MISMATCH;
 		if (mr_rxmsg_psn_seen(m, p->psn))
 			return MR_RXMSG_DUP;
-		return mr_rxmsg_add_range(m, e, p);
+		/*
+		 * Full: refuse, nothing recorded; the responder NACKs it
+		 * RESOURCE and the requester sends it again after the delay
+		 * (MR-REL-34).
+		 */
+		if (mr_rxmsg_rdx_free(m) == MR_RXMSG_RDX)
+			return MR_ERR_NOSPACE;
+		return e && mr_psn_before(p->psn, e->first_psn) ?
+		       0 : MR_RXMSG_READ_RANGE;
 	}
 	if (!e)
 		return MR_ERR_MSN_OLD;
@@ -209,10 +219,6 @@ int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 		if ((d->attrs & MR_OPA_MULTI) &&
 		    p->payload_len > n.msg_len)
 			return MR_ERR_RANGE;
-		*e = n;
-		e->active = 1;
-		if (mr_rxmsg_rd_atomic(e->opcode))
-			m->n_rdat++;
 	} else if ((u64)e->bytes + p->payload_len > e->msg_len) {
 		/*
 		 * A new PSN carrying bytes the message has no room for left:
@@ -220,9 +226,28 @@ int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 		 */
 		return MR_ERR_RANGE;
 	}
+	return 0;
+}
+
+int mr_rxmsg_record(struct mr_rxmsg *m, const struct mr_pkt *p)
+{
+	struct mr_rxmsg_info *e;
+
+	/* Checked: the msn is in the ring, or completed for a READ_REQ. */
+	e = mr_seq32_diff(p->dxh.msn, m->head_msn) >= 0 ?
+	    &m->ring[p->dxh.msn % MR_RXMSG_RING] : NULL;
+	if (p->opcode == MR_OP_READ_REQ && (!e || e->active))
+		return mr_rxmsg_add_range(m, e, p);
+
+	if (!e->active) {
+		mr_rxmsg_fill(e, p);
+		e->active = 1;
+		if (mr_rxmsg_rd_atomic(e->opcode))
+			m->n_rdat++;
+	}
 
 	mr_rxmsg_psn_set(m, p->psn);
-	if (d->attrs & MR_OPA_MULTI)
+	if (mr_op_has(p->opcode, MR_OPA_MULTI))
 		e->bytes += p->payload_len;
 	e->flags |= p->flags;
 	if (e->npkts != 0xffff)
@@ -232,6 +257,15 @@ int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
 	if (mr_psn_after(p->psn, e->last_psn))
 		e->last_psn = p->psn;
 	return 0;
+}
+
+int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p)
+{
+	int rc = mr_rxmsg_check(m, p);
+
+	if (rc < 0 || rc == MR_RXMSG_DUP)
+		return rc;
+	return mr_rxmsg_record(m, p);
 }
 
 bool mr_rxmsg_head_complete(const struct mr_rxmsg *m)

@@ -103,6 +103,16 @@ void mr_rxmsg_init(struct mr_rxmsg *m, u32 init_msn, u32 init_psn);
  */
 int mr_rxmsg_add(struct mr_rxmsg *m, const struct mr_pkt *p);
 
+/*
+ * mr_rxmsg_add() in two steps, for a packet that is placed in between:
+ * mr_rxmsg_check() returns what mr_rxmsg_add() would, changing nothing;
+ * mr_rxmsg_record() then counts a packet it passed (0 or
+ * MR_RXMSG_READ_RANGE), with the same return. A packet whose placement
+ * fails is the error point and leaves no trace here (MR-VERBS-24).
+ */
+int mr_rxmsg_check(const struct mr_rxmsg *m, const struct mr_pkt *p);
+int mr_rxmsg_record(struct mr_rxmsg *m, const struct mr_pkt *p);
+
 /* True if every byte of the oldest tracked message has arrived. */
 bool mr_rxmsg_head_complete(const struct mr_rxmsg *m);
 

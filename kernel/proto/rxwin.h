@@ -14,7 +14,8 @@
  *
  * Usage per arriving request packet (after decode and ICRC, MR-REL-6):
  *	cls = mr_rxwin_classify(w, psn);
- *	if NEW/NEW_OOO: checks, place, mr_rxmsg_add(), mr_rxwin_mark(w, psn);
+ *	if NEW/NEW_OOO: checks (mr_rxmsg_check() among them), place,
+ *	mr_rxmsg_record(), mr_rxwin_mark(w, psn);
  *	if DUP: drop (count, answer per MR-REL-7..9);
  *	if BEYOND: drop, rate-limited NACK SEQ_ERR (MR-REL-10) whose AKH comes
  *	from mr_rxwin_ack_fill() with ts_echo set to the packet's timestamp;

@@ -36,6 +36,8 @@ struct rec {
 	/* scripted answers */
 	u8 check_psn_reason;		/* returned by check for check_psn */
 	u32 check_psn;
+	u8 place_psn_reason;		/* returned by place for place_psn */
+	u32 place_psn;
 	u8 deliver_reason;		/* returned by deliver for deliver_msn */
 	u32 deliver_msn;
 	bool reads_queue;		/* deliver queues READ responses */
@@ -55,6 +57,8 @@ static u8 t_check(void *ctx, const struct mr_pkt *p)
 static u8 t_place(void *ctx, const struct mr_pkt *p)
 {
 	(void)ctx;
+	if (t.place_psn_reason && p->psn == t.place_psn)
+		return t.place_psn_reason;
 	assert_true(t.n_placed < 64);
 	t.placed[t.n_placed++] = p->psn;
 	return 0;
@@ -203,6 +207,53 @@ static void test_error_point_waits_for_gap(void **state)
 	assert_int_equal(last_out()->akh.msn, 1);
 	/* MR-REL-11: the NACK echoes the timestamp of its packet */
 	assert_int_equal(last_out()->akh.ts_echo, p.ts);
+}
+
+/*
+ * A packet whose placement fails is the error point and is recorded
+ * nowhere (MR-VERBS-24, MR-REL-6): not marked in the window, not counted
+ * by the message tracker, whose cum_psn stays the window's. Nor does it
+ * establish its message's record (MR-PLACE-14): the earlier packets are
+ * still taken, and the NACK goes out once cum_psn reaches it.
+ */
+static void test_place_failure_records_nothing(void **state)
+{
+	struct mr_pkt p;
+
+	(void)state;
+	/* in order: NACKed at once, nothing counted */
+	t.place_psn_reason = MR_NACK_REMOTE_OP;
+	t.place_psn = PSN0;
+	p = pkt(MR_OP_SEND, PSN0, 0, 2, 0, 0);
+	assert_true(rx(&p));
+	assert_int_equal(last_out()->nkh.nack_psn, PSN0);
+	assert_int_equal(r.w.cum_psn, PSN0);
+	assert_int_equal(mr_rxmsg_cum_psn(&r.m), PSN0);
+	assert_false(mr_rxmsg_active(&r.m, 0));
+
+	/*
+	 * Ahead of a gap, with the msn of the one-packet SEND before it
+	 * but another msg_len (forged): that SEND is taken and completes,
+	 * then the NACK names the failed PSN.
+	 */
+	setup(NULL);
+	t.place_psn_reason = MR_NACK_REMOTE_OP;
+	t.place_psn = PSN0 + 1;
+	p = pkt(MR_OP_SEND, PSN0, 1, 2, 0, 0);
+	assert_false(rx(&p));
+	assert_int_equal(mr_rxmsg_cum_psn(&r.m), PSN0);
+	assert_false(mr_rxmsg_active(&r.m, 0));
+	p = pkt(MR_OP_SEND, PSN0, 0, 1, 0, 0);
+	assert_true(rx(&p));
+	assert_int_equal(t.ev[MR_RCV_EV_MSG_MISMATCH], 0);
+	assert_int_equal(t.n_placed, 1);
+	assert_int_equal(t.n_done, 1);
+	assert_int_equal(last_out()->opcode, MR_OP_NACK);
+	assert_int_equal(last_out()->nkh.reason, MR_NACK_REMOTE_OP);
+	assert_int_equal(last_out()->nkh.nack_psn, PSN0 + 1);
+	assert_int_equal(last_out()->akh.cum_psn, PSN0 + 1);
+	assert_int_equal(last_out()->akh.msn, 1);
+	assert_int_equal(mr_rxmsg_cum_psn(&r.m), r.w.cum_psn);
 }
 
 /*
@@ -716,6 +767,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_error_point_waits_for_gap, setup),
+		cmocka_unit_test_setup(test_place_failure_records_nothing,
+				       setup),
 		cmocka_unit_test_setup(test_error_nack_repeats, setup),
 		cmocka_unit_test_setup(test_seq_err_rate, setup),
 		cmocka_unit_test_setup(test_dup_answers_bounded, setup),
