@@ -348,10 +348,11 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
  * one it was lost on (MR-MP-5). After an RTO the window is one packet:
  * the first retransmission's ACK tells a spurious RTO (MR-LOSS-15), which
  * puts the rest back in flight unsent, from a real one, after which slow
- * start sends them. Returns the budget left.
+ * start sends them. Returns the budget left; *@done is set if a WQE
+ * failed.
  */
 static int mr_send_retx(struct mr_requester *r, u32 head, u64 now,
-			int budget, void *ctx)
+			int budget, bool *done, void *ctx)
 {
 	const struct mr_txsb_ent *ent;
 	struct mr_swqe *w;
@@ -389,9 +390,17 @@ static int mr_send_retx(struct mr_requester *r, u32 head, u64 now,
 		rc = mr_emit(r, w, r->pkt_off[slot], r->pkt_len[slot], psn,
 			     path, true, &last, now, ctx);
 		if (rc) {
-			/* The source buffer went bad under us: fail the WR. */
-			if (rc != MR_REQ_TX_AGAIN)
+			/*
+			 * The source buffer went bad under us: fail the WR
+			 * (MR-VERBS-23) and say so, for the caller to complete
+			 * it and enter Error (MR-VERBS-25). It may be the head
+			 * and the WR being packetized: then no deadline is
+			 * left to bring the caller back.
+			 */
+			if (rc != MR_REQ_TX_AGAIN) {
 				mr_fail_wr(r, w, (u8)rc);
+				*done = true;
+			}
 			break;
 		}
 		mr_txsb_on_retx(&r->snd.sb, psn, path, now);
@@ -415,20 +424,41 @@ static u8 mr_rd_path(struct mr_requester *r, const struct mr_swqe *w,
 	       mr_path_pick(&r->snd.pt);
 }
 
-/* Request [off, off + rlen) of READ @w, or send atomic @w, on a new PSN. */
+/*
+ * An emit of READ or atomic @w's request failed with @rc: a lack of
+ * memory is tried again later; anything else (the encoder refused the
+ * packet) fails the WR, and the run says so (MR-VERBS-23, MR-VERBS-25).
+ */
+static void mr_rd_emit_failed(struct mr_requester *r, struct mr_swqe *w,
+			      int rc, bool *done)
+{
+	if (rc == MR_REQ_TX_AGAIN)
+		return;
+	mr_fail_wr(r, w, (u8)rc);
+	*done = true;
+}
+
+/*
+ * Request [off, off + rlen) of READ @w, or send atomic @w, on a new PSN.
+ * False if it did not go out; *@done is set if @w failed.
+ */
 static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
-			 u32 rlen, bool retx, u64 now, void *ctx)
+			 u32 rlen, bool retx, u64 now, bool *done, void *ctx)
 {
 	u32 psn = r->snd.sb.nxt;
 	bool last;
 	u8 path;
+	int rc;
 
 	if (mr_txsb_window_full(&r->snd.sb) ||
 	    !mr_txsb_can_send(&r->snd.sb, now))
 		return false;
 	path = mr_rd_path(r, w, retx);
-	if (mr_emit(r, w, off, rlen, psn, path, retx, &last, now, ctx))
+	rc = mr_emit(r, w, off, rlen, psn, path, retx, &last, now, ctx);
+	if (rc) {
+		mr_rd_emit_failed(r, w, rc, done);
 		return false;
+	}
 	/* Cannot fail now: the window has room, no RNR pause. */
 	mr_txsb_on_send(&r->snd.sb, w->msn, MR_TXE_FIRST | MR_TXE_LAST, path,
 			now, &psn);
@@ -453,13 +483,17 @@ static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
  * and, never acknowledged, use up the retry budget.
  */
 static bool mr_send_atomic_again(struct mr_requester *r, struct mr_swqe *w,
-				 u64 now, void *ctx)
+				 u64 now, bool *done, void *ctx)
 {
 	u8 path = mr_rd_path(r, w, true);
 	bool last;
+	int rc;
 
-	if (mr_emit(r, w, 0, 0, w->first_psn, path, true, &last, now, ctx))
+	rc = mr_emit(r, w, 0, 0, w->first_psn, path, true, &last, now, ctx);
+	if (rc) {
+		mr_rd_emit_failed(r, w, rc, done);
 		return false;
+	}
 	w->rdq.progress_ns = now;
 	r->ops->event(ctx, MR_REQ_EV_RETX, 1, w);
 	return true;
@@ -469,10 +503,10 @@ static bool mr_send_atomic_again(struct mr_requester *r, struct mr_swqe *w,
  * READ and ATOMIC follow-ups (rdreq.h decides what): the next range of a
  * READ, asking again for what a stalled or trimmed READ misses, an atomic
  * re-sent, or the WR failed once its retries are spent. Returns the
- * budget left.
+ * budget left; *@done is set if a WQE failed.
  */
 static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
-			   int budget, void *ctx)
+			   int budget, bool *done, void *ctx)
 {
 	struct mr_rdreq_env env = {
 		.now = now,
@@ -523,7 +557,7 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 			case MR_RDREQ_AGAIN:
 				if (!mr_send_more(r, w, off, len,
 						  act == MR_RDREQ_AGAIN, now,
-						  ctx))
+						  done, ctx))
 					return budget;
 				mr_rdreq_sent(&w->rdq, act, off, len);
 				if (act == MR_RDREQ_MORE)
@@ -532,13 +566,21 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 				budget--;
 				break;
 			case MR_RDREQ_ATOMIC_AGAIN:
-				if (!mr_send_atomic_again(r, w, now, ctx))
+				if (!mr_send_atomic_again(r, w, now, done,
+							  ctx))
 					return budget;
 				budget--;
 				break;
 			case MR_RDREQ_FAIL:
+				/*
+				 * Its budget is spent: no message starts after
+				 * it (MR-RETRY-9, MR-VERBS-25), and the caller
+				 * completes it in its turn.
+				 */
 				r->ops->event(ctx, MR_REQ_EV_RD_STALLED, 1, w);
-				mr_swqe_done(w, r->p.status[MR_REQ_ST_RETRY_EXC]);
+				mr_fail_wr(r, w,
+					   r->p.status[MR_REQ_ST_RETRY_EXC]);
+				*done = true;
 				break;
 			case MR_RDREQ_STOP:
 				return budget;
@@ -708,13 +750,13 @@ bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
 		return done;
 	mr_run_paths(r, now, ctx);
 	r->tx_nomem = false;
-	budget = mr_send_retx(r, head, now, budget, ctx);
-	budget = mr_send_rd_more(r, head, now, budget, ctx);
+	budget = mr_send_retx(r, head, now, budget, &done, ctx);
+	budget = mr_send_rd_more(r, head, now, budget, &done, ctx);
 	if (new_work && mr_send_new(r, head, tail, now, &budget, ctx))
 		done = true;
 	/* A split READ just started asks for its next ranges (MR-MP-28). */
 	if (r->cur != cur && r->snd.pt.n > 1 && r->rd_atomic_out)
-		mr_send_rd_more(r, head, now, budget, ctx);
+		mr_send_rd_more(r, head, now, budget, &done, ctx);
 	return done;
 }
 

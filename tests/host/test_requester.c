@@ -5,9 +5,11 @@
  * MSN, SSN, PSN, offset, READ ranges), MSN and SSN assignment
  * (MR-VERBS-20), the READ/ATOMIC limit (MR-VERBS-15), fences, local
  * operations in SQ order, a WR whose source buffer fails (nothing after it
- * is sent, MR-VERBS-25), retransmission of a lost packet exactly as it was
- * (MR-PLACE-14) on another path (MR-MP-5), in-order completion
- * (MR-VERBS-22), the retry budget (MR-RETRY-1), READ and atomic responses
+ * is sent, MR-VERBS-25; on a retransmission the run reports it),
+ * retransmission of a lost packet exactly as it was (MR-PLACE-14) on
+ * another path (MR-MP-5), in-order completion
+ * (MR-VERBS-22), the retry budget (MR-RETRY-1; a READ's own halts the
+ * queue, MR-RETRY-9), READ and atomic responses
  * placed once and acknowledging their request (MR-REL-21) on its path
  * (MR-MP-19), answers matched by PSN and MSN even after their request
  * left the window (MR-REL-26), a stalled READ or atomic re-rolling its request's path and
@@ -394,6 +396,122 @@ static void test_retransmit_as_sent(void **state)
 	/* acknowledged: it completes */
 	ack_all(dl);
 	assert_int_equal(complete(dl, MR_DONE_SUCCESS), 1);
+}
+
+/*
+ * A retransmission whose source buffer went bad fails its WR, and the run
+ * says so (MR-VERBS-23, MR-VERBS-25): here the WR is the head and still
+ * being packetized, so no deadline is left to bring the caller back to
+ * complete it.
+ */
+static void test_failed_retransmit_reported(void **state)
+{
+	u64 dl;
+
+	(void)state;
+	post(MR_OP_WRITE, 100 * MTU, false);
+	run(0);
+	assert_int_equal(T.n_out, 64);		/* the run's budget */
+	assert_false(mr_requester_idle(&T.r, T.head));
+	assert_int_equal(T.r.cur, T.head);
+	/* the RTO: the retransmission of its first packet fails */
+	dl = mr_requester_deadline(&T.r, T.head, T.tail, 0);
+	assert_true(dl > 0 && dl != MR_TIME_NEVER);
+	T.fail_emit_at = 64;
+	assert_true(run(dl));
+	assert_int_equal(T.n_out, 64);
+	assert_int_equal(T.sq[0].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[0].status, ST_BAD_BUF);
+	assert_int_equal(mr_requester_head(&T.r, T.head, dl, NULL),
+			 MR_DONE_OWN);
+}
+
+/*
+ * A READ whose request was delivered but never answered spends its own
+ * retry budget: the run that fails it with RETRY_EXC says so, and starts
+ * no message after it (MR-RETRY-9, MR-VERBS-25), not even one posted
+ * just before.
+ */
+static void test_read_budget_halts(void **state)
+{
+	const struct mr_swqe *w = &T.sq[0];
+	u64 now = 10 * US, dl;
+	int i;
+
+	(void)state;
+	post(MR_OP_READ_REQ, 512, false);
+	run(0);
+	assert_int_equal(T.n_out, 1);
+	ack_all(now);
+	/* asked again once per RTO, a retry counted per verbs timeout */
+	for (i = 0; i < 100 && w->rdq.retries < 2; i++) {
+		dl = mr_requester_deadline(&T.r, T.head, T.tail, now);
+		assert_true(dl != MR_TIME_NEVER);
+		now = MR_MAX(dl, now + 1);
+		assert_false(mr_requester_run(&T.r, T.head, T.tail, false,
+					      now, 64, NULL));
+		ack_all(now);
+	}
+	assert_int_equal(w->rdq.retries, 2);
+	assert_int_equal(w->state, MR_SWQE_SENT);
+	/* the next counted stall is over the budget: a SEND waits */
+	post(MR_OP_SEND, 10, false);
+	dl = mr_requester_deadline(&T.r, T.head, T.tail, now);
+	now = MR_MAX(dl, w->rdq.retry_ns + 10 * MS);
+	i = (int)T.n_out;
+	assert_true(run(now));
+	assert_int_equal(T.ev[MR_REQ_EV_RD_STALLED], 1);
+	assert_int_equal(w->state, MR_SWQE_DONE);
+	assert_int_equal(w->status, ST_RETRY);
+	assert_int_equal(T.n_out, i);
+	assert_int_equal(T.sq[1].state, MR_SWQE_QUEUED);
+	assert_true(T.r.halted);
+	assert_int_equal(mr_requester_head(&T.r, T.head, now, NULL),
+			 MR_DONE_OWN);
+}
+
+/*
+ * A READ's request asked again, or an atomic re-sent, that the caller
+ * cannot build for good (not a lack of memory) fails its WR with that
+ * status, and the run says so (MR-VERBS-23, MR-VERBS-25); a later WR
+ * is not started.
+ */
+static void test_rd_emit_failure(void **state)
+{
+	static const u8 ops[2] = { MR_OP_READ_REQ, MR_OP_ATOMIC_FA };
+	const struct mr_swqe *w = &T.sq[0];
+	u64 now, dl;
+	bool ret;
+	int k, i;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		setup_with(false);
+		now = 10 * US;
+		post(ops[k], ops[k] == MR_OP_READ_REQ ? 512 : 8, false);
+		run(0);
+		assert_int_equal(T.n_out, 1);
+		ack_all(now);
+		post(MR_OP_SEND, 10, false);
+		/* the RTO after delivery asks again (MR-LOSS-14, MR-REL-27) */
+		T.fail_emit_at = (int)T.n_out;
+		ret = false;
+		for (i = 0; i < 100 && w->state != MR_SWQE_DONE; i++) {
+			dl = mr_requester_deadline(&T.r, T.head, T.tail, now);
+			assert_true(dl != MR_TIME_NEVER);
+			now = MR_MAX(dl, now + 1);
+			ret = mr_requester_run(&T.r, T.head, T.tail, false,
+					       now, 64, NULL);
+		}
+		assert_int_equal(T.fail_emit_at, -1);
+		assert_int_equal(w->state, MR_SWQE_DONE);
+		assert_int_equal(w->status, ST_BAD_BUF);
+		assert_true(ret);
+		assert_true(T.r.halted);
+		assert_int_equal(T.n_out, 1);
+		assert_int_equal(mr_requester_head(&T.r, T.head, now, NULL),
+				 MR_DONE_OWN);
+	}
 }
 
 /* Never acknowledged: the retry budget fails the WR with RETRY_EXC. */
@@ -1014,7 +1132,10 @@ int main(void)
 		cmocka_unit_test_setup(test_rd_atomic_limit_and_fence, setup),
 		cmocka_unit_test_setup(test_local_and_failed_source, setup),
 		cmocka_unit_test_setup(test_retransmit_as_sent, setup),
+		cmocka_unit_test_setup(test_failed_retransmit_reported, setup),
+		cmocka_unit_test_setup(test_read_budget_halts, setup),
 		cmocka_unit_test_setup(test_retry_budget, setup),
+		cmocka_unit_test_setup(test_rd_emit_failure, setup),
 		cmocka_unit_test_setup(test_responses, setup),
 		cmocka_unit_test_setup(test_answer_after_window, setup),
 		cmocka_unit_test_setup(test_empty_read_response, setup),
