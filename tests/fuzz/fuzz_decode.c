@@ -9,7 +9,8 @@
  *  - on error the output struct is byte-for-byte unchanged;
  *  - on success the packet re-encodes to the same length and the same
  *    bytes (reserved flag bits of the MBH and of a HELLO's hello_flags
- *    cleared, MR-VER-2, MR-HDR-27; ICRC recomputed), and that
+ *    and the HLH's reserved word cleared, MR-VER-2, MR-HDR-27; ICRC
+ *    recomputed), and that
  *    encoding decodes to the same struct with a valid ICRC;
  *  - receive, unmarked: the result of decode then the ICRC (TRIM flag:
  *    no ICRC, no payload); with the trimmed DSCP: the unmarked result if
@@ -109,12 +110,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (out.opcode == MR_OP_ATOMIC_FA)
 		memset(cmp + MR_MBH_LEN + MR_DXH_LEN +
 		       offsetof(struct mr_wire_axh, compare), 0, 8);
-	/* ... and a HELLO's unassigned hello_flags, read as zero too */
+	/*
+	 * ... and a HELLO's unassigned hello_flags and its reserved word,
+	 * ignored on receipt (MR-HDR-27), read as zero too
+	 */
 	if (out.opcode == MR_OP_HELLO) {
-		u8 *hf = cmp + MR_MBH_LEN + offsetof(struct mr_wire_hlh, hflags);
+		u8 *h = cmp + MR_MBH_LEN;
 
-		hf[0] &= MR_HLF_KNOWN >> 8;
-		hf[1] &= MR_HLF_KNOWN & 0xff;
+		h[offsetof(struct mr_wire_hlh, hflags)] &= MR_HLF_KNOWN >> 8;
+		h[offsetof(struct mr_wire_hlh, hflags) + 1] &=
+			MR_HLF_KNOWN & 0xff;
+		memset(h + offsetof(struct mr_wire_hlh, rsvd), 0, 4);
 	}
 	if (re[0] != cmp[0] || re[1] != cmp[1] || re[2] != 0 ||
 	    re[3] != (cmp[3] & MR_F_KNOWN) ||
