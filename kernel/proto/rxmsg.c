@@ -130,15 +130,20 @@ static u32 mr_rxmsg_rdx_free(const struct mr_rxmsg *m)
  * queued: the record must be the READ's lowest PSN, which the messages
  * after it follow, so that it executes in PSN order (MR-PLACE-16) and
  * MR-REL-25's bound on how far ahead an msn may be holds. Returns
- * MR_RXMSG_READ_RANGE, or 0 when @p became the record; mr_rxmsg_check()
- * found a free slot.
+ * MR_RXMSG_READ_RANGE, or 0 when @p became the record (MR_ERR_NOSPACE if
+ * the queue is full, which mr_rxmsg_check() has ruled out).
  */
 static int mr_rxmsg_add_range(struct mr_rxmsg *m, struct mr_rxmsg_info *e,
 			      const struct mr_pkt *p)
 {
-	struct mr_rxmsg_info *x = &m->rdx[mr_rxmsg_rdx_free(m)], *to;
+	u32 i = mr_rxmsg_rdx_free(m);
+	struct mr_rxmsg_info *x, *to;
 	bool earlier = e && mr_psn_before(p->psn, e->first_psn);
 
+	/* Checked, but a record without its check must not overrun. */
+	if (unlikely(i == MR_RXMSG_RDX))
+		return MR_ERR_NOSPACE;
+	x = &m->rdx[i];
 	to = x;
 	if (earlier) {
 		*x = *e;
