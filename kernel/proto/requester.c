@@ -343,6 +343,23 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 }
 
 /*
+ * An emit of a packet of @w already started failed with @rc: a lack of
+ * memory is tried again later; anything else (a source buffer gone bad,
+ * the encoder refusing the packet) fails the WR, and the run says so,
+ * for the caller to complete it and enter Error (MR-VERBS-23,
+ * MR-VERBS-25): the WR may be the head with no deadline left to bring
+ * the caller back.
+ */
+static void mr_emit_failed(struct mr_requester *r, struct mr_swqe *w,
+			   int rc, bool *done)
+{
+	if (rc == MR_REQ_TX_AGAIN)
+		return;
+	mr_fail_wr(r, w, (u8)rc);
+	*done = true;
+}
+
+/*
  * Retransmit what the scoreboard declared lost, within the congestion
  * window like every request packet (MR-CC-3), on another path than the
  * one it was lost on (MR-MP-5). After an RTO the window is one packet:
@@ -390,17 +407,7 @@ static int mr_send_retx(struct mr_requester *r, u32 head, u64 now,
 		rc = mr_emit(r, w, r->pkt_off[slot], r->pkt_len[slot], psn,
 			     path, true, &last, now, ctx);
 		if (rc) {
-			/*
-			 * The source buffer went bad under us: fail the WR
-			 * (MR-VERBS-23) and say so, for the caller to complete
-			 * it and enter Error (MR-VERBS-25). It may be the head
-			 * and the WR being packetized: then no deadline is
-			 * left to bring the caller back.
-			 */
-			if (rc != MR_REQ_TX_AGAIN) {
-				mr_fail_wr(r, w, (u8)rc);
-				*done = true;
-			}
+			mr_emit_failed(r, w, rc, done);
 			break;
 		}
 		mr_txsb_on_retx(&r->snd.sb, psn, path, now);
@@ -425,20 +432,6 @@ static u8 mr_rd_path(struct mr_requester *r, const struct mr_swqe *w,
 }
 
 /*
- * An emit of READ or atomic @w's request failed with @rc: a lack of
- * memory is tried again later; anything else (the encoder refused the
- * packet) fails the WR, and the run says so (MR-VERBS-23, MR-VERBS-25).
- */
-static void mr_rd_emit_failed(struct mr_requester *r, struct mr_swqe *w,
-			      int rc, bool *done)
-{
-	if (rc == MR_REQ_TX_AGAIN)
-		return;
-	mr_fail_wr(r, w, (u8)rc);
-	*done = true;
-}
-
-/*
  * Request [off, off + rlen) of READ @w, or send atomic @w, on a new PSN.
  * False if it did not go out; *@done is set if @w failed.
  */
@@ -456,7 +449,7 @@ static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
 	path = mr_rd_path(r, w, retx);
 	rc = mr_emit(r, w, off, rlen, psn, path, retx, &last, now, ctx);
 	if (rc) {
-		mr_rd_emit_failed(r, w, rc, done);
+		mr_emit_failed(r, w, rc, done);
 		return false;
 	}
 	/* Cannot fail now: the window has room, no RNR pause. */
@@ -491,7 +484,7 @@ static bool mr_send_atomic_again(struct mr_requester *r, struct mr_swqe *w,
 
 	rc = mr_emit(r, w, 0, 0, w->first_psn, path, true, &last, now, ctx);
 	if (rc) {
-		mr_rd_emit_failed(r, w, rc, done);
+		mr_emit_failed(r, w, rc, done);
 		return false;
 	}
 	w->rdq.progress_ns = now;
