@@ -78,6 +78,10 @@
 #   fab_clear            no black hole, every spine at $FAB_RATE, all four
 #                        in the routes, no bottleneck
 #   fab_drops K DIR      packets the black hole of spine K dropped so far
+#   fab_queue_drops DIR  "d1 d2 d3 d4": packets the spine queues (the
+#                        fq_codel under each tbf) of la (DIR fwd) or lb
+#                        (DIR rev) dropped so far: over their depth, or
+#                        not ECN-capable above their CE threshold
 #   fab_rate_Bps RATE    tc's "8mbit" (or kbit, gbit) in bytes per second
 #   fab_client HOST OUT CMD...
 #                        run a perftest client CMD in HOST's namespace
@@ -334,6 +338,15 @@ fab_blackhole() {
 fab_drops() {
 	fab_in "$(fab_leaf "$2")" tc -s filter show dev "s$1" egress 2>/dev/null |
 		awk '/Sent/ { print $4; exit }' | grep . || echo 0
+}
+
+fab_queue_drops() {
+	for fab_k in 1 2 3 4; do
+		fab_in "$(fab_leaf "$1")" tc -s qdisc show dev "s$fab_k" |
+			awk '/^qdisc/ { q = $2 } q == "fq_codel" && /dropped/ {
+				sub(/.*dropped /, ""); sub(/,.*/, ""); print; n = 1; exit }
+				END { if (!n) print 0 }'
+	done | tr '\n' ' ' | sed 's/ $//'
 }
 
 fab_slow() {
