@@ -566,8 +566,10 @@ fx_spray() {
 	# before it to be credited (missed > 0), or when the trace cannot
 	# tell.  A FAIL line is what a CI summary shows: it carries the
 	# death's DEATH and GAP lines.
-	fx_sdv=$(awk -v e="$(echo "$fx_t0 $fx_on_up" | awk -v d="$(fx_s 40)" '{ print $1 - $2 + d }')" \
-		'$1 == "DEATH" && $6 + 0 <= e { n++; if ($0 ~ / NOPKT/ || $0 !~ / missed 0 /) { b++; if (!l) l = $0 } }
+	# DEATH lines count seconds from fx-on: the transfer ends fx_t0 -
+	# fx_on_up + its length after it
+	fx_sdv=$(awk -v t0="$fx_t0" -v on="$fx_on_up" -v d="$(fx_s 40)" \
+		'$1 == "DEATH" && $6 + 0 <= t0 - on + d { n++; if ($0 ~ / NOPKT/ || $0 !~ / missed 0 /) { b++; if (!l) l = $0 } }
 		END { print n + 0, b + 0, l }' /tmp/fx.spray-deaths)
 	fx_dn=${fx_sdv%% *}
 	fx_sdv=${fx_sdv#* }

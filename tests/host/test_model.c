@@ -306,7 +306,6 @@ struct channel {
 		u64 sent, arrive;
 	} path_req[MR_PATH_MAX][MODEL_PATH_HIST];
 	u32 path_sent[MR_PATH_MAX];
-	u64 *arrive;	/* the entry of the request being sent, or NULL */
 };
 
 static bool pkt_before(const struct channel *c, u32 a, u32 b)
@@ -359,8 +358,11 @@ static u32 link_of(u16 sport)
 	return (u32)(splitmix(sport * 0x9E37ULL) % MODEL_LINKS);
 }
 
-/* Queue one copy of a packet, with this copy's own impairments. */
-static void chan_copy(struct channel *c, const struct model_cfg *cfg,
+/*
+ * Queue one copy of a packet, with this copy's own impairments; returns
+ * when it arrives.
+ */
+static u64 chan_copy(struct channel *c, const struct model_cfg *cfg,
 		      u64 *rs, u64 now, const u8 *buf, u32 len, u16 sport,
 		      bool to_rsp)
 {
@@ -432,28 +434,29 @@ static void chan_copy(struct channel *c, const struct model_cfg *cfg,
 		if (k->t >= start && k->t < start + len)
 			k->t = start + len;
 	}
-	if (c->arrive && *c->arrive == MR_TIME_NEVER)
-		*c->arrive = k->t;
 	k->seq = c->seq++;
 	heap_push(c, idx);
 	if (c->n_heap > c->max_depth)
 		c->max_depth = c->n_heap;
+	return k->t;
 }
 
 static void chan_send(struct channel *c, const struct model_cfg *cfg,
 		      u64 *rs, u64 now, const u8 *buf, u32 len, u16 sport,
 		      bool to_rsp)
 {
+	u64 *arrive = NULL;	/* a request's entry in path_req */
+	u64 t;
+
 	c->sent++;
-	c->arrive = NULL;
 	/* a request: MBH.opcode is byte 1, MBH.path byte 4 */
 	if (to_rsp && len > 4 && buf[1] >= MR_OP_SEND &&
 	    buf[1] <= MR_OP_ATOMIC_FA && buf[4] < MR_PATH_MAX) {
 		u32 n = c->path_sent[buf[4]]++ % MODEL_PATH_HIST;
 
 		c->path_req[buf[4]][n].sent = now;
-		c->arrive = &c->path_req[buf[4]][n].arrive;
-		*c->arrive = MR_TIME_NEVER;
+		arrive = &c->path_req[buf[4]][n].arrive;
+		*arrive = MR_TIME_NEVER;
 	}
 	/* serialisation at the bottleneck; a lost packet used it too */
 	if (to_rsp && cfg->gap_ns) {
@@ -516,7 +519,9 @@ static void chan_send(struct channel *c, const struct model_cfg *cfg,
 		c->lost++;
 		return;
 	}
-	chan_copy(c, cfg, rs, now, buf, len, sport, to_rsp);
+	t = chan_copy(c, cfg, rs, now, buf, len, sport, to_rsp);
+	if (arrive)
+		*arrive = t;	/* the first copy's */
 	if (chance(rs, cfg->dup_ppm)) {
 		c->dups++;
 		chan_copy(c, cfg, rs, now, buf, len, sport, to_rsp);
