@@ -159,37 +159,70 @@ fx_trace_off() {
 # "ARRIVALS sent S arrived A": of all data packets traced on sending, A
 # were traced arriving.  Without metaroce_pkt_rx traced there is no
 # ARRIVALS line, and A and M are "-".
+# fx_deaths gaps: then, for each death, the longest time in the 0.5 s
+# before it in which no device sent a data packet (a guest the vCPU did
+# not run stops every sender at once; a queue stops one path), and the
+# path's own longest gap there:
+#   GAP dev qpn path at T all G own O
+# One pass over the trace, fields by position: busybox awk in a TCG
+# guest takes about a minute for a 40 s trace read with a regular
+# expression per event and per argument.
 fx_deaths() {
-	awk -v rtos=3 -v minp=6 '
-		function ts(l) { match(l, /[0-9]+\.[0-9]+: /); return substr(l, RSTART, RLENGTH - 2) + 0 }
-		function kv(name,   i) { for (i = 1; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2); return "" }
+	awk -v rtos=3 -v minp=6 -v gaps="${1:-}" '
+		# Fields of a trace line: TASK-PID [CPU] FLAGS TS: EVENT: ARGS.
+		# The event is field 5 unless the task name holds blanks; its
+		# arguments follow it in the order TP_printk gives them.
+		BEGIN { ev["metaroce_pkt_tx:"]; ev["metaroce_pkt_rx:"]; ev["metaroce_path:"]; ev["tracing_mark_write:"] }
+		function arg(i) { return substr($i, index($i, "=") + 1) }
 		FNR == NR { rt[NR] = $1; rd[NR] = $2; rq[NR] = $3; rv[NR] = $4; nr = NR; next }
-		/tracing_mark_write: fx-on/ { on = ts($0); off_up = 0; for (i = 1; i <= NF; i++) if ($i == "fx-on") on_up = $(i + 1); next }
-		/tracing_mark_write: fx-off/ { off = ts($0); next }
-		/metaroce_pkt_tx:/ {
-			k = kv("dev") " " kv("sqpn") " " kv("path")
-			tx[k, ++ntx[k]] = ts($0)
-			txpsn[k, ntx[k]] = kv("psn")
-			for (i = 1; i < NF; i++) if (index($i, "dqpn=") == 1) txop[k, ntx[k]] = $(i + 1)
+		{
+			p = 5
+			if (!($p in ev)) for (p = 1; p < NF && !($p in ev); p++) ;
+			e = $p
+		}
+		e == "metaroce_pkt_tx:" {
+			k = arg(p + 1) " " arg(p + 2) " " arg(p + 6)
+			tx[k, ++ntx[k]] = $(p - 1) + 0
+			txpsn[k, ntx[k]] = arg(p + 5)
+			txop[k, ntx[k]] = $(p + 4)
+			if (gaps != "") all[++na] = $(p - 1) + 0
 			next
 		}
-		/metaroce_pkt_rx:/ {
-			k = kv("sqpn") " " kv("path") " " kv("psn")
-			if (!(k in rx)) rx[k] = ts($0)
+		e == "metaroce_pkt_rx:" {
+			k = arg(p + 2) " " arg(p + 6) " " arg(p + 5)
+			if (!(k in rx)) rx[k] = $(p - 1) + 0
 			nrx++
 			next
 		}
-		/metaroce_path:/ {
-			t = ts($0); k = kv("dev") " " kv("qpn") " " kv("path"); e = kv("entropy")
-			st = ($0 ~ / DEAD /) ? "DEAD" : "LIVE"
+		e == "tracing_mark_write:" {
+			if ($(p + 1) == "fx-on") { on = $(p - 1) + 0; on_up = $(p + 2) }
+			else if ($(p + 1) == "fx-off") off = $(p - 1) + 0
+			next
+		}
+		e == "metaroce_path:" {
+			t = $(p - 1) + 0; k = arg(p + 1) " " arg(p + 2) " " arg(p + 3); en = arg(p + 5)
+			st = ($(p + 4) == "DEAD") ? "DEAD" : "LIVE"
 			if (st == "DEAD" && s[k] != "DEAD" && on != "") {
 				nd++; dk[nd] = k; dt[nd] = t
-				dw[nd] = kv("wait_us") / 1e3; ds[nd] = kv("sent") + 0; db[nd] = kv("rto_base_us") / 1e3
+				dw[nd] = arg(p + 6) / 1e3; ds[nd] = arg(p + 7) + 0; db[nd] = arg(p + 8) / 1e3
 				dfrom[nd] = (chg[k] > on ? chg[k] : on)
 			}
 			if (s[k] == "DEAD" && st != "DEAD") { rev++; if (off != "" && t > off) reva++ }
-			if (e != ent[k]) { ent[k] = e; chg[k] = t }
+			if (en != ent[k]) { ent[k] = en; chg[k] = t }
 			s[k] = st
+		}
+		# the longest time in [t0, t1] in which no packet of the list
+		# (all, or those of key) was sent
+		function gap(t0, t1, key,   i, n, p, g, x) {
+			p = t0; g = 0; n = (key == "") ? na : ntx[key]
+			for (i = 1; i <= n; i++) {
+				x = (key == "") ? all[i] : tx[key, i]
+				if (x < t0 || x > t1) continue
+				if (x - p > g) g = x - p
+				p = x
+			}
+			if (t1 - p > g) g = t1 - p
+			return g
 		}
 		END {
 			for (d = 1; d <= nd; d++) {
@@ -232,57 +265,21 @@ fx_deaths() {
 			printf "REVIVALS all %d after-off %d\n", rev, reva
 			# a check of the arrival check: of every data packet
 			# traced on sending, how many were traced arriving
-			ns = 0; na = 0
+			ns = 0; na2 = 0
 			if (nrx) for (k in ntx) {
 				split(k, kk, " ")
 				for (i = 1; i <= ntx[k]; i++) {
 					ns++
-					if ((kk[2] " " kk[3] " " txpsn[k, i]) in rx) na++
+					if ((kk[2] " " kk[3] " " txpsn[k, i]) in rx) na2++
 				}
 			}
-			if (nrx) printf "ARRIVALS sent %d arrived %d\n", ns, na
+			if (nrx) printf "ARRIVALS sent %d arrived %d\n", ns, na2
+			if (gaps != "")
+				for (d = 1; d <= nd; d++)
+					printf "GAP %s at %.3f all %.3f own %.3f\n", dk[d], dt[d] - on,
+					       gap(dt[d] - 0.5, dt[d], ""), gap(dt[d] - 0.5, dt[d], dk[d])
 		}
 	' /tmp/fx.rto /tmp/fx.trace
-}
-
-# fx_gaps: for each path death in /tmp/fx.trace, the longest time in the
-# 0.5 s before it in which no device sent a data packet (a guest the
-# vCPU did not run stops every sender at once; a queue stops one path),
-# and the path's own longest gap there:
-#   GAP dev qpn path at T all G own O
-fx_gaps() {
-	awk '
-		function ts(l) { match(l, /[0-9]+\.[0-9]+: /); return substr(l, RSTART, RLENGTH - 2) + 0 }
-		function kv(name,   i) { for (i = 1; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2); return "" }
-		/tracing_mark_write: fx-on/ { on = ts($0); next }
-		/metaroce_pkt_tx:/ {
-			t = ts($0); all[++na] = t
-			k = kv("dev") " " kv("sqpn") " " kv("path"); own[k, ++no[k]] = t
-			next
-		}
-		/metaroce_path:/ {
-			k = kv("dev") " " kv("qpn") " " kv("path")
-			if ($0 ~ / DEAD / && s[k] != "DEAD" && on != "") { nd++; dk[nd] = k; dt[nd] = ts($0) }
-			s[k] = ($0 ~ / DEAD /) ? "DEAD" : "LIVE"
-		}
-		function gap(t0, t1, n, arr, key,   i, p, g, x) {
-			p = t0; g = 0
-			for (i = 1; i <= n; i++) {
-				x = (key == "") ? arr[i] : own[key, i]
-				if (x < t0 || x > t1) continue
-				if (x - p > g) g = x - p
-				p = x
-			}
-			if (t1 - p > g) g = t1 - p
-			return g
-		}
-		END {
-			for (d = 1; d <= nd; d++)
-				printf "GAP %s at %.3f all %.3f own %.3f\n", dk[d], dt[d] - on,
-				       gap(dt[d] - 0.5, dt[d], na, all, ""),
-				       gap(dt[d] - 0.5, dt[d], no[dk[d]], all, dk[d])
-		}
-	' /tmp/fx.trace
 }
 
 # --- measuring ---------------------------------------------------------------
@@ -554,7 +551,7 @@ fx_spray() {
 	fx_nd=$(awk -v e="$(fx_add "$fx_t0" "$(fx_s 40)")" -v d0="$fx_d0" \
 		'$1 <= e { n = $12 - d0 } END { print n + 0 }' /tmp/fx.samples)
 	: >/tmp/fx.spray-deaths
-	[ "$fx_nt" = 0 ] || { fx_deaths; fx_gaps; } >/tmp/fx.spray-deaths
+	[ "$fx_nt" = 0 ] || fx_deaths gaps >/tmp/fx.spray-deaths
 	sed "s/^/[$MR_ROLE] $fx_st: /" /tmp/fx.spray-deaths
 	# shellcheck disable=SC2046 # the window's figures
 	set -- $(fx_window "$(fx_add "$fx_t0" 3)" 999999)
