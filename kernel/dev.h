@@ -51,7 +51,23 @@ struct mroce_av;
 #define MROCE_QPN_MAX		0xffffffU	/* 24-bit QPN */
 #define MROCE_GSI_QPN		1
 #define MROCE_FIRST_QPN		2
-#define MROCE_KEY_IDX_MAX	0xffffffU	/* key = index << 8 | key byte */
+/*
+ * Keys (MR-SEC-1): bits 31-28 random at allocation (and at a new
+ * translation), 27-8 the index in dev->mrs, 7-0 the key byte (random, or
+ * the consumer's at each REG_MR). Every MR and window counts against
+ * max_mr, so the index space holds them four times over: cyclic
+ * allocation leaves a freed index unused for a million allocations.
+ */
+#define MROCE_KEY_IDX_BITS	20
+#define MROCE_KEY_IDX_MAX	((1U << MROCE_KEY_IDX_BITS) - 1)
+#define MROCE_KEY_RAND_HI	(~0U << (MROCE_KEY_IDX_BITS + 8))
+static_assert(4 * MROCE_MAX_MR <= MROCE_KEY_IDX_MAX + 1);
+
+/* The index in dev->mrs of the MR or window a key names. */
+static inline u32 mroce_key_index(u32 key)
+{
+	return (key >> 8) & MROCE_KEY_IDX_MAX;
+}
 
 /* Hardware counters exported through `rdma statistic show`. */
 enum mroce_counter {

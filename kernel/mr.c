@@ -6,10 +6,12 @@
  * IB_WR_LOCAL_INV or SEND_WITH_INV); for processes user MRs (pinned with
  * ib_umem, which also enforces RLIMIT_MEMLOCK).
  *
- * Keys: lkey == rkey == index << 8 | key byte. The index finds the MR in
- * dev->mrs; the key byte is random at allocation and chosen by the
- * consumer at each REG_MR (ib_update_fast_reg_key), so a stale or
- * guessed rkey is rejected (MR-SEC-1).
+ * Keys: lkey == rkey == random bits, index, key byte (dev.h). The index
+ * finds the MR in dev->mrs; the random bits are drawn at allocation, the
+ * key byte is random then and chosen by the consumer at each REG_MR
+ * (ib_update_fast_reg_key), and every check compares the whole key, so
+ * a stale or guessed rkey with a valid index is rejected (MR-SEC-1): 12
+ * of its 32 bits are unknown to a peer holding the rkey of the next MR.
  */
 
 #include <linux/random.h>
@@ -46,7 +48,7 @@ struct mroce_mr *mroce_mr_new(struct mroce_dev *dev, enum mroce_mr_type type)
 	if (err < 0)
 		goto err_free;
 	mr->index = index;
-	mr->key = index << 8 | get_random_u8();
+	mr->key = (get_random_u32() & (MROCE_KEY_RAND_HI | 0xff)) | index << 8;
 	mr->ibmr.lkey = mr->key;
 	mr->ibmr.rkey = mr->key;
 	return mr;
@@ -169,7 +171,7 @@ struct mroce_mr *mroce_mr_get(struct mroce_dev *dev, u32 key)
 	struct mroce_mr *mr;
 
 	rcu_read_lock();
-	mr = xa_load(&dev->mrs, key >> 8);
+	mr = xa_load(&dev->mrs, mroce_key_index(key));
 	if (mr && !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
 	rcu_read_unlock();
@@ -263,7 +265,7 @@ int mroce_mr_reg(struct mroce_mr *mr, u32 key, int access)
 
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->type != MROCE_MR_FAST_REG || mr->state != MROCE_MR_INVALID ||
-	    key >> 8 != mr->index || !mr->npages) {
+	    key >> 8 != mr->key >> 8 || !mr->npages) {
 		err = -EINVAL;
 	} else {
 		mr->key = key;
@@ -278,6 +280,7 @@ int mroce_mr_reg(struct mroce_mr *mr, u32 key, int access)
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return err;
 }
+MR_KUNIT_EXPORT(mroce_mr_reg);
 
 /*
  * SEND_WITH_INV of @key arriving on @qp (MR-VERBS-16, MR-MW-5): may it
@@ -539,7 +542,8 @@ struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		mr->ibmr.length = length;
 		/* Fresh key bits, never the old ones (MR-SEC-1, MR-SEC-14). */
 		kb = get_random_u32_below(255) + 1;
-		mr->key = mr->index << 8 | (u8)(mr->key + kb);
+		mr->key = (get_random_u32() & MROCE_KEY_RAND_HI) |
+			  mr->index << 8 | (u8)(mr->key + kb);
 		mr->ibmr.lkey = mr->key;
 		mr->ibmr.rkey = mr->key;
 	}

@@ -6,9 +6,9 @@
  * LOCAL_INV or a peer's SEND_WITH_INV.
  *
  * A window is a struct mroce_mr of type MROCE_MW_1/2 in dev->mrs, so
- * its rkey (index << 8 | key byte) shares the MRs' key space and
- * lookups, references and teardown (MR-MW-1). The ib_mw that uverbs
- * allocates only points to it: uverbs frees the ib_mw right after
+ * its rkey (random bits, index, key byte: dev.h) shares the MRs' key
+ * space and lookups, references and teardown (MR-MW-1). The ib_mw that
+ * uverbs allocates only points to it: uverbs frees the ib_mw right after
  * dealloc_mw, while a receive path may still be between xa_load and
  * refcount_inc_not_zero on the window, which therefore goes with
  * kfree_rcu() like an MR.
@@ -152,8 +152,13 @@ u8 mroce_mw_bind(struct mroce_qp *qp, const struct mroce_send_wqe *wqe)
 	}
 
 	spin_lock_irqsave(&win->lock, flags);
-	/* A bound type 2 window is invalidated before it binds again. */
-	if (win->type == MROCE_MW_2 && win->state != MROCE_MR_INVALID) {
+	/*
+	 * A bound type 2 window is invalidated before it binds again. The
+	 * new rkey changes the key byte only: the index found the window,
+	 * the random bits must be its own (MR-SEC-1).
+	 */
+	if ((win->type == MROCE_MW_2 && win->state != MROCE_MR_INVALID) ||
+	    win->key >> 8 != key >> 8) {
 		spin_unlock_irqrestore(&win->lock, flags);
 		goto out;
 	}

@@ -691,6 +691,13 @@ static void mrt_mw_bind_check(struct kunit *test)
 				       rw | IB_ZERO_BASED), IB_WC_MW_BIND_ERR);
 	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k, mw1->rkey, va, 64, rw),
 			IB_WC_MW_BIND_ERR);
+	/* MR-SEC-1: the random bits above the index are the window's. */
+	mw2->rkey ^= 1U << (MROCE_KEY_IDX_BITS + 8);
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2,
+				       k ^ 1U << (MROCE_KEY_IDX_BITS + 8),
+				       ibmr->lkey, va, 64, rw),
+			IB_WC_MW_BIND_ERR);
+	mw2->rkey ^= 1U << (MROCE_KEY_IDX_BITS + 8);
 	KUNIT_EXPECT_FALSE(test, mrt_reaches(r.qp, mw2, mw2->rkey, va, 8,
 					     IB_ACCESS_REMOTE_WRITE, m));
 	KUNIT_EXPECT_EQ(test, m->num_mw, 0U);
@@ -771,6 +778,63 @@ static void mrt_mw_bind_check(struct kunit *test)
 	mrt_res_free(&r);
 }
 
+/* MR-SEC-1: 12 random key bits, and every check compares the whole key. */
+static void mrt_mr_key_bits(struct kunit *test)
+{
+	const u32 hi = 1U << (MROCE_KEY_IDX_BITS + 8);
+	struct ib_mr *frmr[32], *ibmr;
+	struct scatterlist sg;
+	struct mrt_res r = {};
+	struct mroce_mr *mr;
+	u32 seen = 0;
+	u8 buf[64];
+	void *page;
+	int i;
+
+	mrt_res_init(test, &r, NULL);
+	for (i = 0; i < ARRAY_SIZE(frmr); i++) {
+		frmr[i] = ib_alloc_mr(r.pd, IB_MR_TYPE_MEM_REG, 1);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(frmr[i]));
+		KUNIT_EXPECT_EQ(test, mroce_key_index(frmr[i]->rkey),
+				to_mmr(frmr[i])->index);
+		seen |= BIT(frmr[i]->rkey >> (MROCE_KEY_IDX_BITS + 8));
+	}
+	/* 32 draws of the 4 bits above the index: all alike at 16^-31. */
+	KUNIT_EXPECT_GT(test, hweight32(seen), 1);
+
+	/* The index finds the MR; its check refuses other random bits. */
+	ibmr = r.pd->__internal_mr;
+	mr = mroce_mr_get(mrt_vdev, ibmr->lkey ^ hi);
+	KUNIT_EXPECT_PTR_EQ(test, mr, to_mmr(ibmr));
+	if (mr) {
+		KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->lkey,
+						     (uintptr_t)buf,
+						     sizeof(buf), 0), 0);
+		KUNIT_EXPECT_EQ(test, mroce_mr_check(mr, r.pd, ibmr->lkey ^ hi,
+						     (uintptr_t)buf,
+						     sizeof(buf), 0), -EACCES);
+		mroce_mr_put(mr);
+	}
+
+	/* REG_MR chooses the key byte only (ib_update_fast_reg_key). */
+	page = (void *)__get_free_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	sg_init_one(&sg, page, PAGE_SIZE);
+	sg_dma_address(&sg) = (uintptr_t)page;
+	sg_dma_len(&sg) = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(frmr[0], &sg, 1, NULL, PAGE_SIZE), 1);
+	mr = to_mmr(frmr[0]);
+	KUNIT_EXPECT_EQ(test, mroce_mr_reg(mr, mrt_key(frmr[0]->rkey, 1) ^ hi,
+					   IB_ACCESS_LOCAL_WRITE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mroce_mr_reg(mr, mrt_key(frmr[0]->rkey, 1),
+					   IB_ACCESS_LOCAL_WRITE), 0);
+
+	for (i = 0; i < ARRAY_SIZE(frmr); i++)
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(frmr[i]), 0);
+	free_page((unsigned long)page);
+	mrt_res_free(&r);
+}
+
 static struct kunit_case mrt_verbs_cases[] = {
 	KUNIT_CASE(mrt_qp_state_machine),
 	KUNIT_CASE(mrt_qp_flush_on_error),
@@ -781,6 +845,7 @@ static struct kunit_case mrt_verbs_cases[] = {
 	KUNIT_CASE(mrt_srq_limit),
 	KUNIT_CASE(mrt_mw_keys),
 	KUNIT_CASE(mrt_mw_bind_check),
+	KUNIT_CASE(mrt_mr_key_bits),
 	{}
 };
 

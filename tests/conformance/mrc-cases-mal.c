@@ -278,6 +278,10 @@ static void c_rkey_low_bit(struct tctx *t)
 	if (!t->nfail)
 		key_refused(t, DUT.addr0, DUT.rkey0 ^ 0x80,
 			    "NACK REMOTE_ACCESS for the R_Key with bit 7 flipped", "MR-SEC-1");
+	/* The highest bit: an index, or key bits above one; checked too. */
+	if (!t->nfail)
+		key_refused(t, DUT.addr0, DUT.rkey0 ^ 0x80000000u,
+			    "NACK REMOTE_ACCESS for the R_Key with bit 31 flipped", "MR-SEC-1");
 }
 
 static void c_local_mr_no_remote(struct tctx *t)
