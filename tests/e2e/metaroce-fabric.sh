@@ -178,29 +178,29 @@ fx_deaths() {
 		{
 			p = 5
 			if (!($p in ev)) for (p = 1; p < NF && !($p in ev); p++) ;
-			e = $p
+			e = $p; t = $(p - 1) + 0
 		}
 		e == "metaroce_pkt_tx:" {
 			k = arg(p + 1) " " arg(p + 2) " " arg(p + 6)
-			tx[k, ++ntx[k]] = $(p - 1) + 0
+			tx[k, ++ntx[k]] = t
 			txpsn[k, ntx[k]] = arg(p + 5)
 			txop[k, ntx[k]] = $(p + 4)
-			if (gaps != "") all[++na] = $(p - 1) + 0
+			if (gaps != "") all[++nall] = t
 			next
 		}
 		e == "metaroce_pkt_rx:" {
 			k = arg(p + 2) " " arg(p + 6) " " arg(p + 5)
-			if (!(k in rx)) rx[k] = $(p - 1) + 0
+			if (!(k in rx)) rx[k] = t
 			nrx++
 			next
 		}
 		e == "tracing_mark_write:" {
-			if ($(p + 1) == "fx-on") { on = $(p - 1) + 0; on_up = $(p + 2) }
-			else if ($(p + 1) == "fx-off") off = $(p - 1) + 0
+			if ($(p + 1) == "fx-on") { on = t; on_up = $(p + 2) }
+			else if ($(p + 1) == "fx-off") off = t
 			next
 		}
 		e == "metaroce_path:" {
-			t = $(p - 1) + 0; k = arg(p + 1) " " arg(p + 2) " " arg(p + 3); en = arg(p + 5)
+			k = arg(p + 1) " " arg(p + 2) " " arg(p + 3); en = arg(p + 5)
 			st = ($(p + 4) == "DEAD") ? "DEAD" : "LIVE"
 			if (st == "DEAD" && s[k] != "DEAD" && on != "") {
 				nd++; dk[nd] = k; dt[nd] = t
@@ -213,15 +213,15 @@ fx_deaths() {
 		}
 		# the longest time in [t0, t1] in which no packet of the list
 		# (all, or those of key) was sent
-		function gap(t0, t1, key,   i, n, p, g, x) {
-			p = t0; g = 0; n = (key == "") ? na : ntx[key]
+		function gap(t0, t1, key,   i, n, prev, g, x) {
+			prev = t0; g = 0; n = (key == "") ? nall : ntx[key]
 			for (i = 1; i <= n; i++) {
 				x = (key == "") ? all[i] : tx[key, i]
 				if (x < t0 || x > t1) continue
-				if (x - p > g) g = x - p
-				p = x
+				if (x - prev > g) g = x - prev
+				prev = x
 			}
-			if (t1 - p > g) g = t1 - p
+			if (t1 - prev > g) g = t1 - prev
 			return g
 		}
 		END {
@@ -265,15 +265,15 @@ fx_deaths() {
 			printf "REVIVALS all %d after-off %d\n", rev, reva
 			# a check of the arrival check: of every data packet
 			# traced on sending, how many were traced arriving
-			ns = 0; na2 = 0
+			ns = 0; na = 0
 			if (nrx) for (k in ntx) {
 				split(k, kk, " ")
 				for (i = 1; i <= ntx[k]; i++) {
 					ns++
-					if ((kk[2] " " kk[3] " " txpsn[k, i]) in rx) na2++
+					if ((kk[2] " " kk[3] " " txpsn[k, i]) in rx) na++
 				}
 			}
-			if (nrx) printf "ARRIVALS sent %d arrived %d\n", ns, na2
+			if (nrx) printf "ARRIVALS sent %d arrived %d\n", ns, na
 			if (gaps != "")
 				for (d = 1; d <= nd; d++)
 					printf "GAP %s at %.3f all %.3f own %.3f\n", dk[d], dt[d] - on,
