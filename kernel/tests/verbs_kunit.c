@@ -648,6 +648,7 @@ static void mrt_mw_keys(struct kunit *test)
 static void mrt_mw_bind_check(struct kunit *test)
 {
 	const int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	const u32 hi = 1U << (MROCE_KEY_IDX_BITS + 8);
 	struct ib_qp_init_attr init = {
 		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_REQ_WR,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
@@ -692,12 +693,10 @@ static void mrt_mw_bind_check(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k, mw1->rkey, va, 64, rw),
 			IB_WC_MW_BIND_ERR);
 	/* MR-SEC-1: the random bits above the index are the window's. */
-	mw2->rkey ^= 1U << (MROCE_KEY_IDX_BITS + 8);
-	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2,
-				       k ^ 1U << (MROCE_KEY_IDX_BITS + 8),
-				       ibmr->lkey, va, 64, rw),
-			IB_WC_MW_BIND_ERR);
-	mw2->rkey ^= 1U << (MROCE_KEY_IDX_BITS + 8);
+	mw2->rkey ^= hi;
+	KUNIT_EXPECT_EQ(test, mrt_bind(r.qp, mw2, k ^ hi, ibmr->lkey, va, 64,
+				       rw), IB_WC_MW_BIND_ERR);
+	mw2->rkey ^= hi;
 	KUNIT_EXPECT_FALSE(test, mrt_reaches(r.qp, mw2, mw2->rkey, va, 8,
 					     IB_ACCESS_REMOTE_WRITE, m));
 	KUNIT_EXPECT_EQ(test, m->num_mw, 0U);
