@@ -31,6 +31,8 @@
 #   BENCH_PERF=1         perf profile of both guests in each bandwidth run
 #                        (diagnosis only; needs perf: linux-perf)
 #   BENCH_QP=1           MetaRoCE's QP transport state (cwnd, srtt, cuts)
+#   BENCH_CRC=cpu|table  the CRCs' drivers: the CPU's instructions, or the
+#                        kernel's tables for both transports (guest.sh)
 #                        after every run, not only a failed one
 #   MR_ACCEL=tcg|kvm     force the accelerator (tests/vm/accel.sh)
 set -u
@@ -85,6 +87,8 @@ case "$BENCH_FTRACE" in 0 | 1) ;; *) broke "BENCH_FTRACE must be 0 or 1" ;; esac
 case "$BENCH_PERF" in 0 | 1) ;; *) broke "BENCH_PERF must be 0 or 1" ;; esac
 : "${BENCH_QP:=0}"
 case "$BENCH_QP" in 0 | 1) ;; *) broke "BENCH_QP must be 0 or 1" ;; esac
+: "${BENCH_CRC:=cpu}"
+case "$BENCH_CRC" in cpu | table) ;; *) broke "BENCH_CRC must be cpu or table" ;; esac
 perf_bin=""
 if [ "$BENCH_PERF" = 1 ]; then
 	perf_bin=$(command -v perf) || broke "BENCH_PERF=1: no perf (run scripts/install-deps.sh)"
@@ -211,6 +215,7 @@ scen=$out/scenario.sh
 	echo "BENCH_FTRACE='$BENCH_FTRACE'"
 	echo "BENCH_PERF='$BENCH_PERF'"
 	echo "BENCH_QP='$BENCH_QP'"
+	echo "BENCH_CRC='$BENCH_CRC'"
 	cat "$here/guest.sh"
 } >"$scen"
 
@@ -222,7 +227,7 @@ case "$accel_args" in *kvm*) accel=KVM ;; *) accel=TCG ;; esac
 	echo "mode=$mode"
 	for v in BENCH_TRANSPORTS BENCH_BW_TESTS BENCH_LAT_TESTS BENCH_SIZES \
 		BENCH_LAT_SIZE BENCH_LOSS BENCH_SECONDS BENCH_LAT_ITERS BENCH_MR_PARAMS BENCH_MR_ATTRS \
-		BENCH_FTRACE BENCH_PERF BENCH_QP; do
+		BENCH_FTRACE BENCH_PERF BENCH_QP BENCH_CRC; do
 		eval "echo \"$v=\$$v\""
 	done
 	echo "host_cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"

@@ -29,6 +29,7 @@
 # BENCH_QP=1: the last two samples of MetaRoCE's QP transport state (cwnd,
 # srtt, the congestion control's cuts by kind; restrack.c) after every
 # run (sampled each second: it disturbs the measurement a little).
+# BENCH_CRC: the CRCs' drivers, cpu (as a real host) or table (crc_drivers).
 # Every tool runs under timeout. The client prints one machine-readable line
 # per result on its console:
 #   BENCH,<transport>,<test>,<size>,<loss %>,<metric>,<value>,<status>,<note>
@@ -61,6 +62,7 @@ set +e
 : "${BENCH_FTRACE:=0}"
 : "${BENCH_PERF:=0}"
 : "${BENCH_QP:=0}"
+: "${BENCH_CRC:=cpu}"
 
 perftest_port=18515
 iperf_port=5201
@@ -798,6 +800,30 @@ rdma_point() {
 	fi
 }
 
+# crc_drivers: which code computes the two transports' CRCs (BENCH_CRC).
+# "cpu": the drivers a real host loads for its CPU, crc32c_intel (SSE4.2
+# crc32) for MetaRoCE's CRC32C and crc32_pclmul (PCLMULQDQ) for rxe's
+# CRC32. "table": neither, both on the kernel's table-driven code
+# (crc32c_generic, crc32_generic). Under TCG QEMU emulates those
+# instructions in helper functions, so there "cpu" is not the faster;
+# "table" shows what that costs. Before any device exists: the CRC's
+# driver is chosen when its first user allocates it.
+crc_drivers() {
+	case "$BENCH_CRC" in
+	cpu)
+		modprobe crc32c_intel >/dev/null 2>&1
+		modprobe crc32_pclmul >/dev/null 2>&1
+		;;
+	table)
+		# "install": a blacklist would not stop libcrc32c's softdep
+		mkdir -p /etc/modprobe.d
+		printf 'install crc32c_intel true\ninstall crc32_pclmul true\n' \
+			>/etc/modprobe.d/bench-crc.conf
+		rmmod crc32c_intel crc32_pclmul >/dev/null 2>&1
+		;;
+	esac
+}
+
 env_line kernel "$(uname -r)"
 env_line kernel_build "$(uname -v)"
 env_line cpu "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
@@ -818,9 +844,13 @@ for tr in $BENCH_TRANSPORTS; do
 	*) say "unknown transport $tr, skipped" ;;
 	esac
 done
+crc_drivers
 for tr in $rdma; do
 	prepare "$tr"
 done
+# The CRC modules loaded once both devices exist: with two drivers of one
+# CRC loaded, the kernel uses the CPU's (the higher priority).
+env_line crc_modules "$(lsmod | awk '$1 ~ /^crc32/ { printf "%s ", $1 }')"
 
 # Side by side: at each loss level, TCP, then every test point on each RDMA
 # transport in turn, so that a comparison is between runs minutes apart at

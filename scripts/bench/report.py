@@ -267,6 +267,9 @@ def env_rows(meta, env, times):
                                if g.get("mem_kib", "").isdigit() else "?",
                                g.get("mtu", "?"))),
         ("Guest kernel", "%s (%s)" % (g.get("kernel", "?"), kbuild)),
+        ("CRC modules", "%s (BENCH_CRC=%s)" % (
+            g.get("crc_modules", "").strip() or "?",
+            meta.get("BENCH_CRC", "?"))),
         ("Tools", "perftest %s, %s" % (g.get("perftest", "?"),
                                        g.get("iperf3", "?"))),
         ("MetaRoCE build", "module %s, provider %s" % (

@@ -125,7 +125,7 @@ want="virtio_pci virtio_net virtio_rng ib_core ib_uverbs ib_umad rdma_cm
 	rdma_ucm ib_cm iw_cm rdma_rxe udp_tunnel ip6_udp_tunnel veth
 	sch_netem sch_prio sch_tbf cls_u32 cls_matchall act_gact 8021q bonding
 	dummy sch_ingress cls_bpf
-	crc32_generic crc32c_generic crc32c_intel libcrc32c"
+	crc32_generic crc32c_generic crc32c_intel crc32_pclmul libcrc32c"
 for m in $want; do
 	# Built-in or absent in this kernel: nothing to copy.
 	modprobe -d "$modroot" -S "$kver" --show-depends "$m" 2>/dev/null |
