@@ -31,9 +31,9 @@
 #   BENCH_PERF=1         perf profile of both guests in each bandwidth run
 #                        (diagnosis only; needs perf: linux-perf)
 #   BENCH_QP=1           MetaRoCE's QP transport state (cwnd, srtt, cuts)
+#                        after every run, not only a failed one
 #   BENCH_CRC=cpu|table  the CRCs' drivers: the CPU's instructions, or the
 #                        kernel's tables for both transports (guest.sh)
-#                        after every run, not only a failed one
 #   MR_ACCEL=tcg|kvm     force the accelerator (tests/vm/accel.sh)
 set -u
 

@@ -808,18 +808,22 @@ rdma_point() {
 # instructions in helper functions, so there "cpu" is not the faster;
 # "table" shows what that costs. Before any device exists: the CRC's
 # driver is chosen when its first user allocates it.
+crc_cpu_drivers="crc32c_intel crc32_pclmul"
 crc_drivers() {
 	case "$BENCH_CRC" in
 	cpu)
-		modprobe crc32c_intel >/dev/null 2>&1
-		modprobe crc32_pclmul >/dev/null 2>&1
+		for m in $crc_cpu_drivers; do
+			modprobe "$m" >/dev/null 2>&1
+		done
 		;;
 	table)
 		# "install": a blacklist would not stop libcrc32c's softdep
 		mkdir -p /etc/modprobe.d
-		printf 'install crc32c_intel true\ninstall crc32_pclmul true\n' \
+		# shellcheck disable=SC2086
+		printf 'install %s true\n' $crc_cpu_drivers \
 			>/etc/modprobe.d/bench-crc.conf
-		rmmod crc32c_intel crc32_pclmul >/dev/null 2>&1
+		# shellcheck disable=SC2086
+		rmmod $crc_cpu_drivers >/dev/null 2>&1
 		;;
 	esac
 }
