@@ -12,6 +12,8 @@ it: meta.env and e2e/<scenario>/single.console.log. metaroce-fabric prints
         host and sent by each leaf to each spine (f: la->sK, r: lb->sK)
     FX-EVENT <case> <t> hole-on|hole-off <dir>
     FABRIC-CASE <case> ok|FAIL
+    [single] <case>: mr-verify's phases in the black hole ran at N% of
+        the same kinds of phases before it ...   (the judged figure)
 
 and metaroce-incast "INCAST-CASE <case> ok|FAIL key=value ...".
 
@@ -60,6 +62,18 @@ def parse_fabric(lines):
     return samples, events, verdicts
 
 
+def parse_phases(lines):
+    """Each black hole's judged figure, by case: mr-verify's phases in
+    it against the same kinds of phases before it, in percent."""
+    out = {}
+    for line in lines:
+        m = re.search(r"\] (\w+): mr-verify's phases in the black hole ran "
+                      r"at (\d+)% of the same kinds", line)
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
 def at(rows, t):
     """The first sample at or after t (the last one if none)."""
     for r in rows:
@@ -75,7 +89,7 @@ def rate(rows, t0, t1):
     return (b[1] + b[6] - a[1] - a[6]) / dt if dt > 0 else 0.0
 
 
-def fabric_metrics(samples, events, verdicts):
+def fabric_metrics(samples, events, verdicts, phases):
     out = []
     for case, rows in samples.items():
         last = rows[-1]
@@ -97,7 +111,12 @@ def fabric_metrics(samples, events, verdicts):
         ev = events.get(case, {})
         if "hole-on" in ev and "hole-off" in ev:
             on, off = ev["hole-on"], ev["hole-off"]
-            before = rate(rows, max(0.0, on - 6), on)
+            # Before: from the start of the hole's monitoring (fx_hole:
+            # 2 of the 10 units before the hole, the ramp-up behind it)
+            # to the hole.  The last 6 s alone once caught a slow
+            # stretch as the reference (104% "of before" in a run whose
+            # hole cost a fifth of the goodput after the heal).
+            before = rate(rows, on / 5, on)
             during = rate(rows, on + 2, off)
             after = rate(rows, off + 1, t)
             out.append((case, "goodput_before_Bps", int(before)))
@@ -106,6 +125,8 @@ def fabric_metrics(samples, events, verdicts):
             if before > 0:
                 out.append((case, "during_vs_before_pct",
                             "%.0f" % (during * 100 / before)))
+            if case in phases:
+                out.append((case, "phases_vs_before_pct", phases[case]))
     return out
 
 
@@ -154,7 +175,8 @@ TABLES = (
         ("Mbit/s", "goodput_mbps"), ("worst spine fwd %", "fwd_worst_dev_pct"),
         ("rev %", "rev_worst_dev_pct"), ("B/s before", "goodput_before_Bps"),
         ("during", "goodput_during_Bps"), ("after", "goodput_after_Bps"),
-        ("during/before %", "during_vs_before_pct"))),
+        ("during/before %", "during_vs_before_pct"),
+        ("phases during/before %", "phases_vs_before_pct"))),
     ("metaroce-incast", (
         ("case", None), ("verdict", "verdict"),
         ("of the bottleneck", "goodput"), ("Jain", "jain"),
@@ -292,9 +314,11 @@ def main(argv):
         if "=" in line:
             k, v = line.split("=", 1)
             meta[k] = v
-    samples, events, verdicts = parse_fabric(console(run, "metaroce-fabric"))
+    fab = console(run, "metaroce-fabric")
+    samples, events, verdicts = parse_fabric(fab)
     rows = [("metaroce-fabric",) + r
-            for r in fabric_metrics(samples, events, verdicts)]
+            for r in fabric_metrics(samples, events, verdicts,
+                                    parse_phases(fab))]
     inc = console(run, "metaroce-incast")
     cmp_ = console(run, "metaroce-fabric-compare")
     rows += [("metaroce-incast",) + r for r in parse_cases(inc, "INCAST")]

@@ -674,9 +674,10 @@ fx_hole() {
 	[ "$fx_ok" = 1 ] || fx_fail "$fx_tag" "mr-verify did not verify (an error completion or a mismatch)"
 
 	# goodput: bytes the leaves delivered to the hosts, both directions,
-	# in the 6 s before the black hole and from 2 s into it to its end
+	# from the start of the monitoring to the black hole (the 6 s before
+	# it alone once caught a slow stretch) and from 2 s into it to its end
 	# shellcheck disable=SC2046 # the window's figures
-	set -- $(fx_window "$(fx_add "$fx_on" -6)" "$fx_on")
+	set -- $(fx_window "$(fx_add "$fx_on" -"$(fx_s 8)")" "$fx_on")
 	fx_gp0=$(echo "$1 $2 $7" | awk '{ print ($1 > 0 ? int(($2 + $3) / $1) : 0) }')
 	# shellcheck disable=SC2046
 	set -- $(fx_window "$(fx_add "$fx_on" 2)" "$fx_off")

@@ -2,7 +2,8 @@
 # Host-side test of make bench-fabric's report (scripts/bench/
 # fabric-report.py) on a made-up run: the figures it derives from
 # FX-SAMPLE, FX-EVENT, FABRIC-CASE, INCAST-CASE and COMPARE-CASE lines
-# (per-spine spread, goodput before and during a black hole, incast and
+# (per-spine spread, goodput before and during a black hole and the
+# scenario's judged figure for it, incast and
 # comparison key=value figures, the tables of fabric.rst) are the ones
 # the lines imply, and a run without figures is refused (exit 3). Prints "fabric-report: N passed, N failed".
 set -u
@@ -24,8 +25,10 @@ mkdir -p "$tmp/run/e2e/metaroce-fabric" "$tmp/run/e2e/metaroce-incast" \
 	"$tmp/run/e2e/metaroce-fabric-compare"
 echo "commit=abc1234" >"$tmp/run/meta.env"
 # spray: 10 s, spines 100/100/100/140 forward (mean 110, worst +27%),
-# 100 each reverse. blackhole: 1000 B/s delivered until 6 s, then 500 B/s
-# while spine 2 is black-holed from 6 s to 12 s.
+# 100 each reverse. blackhole: a ramp-up of 200 B in the first second,
+# then 1000 B/s until 6 s, then 500 B/s while spine 2 is black-holed from
+# 6 s to 12 s (the reference "before" starts past the ramp-up: a fifth of
+# the time before the hole).
 {
 	echo "[single] noise"
 	echo "FX-SAMPLE spray 0.0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
@@ -34,11 +37,18 @@ echo "commit=abc1234" >"$tmp/run/meta.env"
 	b=0
 	while [ $t -le 16 ]; do
 		echo "FX-SAMPLE blackhole $t.0 $b 0 0 0 0 0 0 0 0 0 1 1 2 1 3"
-		if [ $t -lt 6 ] || [ $t -ge 12 ]; then b=$((b + 1000)); else b=$((b + 500)); fi
+		if [ $t -eq 0 ]; then
+			b=200
+		elif [ $t -lt 6 ] || [ $t -ge 12 ]; then
+			b=$((b + 1000))
+		else
+			b=$((b + 500))
+		fi
 		t=$((t + 1))
 	done
 	echo "FX-EVENT blackhole 6.0 hole-on fwd"
 	echo "FX-EVENT blackhole 12.0 hole-off fwd"
+	echo "[single] blackhole: mr-verify's phases in the black hole ran at 47% of the same kinds of phases before it (9 of 9 bytes in 3 phases judged)"
 	echo "FABRIC-CASE spray ok"
 	echo "FABRIC-CASE blackhole FAIL"
 } >"$tmp/run/e2e/metaroce-fabric/single.console.log"
@@ -64,6 +74,7 @@ check "blackhole verdict" "$(metric blackhole verdict)" FAIL
 check "goodput before the hole" "$(metric blackhole goodput_before_Bps)" 1000
 check "goodput during the hole" "$(metric blackhole goodput_during_Bps)" 500
 check "during vs before" "$(metric blackhole during_vs_before_pct)" 50
+check "the judged figure" "$(metric blackhole phases_vs_before_pct)" 47
 check "incast goodput" "$(metric ecn goodput metaroce-incast)" 0.91
 check "incast jain" "$(metric ecn jain metaroce-incast)" 0.99
 check "incast RTOs of every sender" "$(metric ecn rtos metaroce-incast)" "ha:3/2 h1:4/4"
@@ -80,7 +91,7 @@ check "compare ratio verdict" "$(metric spray/single verdict $cmp)" ok
 check "compare slowest ratio" "$(metric spray/single slowest_ratio $cmp)" 1.96
 # fabric.rst: a table per scenario, a row per case
 check "rst tables" "$(grep -c '^\.\. list-table:: metaroce-' "$tmp/run/fabric.rst")" 3
-check "rst blackhole row" "$(grep -A10 '^   \* - blackhole$' "$tmp/run/fabric.rst" | sed -n 10p)" "     - 50"
+check "rst blackhole row" "$(grep -A11 '^   \* - blackhole$' "$tmp/run/fabric.rst" | sed -n 10,11p | tr -s ' \n' ' ')" " - 50 - 47 "
 check "rst incast RTOs" "$(grep -c '^     - ha:3/2 h1:4/4$' "$tmp/run/fabric.rst")" 1
 
 mkdir -p "$tmp/empty/e2e"
