@@ -69,6 +69,16 @@ static inline u32 mroce_key_index(u32 key)
 	return (key >> 8) & MROCE_KEY_IDX_MAX;
 }
 
+/*
+ * Whether @a and @b name the same MR or window: all but the key byte,
+ * which the consumer chooses at each REG_MR and bind, agree (the random
+ * bits as well as the index, MR-SEC-1).
+ */
+static inline bool mroce_key_same_name(u32 a, u32 b)
+{
+	return a >> 8 == b >> 8;
+}
+
 /* Hardware counters exported through `rdma statistic show`. */
 enum mroce_counter {
 	MROCE_CNT_TX_PKTS,

@@ -265,7 +265,7 @@ int mroce_mr_reg(struct mroce_mr *mr, u32 key, int access)
 
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->type != MROCE_MR_FAST_REG || mr->state != MROCE_MR_INVALID ||
-	    key >> 8 != mr->key >> 8 || !mr->npages) {
+	    !mroce_key_same_name(key, mr->key) || !mr->npages) {
 		err = -EINVAL;
 	} else {
 		mr->key = key;

@@ -130,7 +130,7 @@ u8 mroce_mw_bind(struct mroce_qp *qp, const struct mroce_send_wqe *wqe)
 	unsigned long flags;
 	u8 status = IB_WC_MW_BIND_ERR;
 
-	if (wqe->wr.bind.mw_rkey >> 8 != key >> 8 ||
+	if (!mroce_key_same_name(wqe->wr.bind.mw_rkey, key) ||
 	    (wqe->wr.bind.access & ~MROCE_MW_ACCESS))
 		return status;
 	win = mroce_mr_get(dev, key);
@@ -158,7 +158,7 @@ u8 mroce_mw_bind(struct mroce_qp *qp, const struct mroce_send_wqe *wqe)
 	 * the random bits must be its own (MR-SEC-1).
 	 */
 	if ((win->type == MROCE_MW_2 && win->state != MROCE_MR_INVALID) ||
-	    win->key >> 8 != key >> 8) {
+	    !mroce_key_same_name(win->key, key)) {
 		spin_unlock_irqrestore(&win->lock, flags);
 		goto out;
 	}
