@@ -915,17 +915,20 @@ static int mroce_sq_push(struct mroce_qp *qp, const struct ib_send_wr *wr)
 /*
  * SQ doorbell of a user QP: take the new WQEs of its ring and run the
  * requester (which flushes in the error state). A corrupt ring index
- * is fatal to the QP.
+ * is fatal to the QP. Before RTS the ring is not read: a send there is
+ * an immediate error for kernel consumers, the provider refuses it,
+ * and the requester has no state yet; WQEs a process wrote anyway are
+ * taken at RTS (mroce_modify_qp). Process context only, so _bh as
+ * every other user of sq.lock but the kernel poster.
  */
 static void mroce_qp_doorbell(struct mroce_qp *qp)
 {
-	unsigned long flags;
 	int err = 0;
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (qp->state != IB_QPS_RESET)
+	spin_lock_bh(&qp->sq.lock);
+	if (qp->state >= IB_QPS_RTS)
 		err = mroce_usq_pull(qp);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	spin_unlock_bh(&qp->sq.lock);
 	if (err)
 		mroce_qp_fatal(qp);
 	mroce_qp_kick(qp);

@@ -748,6 +748,9 @@ static bool mroce_req_head_ready(struct mroce_qp *qp, u8 *status)
 		*status = mr_swqe_flushed(&wqe->tx, IB_WC_WR_FLUSH_ERR);
 		return true;
 	}
+	/* Not started (before RTS, or reset since): nothing is done. */
+	if (qp->req && !qp->req->inited)
+		return false;
 	if (qp->req)
 		return mr_requester_complete(&qp->req->rq, sq->head,
 					     mroce_now(), &io, status);

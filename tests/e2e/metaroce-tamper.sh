@@ -8,7 +8,9 @@
 # SGE runs past the MR, a WRITE past the peer's MR; RQ and SRQ WQEs with a
 # bad num_sge, an unknown lkey, an SGE outside the MR; SQ, RQ and SRQ
 # producer indices jumped past the ring or moved behind the consumer; CQ
-# consumer indices ahead of the producer or far behind it; BIND_MW WQEs
+# consumer indices ahead of the producer or far behind it; a valid SEND in
+# the SQ ring of a QP in INIT, fresh or reset after RTS (nothing before
+# RTS, no oops; sent at RTS); BIND_MW WQEs
 # naming no window, no MR, a window or MR of another PD, a range outside
 # the MR, zero-based rights or an SGE (MR-MW-3: MW_BIND_ERR), and a good
 # type 2 bind whose window refuses a WRITE past it (MR-MW-2) and keeps its MR

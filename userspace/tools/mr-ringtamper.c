@@ -12,14 +12,16 @@
  * inline_len above max_inline_data, unknown lkey, SGE range outside its
  * MR; BIND_MW WQEs naming no window, no MR, a window or MR of another
  * PD, a range outside the MR; tampered indices: SQ/RQ/SRQ prod jumped by
- * more than the ring, CQ cons ahead of prod or far behind it), rings the
- * doorbell, and checks:
+ * more than the ring, CQ cons ahead of prod or far behind it; a valid
+ * SEND in the SQ ring of a QP in INIT), rings the doorbell, and checks:
  *
  *   - the bad WQE completes with the status the spec names (MR-VERBS-3,
  *     MR-VERBS-23, MR-MW-3, the receive-side table of MR-VERBS-21), the WRs behind
  *     it are flushed and the QP is in the error state (MR-VERBS-25); a
  *     corrupt index puts the QP, SRQ or CQ in error with an asynchronous
  *     event, and no WQE completes successfully;
+ *   - a WQE in the ring of a QP before RTS does nothing until RTS, then
+ *     goes out (sq-before-rts*);
  *   - every wait is bounded: no case hangs (per-case watchdog);
  *   - nothing outside the registered memory changed: the MR lies between
  *     two canary areas of the same allocation, checked after every case;
@@ -959,6 +961,121 @@ static int case_idx(struct env *e, struct pair *p, int g)
 	return 0;
 }
 
+/*
+ * A SEND written into an SQ ring and the doorbell rung while its QP is in
+ * INIT, the provider refusing such a post: only a process writing the
+ * ring reaches the kernel with it. Nothing may happen before RTS (no
+ * completion, the QP stays in INIT, no oops: the harness checks the
+ * kernel log). Returns 0 when nothing happened.
+ */
+static int early_doorbell(struct env *e, struct pair *p, struct ibv_qp *qp,
+			  struct ibv_cq *cq)
+{
+	struct ibv_qp_attr a;
+	enum ibv_wc_status st;
+	struct ring_view v;
+	struct metaroce_sq_wqe *w;
+	int bad_ok = 0, saved, r;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE;
+	if (modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		   IBV_QP_ACCESS_FLAGS, "INIT"))
+		return 2;
+	if (sq_view(qp, &v))
+		return 2;
+	w = sq_wqe_send(e, &v, METAROCE_WR_SEND, addr_of(e, OFF_SRC), 256,
+			e->mr->lkey);
+	w->wr_id = WRID_SEND;
+	ring_publish(&v);
+	if (sq_doorbell(qp))
+		VLOG("doorbell before RTS returned an error (fine)");
+	saved = wait_ms;
+	wait_ms = 500;
+	r = wait_wc(e, p, cq, WRID_SEND, &st, &bad_ok);
+	wait_ms = saved;
+	if (r == 0)
+		FAIL("%s: the SEND completed (%s) with its QP in INIT", cur_case,
+		     ibv_wc_status_str(st));
+	if (r != -1)
+		return 2;
+	if (qp_state(qp) != IBV_QPS_INIT)
+		FAIL("%s: the doorbell moved the QP out of INIT (state %d)",
+		     cur_case, qp_state(qp));
+	return 0;
+}
+
+enum early_kind { E_FRESH, E_AFTER_RTS };
+
+/*
+ * The doorbell before RTS: on a QP that never was in RTS (E_FRESH: the
+ * requester has no state at all), and on a after a life in RTS (RTS,
+ * ERR, RESET, INIT), whose WQE the kernel must then take at RTS: sent
+ * and received.
+ */
+static int case_early(struct env *e, struct pair *p, int g)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp_init_attr ia;
+	enum ibv_wc_status st;
+	struct ibv_qp *c;
+	int bad_ok = 0, r;
+
+	if (g == E_FRESH) {
+		memset(&ia, 0, sizeof(ia));
+		ia.qp_type = IBV_QPT_RC;
+		ia.send_cq = p->cq_a;
+		ia.recv_cq = p->cq_a;
+		ia.cap = p->cap_a;
+		c = ibv_create_qp(e->pd, &ia);
+		if (!c) {
+			logmsg("ERROR: case %s: ibv_create_qp: %s", cur_case,
+			       strerror(errno));
+			return 2;
+		}
+		r = early_doorbell(e, p, c, p->cq_a);
+		if (ibv_destroy_qp(c)) {
+			logmsg("ERROR: case %s: ibv_destroy_qp", cur_case);
+			return 2;
+		}
+		if (!r)
+			logmsg("case %s: ok: nothing before RTS", cur_case);
+		return r;
+	}
+
+	if (modify(p->a, &a, IBV_QP_STATE, "ERR") ||
+	    modify(p->b, &a, IBV_QP_STATE, "ERR"))
+		return 2;
+	a.qp_state = IBV_QPS_RESET;
+	if (modify(p->a, &a, IBV_QP_STATE, "RESET") ||
+	    modify(p->b, &a, IBV_QP_STATE, "RESET"))
+		return 2;
+	r = early_doorbell(e, p, p->a, p->cq_a);
+	if (r)
+		return r;
+	/* Connected again, b first: at a's RTS the WQE goes out. */
+	if (connect_qp(e, p->b, p->a->qp_num) ||
+	    post_recv_b(e, p, addr_of(e, OFF_RECV), 8192, e->mr->lkey) ||
+	    connect_qp(e, p->a, p->b->qp_num))
+		return 2;
+	if (wait_wc(e, p, p->cq_a, WRID_SEND, &st, &bad_ok))
+		FAIL("%s: the SEND written before RTS did not complete at RTS "
+		     "within %d ms", cur_case, wait_ms);
+	if (st != IBV_WC_SUCCESS)
+		FAIL("%s: the SEND written before RTS completed with %s at RTS",
+		     cur_case, ibv_wc_status_str(st));
+	if (wait_wc(e, p, p->cq_b, WRID_RECV, &st, &bad_ok) ||
+	    st != IBV_WC_SUCCESS)
+		FAIL("%s: the SEND written before RTS was not received", cur_case);
+	if (bad_ok)
+		FAIL("%s: %d unexpected successful completion(s)", cur_case, bad_ok);
+	logmsg("case %s: ok: nothing before RTS, sent and received at RTS",
+	       cur_case);
+	return 0;
+}
+
 /* The consumer index of a's CQ tampered with, then a completion is due. */
 enum cq_garbage { C_AHEAD, C_BACK };
 
@@ -1287,6 +1404,8 @@ static const struct tcase cases[] = {
 	{ "srq-sge-past-mr", case_rq, R_OUT_HI, 1, 0, "SRQ WQE SGE running past the MR" },
 	{ "sq-prod-jump", case_idx, I_SQ_JUMP, 0, 1, "SQ prod jumped past the ring" },
 	{ "sq-prod-back", case_idx, I_SQ_BACK, 0, 1, "SQ prod moved behind cons" },
+	{ "sq-before-rts", case_early, E_FRESH, 0, 1, "SEND in the SQ ring, doorbell in INIT" },
+	{ "sq-before-rts-again", case_early, E_AFTER_RTS, 0, 1, "the same after RTS, ERR, RESET; sent at RTS" },
 	{ "rq-prod-jump", case_idx, I_RQ_JUMP, 0, 1, "RQ prod jumped past the ring" },
 	{ "srq-prod-jump", case_idx, I_SRQ_JUMP, 1, 1, "SRQ prod jumped past the ring" },
 	{ "cq-cons-ahead", case_cq, C_AHEAD, 0, 1, "CQ cons moved ahead of prod" },
