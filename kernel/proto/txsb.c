@@ -766,13 +766,21 @@ int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *ack,
 		sb->st.trims++;
 		return MR_TXSB_TRIMMED;
 	case MR_NACK_RNR:
-		/* a repeat for the PSN we are already waiting for: no-op */
-		if ((sb->rnr_wait && sb->rnr_psn == nack_psn) ||
+		/*
+		 * The responder NACKs each packet it refuses (MR-VERBS-19,
+		 * MR-REL-17), so one refusal of an N-packet message brings
+		 * up to N NACKs for consecutive PSNs.  The running pause
+		 * resends from pause_psn on: a NACK for a PSN at or after it
+		 * belongs to that episode and is no further retry, a no-op
+		 * as for RESOURCE (MR-RETRY-10).  An earlier PSN is a new
+		 * refusal and counts (MR-RETRY-5).
+		 */
+		if ((sb->rnr_wait && !mr_psn_before(nack_psn, sb->pause_psn)) ||
 		    !nack_current(sb, e, ack->ts_echo))
 			break;
 		/*
-		 * rnr_retry retries, 7 = infinite; the count resets when the
-		 * RNR'd PSN is delivered (MR-RETRY-5).
+		 * rnr_retry retries, one per pause, 7 = infinite; the count
+		 * resets when the RNR'd PSN is delivered (MR-RETRY-5).
 		 */
 		if (sb->p.rnr_retry != MR_RNR_RETRY_INFINITE &&
 		    sb->rnr_count >= sb->p.rnr_retry) {

@@ -1266,6 +1266,108 @@ static void test_rnr_infinite_and_reset(void **state)
 			 MR_TXSB_RNR_WAIT);
 }
 
+/*
+ * One refusal of the 8-packet message at @first..@first+7: the responder
+ * NACKs every packet (MR-VERBS-19).  Only the first NACK of the pause
+ * is a retry (MR-RETRY-5); it returns @first_rc, the others are no-ops.
+ */
+static void rnr_every_packet(const struct mr_akh *a, u32 first, u64 t,
+			     int first_rc)
+{
+	struct mr_nkh n;
+	u32 i;
+
+	for (i = 0; i < 8; i++) {
+		nack_init(&n, MR_NACK_RNR, 14, first + i);	/* 1.28 ms */
+		assert_int_equal(mr_txsb_on_nack(&sb, a, &n, t + i * US,
+						 &res),
+				 i ? MR_TXSB_IGNORED : first_rc);
+		if (first_rc == MR_TXSB_RNR_RETRY_EXCEEDED)
+			return;
+		assert_false(sb.failed);
+		assert_true(sb.rnr_wait);
+	}
+}
+
+/* End the pause, resend the @n packets it declared lost; new time. */
+static u64 rnr_pause_end(struct mr_akh *a, u32 n)
+{
+	u64 t = mr_txsb_next_deadline(&sb);
+	u32 psn;
+
+	assert_int_equal(mr_txsb_on_timer(&sb, t, &res), MR_TXSB_OK);
+	assert_false(sb.rnr_wait);
+	assert_int_equal(res.newly_lost, n);
+	while (mr_txsb_next_retx(&sb, t, &psn))
+		assert_int_equal(mr_txsb_on_retx(&sb, psn, 0, t), 0);
+	a->ts_echo = mr_txsb_ts(t);
+	return t + 10 * US;
+}
+
+/*
+ * MR-RETRY-5, MR-RETRY-6: rnr_retry counts pauses, not NACKed packets.
+ * A multi-packet SEND refused as a whole brings one NACK per packet;
+ * those for PSNs the running pause resends anyway are no retry.  An RNR
+ * for an earlier PSN and the first RNR after the pause do count.
+ */
+static void test_rnr_one_retry_per_pause(void **state)
+{
+	struct mr_akh a;
+	struct mr_nkh n;
+	u64 t = 10 * US;
+	u32 psn, p0, i;
+
+	(void)state;
+	setup_sb(100, 7, 3);
+	p0 = send_n(1, 0, 0, 0);	/* message 0 at p0 */
+	for (i = 0; i < 8; i++)		/* message 1 at p0+1..p0+8 */
+		assert_int_equal(mr_txsb_on_send(&sb, 1,
+						 (i ? 0 : MR_TXE_FIRST) |
+						 (i < 7 ? 0 : MR_TXE_LAST),
+						 0, 0, &psn), 0);
+	ack_init(&a, p0, 0);		/* nothing delivered */
+
+	/* pause 1: eight NACKs, one retry; the QP does not fail */
+	rnr_every_packet(&a, p0 + 1, t, MR_TXSB_RNR_WAIT);
+	assert_int_equal(sb.rnr_count, 1);
+	assert_int_equal(sb.st.rnr, 1);
+	/* an RNR for an earlier PSN is a new refusal: counted, resent too */
+	nack_init(&n, MR_NACK_RNR, 14, p0);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t + 20 * US, &res),
+			 MR_TXSB_RNR_WAIT);
+	assert_int_equal(sb.rnr_count, 2);
+	assert_int_equal(mr_txsb_on_nack(&sb, &a, &n, t + 21 * US, &res),
+			 MR_TXSB_IGNORED);
+	t = rnr_pause_end(&a, 9);
+
+	/* pause 2, after the resend: its first NACK counts again */
+	rnr_every_packet(&a, p0 + 1, t, MR_TXSB_RNR_WAIT);
+	assert_int_equal(sb.rnr_count, 3);
+	assert_int_equal(sb.st.rnr, 3);
+	t = rnr_pause_end(&a, 8);	/* p0 stays in flight */
+
+	/* a fourth refusal exceeds rnr_retry = 3 (MR-RETRY-9) */
+	rnr_every_packet(&a, p0 + 1, t, MR_TXSB_RNR_RETRY_EXCEEDED);
+	assert_false(mr_txsb_can_send(&sb, t));
+
+	/* rnr_retry 7 (infinite): one retry per pause, never a failure */
+	setup_sb(100, 7, MR_RNR_RETRY_INFINITE);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(mr_txsb_on_send(&sb, 0,
+						 (i ? 0 : MR_TXE_FIRST) |
+						 (i < 7 ? 0 : MR_TXE_LAST),
+						 0, 0, &psn), 0);
+	p0 = psn - 7;
+	ack_init(&a, p0, 0);
+	t = 10 * US;
+	for (i = 0; i < 20; i++) {
+		rnr_every_packet(&a, p0, t, MR_TXSB_RNR_WAIT);
+		t = rnr_pause_end(&a, 8);
+	}
+	assert_int_equal(sb.st.rnr, 20);
+	assert_true(mr_txsb_can_send(&sb, t));
+}
+
 static void test_trim_nack(void **state)
 {
 	struct mr_akh a;
@@ -1555,6 +1657,7 @@ int main(void)
 		cmocka_unit_test(test_progress_outside_acks),
 		cmocka_unit_test(test_rnr_exhaustion),
 		cmocka_unit_test(test_rnr_infinite_and_reset),
+		cmocka_unit_test(test_rnr_one_retry_per_pause),
 		cmocka_unit_test(test_resource_nack),
 		cmocka_unit_test(test_trim_nack),
 		cmocka_unit_test(test_other_nacks),
