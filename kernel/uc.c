@@ -13,13 +13,6 @@
 #include "metaroce.h"
 #include "resp.h"
 
-/*
- * The most bytes a receive WQE change moves after a loss (MR-UC-8); a
- * longer message that had placed bytes is dropped instead, so that no
- * softirq copies without bound.
- */
-#define MROCE_UC_MOVE_MAX	(256 * 1024)
-
 /* The UC opcode of a send WR (MR-UC-1); 0 for one UC does not carry. */
 static u8 mroce_uc_opcode(enum ib_wr_opcode op)
 {
@@ -243,7 +236,8 @@ static bool mroce_uc_place(void *ctx, const struct mr_pkt *p, u32 rel)
 /*
  * ops->rebind: an earlier message was dropped, so @m moves from receive
  * WQE @from to WQE @to (MR-UC-8): copy the bytes it placed, through a
- * bounce buffer, up to MROCE_UC_MOVE_MAX.
+ * bounce buffer. The core asks for at most MR_UC_MOVE_BUDGET bytes per
+ * packet over all its moves, so that no softirq copies without bound.
  */
 static bool mroce_uc_rebind(void *ctx, const struct mr_uc_msg *m, u32 from,
 			    u32 to)
@@ -262,7 +256,7 @@ static bool mroce_uc_rebind(void *ctx, const struct mr_uc_msg *m, u32 from,
 	/* UC_WRITE_IMM placed nothing in its WQE. */
 	if (m->opcode == MR_OP_UC_WRITE_IMM || !m->msg_len)
 		return true;
-	if (m->msg_len > MROCE_UC_MOVE_MAX || m->msg_len > mroce_rwqe_len(dst))
+	if (m->msg_len > MR_UC_MOVE_BUDGET || m->msg_len > mroce_rwqe_len(dst))
 		return false;
 	buf = kmalloc(min_t(u32, m->msg_len, PAGE_SIZE), GFP_ATOMIC);
 	if (!buf)

@@ -14,6 +14,7 @@ void mr_ucrecv_init(struct mr_ucrecv *r, u32 init_psn)
 	r->wqe_bind = 0;
 	r->n_done = 0;
 	r->psn_hi = init_psn & MR_PSN_MASK;
+	r->move_left = MR_UC_MOVE_BUDGET;
 	/* Everything before the initial PSN is history: count it as seen. */
 	memset(r->psn_map, 0xff, sizeof(r->psn_map));
 	memset(r->slot, 0, sizeof(r->slot));
@@ -32,11 +33,30 @@ static bool mr_uc_wqe_op(u8 opcode)
 }
 
 /*
+ * Move bound message @o to receive WQE @to (MR-UC-8), if what this
+ * packet may still move covers its bytes (MR_UC_MOVE_BUDGET): one packet
+ * dropping several messages must not copy several times over in the
+ * caller's softirq. The bytes are charged before the move, whether or
+ * not it succeeds: a failed move may have copied some already.
+ * UC_WRITE_IMM placed nothing in its WQE and moves for free.
+ */
+static bool mr_uc_move(struct mr_ucrecv *r, const struct mr_uc_msg *o,
+		       u32 to, void *ctx)
+{
+	u32 cost = o->opcode == MR_OP_UC_WRITE_IMM ? 0 : o->msg_len;
+
+	if (!r->ops->rebind || cost > r->move_left)
+		return false;
+	r->move_left -= cost;
+	return r->ops->rebind(ctx, o, o->wqe - r->wqe_done, to - r->wqe_done);
+}
+
+/*
  * Drop message @m (MR-UC-7). If it held a receive WQE, that WQE goes to
  * the next bound message, and so on down (MR-UC-8): each later bound
  * message is moved to the WQE before it by ops->rebind, or dropped if it
- * cannot be moved. Bound messages hold WQEs in msn order, contiguously
- * from wqe_done.
+ * cannot be moved or this packet's move budget does not cover it. Bound
+ * messages hold WQEs in msn order, contiguously from wqe_done.
  */
 static void mr_uc_kill(struct mr_ucrecv *r, struct mr_uc_msg *m, void *ctx)
 {
@@ -55,9 +75,7 @@ static void mr_uc_kill(struct mr_ucrecv *r, struct mr_uc_msg *m, void *ctx)
 
 		if (!o->bound)
 			continue;
-		if (r->ops->rebind &&
-		    r->ops->rebind(ctx, o, o->wqe - r->wqe_done,
-				   next - r->wqe_done)) {
+		if (mr_uc_move(r, o, next, ctx)) {
 			o->wqe = next++;
 			continue;
 		}
@@ -174,6 +192,8 @@ int mr_ucrecv_on_pkt(struct mr_ucrecv *r, const struct mr_pkt *p, void *ctx)
 	int err;
 	s32 d;
 
+	/* Whatever this packet drops, it moves this much at most. */
+	r->move_left = MR_UC_MOVE_BUDGET;
 	if (!mr_op_has(p->opcode, MR_OPA_UC))
 		return mr_uc_drop(r, MR_UC_EV_MISMATCH, ctx);
 	err = mr_pkt_pmtu_check(p, r->pmtu);

@@ -22,7 +22,9 @@
  * bound is dropped (its WQE would be out of order). Dropping a bound
  * message frees its WQE for the next message, which moves every later
  * bound message's WQE down by one: the caller moves the bytes they
- * placed (ops->rebind) or they are dropped too (MR-UC-8).
+ * placed (ops->rebind) or they are dropped too (MR-UC-8). What one
+ * packet may have moved is bounded (MR_UC_MOVE_BUDGET); messages beyond
+ * it are dropped.
  *
  * No I/O: the caller checks, copies and completes through struct
  * mr_ucrecv_ops. No locking: the caller serialises every call.
@@ -36,6 +38,17 @@
 
 /* Messages tracked at once (MR-UC-9). */
 #define MR_UC_MSGS		8
+
+/*
+ * The most bytes ops->rebind may be asked to move for one packet, over
+ * all the messages it moves (MR-UC-8, MR-UC-9). One packet can drop up
+ * to MR_UC_MSGS messages and each drop moves every later bound message,
+ * so a bound per move alone lets one small packet copy
+ * MR_UC_MSGS * (MR_UC_MSGS - 1) / 2 times as much: a message whose move
+ * would overrun what is left is dropped instead. Enough for one message
+ * of this size to survive the loss of the one before it.
+ */
+#define MR_UC_MOVE_BUDGET	(256 * 1024)
 
 /*
  * What ops->count is told about (one counter each in the kernel); 0 is
@@ -97,9 +110,11 @@ struct mr_ucrecv_ops {
 	/*
 	 * An earlier message was dropped: move message @m, which has
 	 * placed bytes in receive WQE @from_rel, to WQE @to_rel (before
-	 * it): copy its bytes [0, msg_len) there, or return false if WQE
-	 * @to_rel cannot hold them or the move is too costly; @m is then
-	 * dropped (MR-UC-8). NULL: never move.
+	 * it): copy its bytes [0, msg_len) there (none for UC_WRITE_IMM),
+	 * or return false if WQE @to_rel cannot hold them or the move is
+	 * too costly; @m is then dropped (MR-UC-8). Called for one packet
+	 * with msg_len (UC_WRITE_IMM: 0) adding up to at most
+	 * MR_UC_MOVE_BUDGET. NULL: never move.
 	 */
 	bool (*rebind)(void *ctx, const struct mr_uc_msg *m, u32 from_rel,
 		       u32 to_rel);
@@ -120,6 +135,7 @@ struct mr_ucrecv {
 	u32	wqe_bind;	/* next receive WQE to bind */
 	u32	n_done;		/* slots in MR_UC_DONE */
 	u32	psn_hi;		/* one past the highest PSN counted */
+	u32	move_left;	/* bytes this packet may still rebind */
 	u64	psn_map[MR_SACK_WORDS];	/* bit i: PSN psn_hi - 1 - i counted */
 	struct mr_uc_msg slot[MR_UC_MSGS];
 };

@@ -3,8 +3,9 @@
  * Host tests of the unreliable connected receiver (ucrecv.h) and UC
  * segmentation: in-order and reordered delivery (MR-UC-5), a lost packet
  * drops its message and the next one takes its receive WQE (MR-UC-7,
- * MR-UC-8), hostile input keeps the state bounded (MR-UC-9), refusals
- * drop silently (MR-UC-10), UC packets never ask for an ACK (MR-UC-3).
+ * MR-UC-8), hostile input keeps the state bounded (MR-UC-9) and what one
+ * packet makes the caller move (MR_UC_MOVE_BUDGET), refusals drop
+ * silently (MR-UC-10), UC packets never ask for an ACK (MR-UC-3).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@
 #define RKEY	0x4242
 #define PSN0	0xFFFFF0	/* wraps during the tests */
 #define MAXPK	256
+#define BIG	(256 * 1024)	/* a large receive WQE (no buffer behind) */
 
 /* The caller's side: a receive queue of NWQE buffers and one MR. */
 struct uc_ctx {
@@ -40,6 +42,7 @@ struct uc_ctx {
 	bool no_rebind;
 	bool place_fails;
 	u32 rebinds;
+	u64 moved;		/* bytes rebind copied, as kernel/uc.c does */
 };
 
 static bool uc_wqe_op(u8 op)
@@ -76,12 +79,14 @@ static bool c_place(void *ctx, const struct mr_pkt *p, u32 rel)
 
 	if (c->place_fails)
 		return false;
-	if (p->opcode == MR_OP_UC_SEND || p->opcode == MR_OP_UC_SEND_IMM)
+	if (p->opcode == MR_OP_UC_SEND || p->opcode == MR_OP_UC_SEND_IMM) {
+		assert_true(p->dxh.offset + p->payload_len <= WQE_LEN);
 		memcpy(c->rq[(c->rq_head + rel) % NWQE] + p->dxh.offset,
 		       p->payload, p->payload_len);
-	else
+	} else {
 		memcpy(c->mem + (p->rxh.va + p->dxh.offset - MEM_VA),
 		       p->payload, p->payload_len);
+	}
 	return true;
 }
 
@@ -92,9 +97,12 @@ static bool c_rebind(void *ctx, const struct mr_uc_msg *m, u32 from, u32 to)
 	assert_true(to < from);
 	if (c->no_rebind || m->msg_len > c->rq_len[(c->rq_head + to) % NWQE])
 		return false;
-	if (m->opcode != MR_OP_UC_WRITE_IMM)
+	/* Longer than WQE_LEN: a BIG WQE, whose bytes nobody looks at. */
+	if (m->opcode != MR_OP_UC_WRITE_IMM && m->msg_len <= WQE_LEN)
 		memcpy(c->rq[(c->rq_head + to) % NWQE],
 		       c->rq[(c->rq_head + from) % NWQE], m->msg_len);
+	if (m->opcode != MR_OP_UC_WRITE_IMM)
+		c->moved += m->msg_len;
 	c->rebinds++;
 	return true;
 }
@@ -161,9 +169,12 @@ struct uc_pkts {
 	u32 n;
 };
 
-/* Append the packets of message @msn (@op, @len bytes) from PSN *@psn. */
-static void add_msg(struct uc_pkts *k, u8 op, u32 msn, u32 len, u64 va,
-		    u32 *psn)
+/*
+ * Append the first @npk packets (0: all) of message @msn (@op, @len
+ * bytes) from PSN *@psn.
+ */
+static void add_pkts(struct uc_pkts *k, u8 op, u32 msn, u32 len, u64 va,
+		     u32 *psn, u32 npk)
 {
 	struct mr_req_msg m;
 	u32 off = 0, i;
@@ -192,12 +203,26 @@ static void add_msg(struct uc_pkts *k, u8 op, u32 msn, u32 len, u64 va,
 		assert_int_equal(mr_pkt_validate(p), 0);
 		off += p->payload_len;
 		k->n++;
-	} while (!last);
+	} while (!last && --npk);
 }
 
+/* Append the packets of message @msn (@op, @len bytes) from PSN *@psn. */
+static void add_msg(struct uc_pkts *k, u8 op, u32 msn, u32 len, u64 va,
+		    u32 *psn)
+{
+	add_pkts(k, op, msn, len, va, psn, 0);
+}
+
+/* One packet, which never makes the caller move more than the budget. */
 static int rx(struct uc_fix *f, const struct mr_pkt *p)
 {
-	return mr_ucrecv_on_pkt(&f->r, p, &f->c);
+	u64 moved = f->c.moved;
+	int rc = mr_ucrecv_on_pkt(&f->r, p, &f->c);
+
+	if (f->c.moved - moved > MR_UC_MOVE_BUDGET)
+		fail_msg("one packet moved %llu bytes",
+			 (unsigned long long)(f->c.moved - moved));
+	return rc;
 }
 
 /* Delivery @i is message @msn of @len bytes in WQE @wqe, data intact. */
@@ -604,6 +629,110 @@ static void test_uc_flood_bounded(void **state)
 }
 
 /*
+ * One packet far ahead of MR_UC_MSGS bound messages, each a one-packet
+ * start of a BIG message, drops all of them; each drop would move every
+ * later one (MR-UC-8), 28 moves of BIG bytes in all. What the packet has
+ * moved is bounded instead (rx() checks it): the messages the budget
+ * does not cover are dropped, each counted once (MR-UC-7). Nothing
+ * completes, so a peer could repeat it: every round is bounded alike.
+ */
+static void test_uc_move_bounded(void **state)
+{
+	struct uc_pkts *k = calloc(1, sizeof(*k));
+	struct uc_fix *f = fix_new();
+	u32 psn = PSN0, base = 0, round, i, drops, rebinds;
+	u64 moved;
+
+	(void)state;
+	for (i = 0; i < NWQE; i++)
+		f->c.rq_len[i] = BIG;
+	for (round = 0; round < 3; round++) {
+		/* Round 0 opens base too; later ones inherit it, bound. */
+		k->n = 0;
+		for (i = round ? 1 : 0; i < MR_UC_MSGS; i++)
+			add_pkts(k, MR_OP_UC_SEND, base + i, BIG, 0, &psn, 1);
+		for (i = 0; i < k->n; i++)
+			assert_int_equal(rx(f, &k->p[i]), 0);
+		assert_int_equal(f->r.head_msn, base);
+		assert_int_equal(mr_ucrecv_wqes_bound(&f->r), MR_UC_MSGS);
+		drops = f->c.ev[MR_UC_EV_MSG_DROPPED];
+		rebinds = f->c.rebinds;
+		moved = f->c.moved;
+		k->n = 0;
+		add_pkts(k, MR_OP_UC_SEND, base + 2 * MR_UC_MSGS, BIG, 0,
+			 &psn, 1);
+		assert_int_equal(rx(f, &k->p[0]), 0);
+		/* At most one BIG move, not 28; the unseen gap is one drop. */
+		assert_true(f->c.moved - moved <= MR_UC_MOVE_BUDGET);
+		assert_true(f->c.rebinds - rebinds <=
+			    MR_UC_MOVE_BUDGET / BIG);
+		assert_int_equal(f->c.ev[MR_UC_EV_MSG_DROPPED] - drops,
+				 MR_UC_MSGS + 1);
+		/* Only the far message is left, in the head WQE. */
+		assert_int_equal(mr_ucrecv_wqes_bound(&f->r), 1);
+		assert_int_equal(f->r.head_msn, base + MR_UC_MSGS + 1);
+		assert_int_equal(f->c.ndone, 0);
+		base += 2 * MR_UC_MSGS;
+	}
+	assert_int_equal(f->c.ev[MR_UC_EV_REFUSED], 0);
+	free(k);
+	free(f);
+}
+
+/*
+ * A loss that drops several messages: each later bound message is moved
+ * while the packet's budget covers it, else dropped (MR-UC-8); a
+ * UC_WRITE_IMM placed nothing in its WQE and moves for free. What is
+ * delivered is intact, in the head WQE.
+ */
+static void test_uc_move_budget(void **state)
+{
+	struct uc_pkts *k = calloc(1, sizeof(*k));
+	struct uc_fix *f = fix_new();
+	u32 psn = PSN0, i;
+
+	(void)state;
+	for (i = 0; i < NWQE; i++)
+		f->c.rq_len[i] = BIG;
+	/* The first packet of each (msn 0 lost), msn 4 whole. */
+	add_pkts(k, MR_OP_UC_SEND, 0, BIG / 4, 0, &psn, 1);
+	add_pkts(k, MR_OP_UC_SEND, 1, BIG - BIG / 4, 0, &psn, 1);
+	add_pkts(k, MR_OP_UC_SEND_IMM, 2, BIG / 2, 0, &psn, 1);
+	add_pkts(k, MR_OP_UC_WRITE_IMM, 3, BIG, MEM_VA, &psn, 1);
+	add_pkts(k, MR_OP_UC_SEND, 4, 100, 0, &psn, 1);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(rx(f, &k->p[i]), 0);
+	assert_int_equal(f->c.rebinds, 0);
+	/*
+	 * msn 4 completes: msn 0 is dropped, 1 moved (3/4 of the budget),
+	 * 2 dropped (over what is left), 3 moved for free, 4 moved; then
+	 * 1 and 3 are dropped in turn, 3 and 4 moved, 4 moved.
+	 */
+	assert_int_equal(rx(f, &k->p[4]), 0);
+	assert_int_equal(f->c.moved, (u64)(BIG - BIG / 4) + 3 * 100);
+	assert_int_equal(f->c.rebinds, 6);
+	assert_int_equal(f->c.ev[MR_UC_EV_MSG_DROPPED], 4);
+	assert_int_equal(total_ev(f), 4);
+	assert_int_equal(f->c.ndone, 1);
+	assert_done(f, 0, 4, 100, 0);
+	assert_int_equal(mr_ucrecv_wqes_bound(&f->r), 0);
+	/* The next packet has a budget of its own. */
+	k->n = 0;
+	add_pkts(k, MR_OP_UC_SEND, 5, BIG / 2, 0, &psn, 1);
+	add_pkts(k, MR_OP_UC_SEND, 6, BIG - 100, 0, &psn, 1);
+	add_pkts(k, MR_OP_UC_SEND, 7, 10, 0, &psn, 1);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(rx(f, &k->p[i]), 0);
+	assert_int_equal(f->c.moved - (BIG - BIG / 4) - 3 * 100,
+			 BIG - 100 + 2 * 10);
+	assert_int_equal(f->c.ev[MR_UC_EV_MSG_DROPPED], 6);
+	assert_int_equal(f->c.ndone, 2);
+	assert_done(f, 1, 7, 10, 1);
+	free(k);
+	free(f);
+}
+
+/*
  * Random reordering and losses: what is delivered is in msn order,
  * intact, in consecutive WQEs; with nothing dropped everything is.
  */
@@ -683,6 +812,8 @@ int main(void)
 		cmocka_unit_test(test_uc_refused),
 		cmocka_unit_test(test_uc_hostile_fields),
 		cmocka_unit_test(test_uc_flood_bounded),
+		cmocka_unit_test(test_uc_move_bounded),
+		cmocka_unit_test(test_uc_move_budget),
 		cmocka_unit_test(test_uc_random),
 	};
 
