@@ -500,6 +500,15 @@ static void mroce_rq_flush(struct mroce_qp *qp)
 		return;
 	}
 	/*
+	 * The state is ERR already: a responder run that saw it otherwise
+	 * (resp_lock, checked once per packet) finishes its placements and
+	 * completions before the flush takes a WQE, and later runs drop.
+	 * Without it a completion after the flush would move head past
+	 * tail, and data would land in buffers completed as flushed.
+	 */
+	spin_lock_bh(&qp->resp_lock);
+	spin_unlock_bh(&qp->resp_lock);
+	/*
 	 * A user RQ: take what the process posted, once, so that the loop
 	 * below is bounded by the ring size.
 	 */
@@ -551,6 +560,12 @@ void mroce_qp_error(struct mroce_qp *qp)
 /* RESET: drop all WQEs without completions (IB spec 10.3.1). */
 static void mroce_qp_reset(struct mroce_qp *qp)
 {
+	/*
+	 * RESET first: stopping the timers passes through resp_lock, so no
+	 * responder run is left that saw the old state, and later ones drop
+	 * before the queues below are emptied under them.
+	 */
+	mroce_qp_set_state(qp, IB_QPS_RESET);
 	mroce_qp_stop_timers(qp);
 	/* User rings: cons back to 0 too; the provider resets prod. */
 	spin_lock_bh(&qp->sq.lock);

@@ -193,6 +193,16 @@ struct mroce_qp_attrs {
  */
 #define MROCE_REQ_RUN_PASSES	16
 
+/*
+ * The states in which a QP takes packets from its peer and answers them
+ * (MR-MAL-5, MR-VERBS-25, MR-VERBS-26).
+ */
+static inline bool mroce_state_receives(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD;
+}
+
 struct mroce_qp {
 	struct ib_qp ibqp;
 	struct mroce_dev *dev;

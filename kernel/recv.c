@@ -89,10 +89,15 @@ static void mroce_probe_reply(struct mroce_qp *qp, const struct mr_pkt *p)
 	struct mr_pkt r;
 	u8 *payload;
 
-	if ((state != IB_QPS_RTR && state != IB_QPS_RTS &&
-	     state != IB_QPS_SQD) ||
-	    !mr_probe_reply(p, mroce_now(), MR_PROBE_REPLY_GAP_NS, &next, &r))
+	if (!mroce_state_receives(state)) {
+		mroce_count(qp->dev, MROCE_CNT_QPN_DROPS);	/* MR-MAL-5 */
 		return;
+	}
+	if (!mr_probe_reply(p, mroce_now(), MR_PROBE_REPLY_GAP_NS, &next,
+			    &r)) {
+		mroce_count(qp->dev, MROCE_CNT_RATE_LIMITED);	/* MR-SEC-8 */
+		return;
+	}
 	WRITE_ONCE(qp->probe_reply_next, next);
 	r.dqpn = qp->attr.dest_qpn;
 	r.sqpn = qp->ibqp.qp_num;

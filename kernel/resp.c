@@ -437,6 +437,15 @@ static u8 mroce_resp_complete_recv(struct mroce_qp *qp,
 
 	if (!qp->srq) {
 		spin_lock(&qp->rq.lock);
+		/*
+		 * Bound when the message began, and no flush or reset takes
+		 * it while a run holds resp_lock (mroce_rq_flush): never
+		 * empty here; checked so that head cannot pass tail.
+		 */
+		if (WARN_ON_ONCE(!mroce_rq_count(&qp->rq))) {
+			spin_unlock(&qp->rq.lock);
+			return MR_NACK_REMOTE_OP;
+		}
 		rwqe = mroce_rq_wqe(&qp->rq, qp->rq.head);
 		wc.wr_id = rwqe->wr_id;
 		c->cq_note |= mroce_cq_add(qp->rcq, &wc, se);
@@ -573,8 +582,7 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 	spin_lock_bh(&qp->resp_lock);
 	mroce_resp_conf(qp);
 	state = READ_ONCE(qp->state);
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
-	    state != IB_QPS_SQD) {
+	if (!mroce_state_receives(state)) {
 		/* MR-MAL-5; after a fatal NACK, its repeats (MR-REL-28). */
 		mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		if (state == IB_QPS_ERR)
@@ -603,7 +611,12 @@ enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t)
 		return HRTIMER_NORESTART;
 	spin_lock_bh(&qp->resp_lock);
 	mroce_rx_ctx_init(&c, qp);
-	mr_receiver_on_timer(&qp->resp->rcv, mroce_now(), &c);
+	/*
+	 * A QP that left RTR, RTS and SQD sends no more responses
+	 * (MR-VERBS-25): the delayed ACK armed before is not sent.
+	 */
+	if (mroce_state_receives(READ_ONCE(qp->state)))
+		mr_receiver_on_timer(&qp->resp->rcv, mroce_now(), &c);
 	mroce_resp_unlock(qp, &c);
 	mroce_resp_xmit(qp);
 	return HRTIMER_NORESTART;

@@ -218,8 +218,7 @@ static bool mroce_resp_rd_pass(struct mroce_qp *qp, struct mroce_rx_ctx *c,
 	u64 now = mroce_now(), when;
 	u32 mtu;
 
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
-	    state != IB_QPS_SQD) {
+	if (!mroce_state_receives(state)) {
 		mr_rdresp_clear_jobs(&resp->rcv.rd);
 		return false;
 	}

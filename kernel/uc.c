@@ -296,6 +296,15 @@ static void mroce_uc_deliver(void *ctx, const struct mr_uc_msg *m)
 		wc.ex.imm_data = cpu_to_be32(m->imm);
 	}
 	spin_lock(&rq->lock);
+	/*
+	 * Bound when the message began, and no flush or reset takes it
+	 * while a run holds resp_lock (mroce_rq_flush): never empty here;
+	 * checked so that head cannot pass tail.
+	 */
+	if (WARN_ON_ONCE(!mroce_rq_count(rq))) {
+		spin_unlock(&rq->lock);
+		return;
+	}
 	wc.wr_id = mroce_rq_wqe(rq, rq->head)->wr_id;
 	c->cq_note |= mroce_cq_add(qp->rcq, &wc, !!(m->flags & MR_F_SE));
 	rq->head++;
@@ -333,8 +342,7 @@ void mroce_uc_rcv(struct mroce_qp *qp, struct mr_pkt *p)
 	mroce_rx_ctx_init(&c, qp);
 	spin_lock_bh(&qp->resp_lock);
 	state = READ_ONCE(qp->state);
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
-	    state != IB_QPS_SQD) {
+	if (!mroce_state_receives(state)) {
 		mroce_count(qp->dev, MROCE_CNT_QPN_DROPS);	/* MR-MAL-5 */
 	} else {
 		qp->uc->rcv.pmtu = ib_mtu_enum_to_int(qp->attr.path_mtu);

@@ -84,10 +84,10 @@ void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb)
 	struct ib_wc wc = {};
 	unsigned int note;
 	u8 grh[40] = {};
+	bool broken;
 	int err;
 
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
-	    state != IB_QPS_SQD) {
+	if (!mroce_state_receives(state)) {
 		mroce_count(dev, MROCE_CNT_QPN_DROPS);
 		return;
 	}
@@ -126,10 +126,31 @@ void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb)
 	}
 
 	spin_lock_bh(&rq->lock);
+	/*
+	 * Again under the lock the state changes under (a QP's own RQ): a
+	 * datagram completes before the flush of the error state or not
+	 * at all.
+	 */
+	state = READ_ONCE(qp->state);
+	if (!qp->srq && !mroce_state_receives(state)) {
+		spin_unlock_bh(&rq->lock);
+		mroce_count(dev, MROCE_CNT_QPN_DROPS);
+		return;
+	}
 	rwqe = mroce_rq_peek(rq);
 	if (!rwqe) {
+		broken = rq->broken;
 		spin_unlock_bh(&rq->lock);
 		mroce_count(dev, MROCE_CNT_NO_WQE_DROPS);	/* MR-UD-9 */
+		/*
+		 * A corrupt ring index (metaroce-abi.h, SECURITY): the SRQ
+		 * reports its error, a QP's own RQ puts the QP in error, as
+		 * RC and UC do.
+		 */
+		if (broken && qp->srq)
+			mroce_srq_check_limit(qp->srq);
+		else if (broken)
+			mroce_qp_fatal(qp);
 		return;
 	}
 	if (mroce_rwqe_len(rwqe) < sizeof(grh) + p->payload_len) {
