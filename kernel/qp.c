@@ -488,6 +488,7 @@ static void mroce_rq_flush(struct mroce_qp *qp)
 {
 	struct mroce_rq *rq = &qp->rq;
 	unsigned int note;
+	u32 budget;
 	struct ib_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,
 		.opcode = IB_WC_RECV,
@@ -519,13 +520,24 @@ static void mroce_rq_flush(struct mroce_qp *qp)
 	 * One WQE per lock hold: the completion handler may post again,
 	 * so it runs with no queue lock held; the CQE itself enters the
 	 * CQ under rq.lock, after any completion the responder made of an
-	 * earlier WQE on another CPU (WQE order, MR-VERBS-25).
+	 * earlier WQE on another CPU (WQE order, MR-VERBS-25). At most a
+	 * queue's worth per call: WQEs other posters pull meanwhile are
+	 * theirs to flush, or req_work's.
 	 */
-	for (;;) {
+	for (budget = rq->size;; budget--) {
 		spin_lock_bh(&rq->lock);
 		if (READ_ONCE(qp->state) != IB_QPS_ERR ||
 		    !mroce_rq_count(rq)) {
 			spin_unlock_bh(&rq->lock);
+			break;
+		}
+		if (!budget) {
+			spin_unlock_bh(&rq->lock);
+			/* stopping under sq.lock (mroce_qp_stop_timers) */
+			spin_lock_bh(&qp->sq.lock);
+			if (!qp->stopping)
+				queue_work(system_wq, &qp->req_work);
+			spin_unlock_bh(&qp->sq.lock);
 			break;
 		}
 		wc.wr_id = mroce_rq_wqe(rq, rq->head)->wr_id;

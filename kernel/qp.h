@@ -263,7 +263,8 @@ struct mroce_qp {
 	bool stopping;
 	/*
 	 * Requester run deferred from interrupts-off posters, and the rest
-	 * of a run that made MROCE_REQ_RUN_PASSES passes.
+	 * of a run that made MROCE_REQ_RUN_PASSES passes or completed a
+	 * queue's worth of WQEs.
 	 */
 	struct work_struct req_work;
 	/* READ responses beyond one softirq pass's budget (resp_rd.c). */

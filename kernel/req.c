@@ -830,7 +830,7 @@ void mroce_req_run(struct mroce_qp *qp)
 	struct sk_buff_head q;
 	struct mroce_req_io io = { .qp = qp, .q = &q };
 	struct mroce_send_wqe done;
-	unsigned int passes = 0;
+	unsigned int passes = 0, budget;
 	bool active, more = false;
 	u8 status;
 	u64 now;
@@ -844,8 +844,14 @@ void mroce_req_run(struct mroce_qp *qp)
 		return;
 	}
 	sq->running = true;
+	/*
+	 * Completions per run: a queue's worth. A process refilling an SQ
+	 * in error as fast as it is flushed would otherwise keep one run,
+	 * in its syscall or in softirq, going without end.
+	 */
+	budget = sq->size;
 	do {
-		if (++passes > MROCE_REQ_RUN_PASSES) {
+		if (++passes > MROCE_REQ_RUN_PASSES || !budget) {
 			/* The rest from req_work, below. */
 			more = !qp->stopping;
 			break;
@@ -853,7 +859,8 @@ void mroce_req_run(struct mroce_qp *qp)
 		sq->kick = false;
 
 		/* 1. Complete what is done, in order, lock dropped. */
-		while (mroce_req_head_ready(qp, &status)) {
+		while (budget && mroce_req_head_ready(qp, &status)) {
+			budget--;
 			done = *mroce_sq_wqe(sq, sq->head);
 			if (req)
 				mr_requester_retired(&req->rq, &done.tx,
@@ -870,6 +877,8 @@ void mroce_req_run(struct mroce_qp *qp)
 				mroce_qp_error(qp);
 			spin_lock_bh(&sq->lock);
 		}
+		if (!budget)
+			sq->kick = true;	/* the rest from req_work */
 
 		/* SQD: everything started has completed -> drained. */
 		if (qp->state == IB_QPS_SQD && qp->sqd_notify &&

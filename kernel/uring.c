@@ -314,8 +314,12 @@ static u8 mroce_usq_copy(struct mroce_qp *qp, u32 idx)
 	u64 len = 0;
 	u32 i;
 
-	/* The fixed part, once; from here on only h is read. */
+	/*
+	 * The fixed part, once; from here on only h is read (the barrier
+	 * keeps the compiler from reading a field from the ring again).
+	 */
 	memcpy(&h, src, sizeof(h));
+	barrier();
 
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = h.wr_id;
