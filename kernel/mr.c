@@ -20,6 +20,14 @@
 
 #include "metaroce.h"
 
+/*
+ * User MRs keep each pinned page's kernel address (page_address()): with
+ * HIGHMEM a page may have none, and placement would write through NULL.
+ */
+#ifdef CONFIG_HIGHMEM
+#error "metaroce needs a kernel without CONFIG_HIGHMEM (64-bit)"
+#endif
+
 struct mroce_mr *mroce_mr_new(struct mroce_dev *dev, enum mroce_mr_type type)
 {
 	struct mroce_mr *mr;
@@ -298,7 +306,7 @@ bool mroce_mr_remote_inv(struct mroce_mr *mr, struct mroce_qp *qp, u32 key,
 		return !mroce_mw_invalidate(mr, qp, key, true, doit);
 	spin_lock_irqsave(&mr->lock, flags);
 	ok = mr->type == MROCE_MR_FAST_REG && mr->key == key &&
-	     mr->ibmr.pd == qp->ibqp.pd;
+	     mr->pd == qp->ibqp.pd;
 	if (ok && doit)
 		mr->state = MROCE_MR_INVALID;
 	spin_unlock_irqrestore(&mr->lock, flags);

@@ -100,7 +100,7 @@ static int mroce_mw_hold(struct mroce_mr *mr, struct ib_pd *pd, u32 lkey,
 		return err;
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->dead || mr->state != MROCE_MR_VALID || mr->key != lkey ||
-	    mr->ibmr.pd != pd || !(mr->access & IB_ACCESS_MW_BIND))
+	    mr->pd != pd || !(mr->access & IB_ACCESS_MW_BIND))
 		goto out;
 	/* Remote writes or atomics need a locally writable MR. */
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
