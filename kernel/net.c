@@ -110,6 +110,19 @@ void mroce_udp_err(struct sock *sk, struct sk_buff *skb)
 		mroce_count(dev, MROCE_CNT_ICMP_ERRORS);
 }
 
+/* Whether IP reassembled @skb from fragments (its control block says). */
+static bool mroce_reassembled(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return IPCB(skb)->frag_max_size;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return IP6CB(skb)->frag_max_size ||
+		       (IP6CB(skb)->flags & IP6SKB_FRAGMENTED);
+#endif
+	return false;
+}
+
 static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct mroce_net *mnet = rcu_dereference_sk_user_data(sk);
@@ -132,8 +145,16 @@ static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	if (!found || !ib_device_try_get(&found->ibdev))
 		goto drop;
 
-	/* Strip the UDP header: skb->data is the MetaRoCE base header. */
-	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
+	/*
+	 * Strip the UDP header: skb->data is the MetaRoCE base header. A
+	 * datagram reassembled from IP fragments is dropped (MR-ENC-7,
+	 * MR-MAL-2 step 1): no sender fragments, so such a datagram is
+	 * forged or misrouted, and UD must not take more than a packet.
+	 */
+	if (mroce_reassembled(skb)) {
+		mroce_count(found, MROCE_CNT_MALFORMED_DROPS);
+		kfree_skb(skb);
+	} else if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
 		mroce_count(found, MROCE_CNT_MALFORMED_DROPS);
 		kfree_skb(skb);
 	} else {

@@ -328,6 +328,8 @@ bool tx_bytes_udp_csum(const uint8_t *b, uint32_t len, bool bad_csum);
 /* tx_bytes() from IPv4 source address @src (a raw IP socket, UDP checksum
  * zero); false if the tester may not open one. */
 bool tx_bytes_from(const uint8_t *b, uint32_t len, uint32_t src);
+/* The same from the tester's own address, as two IPv4 fragments. */
+bool tx_bytes_frag(const uint8_t *b, uint32_t len);
 /* tx_bytes() to the subnet broadcast address of the tester's interface;
  * false if there is none or the send failed. */
 bool tx_bytes_bcast(const uint8_t *b, uint32_t len);

@@ -484,6 +484,36 @@ static void c_udp_csum(struct tctx *t)
 }
 
 /* ------------------------------------------------------------------ */
+/* MR-ENC-7, MR-MAL-2 step 1: IP fragments                             */
+
+static void c_ip_fragments(struct tctx *t)
+{
+	struct tqp q;
+	struct mr_pkt p;
+	uint8_t pl[600], b[RX_BUF];
+	uint32_t n;
+	uint64_t c0 = counter_now("malformed");
+
+	if (!mem_reset(t) || !tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(pl, seed_new(), 0, sizeof(pl));
+	wr_fill(&p, &q, 2400, pl, sizeof(pl));
+	n = pkt_build(&p, b, sizeof(b));
+	/* A WRITE the QP would take, as two fragments the host reassembles. */
+	if (!tx_bytes_frag(b, n)) {
+		not_run(t, "the tester may not open a raw IP socket (run it as root)");
+		tqp_close(&q);
+		return;
+	}
+	refused(t, &q, "a WRITE in two IP fragments", "malformed", c0, "MR-ENC-7, MR-MAL-2");
+	/* The same datagram whole: taken. */
+	tx_bytes(b, n);
+	taken(t, &q, &p, 2400, "ACK of the same WRITE unfragmented");
+	mem_check(t, "a WRITE after its fragments", "MR-ENC-7");
+	tqp_close(&q);
+}
+
+/* ------------------------------------------------------------------ */
 /* MR-VER-8: not the RoCEv2 or UET port                                */
 
 static void c_not_roce_port(struct tctx *t)
@@ -767,6 +797,7 @@ const struct tcase cases_mal[] = {
 	{ "SEC", "range_wrap_refused", "MR-SEC-7", c_range_wraps, NULL },
 	{ "TRIM", "trim_dscp_marks", "MR-TRIM-2", c_trim_dscp, NULL },
 	{ "TRIM", "udp_checksum_zero_and_wrong", "MR-TRIM-5", c_udp_csum, NULL },
+	{ "ENC", "ip_fragments_dropped", "MR-ENC-7, MR-MAL-2", c_ip_fragments, NULL },
 	{ "VER", "not_roce_or_uet_port", "MR-VER-8", c_not_roce_port, NULL },
 	{ "VERBS", "qp_states_rx", "MR-VERBS-26, MR-MAL-5, MR-SEC-13", c_qp_states, NULL },
 	{ "SEC", "dup_answers_rate_limited", "MR-SEC-8", c_dup_rate_limit, NULL },

@@ -1049,11 +1049,16 @@ bool tx_bytes_udp_csum(const uint8_t *b, uint32_t len, bool bad_csum)
 	return ok;
 }
 
-bool tx_bytes_from(const uint8_t *b, uint32_t len, uint32_t src)
+/* @b as the payload of a UDP datagram from the tester's port and @src
+ * to the DUT, by a raw IP socket: whole, or (@frag) as two IPv4
+ * fragments, the first carrying a multiple of 8 bytes. */
+static bool tx_raw_ip(const uint8_t *b, uint32_t len, uint32_t src, bool frag)
 {
 	struct sockaddr_in me = { 0 }, to = { .sin_family = AF_INET, .sin_addr.s_addr = DUT.ip };
 	socklen_t ml = sizeof(me);
-	uint8_t d[RX_BUF + 28];
+	uint8_t d[RX_BUF + 28], f[RX_BUF + 28];
+	uint32_t first, rest;
+	uint16_t id;
 	int s, one = 1;
 	bool ok;
 
@@ -1082,11 +1087,45 @@ bool tx_bytes_from(const uint8_t *b, uint32_t len, uint32_t src)
 	d[24] = (uint8_t)((len + 8) >> 8);
 	d[25] = (uint8_t)(len + 8);
 	memcpy(d + 28, b, len);
-	ok = sendto(s, d, len + 28, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)(len + 28);
+	if (!frag) {
+		ok = sendto(s, d, len + 28, 0, (struct sockaddr *)&to, sizeof(to)) ==
+		     (ssize_t)(len + 28);
+		goto out;
+	}
+	/* One identification for both (the receiver reassembles by it). */
+	id = (uint16_t)(rand() | 1);
+	first = ((len + 8) / 2) & ~7u;
+	rest = len + 8 - first;
+	d[4] = (uint8_t)(id >> 8);
+	d[5] = (uint8_t)id;
+	memcpy(f, d, 20);
+	d[2] = (uint8_t)((first + 20) >> 8);
+	d[3] = (uint8_t)(first + 20);
+	d[6] = 0x20;			/* MF, offset 0 */
+	memcpy(f + 20, d + 20 + first, rest);
+	f[2] = (uint8_t)((rest + 20) >> 8);
+	f[3] = (uint8_t)(rest + 20);
+	f[6] = (uint8_t)((first / 8) >> 8);
+	f[7] = (uint8_t)(first / 8);
+	ok = sendto(s, d, first + 20, 0, (struct sockaddr *)&to, sizeof(to)) ==
+	     (ssize_t)(first + 20) &&
+	     sendto(s, f, rest + 20, 0, (struct sockaddr *)&to, sizeof(to)) ==
+	     (ssize_t)(rest + 20);
+out:
 	if (!ok)
 		diag("raw IP sendto: %s", strerror(errno));
 	close(s);
 	return ok;
+}
+
+bool tx_bytes_from(const uint8_t *b, uint32_t len, uint32_t src)
+{
+	return tx_raw_ip(b, len, src, false);
+}
+
+bool tx_bytes_frag(const uint8_t *b, uint32_t len)
+{
+	return tx_raw_ip(b, len, DUT.me, true);
 }
 
 bool tx_bytes_bcast(const uint8_t *b, uint32_t len)
