@@ -693,8 +693,8 @@ void mroce_hello_rcv(struct mroce_qp *qp, const struct mr_pkt *p)
 /*
  * Receive-path entry for responder-to-requester packets (softirq): ACK,
  * NACK, READ_RESP, ATOMIC_RESP, PROBE_REPLY go to the engine under
- * sq.lock; then the requester runs (completions, retransmissions, new
- * packets).
+ * sq.lock, with @ce, the packet's IP CE mark; then the requester runs
+ * (completions, retransmissions, new packets).
  */
 void mroce_req_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 {
@@ -721,9 +721,9 @@ void mroce_req_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 	err = mr_pkt_pmtu_check(p, ib_mtu_enum_to_int(qp->attr.path_mtu));
 	if (err)
 		mroce_count_decode_err(qp->dev, err);
-	else
-		mr_requester_on_pkt(&qp->req->rq, sq->head, sq->tail, p,
-				    mroce_now(), &io);
+	else	/* a response's CE feeds congestion control (MR-CC-1) */
+		mr_requester_rcv(&qp->req->rq, sq->head, sq->tail, p, ce,
+				 mroce_now(), &io);
 	spin_unlock_bh(&sq->lock);
 
 	mroce_req_run(qp);

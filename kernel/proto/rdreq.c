@@ -12,10 +12,11 @@
  *
  * A READ asks again for exactly the missing pieces - one READ_REQ per
  * maximal run of them, each under a new PSN with the READ's msn
- * (MR-REL-24) - when one of its responses was trimmed (MR-REL-16), when
- * pieces below the highest one placed are still missing reo_wnd after a
- * piece above them arrived (RACK applied to responses, MR-LOSS-14: only
- * those below, once per hole), and when its responses stall for one RTO
+ * (MR-REL-24) - when one of its responses was trimmed (MR-REL-16: the
+ * piece it named), when pieces below the highest one placed are still
+ * missing reo_wnd after a piece above them arrived (RACK applied to
+ * responses, MR-LOSS-14: only those below, once per hole), and when its
+ * responses stall for one RTO
  * after its request was delivered (MR-LOSS-14: everything missing). An
  * ATOMIC is re-sent under its original PSN (MR-REL-27). Re-requests
  * without progress count against retry_cnt. A stall (not a trim or RACK:
@@ -36,6 +37,8 @@ void mr_rdreq_start(struct mr_rdreq *q, u32 len, u64 now)
 	q->rack_due = false;
 	q->hole_ns = now;
 	q->trimmed = false;
+	q->trim_from = 0;
+	q->trim_end = 0;
 	q->stalled = false;
 	q->stall_new = false;
 	q->retries = 0;
@@ -80,18 +83,21 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 	/* A round of asking again that a packet budget cut short. */
 	if (read && q->asking)
 		return round_next(q, off, len);
-	if (read && mr_rdasm_next(&q->rd, off, len))
-		return env->rd_bytes_out + *len > env->rd_bytes_max ?
-		       MR_RDREQ_NONE : MR_RDREQ_MORE;
 	/*
 	 * A trimmed response (MR-REL-16) is known missing: asked again at
-	 * once, without waiting or using the retry budget.
+	 * once, without waiting or using the retry budget, and before a new
+	 * range, which the byte budget may hold back. Only the pieces the
+	 * trims named (MR-REL-24): the rest of what was asked may still be
+	 * on its way.
 	 */
 	if (read && q->trimmed && !env->req_in_flight) {
 		q->trimmed = false;
-		return round_start(q, q->rd.done, q->rd.len, false, off,
-				   len);
+		return round_start(q, MR_MAX(q->rd.done, q->trim_from),
+				   q->trim_end, false, off, len);
 	}
+	if (read && mr_rdasm_next(&q->rd, off, len))
+		return env->rd_bytes_out + *len > env->rd_bytes_max ?
+		       MR_RDREQ_NONE : MR_RDREQ_MORE;
 	/*
 	 * RACK for responses (MR-LOSS-14): a piece below the highest placed
 	 * one still missing reo_wnd after that one arrived was lost (the
@@ -122,9 +128,11 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 		return MR_RDREQ_NONE;
 	/*
 	 * Nothing is asked and no retry counted while the peer said RNR
-	 * (MR-RETRY-8). A retry counts at most once per T_verbs without
-	 * progress, never with timeout 0 (MR-RETRY-1): re-requests come
-	 * once per RTO, which a host under load makes far shorter.
+	 * (MR-RETRY-8), nor while congestion control holds every request
+	 * (MR-CC-3): the round starts when its first packet may go. A
+	 * retry counts at most once per T_verbs without progress, never
+	 * with timeout 0 (MR-RETRY-1): re-requests come once per RTO,
+	 * which a host under load makes far shorter.
 	 */
 	if (!env->can_send)
 		return MR_RDREQ_STOP;
@@ -146,6 +154,24 @@ enum mr_rdreq_act mr_rdreq_next(struct mr_rdreq *q, bool read,
 	q->stalled = true;
 	q->stall_new = true;
 	return MR_RDREQ_ATOMIC_AGAIN;
+}
+
+void mr_rdreq_trimmed(struct mr_rdreq *q, u32 off, u32 end)
+{
+	/*
+	 * Bounded state: the span of the pieces trimmed since the last
+	 * round. A range is answered in order on one path, so a piece
+	 * between two trimmed ones of it arrived or was lost; the round
+	 * asks only for the runs still missing in the span.
+	 */
+	if (q->trimmed) {
+		q->trim_from = MR_MIN(q->trim_from, off);
+		q->trim_end = MR_MAX(q->trim_end, end);
+	} else {
+		q->trim_from = off;
+		q->trim_end = end;
+	}
+	q->trimmed = true;
 }
 
 void mr_rdreq_sent(struct mr_rdreq *q, enum mr_rdreq_act act, u32 off,

@@ -32,7 +32,14 @@ struct mr_rdreq {
 	u32 rack_end;
 	bool rack_due;
 	u64 hole_ns;
-	bool trimmed;		/* a response was trimmed: ask again now */
+	/*
+	 * Responses were trimmed (MR-REL-16): ask again now for what is
+	 * missing in [trim_from, trim_end), the pieces they named (the
+	 * span of them when several were trimmed before the next walk).
+	 */
+	bool trimmed;
+	u32 trim_from;
+	u32 trim_end;
 	/*
 	 * The current round asks again after a stall (the RTO rule of
 	 * MR-LOSS-14), or the atomic was re-sent after one: responses were
@@ -57,7 +64,10 @@ struct mr_rdreq_env {
 	u32 retry_cnt;
 	/* the message's latest request PSN is unacknowledged, in flight */
 	bool req_in_flight;
-	/* a packet may go (no RNR pause, MR-RETRY-8) */
+	/*
+	 * A request packet may go now: no RNR pause (MR-RETRY-8), and the
+	 * window, credit and pacer let it (MR-CC-2, MR-CC-3, MR-CC-12).
+	 */
 	bool can_send;
 	/*
 	 * READ bytes requested and not arrived, all the QP's READs, and the
@@ -101,6 +111,13 @@ static inline bool mr_rdreq_stall_taken(struct mr_rdreq *q)
 	q->stall_new = false;
 	return n;
 }
+
+/*
+ * A trimmed READ_RESP that matches the READ by MSN and PSN (MR-REL-26)
+ * named piece [off, end), not yet arrived: mr_rdreq_next() asks for it
+ * again at once, without a retry counted (MR-REL-16, MR-REL-24).
+ */
+void mr_rdreq_trimmed(struct mr_rdreq *q, u32 off, u32 end);
 
 /* The READ_REQ that mr_rdreq_next() named (MORE or AGAIN) went out. */
 void mr_rdreq_sent(struct mr_rdreq *q, enum mr_rdreq_act act, u32 off,

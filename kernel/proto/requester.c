@@ -38,6 +38,7 @@ void mr_requester_start(struct mr_requester *r,
 	r->failed_ns = 0;
 	r->halted = false;
 	r->tx_nomem = false;
+	r->rd_held = false;
 	/* No PSN of the window was sent by this incarnation yet. */
 	memset(r->pkt_msn, 0xff, sizeof(r->pkt_msn));
 }
@@ -432,8 +433,23 @@ static u8 mr_rd_path(struct mr_requester *r, const struct mr_swqe *w,
 }
 
 /*
- * Request [off, off + rlen) of READ @w, or send atomic @w, on a new PSN.
- * False if it did not go out; *@done is set if @w failed.
+ * May a READ/ATOMIC follow-up go now? Like every request packet, within
+ * the scoreboard window (MR-WIN-3), the congestion window and credit
+ * (MR-CC-2) and the pacer (MR-CC-12), not during an RNR pause
+ * (MR-RETRY-8): the follow-ups of a READ are most of its requests, and
+ * a READ split over several paths asks for all its ranges at once
+ * (MR-MP-28). A window below one packet still lets one request out when
+ * none is in flight: the READ goes on one range at a time.
+ */
+static bool mr_rd_can_send(const struct mr_requester *r, u64 now)
+{
+	return !mr_txsb_window_full(&r->snd.sb) &&
+	       mr_sender_can_send(&r->snd, now);
+}
+
+/*
+ * Request [off, off + rlen) of READ @w on a new PSN. False if it did not
+ * go out; *@done is set if @w failed.
  */
 static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
 			 u32 rlen, bool retx, u64 now, bool *done, void *ctx)
@@ -443,9 +459,10 @@ static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
 	u8 path;
 	int rc;
 
-	if (mr_txsb_window_full(&r->snd.sb) ||
-	    !mr_txsb_can_send(&r->snd.sb, now))
+	if (!mr_rd_can_send(r, now)) {
+		r->rd_held = true;
 		return false;
+	}
 	path = mr_rd_path(r, w, retx);
 	rc = mr_emit(r, w, off, rlen, psn, path, retx, &last, now, ctx);
 	if (rc) {
@@ -478,15 +495,22 @@ static bool mr_send_more(struct mr_requester *r, struct mr_swqe *w, u32 off,
 static bool mr_send_atomic_again(struct mr_requester *r, struct mr_swqe *w,
 				 u64 now, bool *done, void *ctx)
 {
-	u8 path = mr_rd_path(r, w, true);
 	bool last;
 	int rc;
+	u8 path;
 
+	/* Paced like every request packet (MR-CC-3, MR-CC-12). */
+	if (!mr_rd_can_send(r, now)) {
+		r->rd_held = true;
+		return false;
+	}
+	path = mr_rd_path(r, w, true);
 	rc = mr_emit(r, w, 0, 0, w->first_psn, path, true, &last, now, ctx);
 	if (rc) {
 		mr_emit_failed(r, w, rc, done);
 		return false;
 	}
+	mr_cc_on_send(&r->snd.cc, now);
 	w->rdq.progress_ns = now;
 	r->ops->event(ctx, MR_REQ_EV_RETX, 1, w);
 	return true;
@@ -515,6 +539,7 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 	u32 i, off, len;
 	bool read;
 
+	r->rd_held = false;
 	/* None started and unretired: nothing to walk for. */
 	if (!r->rd_atomic_out) {
 		r->rd_hole_ns = MR_TIME_NEVER;
@@ -531,7 +556,7 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 			continue;
 		read = w->op == MR_OP_READ_REQ;
 		env.req_in_flight = !!mr_txsb_get(&r->snd.sb, w->first_psn);
-		env.can_send = mr_txsb_can_send(&r->snd.sb, now);
+		env.can_send = mr_rd_can_send(r, now);
 		env.rd_bytes_out = (u32)r->rd_bytes_out;
 		do {
 			act = mr_rdreq_next(&w->rdq, read, &env, &off, &len);
@@ -576,6 +601,7 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 				*done = true;
 				break;
 			case MR_RDREQ_STOP:
+				r->rd_held = true;
 				return budget;
 			default:
 				break;
@@ -759,8 +785,11 @@ u64 mr_requester_deadline(const struct mr_requester *r, u32 head, u32 tail,
 	u64 when = mr_txsb_next_deadline(&r->snd.sb);
 	u64 pace, hole;
 
-	/* Held by the pacer: new work, or lost packets to resend. */
-	if (r->cur != tail || r->snd.sb.n_lost) {
+	/*
+	 * Held by the pacer: new work, lost packets to resend, or READ and
+	 * atomic follow-ups.
+	 */
+	if (r->cur != tail || r->snd.sb.n_lost || r->rd_held) {
 		pace = mr_cc_next_send_ns(&r->snd.cc);
 		if (pace > now && pace < when)
 			when = pace;
@@ -915,21 +944,43 @@ static void mr_on_atomic_resp(struct mr_requester *r, struct mr_swqe *w,
 }
 
 /*
- * A trimmed READ_RESP: its bytes are missing. Nothing is placed from it
- * (MR-ICRC-5); the READ asks for the missing range again at the next run
+ * A trimmed READ_RESP: its piece is missing. Nothing is placed from it
+ * (MR-ICRC-5); the READ asks for that piece again at the next run
  * instead of after an RTO, and the trim is a congestion signal of its
- * path (MR-REL-16, MR-CC-9).
+ * path (MR-REL-16, MR-CC-9). Only its headers are left, and they must
+ * match an outstanding READ by MSN and PSN and name a piece of a range
+ * it asked for (MR-REL-26); anything else is dropped and counted, or a
+ * forged trim could make the READ ask for data again and cut the window.
  */
 static void mr_on_trimmed(struct mr_requester *r, u32 head,
 			  const struct mr_pkt *p, u64 now, void *ctx)
 {
 	struct mr_swqe *w = mr_requester_find(r, head, p->dxh.msn, ctx);
+	u32 off = p->dxh.offset, end;
+	int v;
 
 	r->ops->event(ctx, MR_REQ_EV_TRIMMED, 1, w);
 	if (p->opcode != MR_OP_READ_RESP || !w || w->op != MR_OP_READ_REQ ||
 	    w->state != MR_SWQE_SENT)
 		return;
-	w->rdq.trimmed = true;
+	if (!mr_psn_of_msn(r, p->psn, w) || off >= w->rdq.rd.req_end) {
+		r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, w);
+		return;
+	}
+	/*
+	 * The piece it carried: responses cover a range in PMTU pieces
+	 * aligned to the READ's start, the last cut at the range's end
+	 * (MR-HDR-24); ranges end on a piece or at the READ's end.
+	 */
+	end = MR_MIN(off - off % r->p.mtu + r->p.mtu, w->rdq.rd.req_end);
+	v = mr_rdasm_check(&w->rdq.rd, off, end - off);
+	if (v == MR_RDASM_BAD) {
+		r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, w);
+		return;
+	}
+	/* A copy of a piece that arrived leaves nothing to ask for. */
+	if (v == MR_RDASM_PLACE)
+		mr_rdreq_trimmed(&w->rdq, off, end);
 	mr_sender_on_trim(&r->snd, p->path, now);
 }
 
@@ -938,7 +989,7 @@ static void mr_on_trimmed(struct mr_requester *r, u32 head,
  * that the request arrived, which acknowledges its PSN (MR-REL-21) -
  * once: a copy, or one with payload, is dropped.
  */
-static void mr_on_empty_read_resp(struct mr_requester *r,
+static bool mr_on_empty_read_resp(struct mr_requester *r,
 				  const struct mr_swqe *w,
 				  const struct mr_pkt *p, u64 now, void *ctx)
 {
@@ -947,13 +998,15 @@ static void mr_on_empty_read_resp(struct mr_requester *r,
 	if (p->payload_len ||
 	    !mr_sender_on_implicit_ack(&r->snd, p->psn, now, &res)) {
 		r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, w);
-		return;
+		return false;
 	}
 	mr_txsb_on_progress(&r->snd.sb, now);
 	mr_report_spurious(r, &res, ctx);
+	return true;
 }
 
-static void mr_on_response(struct mr_requester *r, u32 head,
+/* A response that was not trimmed; returns true if it was taken. */
+static bool mr_on_response(struct mr_requester *r, u32 head,
 			   const struct mr_pkt *p, u64 now, void *ctx)
 {
 	struct mr_swqe *w = mr_requester_find(r, head, p->dxh.msn, ctx);
@@ -963,13 +1016,11 @@ static void mr_on_response(struct mr_requester *r, u32 head,
 	if (w && !mr_psn_of_msn(r, p->psn, w)) {
 		/* Not an answer of @w: dropped as MR-REL-26 says. */
 		r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, w);
-		return;
+		return false;
 	}
 	if (w && w->state == MR_SWQE_SENT && w->op == MR_OP_READ_REQ &&
-	    p->opcode == MR_OP_READ_RESP && !w->length) {
-		mr_on_empty_read_resp(r, w, p, now, ctx);
-		return;
-	}
+	    p->opcode == MR_OP_READ_RESP && !w->length)
+		return mr_on_empty_read_resp(r, w, p, now, ctx);
 	if (w && w->state == MR_SWQE_SENT) {
 		if (p->opcode == MR_OP_READ_RESP && w->op == MR_OP_READ_REQ)
 			ok = mr_on_read_resp(r, w, p, now, ctx);
@@ -981,7 +1032,7 @@ static void mr_on_response(struct mr_requester *r, u32 head,
 	}
 	if (!ok) {
 		r->ops->event(ctx, MR_REQ_EV_RESP_DUP, 1, w);
-		return;
+		return false;
 	}
 	mr_path_on_answer(&r->snd.pt, p->path, now);
 	/*
@@ -997,10 +1048,29 @@ static void mr_on_response(struct mr_requester *r, u32 head,
 	mr_txsb_on_progress(&r->snd.sb, now);
 	if (mr_sender_on_implicit_ack(&r->snd, p->psn, now, &res))
 		mr_report_spurious(r, &res, ctx);
+	return true;
 }
 
-void mr_requester_on_pkt(struct mr_requester *r, u32 head, u32 tail,
-			 const struct mr_pkt *p, u64 now, void *ctx)
+/*
+ * A response was taken: congestion control counts it as one packet an
+ * ACK reported, CE-marked if @ce (MR-CC-1, MR-CC-15). READ responses are
+ * the data of a READ and cross the fabric towards this requester, which
+ * governs them (MR-CC-15); their CE marks are the only ECN signal of
+ * that direction, and counting the unmarked ones too keeps alpha the
+ * fraction marked (MR-CC-4). The ECN decrease applies as for an ACK
+ * (MR-CC-5, at most once per srtt, MR-CC-8). It delivers no request
+ * packet of its own (its request's delivery is the scoreboard's,
+ * MR-REL-21): the window does not grow here; no RTT sample, and the
+ * credit stays as the last ACK set it (MR-CC-14).
+ */
+static void mr_resp_ecn(struct mr_requester *r, bool ce, u64 now)
+{
+	mr_cc_on_ack(&r->snd.cc, now, 0, ce ? 1 : 0, 1, 0, r->snd.cc.credit);
+}
+
+/* @ce: NULL if the caller cannot see the ECN field. */
+static void mr_rcv(struct mr_requester *r, u32 head, u32 tail,
+		   const struct mr_pkt *p, const bool *ce, u64 now, void *ctx)
 {
 	u64 rtt;
 
@@ -1011,10 +1081,11 @@ void mr_requester_on_pkt(struct mr_requester *r, u32 head, u32 tail,
 		break;
 	case MR_OP_READ_RESP:
 	case MR_OP_ATOMIC_RESP:
+		/* A trim is a congestion signal of its own (MR-CC-9). */
 		if (p->flags & MR_F_TRIM)
 			mr_on_trimmed(r, head, p, now, ctx);
-		else
-			mr_on_response(r, head, p, now, ctx);
+		else if (mr_on_response(r, head, p, now, ctx) && ce)
+			mr_resp_ecn(r, *ce, now);
 		break;
 	case MR_OP_PROBE_REPLY:
 		/* RTT from the echoed timestamp, microseconds (MR-MP-11). */
@@ -1034,4 +1105,16 @@ void mr_requester_on_pkt(struct mr_requester *r, u32 head, u32 tail,
 	default:
 		break;
 	}
+}
+
+void mr_requester_rcv(struct mr_requester *r, u32 head, u32 tail,
+		      const struct mr_pkt *p, bool ce, u64 now, void *ctx)
+{
+	mr_rcv(r, head, tail, p, &ce, now, ctx);
+}
+
+void mr_requester_on_pkt(struct mr_requester *r, u32 head, u32 tail,
+			 const struct mr_pkt *p, u64 now, void *ctx)
+{
+	mr_rcv(r, head, tail, p, NULL, now, ctx);
 }

@@ -181,6 +181,12 @@ struct mr_requester {
 	bool halted;		/* a WR failed before it was sent */
 	bool tx_nomem;		/* a packet found no memory */
 	/*
+	 * The READ/ATOMIC walk stopped because the window, credit or pacer
+	 * held its next request (MR-CC-2, MR-CC-12): the pacer's time, or
+	 * the feedback that frees the window, brings the next run.
+	 */
+	bool rd_held;
+	/*
 	 * SQ index of the WQE of each started message, by msn & (sq_size -
 	 * 1): the started, unretired WQEs have consecutive msns and are at
 	 * most sq_size, so a response finds its WQE in O(1). The caller
@@ -274,12 +280,22 @@ bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
 
 /*
  * A packet for the requester (decoded, for this QP, in a state that
- * sends): ACK, NACK, READ_RESP, ATOMIC_RESP or PROBE_REPLY. Feedback
- * moves the sender; a fatal NACK fails the WR it names with the status
- * the spec maps it to (MR-VERBS-22); new response bytes are placed once
- * and acknowledge their request (MR-REL-21, MR-PLACE-6); a trimmed
- * response makes its READ ask again (MR-REL-16). The caller then runs
- * the requester.
+ * sends): ACK, NACK, READ_RESP, ATOMIC_RESP or PROBE_REPLY; @ce: it
+ * arrived with CE in its IP header. Feedback moves the sender; a fatal
+ * NACK fails the WR it names with the status the spec maps it to
+ * (MR-VERBS-22); new response bytes are placed once and acknowledge their
+ * request (MR-REL-21, MR-PLACE-6), and the response is counted by
+ * congestion control as one packet an ACK reported, CE-marked if @ce
+ * (MR-CC-1, MR-CC-15); a trimmed response makes its READ ask again for
+ * the piece it names (MR-REL-16). The caller then runs the requester.
+ */
+void mr_requester_rcv(struct mr_requester *r, u32 head, u32 tail,
+		      const struct mr_pkt *p, bool ce, u64 now, void *ctx);
+
+/*
+ * mr_requester_rcv() for a caller that cannot see the IP ECN field:
+ * responses feed no ECN signal to congestion control, neither a mark
+ * nor a packet count (one without the other would bias alpha, MR-CC-4).
  */
 void mr_requester_on_pkt(struct mr_requester *r, u32 head, u32 tail,
 			 const struct mr_pkt *p, u64 now, void *ctx);

@@ -5,10 +5,11 @@
  * (MR-REL-24, MR-REL-31); asking again for exactly the missing runs after
  * a stall of one RTO (MR-LOSS-14, told to the caller once: MR-MP-34),
  * reo_wnd after a piece above them arrived (RACK, MR-LOSS-14) or at once
- * after a trim (MR-REL-16);
- * not while the request is in flight or earlier READs still stream; an
- * atomic re-sent (MR-REL-27); retries counted once per T_verbs without
- * progress and never during RNR (MR-RETRY-1, MR-RETRY-2, MR-RETRY-8).
+ * after a trim, for the pieces trimmed alone and before a next range
+ * (MR-REL-16); not while the request is in flight or earlier READs
+ * still stream; an atomic re-sent (MR-REL-27); retries counted once per
+ * T_verbs without progress and never during RNR (MR-RETRY-1,
+ * MR-RETRY-2, MR-RETRY-8).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -251,7 +252,10 @@ static void test_hole_waits_rnr(void **state)
 	assert_int_equal(len, u);
 }
 
-/* A trimmed response: asked again at once, no retry counted. */
+/*
+ * A trimmed response: its piece asked again at once, alone (the rest may
+ * still be on its way, MR-REL-24), no retry counted.
+ */
 static void test_trim_asks_at_once(void **state)
 {
 	u32 off, len, u = MR_RDASM_UNIT;
@@ -259,7 +263,7 @@ static void test_trim_asks_at_once(void **state)
 	(void)state;
 	start_read(4 * u);
 	arrive(0, u);
-	q.trimmed = true;
+	mr_rdreq_trimmed(&q, u, 2 * u);
 	env.req_in_flight = true;
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	env.req_in_flight = false;
@@ -267,12 +271,56 @@ static void test_trim_asks_at_once(void **state)
 	env.ahead_ns = env.now;
 	assert_int_equal(next(true, &off, &len), MR_RDREQ_AGAIN);
 	assert_int_equal(off, u);
-	assert_int_equal(len, 3 * u);
+	assert_int_equal(len, u);
+	mr_rdreq_sent(&q, MR_RDREQ_AGAIN, off, len);
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 	assert_false(q.trimmed);
 	assert_int_equal(q.retries, 0);
 	/* known lost, no stall: the path stays (MR-MP-34) */
 	assert_false(q.stalled);
 	assert_false(mr_rdreq_stall_taken(&q));
+}
+
+/*
+ * Several trims before the READ acts ask again for the runs missing in
+ * the span of their pieces, not for what arrived between them nor for
+ * what lies above them (MR-REL-24).
+ */
+static void test_trims_ask_their_span(void **state)
+{
+	u32 u = MR_RDASM_UNIT;
+	u32 off, len;
+
+	(void)state;
+	start_read(8 * u);
+	arrive(0, u);
+	arrive(2 * u, u);
+	mr_rdreq_trimmed(&q, 3 * u, 4 * u);
+	mr_rdreq_trimmed(&q, u, 2 * u);
+	ask_again(u, u);
+	ask_again(3 * u, u);
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	assert_int_equal(q.retries, 0);
+}
+
+/*
+ * A trimmed piece is asked for again even while the QP's READ byte
+ * budget holds the READ's next range back (MR-REL-16: without waiting).
+ */
+static void test_trim_before_next_range(void **state)
+{
+	u32 w = MR_RDASM_WINDOW, u = MR_RDASM_UNIT;
+	u32 off, len;
+
+	(void)state;
+	start_read(2 * w);
+	arrive(0, w / 2);
+	/* a next range is due, but over the budget */
+	env.rd_bytes_max = env.rd_bytes_out;
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
+	mr_rdreq_trimmed(&q, w / 2, w / 2 + 4 * u);
+	ask_again(w / 2, 4 * u);
+	assert_int_equal(next(true, &off, &len), MR_RDREQ_NONE);
 }
 
 /*
@@ -329,6 +377,8 @@ int main(void)
 		cmocka_unit_test_setup(test_later_hole_asks_alone, setup),
 		cmocka_unit_test_setup(test_hole_waits_rnr, setup),
 		cmocka_unit_test_setup(test_trim_asks_at_once, setup),
+		cmocka_unit_test_setup(test_trims_ask_their_span, setup),
+		cmocka_unit_test_setup(test_trim_before_next_range, setup),
 		cmocka_unit_test_setup(test_retries, setup),
 	};
 

@@ -14,7 +14,10 @@
  * (MR-MP-19), answers matched by PSN and MSN even after their request
  * left the window (MR-REL-26), a stalled READ or atomic re-rolling its request's path and
  * asking again on the path answered last (MR-MP-34), a trimmed READ
- * response asked for again (MR-REL-16), a
+ * response matched by MSN and PSN (MR-REL-26) and its piece alone asked
+ * for again (MR-REL-16, MR-REL-24), CE marks of responses fed to
+ * congestion control (MR-CC-1), a READ's later ranges within the
+ * window, credit and pacer (MR-CC-2, MR-CC-12), a
  * fatal NACK failing the WR it names with its status (MR-VERBS-22), and
  * the path health events the device counts (MR-CONF-7): a black-holed
  * path declared DEAD (MR-MP-8), probed (MR-MP-9) and revived by the
@@ -543,21 +546,28 @@ static void test_retry_budget(void **state)
 
 
 /* A response from the responder of message @msn for request @psn. */
+static void resp_pkt(struct mr_pkt *p, u8 op, u32 psn, u32 msn, u32 off,
+		     const u8 *data, u32 len, u16 flags)
+{
+	memset(p, 0, sizeof(*p));
+	p->opcode = op;
+	p->flags = flags;
+	p->psn = psn;
+	p->dxh.msn = msn;
+	p->dxh.offset = off;
+	p->payload = data;
+	p->payload_len = len;
+	if (op == MR_OP_ATOMIC_RESP)
+		p->atomic_orig = 0x1122334455667788ULL;
+}
+
+/* That response, by a caller that does not see its ECN field. */
 static void respond(u8 op, u32 psn, u32 msn, u32 off, const u8 *data,
 		    u32 len, u16 flags, u64 now)
 {
 	struct mr_pkt p;
 
-	memset(&p, 0, sizeof(p));
-	p.opcode = op;
-	p.flags = flags;
-	p.psn = psn;
-	p.dxh.msn = msn;
-	p.dxh.offset = off;
-	p.payload = data;
-	p.payload_len = len;
-	if (op == MR_OP_ATOMIC_RESP)
-		p.atomic_orig = 0x1122334455667788ULL;
+	resp_pkt(&p, op, psn, msn, off, data, len, flags);
 	mr_requester_on_pkt(&T.r, T.head, T.tail, &p, now, NULL);
 }
 
@@ -899,6 +909,281 @@ static void test_stall_moves_path(void **state)
 	assert_int_equal(complete(t + 20 * US, MR_DONE_OWN), 2);
 }
 
+/* A response as respond() does, with CE in its IP header if @ce. */
+static void respond_ce(u8 op, u32 psn, u32 msn, u32 off, const u8 *data,
+		       u32 len, bool ce, u64 now)
+{
+	struct mr_pkt p;
+
+	resp_pkt(&p, op, psn, msn, off, data, len, 0);
+	mr_requester_rcv(&T.r, T.head, T.tail, &p, ce, now, NULL);
+}
+
+/*
+ * An ACK at @now of everything sent granting @credit, echoing the stamp
+ * of @sent: an RTT sample of now - sent.
+ */
+static void ack_credit(u32 credit, u64 sent, u64 now)
+{
+	struct mr_pkt a;
+
+	ack_fill_path(&a, 0, T.r.snd.sb.nxt, sent);
+	a.akh.credit = credit;
+	mr_requester_on_pkt(&T.r, T.head, T.tail, &a, now, NULL);
+}
+
+/* Congestion control as deployed (DCTCP), not the comparison mode. */
+static void cc_dctcp(void)
+{
+	struct mr_cc_params cp;
+
+	mr_cc_default_params(&cp);
+	assert_true(cp.use_ecn);
+	assert_int_equal(mr_cc_init(&T.r.snd.cc, &cp), 0);
+}
+
+/*
+ * MR-CC-1, MR-CC-15: a READ_RESP or ATOMIC_RESP the requester takes is
+ * counted by congestion control as one packet an ACK reported, and its
+ * CE mark as one that ACK reported: the ECN decrease (MR-CC-5), once per
+ * srtt (MR-CC-8), and no growth from it. A duplicate is dropped without
+ * any other effect (MR-REL-26); a caller that cannot see ECN feeds
+ * nothing.
+ */
+static void test_resp_ce_feeds_cc(void **state)
+{
+	struct mr_cc *cc = &T.r.snd.cc;
+	u8 data[2 * MTU];
+	u32 cwnd, rpsn, pkts;
+
+	(void)state;
+	memset(data, 0x42, sizeof(data));
+	cc_dctcp();
+	/* an RTT sample of 10 us (srtt gates decreases, MR-CC-8) */
+	post(MR_OP_SEND, 10, false);
+	run(0);
+	ack_credit(MR_CC_NO_CREDIT, 0, 10 * US);
+	assert_int_equal(complete(10 * US, MR_DONE_SUCCESS), 1);
+	post(MR_OP_READ_REQ, sizeof(data), false);
+	post(MR_OP_ATOMIC_FA, 8, false);
+	run(10 * US);
+	/* paced */
+	run(mr_requester_deadline(&T.r, T.head, T.tail, 10 * US));
+	assert_int_equal(T.n_out, 3);
+	rpsn = T.out[1].psn;
+	cwnd = cc->cwnd;
+	pkts = cc->win_pkts;
+	/* unmarked: counted, no signal, the window as it was */
+	respond_ce(MR_OP_READ_RESP, rpsn, 1, 0, data, MTU, false, 11 * US);
+	assert_int_equal(cc->win_pkts, pkts + 1);
+	assert_int_equal(cc->win_ce, 0);
+	assert_int_equal(cc->st.cuts_ecn, 0);
+	assert_int_equal(cc->cwnd, cwnd);
+	/* its copy, marked: a duplicate, no effect */
+	respond_ce(MR_OP_READ_RESP, rpsn, 1, 0, data, MTU, true, 12 * US);
+	assert_int_equal(T.n_dup, 1);
+	assert_int_equal(cc->win_pkts, pkts + 1);
+	assert_int_equal(cc->st.cuts_ecn, 0);
+	/* marked: the ECN decrease as on an ACK with ce_count 1 */
+	respond_ce(MR_OP_READ_RESP, rpsn, 1, MTU, data + MTU, MTU, true,
+		   13 * US);
+	assert_int_equal(cc->win_pkts, pkts + 2);
+	assert_int_equal(cc->win_ce, 1);
+	assert_int_equal(cc->st.cuts_ecn, 1);
+	assert_true(cc->cwnd < cwnd);
+	assert_int_equal(T.sq[1].state, MR_SWQE_DONE);
+	/* the ATOMIC_RESP's mark too, at most one decrease per srtt */
+	cwnd = cc->cwnd;
+	respond_ce(MR_OP_ATOMIC_RESP, T.out[2].psn, 2, 0, NULL, 0, true,
+		   14 * US);
+	assert_int_equal(T.sq[2].state, MR_SWQE_DONE);
+	assert_int_equal(cc->win_ce, 2);
+	assert_int_equal(cc->win_pkts, pkts + 3);
+	assert_int_equal(cc->cwnd, cwnd);
+	assert_int_equal(cc->st.cuts_ecn, 1);
+	/* an srtt later, another mark decreases again */
+	assert_int_equal(complete(20 * US, MR_DONE_OWN), 2);
+	post(MR_OP_ATOMIC_FA, 8, false);
+	run(30 * US);
+	assert_int_equal(T.n_out, 4);
+	respond_ce(MR_OP_ATOMIC_RESP, T.out[3].psn, 3, 0, NULL, 0, true,
+		   40 * US);
+	assert_int_equal(cc->st.cuts_ecn, 2);
+	assert_true(cc->cwnd < cwnd);
+	/* no ECN field seen: nothing counted */
+	post(MR_OP_READ_REQ, MTU, false);
+	run(41 * US);
+	assert_int_equal(T.n_out, 5);
+	respond(MR_OP_READ_RESP, T.out[4].psn, 4, 0, data, MTU, 0, 42 * US);
+	assert_int_equal(T.sq[4 % SQ].state, MR_SWQE_DONE);
+	assert_int_equal(cc->win_pkts, pkts + 4);
+}
+
+
+/*
+ * A READ's ranges after its first (MR-MP-28) are request packets like
+ * any other: within the receiver's credit (MR-CC-2, MR-CC-14; a credit
+ * of 0 lets one packet be in flight) and the pacer (MR-CC-12), yet the
+ * READ goes on, one range per request delivered.
+ */
+static void test_read_ranges_in_window(void **state)
+{
+	const u32 range = MR_REQ_RD_SPLIT_PKTS * MTU;
+	static u8 data[4 * MR_REQ_RD_SPLIT_PKTS * MTU];
+	u32 i, o;
+	u64 t = 10 * US;
+
+	(void)state;
+	post(MR_OP_SEND, 10, false);
+	run(0);
+	ack_credit(0, 0, t);
+	assert_int_equal(complete(t, MR_DONE_SUCCESS), 1);
+	assert_int_equal(mr_cc_window(&T.r.snd.cc), MR_CC_ONE);
+	post(MR_OP_READ_REQ, sizeof(data), false);
+	run(t);
+	/* one READ_REQ: the first range only, however many paths */
+	assert_int_equal(T.n_out, 2);
+	assert_int_equal(T.out[1].opcode, MR_OP_READ_REQ);
+	assert_int_equal(T.out[1].msg_len, range);
+	run(t + US);
+	assert_int_equal(T.n_out, 2);
+	assert_int_equal(mr_txsb_inflight(&T.r.snd.sb), 1);
+	/* each range's responses deliver its request: the next one goes */
+	for (i = 0; i < 4; i++) {
+		t += 10 * US;
+		for (o = i * range; o < (i + 1) * range; o += MTU)
+			respond(MR_OP_READ_RESP, T.out[1 + i].psn, 1, o,
+				data + o, MTU, 0, t);
+		run(t);
+		assert_int_equal(T.n_out, 2 + (i < 3 ? i + 1 : i));
+		if (i < 3) {
+			assert_int_equal(T.out[2 + i].offset,
+					 (i + 1) * range);
+			assert_int_equal(T.out[2 + i].msg_len, range);
+		}
+	}
+	assert_int_equal(T.sq[1].state, MR_SWQE_DONE);
+	assert_int_equal(complete(t, MR_DONE_OWN), 1);
+}
+
+/*
+ * The pacer spaces a READ's ranges like the packets of WRITEs
+ * (MR-CC-12): with an RTT sample and a window of many packets, the
+ * first range goes at once, the next when the pacer lets it, and the
+ * engine's deadline is then.
+ */
+static void test_read_ranges_paced(void **state)
+{
+	u64 t = 100 * US, dl;
+	u32 n;
+
+	(void)state;
+	cc_dctcp();
+	post(MR_OP_SEND, 10, false);
+	run(0);
+	ack_credit(MR_CC_NO_CREDIT, 0, t);
+	assert_int_equal(complete(t, MR_DONE_SUCCESS), 1);
+	assert_true(mr_cc_pacing_gap(&T.r.snd.cc) > 0);
+	post(MR_OP_READ_REQ, 4 * MR_REQ_RD_SPLIT_PKTS * MTU, false);
+	run(t);
+	assert_int_equal(T.n_out, 2);
+	dl = mr_requester_deadline(&T.r, T.head, T.tail, t);
+	assert_int_equal(dl, mr_cc_next_send_ns(&T.r.snd.cc));
+	assert_true(dl > t);
+	run(dl - 1);
+	assert_int_equal(T.n_out, 2);
+	for (n = 3; n <= 5; n++) {
+		run(dl);
+		assert_int_equal(T.n_out, n);
+		assert_int_equal(T.out[n - 1].opcode, MR_OP_READ_REQ);
+		dl = mr_requester_deadline(&T.r, T.head, T.tail, dl);
+	}
+	/* all four ranges asked: nothing held, no pacer deadline */
+	assert_true(dl > mr_cc_next_send_ns(&T.r.snd.cc));
+}
+
+/*
+ * A trimmed READ_RESP names its piece by MSN, PSN and offset
+ * (MR-REL-26): one naming the PSN of another message, a PSN never sent
+ * or an offset outside what the READ asked for is dropped and counted,
+ * without asking again or a congestion signal.
+ */
+static void test_trim_matched_by_psn(void **state)
+{
+	struct mr_cc *cc = &T.r.snd.cc;
+
+	(void)state;
+	cc_dctcp();
+	post(MR_OP_READ_REQ, 4 * MTU, false);
+	post(MR_OP_WRITE, 10, false);
+	run(0);
+	assert_int_equal(T.n_out, 2);
+	ack_all(US);
+	respond(MR_OP_READ_RESP, T.out[1].psn, 0, 0, NULL, 0, MR_F_TRIM,
+		2 * US);
+	respond(MR_OP_READ_RESP, 0x123456, 0, 0, NULL, 0, MR_F_TRIM,
+		2 * US);
+	respond(MR_OP_READ_RESP, T.out[0].psn, 0, 4 * MTU, NULL, 0,
+		MR_F_TRIM, 2 * US);
+	assert_int_equal(T.n_trim, 3);
+	assert_int_equal(T.n_dup, 3);
+	assert_false(T.sq[0].rdq.trimmed);
+	assert_int_equal(cc->st.cuts_trim, 0);
+	run(3 * US);
+	assert_int_equal(T.n_out, 2);
+	/* the READ's own PSN: a trim of a piece it asked for */
+	respond(MR_OP_READ_RESP, T.out[0].psn, 0, MTU, NULL, 0, MR_F_TRIM,
+		4 * US);
+	assert_int_equal(T.n_dup, 3);
+	assert_true(T.sq[0].rdq.trimmed);
+	assert_int_equal(cc->st.cuts_trim, 1);
+}
+
+/*
+ * A trimmed READ_RESP makes exactly its piece missing (MR-REL-16,
+ * MR-REL-24, MR-LOSS-14): the READ asks again for that piece alone at
+ * once, not for the rest of its ranges, which may still be on the way.
+ */
+static void test_trim_asks_piece(void **state)
+{
+	static u8 data[2 * MR_REQ_RD_SPLIT_PKTS * MTU];
+	u32 o, n, rpsn;
+
+	(void)state;
+	for (o = 0; o < sizeof(data); o++)
+		data[o] = (u8)(o * 11 + 3);
+	post(MR_OP_READ_REQ, sizeof(data), false);
+	run(0);
+	assert_int_equal(T.n_out, 2);
+	for (o = 0; o < 3 * MTU; o += MTU)
+		respond(MR_OP_READ_RESP, T.out[0].psn, 0, o, data + o, MTU, 0,
+			US);
+	/* both requests delivered: a READ asks again once they are */
+	ack_all(2 * US);
+	respond(MR_OP_READ_RESP, T.out[0].psn, 0, 3 * MTU, NULL, 0, MR_F_TRIM,
+		2 * US);
+	n = T.n_out;
+	run(2 * US);
+	assert_int_equal(T.n_out, n + 1);
+	assert_int_equal(T.out[n].opcode, MR_OP_READ_REQ);
+	assert_true(T.out[n].flags & MR_F_RETX);
+	assert_int_equal(T.out[n].msn, 0);
+	assert_int_equal(T.out[n].offset, 3 * MTU);
+	assert_int_equal(T.out[n].msg_len, MTU);
+	run(3 * US);
+	assert_int_equal(T.n_out, n + 1);
+	/* the rest arrives as first asked, the piece as asked again */
+	for (o = 4 * MTU; o < sizeof(data); o += MTU) {
+		rpsn = T.out[o < sizeof(data) / 2 ? 0 : 1].psn;
+		respond(MR_OP_READ_RESP, rpsn, 0, o, data + o, MTU, 0, 4 * US);
+	}
+	respond(MR_OP_READ_RESP, T.out[n].psn, 0, 3 * MTU, data + 3 * MTU,
+		MTU, 0, 5 * US);
+	assert_int_equal(T.sq[0].state, MR_SWQE_DONE);
+	assert_int_equal(T.sq[0].status, 0);
+	assert_memory_equal(T.placed, data, sizeof(data));
+}
+
 /* NACK REMOTE_ACCESS at @psn, everything before it delivered, at 2 us. */
 static void nack_remote_access(u32 psn)
 {
@@ -1143,6 +1428,11 @@ int main(void)
 		cmocka_unit_test_setup(test_split_read_spreads, setup),
 		cmocka_unit_test_setup(test_response_credits_request_path, setup),
 		cmocka_unit_test_setup(test_stall_moves_path, setup),
+		cmocka_unit_test_setup(test_resp_ce_feeds_cc, setup),
+		cmocka_unit_test_setup(test_read_ranges_in_window, setup),
+		cmocka_unit_test_setup(test_read_ranges_paced, setup),
+		cmocka_unit_test_setup(test_trim_matched_by_psn, setup),
+		cmocka_unit_test_setup(test_trim_asks_piece, setup),
 		cmocka_unit_test_setup(test_fatal_nack, setup),
 		cmocka_unit_test_setup(test_complete_status, setup),
 		cmocka_unit_test_setup(test_refused_at_post, setup),

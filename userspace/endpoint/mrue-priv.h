@@ -139,7 +139,7 @@ void mrue_enter_error(struct mrue *ue);
 /* mrue-req.c */
 void mrue_req_start(struct mrue *ue);
 void mrue_req_run(struct mrue *ue);
-void mrue_req_rcv(struct mrue *ue, const struct mr_pkt *p);
+void mrue_req_rcv(struct mrue *ue, const struct mr_pkt *p, bool ce);
 
 /* mrue-resp.c */
 void mrue_resp_start(struct mrue *ue, u32 peer_psn, u8 peer_rd_atomic);

@@ -334,15 +334,18 @@ void mrue_req_run(struct mrue *ue)
 		ue->req_armed = ue->now + 1000;
 }
 
-/* ACK, NACK, READ_RESP, ATOMIC_RESP or PROBE_REPLY for this QP. */
-void mrue_req_rcv(struct mrue *ue, const struct mr_pkt *p)
+/*
+ * ACK, NACK, READ_RESP, ATOMIC_RESP or PROBE_REPLY for this QP, @ce its
+ * IP CE mark: a response's feeds congestion control (MR-CC-1).
+ */
+void mrue_req_rcv(struct mrue *ue, const struct mr_pkt *p, bool ce)
 {
 	if (ue->state != MRUE_QPS_RTS) {
 		ue->st.drop_state++;	/* MR-MAL-5 */
 		return;
 	}
-	mr_requester_on_pkt(&ue->req, ue->sq_head, ue->sq_tail, p, ue->now,
-			    ue);
+	mr_requester_rcv(&ue->req, ue->sq_head, ue->sq_tail, p, ce, ue->now,
+			 ue);
 	mrue_req_run(ue);
 }
 

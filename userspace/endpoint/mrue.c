@@ -549,7 +549,7 @@ static void mrue_rx(struct mrue *ue, const u8 *buf, u32 len, u8 tos,
 	else if (role == MR_RX_HELLO)
 		mrue_hello_rx(ue, &p);
 	else
-		mrue_req_rcv(ue, &p);
+		mrue_req_rcv(ue, &p, ce);
 }
 
 /* Hold a copy of a datagram in the shim; a full shim lets one go first. */
