@@ -196,7 +196,7 @@ struct fz {
 	struct { u32 psn, ts; u8 path; } probes[NPROBE];
 	u32 n_probes;
 	u64 last_sent_ns;
-	/* the packet being handed to mr_requester_on_pkt(), if a response */
+	/* the packet being handed to mr_requester_rcv(), if a response */
 	const struct mr_pkt *cur;
 	bool rejected;		/* ACK_BAD or ACK_AGED during this packet */
 	bool dup;		/* RESP_DUP during this packet */
@@ -969,7 +969,7 @@ static u8 get(struct in *in)
 /*
  * Hand @p to the engine as kernel/req.c mroce_req_rcv() does: encoded
  * and received again (mr_pkt_receive(), MR-MAL-2), a response longer
- * than the MTU dropped (MR-HDR-21), then mr_requester_on_pkt() and a
+ * than the MTU dropped (MR-HDR-21), then mr_requester_rcv() and a
  * run. Records what the responder acknowledged and checks what a fatal
  * NACK did.
  */
@@ -1012,7 +1012,12 @@ static void deliver_rx(const struct mr_pkt *p)
 	F.dup = false;
 	F.cur = p->opcode == MR_OP_READ_RESP ||
 		p->opcode == MR_OP_ATOMIC_RESP ? p : NULL;
-	mr_requester_on_pkt(&F.r, F.head, F.tail, p, F.now, NULL);
+	/*
+	 * CE from the timestamp's low bit: both values reach the
+	 * response's congestion accounting (MR-CC-1) without a change of
+	 * the input format.
+	 */
+	mr_requester_rcv(&F.r, F.head, F.tail, p, p->ts & 1, F.now, NULL);
 	F.cur = NULL;
 	if (p->opcode == MR_OP_ACK || p->opcode == MR_OP_NACK) {
 		if (!F.rejected) {

@@ -1012,7 +1012,7 @@ static void rq_run(struct model *m)
 	r->armed = mr_requester_deadline(&r->e, r->head, r->tail, m->now);
 }
 
-static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
+static void rq_on_pkt(struct model *m, const u8 *buf, u32 len, bool ce)
 {
 	struct requester *r = &m->rq;
 	struct mr_pkt p;
@@ -1046,7 +1046,7 @@ static void rq_on_pkt(struct model *m, const u8 *buf, u32 len)
 		return;
 	}
 	/* as the kernel runs it: kernel/req.c mroce_req_rcv */
-	mr_requester_on_pkt(&r->e, r->head, r->tail, &p, m->now, m);
+	mr_requester_rcv(&r->e, r->head, r->tail, &p, ce, m->now, m);
 	rq_run(m);
 }
 
@@ -1527,7 +1527,7 @@ static void model_run(struct model *m)
 			if (k->to_rsp)
 				rp_on_pkt(m, k);
 			else
-				rq_on_pkt(m, k->buf, k->len);
+				rq_on_pkt(m, k->buf, k->len, k->ce);
 			m->ch.free_list[m->ch.n_free++] = idx;
 		}
 		rp_timers(m);
