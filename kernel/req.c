@@ -515,6 +515,9 @@ static const struct mr_requester_ops mroce_req_ops = {
 	.event = mroce_req_event,
 };
 
+/* The core keeps the outstanding READs/ATOMICs of the verbs' limit. */
+static_assert(MROCE_MAX_RD_ATOMIC <= MR_REQ_MAX_RD_ATOMIC);
+
 /*
  * Entering RTS: (re)initialise the requester on the core with the
  * verbs attributes (modify_lock held, SQ idle: RTR has no send work).

@@ -36,6 +36,12 @@ struct mr_done_head {
  * started after it finished with an error (only looked at once
  * sb->failed). *@failed_ns: when the scoreboard's failure was first seen
  * here (0: not yet; set at @now).
+ *
+ * @later_failed decides nothing but whether the verdict is
+ * MR_DONE_RETRY_EXC: a caller may pass false, and only on that verdict
+ * find out and ask again with true (the same verdict then as had it
+ * passed true at first), sparing the search when the head completes
+ * otherwise.
  */
 enum mr_done mr_req_head_done(const struct mr_done_head *h,
 			      const struct mr_txsb *sb, bool later_failed,

@@ -13,16 +13,22 @@ static bool mr_answered(u8 op)
 }
 
 /* @w finished: with @status, 0 for success. */
-static void mr_swqe_done(struct mr_swqe *w, u8 status)
+static void mr_swqe_done(struct mr_requester *r, struct mr_swqe *w,
+			 u8 status)
 {
 	w->state = MR_SWQE_DONE;
 	w->status = status;
+	/* An error anywhere: what mr_later_failed() knew is stale. */
+	if (status)
+		r->fail_known = false;
 }
 
 void mr_requester_start(struct mr_requester *r,
 			const struct mr_requester_params *p, u32 head)
 {
 	r->p = *p;
+	if (r->p.max_rd_atomic > MR_REQ_MAX_RD_ATOMIC)
+		r->p.max_rd_atomic = MR_REQ_MAX_RD_ATOMIC;
 	if (!r->p.rd_split_pkts)
 		r->p.rd_split_pkts = MR_REQ_RD_SPLIT_PKTS;
 	r->msn_next = 0;
@@ -33,9 +39,12 @@ void mr_requester_start(struct mr_requester *r,
 	r->rerolls_seen = r->snd.pt.rerolls;
 	r->explores_seen = r->snd.pt.explores;
 	r->rd_atomic_out = 0;
+	r->rd_first = 0;
+	r->rd_n = 0;
 	r->rd_bytes_out = 0;
 	r->rd_hole_ns = MR_TIME_NEVER;
 	r->failed_ns = 0;
+	r->fail_known = false;
 	r->halted = false;
 	r->tx_nomem = false;
 	r->rd_held = false;
@@ -71,7 +80,7 @@ static bool mr_psn_of_msn(const struct mr_requester *r, u32 psn,
 static void mr_fail_wr(struct mr_requester *r, struct mr_swqe *w, u8 st)
 {
 	if (w->state != MR_SWQE_DONE)
-		mr_swqe_done(w, st);
+		mr_swqe_done(r, w, st);
 	r->halted = true;
 }
 
@@ -94,18 +103,30 @@ struct mr_swqe *mr_requester_find(const struct mr_requester *r, u32 head,
 	return w->op && w->msn == msn ? w : NULL;
 }
 
-/* A started WQE finished with an error (the scoreboard's failure). */
-static bool mr_later_failed(const struct mr_requester *r, u32 head,
-			    void *ctx)
+/*
+ * A started WQE finished with an error (the scoreboard's failure). The
+ * search goes on from where the last one stopped (fail_from): a WQE
+ * before it is clean unless an error came since, which restarts it at
+ * the head; one found failed stays so until it retires, and is where
+ * the next search looks first. WQEs enter the started range at its end
+ * only, past fail_from.
+ */
+static bool mr_later_failed(struct mr_requester *r, u32 head, void *ctx)
 {
 	u32 i, end = mr_started_end(r);
 	const struct mr_swqe *w;
 
-	for (i = head; i != end; i++) {
+	if (!r->fail_known || (s32)(r->fail_from - head) < 0)
+		r->fail_from = head;
+	r->fail_known = true;
+	for (i = r->fail_from; i != end; i++) {
 		w = r->ops->wqe(ctx, i);
-		if (w->state == MR_SWQE_DONE && w->status)
+		if (w->state == MR_SWQE_DONE && w->status) {
+			r->fail_from = i;
 			return true;
+		}
 	}
+	r->fail_from = end;
 	return false;
 }
 
@@ -122,13 +143,18 @@ enum mr_done mr_requester_head(struct mr_requester *r, u32 head, u64 now,
 		.finished = w->state == MR_SWQE_DONE,
 		.ok = !w->status,
 	};
-	bool later_failed = false;
+	enum mr_done d;
 
-	/* Only once the scoreboard failed: a walk of the started WQEs. */
-	if (r->snd.sb.failed)
-		later_failed = mr_later_failed(r, head, ctx);
-	return mr_req_head_done(&h, &r->snd.sb, later_failed, &r->failed_ns,
-				now);
+	/*
+	 * Whether a later WR failed matters only to a head that would
+	 * otherwise fail with RETRY_EXC (reqdone.h): the search is made
+	 * for that one alone, not for a head that completes anyway.
+	 */
+	d = mr_req_head_done(&h, &r->snd.sb, false, &r->failed_ns, now);
+	if (d == MR_DONE_RETRY_EXC && mr_later_failed(r, head, ctx))
+		d = mr_req_head_done(&h, &r->snd.sb, true, &r->failed_ns,
+				     now);
+	return d;
 }
 
 u8 mr_swqe_refused(const struct mr_swqe *w, u64 remote_addr,
@@ -180,6 +206,12 @@ void mr_requester_retired(struct mr_requester *r, const struct mr_swqe *w,
 	if (w->rd_atomic) {
 		r->rd_atomic_out--;
 		r->rd_bytes_out -= mr_rdasm_outstanding(&w->rdq.rd);
+	}
+	/* Retirement is in SQ order: the oldest READ/ATOMIC goes first. */
+	while (r->rd_n &&
+	       (s32)(r->rd_idx[r->rd_first] - (head + 1)) < 0) {
+		r->rd_first = (r->rd_first + 1) % MR_REQ_MAX_RD_ATOMIC;
+		r->rd_n--;
 	}
 	/*
 	 * A WQE that failed before it was started (or a flush) may retire
@@ -536,7 +568,7 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 	u64 older = 0, hole = MR_TIME_NEVER;
 	enum mr_rdreq_act act;
 	struct mr_swqe *w;
-	u32 i, off, len;
+	u32 k, idx, off, len, past = head;
 	bool read;
 
 	r->rd_held = false;
@@ -545,10 +577,19 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 		r->rd_hole_ns = MR_TIME_NEVER;
 		return budget;
 	}
-	for (i = head; i != r->cur && budget > 0; i++) {
-		w = r->ops->wqe(ctx, i);
-		if (!mr_answered(w->op))
-			continue;
+	/*
+	 * The started, unretired READ/ATOMIC WQEs, in SQ order: no other
+	 * WQE before cur has anything to do here. (An answered WR that
+	 * failed as it started is not one of them: it halted the queue, so
+	 * it is done and the last before cur, no WQE after it to take its
+	 * progress time.)
+	 */
+	for (k = 0; k < r->rd_n && budget > 0; k++) {
+		idx = r->rd_idx[(r->rd_first + k) % MR_REQ_MAX_RD_ATOMIC];
+		if (idx - head >= r->cur - head)
+			break;
+		w = r->ops->wqe(ctx, idx);
+		past = idx + 1;
 		/* Latest response data of the READs/ATOMICs before this one. */
 		env.ahead_ns = older;
 		older = MR_MAX(older, w->rdq.progress_ns);
@@ -617,9 +658,10 @@ static int mr_send_rd_more(struct mr_requester *r, u32 head, u64 now,
 	}
 	/*
 	 * A walk cut short keeps the older time: a deadline already past
-	 * is left to the run the budget queued.
+	 * is left to the run the budget queued. The walk reached cur if
+	 * budget was left, or its last WQE was the one before cur.
 	 */
-	if (i == r->cur)
+	if (past == r->cur || budget > 0)
 		r->rd_hole_ns = hole;
 	return budget;
 }
@@ -634,9 +676,11 @@ static bool mr_may_start(const struct mr_requester *r, u32 head,
 	/*
 	 * At most max_rd_atomic READ/ATOMIC WRs outstanding (MR-VERBS-15):
 	 * the peer's responder refuses more than its max_dest_rd_atomic,
-	 * which the connection matched to it.
+	 * which the connection matched to it. (rd_n follows rd_atomic_out:
+	 * rd_idx[] never overflows.)
 	 */
-	if (mr_answered(w->op) && r->rd_atomic_out >= r->p.max_rd_atomic)
+	if (mr_answered(w->op) && (r->rd_atomic_out >= r->p.max_rd_atomic ||
+				   r->rd_n == MR_REQ_MAX_RD_ATOMIC))
 		return false;
 	/* A new READ waits while earlier ones fill the budget. */
 	if (w->op == MR_OP_READ_REQ &&
@@ -676,6 +720,9 @@ static void mr_started_msg(struct mr_requester *r, struct mr_swqe *w,
 		w->rd_atomic = true;
 		r->rd_atomic_out++;
 		r->rd_bytes_out += w->rdq.rd.req_end;
+		/* Started in SQ order: the newest goes last. */
+		r->rd_idx[(r->rd_first + r->rd_n) % MR_REQ_MAX_RD_ATOMIC] = idx;
+		r->rd_n++;
 	}
 }
 
@@ -710,7 +757,7 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 			if (st)
 				mr_fail_wr(r, w, st);
 			else
-				mr_swqe_done(w, 0);
+				mr_swqe_done(r, w, 0);
 			r->cur++;
 			done = true;
 			continue;
@@ -823,7 +870,7 @@ static void mr_fail_msn(struct mr_requester *r, u32 head, u32 tail, u32 msn,
 	if (!w && head != tail)
 		w = r->ops->wqe(ctx, head);
 	if (w && w->state != MR_SWQE_DONE)
-		mr_swqe_done(w, r->p.status[st]);
+		mr_swqe_done(r, w, r->p.status[st]);
 }
 
 /*
@@ -927,7 +974,7 @@ static bool mr_on_read_resp(struct mr_requester *r, struct mr_swqe *w,
 	if (w->rdq.rack_due)
 		r->rd_hole_ns = MR_MIN(r->rd_hole_ns, w->rdq.hole_ns);
 	if (mr_rdasm_complete(&w->rdq.rd))
-		mr_swqe_done(w, 0);
+		mr_swqe_done(r, w, 0);
 	return true;
 }
 
@@ -940,7 +987,7 @@ static void mr_on_atomic_resp(struct mr_requester *r, struct mr_swqe *w,
 	if (st)
 		mr_fail_wr(r, w, st);
 	else
-		mr_swqe_done(w, 0);
+		mr_swqe_done(r, w, 0);
 }
 
 /*

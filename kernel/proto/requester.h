@@ -145,9 +145,17 @@ struct mr_requester_ops {
  */
 #define MR_REQ_RD_SPLIT_PKTS	8
 
+/*
+ * The most READ/ATOMIC WRs outstanding a requester supports: as many as
+ * a responder keeps answers for (MR_RDRESP_RECS, MR-VERBS-15), the
+ * kernel's limit too. A larger max_rd_atomic is cut to it.
+ */
+#define MR_REQ_MAX_RD_ATOMIC	128
+
 struct mr_requester_params {
 	u32 mtu;		/* payload bytes per packet */
-	u32 max_rd_atomic;	/* READ/ATOMIC WRs outstanding (MR-VERBS-15) */
+	/* READ/ATOMIC WRs outstanding (MR-VERBS-15), MR_REQ_MAX_RD_ATOMIC */
+	u32 max_rd_atomic;
 	/* READ response bytes requested and not yet received, at most */
 	u32 rd_bytes_max;
 	/* READ range per READ_REQ with > 1 path, packets (0: the default) */
@@ -171,6 +179,16 @@ struct mr_requester {
 	u64 rerolls_seen;	/* snd.pt.rerolls already reported */
 	u64 explores_seen;	/* snd.pt.explores already reported */
 	u32 rd_atomic_out;	/* READ/ATOMIC WRs started, not retired */
+	/*
+	 * The SQ indices of those WRs, oldest first, from rd_idx[rd_first]
+	 * (mod MR_REQ_MAX_RD_ATOMIC), rd_n of them: the READ/ATOMIC walk,
+	 * which runs after every packet received, visits them alone, not
+	 * every WQE between the head and cur - thousands of WRITEs may
+	 * wait behind a READ whose data is slow to come.
+	 */
+	u32 rd_idx[MR_REQ_MAX_RD_ATOMIC];
+	u32 rd_first;
+	u32 rd_n;
 	u64 rd_bytes_out;	/* READ bytes requested, not arrived */
 	/*
 	 * The oldest hole of a READ whose RACK check is due (rdreq.h), or
@@ -178,6 +196,16 @@ struct mr_requester {
 	 */
 	u64 rd_hole_ns;
 	u64 failed_ns;		/* when the scoreboard failed (reqdone.h) */
+	/*
+	 * Once the scoreboard failed, each head check asks whether a later
+	 * WR failed (reqdone.h). While fail_known, no WQE in [head,
+	 * fail_from) had finished with an error when last looked, and none
+	 * has since (a WQE's error is final until it retires): the next
+	 * check looks on from fail_from, so completing a queue of any
+	 * depth takes one pass over it, not one per WR.
+	 */
+	u32 fail_from;
+	bool fail_known;
 	bool halted;		/* a WR failed before it was sent */
 	bool tx_nomem;		/* a packet found no memory */
 	/*

@@ -21,7 +21,10 @@
  * fatal NACK failing the WR it names with its status (MR-VERBS-22), and
  * the path health events the device counts (MR-CONF-7): a black-holed
  * path declared DEAD (MR-MP-8), probed (MR-MP-9) and revived by the
- * matching PROBE_REPLY only (MR-MP-11, MR-MP-25).
+ * matching PROBE_REPLY only (MR-MP-11, MR-MP-25). And the cost of a
+ * deep send queue: a duplicate ACK behind a slow READ, and completing a
+ * queue once a WR failed, take WQE look-ups bounded by max_rd_atomic and
+ * linear in the queue.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -1184,8 +1187,11 @@ static void test_trim_asks_piece(void **state)
 	assert_memory_equal(T.placed, data, sizeof(data));
 }
 
-/* NACK REMOTE_ACCESS at @psn, everything before it delivered, at 2 us. */
-static void nack_remote_access(u32 psn)
+/*
+ * NACK REMOTE_ACCESS at @psn, everything before it delivered, at @now,
+ * echoing the stamp of @sent.
+ */
+static void nack_remote_access_at(u32 psn, u64 sent, u64 now)
 {
 	struct mr_pkt n;
 
@@ -1194,8 +1200,14 @@ static void nack_remote_access(u32 psn)
 	n.nkh.reason = MR_NACK_REMOTE_ACCESS;
 	n.nkh.nack_psn = psn;
 	n.akh.cum_psn = psn;
-	n.akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, US);
-	mr_requester_on_pkt(&T.r, T.head, T.tail, &n, 2 * US, NULL);
+	n.akh.ts_echo = mr_txsb_stamp(&T.r.snd.sb, sent);
+	mr_requester_on_pkt(&T.r, T.head, T.tail, &n, now, NULL);
+}
+
+/* The same at 2 us, echoing 1 us. */
+static void nack_remote_access(u32 psn)
+{
+	nack_remote_access_at(psn, US, 2 * US);
 }
 
 /* A fatal NACK fails the WR at its PSN with the status it maps to. */
@@ -1410,6 +1422,192 @@ static void test_refused_at_post(void **state)
 	assert_int_equal(mr_swqe_refused(&w, ~0ULL, T.r.p.status), 0);
 }
 
+/* ---- cost in a deep send queue ------------------------------------- */
+
+#define BIG_SQ		8192
+
+/* A queue of BIG_SQ WQEs behind the same engine, its wqe() calls counted. */
+static struct big {
+	u32 msn_idx[BIG_SQ];
+	struct mr_swqe sq[BIG_SQ];
+	u64 n_wqe;		/* ops->wqe() calls */
+	u32 n_emit;
+	u32 n_read_retx;	/* READ_REQs asking again */
+	u32 read_retx_msn;	/* ... the first one's msn */
+} B;
+
+static struct mr_swqe *b_wqe(void *ctx, u32 idx)
+{
+	(void)ctx;
+	B.n_wqe++;
+	return &B.sq[idx % BIG_SQ];
+}
+
+static int b_emit(void *ctx, struct mr_swqe *w, struct mr_pkt *p)
+{
+	(void)ctx;
+	(void)w;
+	if (p->opcode == MR_OP_READ_REQ && (p->flags & MR_F_RETX) &&
+	    !B.n_read_retx++)
+		B.read_retx_msn = p->dxh.msn;
+	B.n_emit++;
+	return 0;
+}
+
+static const struct mr_requester_ops b_ops = {
+	.wqe = b_wqe,
+	.msg = t_msg,
+	.emit = b_emit,
+	.place = t_place,
+	.local = t_local,
+	.probe = t_probe,
+	.event = t_event,
+};
+
+/* setup(), then the requester restarted on the deep queue. */
+static void big_setup(u32 max_rd_atomic)
+{
+	struct mr_requester_params rp;
+
+	setup_with(false);
+	memset(&B, 0, sizeof(B));
+	rp = T.r.p;
+	rp.sq_size = BIG_SQ;
+	rp.max_rd_atomic = max_rd_atomic;
+	T.r.ops = &b_ops;
+	T.r.msn_idx = B.msn_idx;
+	mr_requester_start(&T.r, &rp, 0);
+}
+
+static void big_post(u8 op, u32 len)
+{
+	struct mr_swqe *w = &B.sq[T.tail % BIG_SQ];
+
+	assert_true(T.tail - T.head < BIG_SQ);
+	memset(w, 0, sizeof(*w));
+	w->op = op;
+	w->length = len;
+	w->state = MR_SWQE_QUEUED;
+	T.tail++;
+}
+
+static void big_run(u64 now)
+{
+	mr_requester_run(&T.r, T.head, T.tail, true, now, 64, NULL);
+}
+
+/* An ACK of everything sent, as the caller takes it (kernel/req.c). */
+static void big_ack(u64 now)
+{
+	struct mr_pkt a;
+
+	ack_fill_path(&a, 0, T.r.snd.sb.nxt, now);
+	mr_requester_rcv(&T.r, T.head, T.tail, &a, false, now, NULL);
+}
+
+/* @n WRITEs sent and acknowledged, a microsecond per batch. */
+static void big_writes(u32 n, u64 *now)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		big_post(MR_OP_WRITE, 8);
+		if (i % 32 == 31 || i == n - 1) {
+			big_run(*now);
+			*now += US;
+			big_ack(*now);
+		}
+	}
+	assert_int_equal(T.r.cur, T.tail);
+	assert_int_equal(T.r.snd.sb.una, T.r.snd.sb.nxt);
+}
+
+/*
+ * The engine runs after every ACK or response the QP receives, a
+ * duplicate too (kernel/req.c). A READ at the head whose data the peer
+ * holds back keeps thousands of acknowledged WRITEs behind it from
+ * completing (MR-VERBS-22): a duplicate ACK and the run after it must
+ * cost a few WQE look-ups per READ/ATOMIC outstanding, not one per WQE
+ * in the queue. The READs are still all seen: once their responses are
+ * overdue the head one asks again (MR-LOSS-14), at the same cost.
+ */
+static void test_dup_ack_cost_deep_queue(void **state)
+{
+	struct mr_pkt a;
+	u64 now = US;
+	u32 k, bound;
+
+	(void)state;
+	big_setup(4);
+	for (k = 0; k < 4; k++) {
+		big_post(MR_OP_READ_REQ, 4 * MTU);
+		big_writes(1000, &now);
+	}
+	assert_int_equal(T.r.rd_atomic_out, 4);
+	assert_int_equal(T.tail - T.head, 4004);
+	assert_int_equal(mr_requester_head(&T.r, T.head, now, NULL),
+			 MR_DONE_WAIT);
+	bound = 4 * T.r.p.max_rd_atomic + 4;
+
+	B.n_wqe = 0;
+	ack_fill_path(&a, 0, T.r.snd.sb.nxt, now);
+	mr_requester_rcv(&T.r, T.head, T.tail, &a, false, now, NULL);
+	big_run(now);
+	assert_true(B.n_wqe <= bound);
+	assert_int_equal(B.n_read_retx, 0);
+
+	/* an RTO later without data: the head READ asks again */
+	now += 2 * mr_txsb_rto(&T.r.snd.sb);
+	B.n_wqe = 0;
+	big_run(now);
+	assert_true(B.n_wqe <= bound);
+	assert_true(B.n_read_retx >= 1);
+	assert_int_equal(B.read_retx_msn, 0);
+}
+
+/*
+ * Once a WR failed (MR-VERBS-22, MR-VERBS-25), the head check asks
+ * whether a later WR failed: polling a READ at the head while it waits
+ * its last RTO for data, then completing thousands of WRs before the
+ * failed one, must take WQE look-ups linear in the queue, not quadratic.
+ */
+static void test_failed_queue_completes_linear(void **state)
+{
+	const u32 n = 2000;
+	u64 now = US;
+	u32 i, psn;
+
+	(void)state;
+	big_setup(1);
+	big_post(MR_OP_READ_REQ, 4 * MTU);
+	big_writes(n, &now);
+	big_post(MR_OP_WRITE, 8);
+	big_run(now);
+	psn = T.r.snd.sb.nxt - 1;
+	nack_remote_access_at(psn, now, now);
+	assert_true(T.r.snd.sb.failed);
+	assert_int_equal(B.sq[n + 1].status, ST_RETRY + 2);
+
+	B.n_wqe = 0;
+	/* the READ gets an RTO for its data, checked after every packet */
+	for (i = 0; i < 100; i++)
+		assert_int_equal(mr_requester_head(&T.r, T.head, now, NULL),
+				 MR_DONE_WAIT);
+	now += mr_txsb_rto(&T.r.snd.sb);
+	assert_int_equal(mr_requester_head(&T.r, T.head, now, NULL),
+			 MR_DONE_FLUSH);
+	mr_requester_retired(&T.r, &B.sq[0], T.head++);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(mr_requester_head(&T.r, T.head, now, NULL),
+				 MR_DONE_SUCCESS);
+		mr_requester_retired(&T.r, &B.sq[T.head % BIG_SQ], T.head);
+		T.head++;
+	}
+	assert_int_equal(mr_requester_head(&T.r, T.head, now, NULL),
+			 MR_DONE_OWN);
+	assert_true(B.n_wqe <= 3 * (n + 100));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1438,6 +1636,8 @@ int main(void)
 		cmocka_unit_test_setup(test_refused_at_post, setup),
 		cmocka_unit_test_setup(test_path_death_probe_revival,
 				       setup_health),
+		cmocka_unit_test(test_dup_ack_cost_deep_queue),
+		cmocka_unit_test(test_failed_queue_completes_linear),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
