@@ -348,6 +348,15 @@ static void ecn_account(struct mr_cc *cc, u32 acked, u32 ce, u32 pkts)
 
 	if (ce > pkts)
 		ce = pkts;	/* malformed counters: be conservative */
+	/*
+	 * Packets reported without delivery (duplicate ACKs, a peer's
+	 * counters) do not close the window: halve both sums rather than
+	 * let them wrap, which keeps the fraction they carry.
+	 */
+	while (cc->win_pkts > (u32)~0u - pkts) {
+		cc->win_pkts >>= 1;
+		cc->win_ce >>= 1;
+	}
 	cc->win_ce += ce;
 	cc->win_pkts += pkts;
 	cc->win_acked += acked;

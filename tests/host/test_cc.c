@@ -123,6 +123,30 @@ static void test_ecn_cut_and_alpha(void **state)
 }
 
 /*
+ * MR-CC-4: the fraction of CE-marked packets of an observation window is
+ * what the peer reported, however many packets it reports before the
+ * window closes: forged duplicate ACKs (nothing delivered) each claiming
+ * 65,535 packets seen, none CE, must not wrap the sums into a fraction of
+ * 25 % CE when one ACK with 65,535 CE packets closes the window.
+ */
+static void test_ecn_counts_no_wrap(void **state)
+{
+	u64 t = 0;
+	int i;
+
+	(void)state;
+	setup(true, false);
+	cc.alpha = 0;
+	for (i = 0; i < 65540; i++)
+		mr_cc_on_ack(&cc, t += 1 * US, 0, 0, 65535, 0, NOCR);
+	assert_int_equal(cc.st.alpha_updates, 0);
+	mr_cc_on_ack(&cc, t += 1 * US, cc.win_len, 65535, 65535, 0, NOCR);
+	assert_int_equal(cc.st.alpha_updates, 1);
+	/* 65,535 of about 4.3e9 packets: alpha stays below 1/1000 */
+	assert_true(cc.alpha < ONE / 1000);
+}
+
+/*
  * MR-CC-7, MR-CC-8: the delay signal is the smallest RTT sample of a
  * round of one srtt, taken when the round closes; a round whose minimum is
  * above target cuts in proportion to the overshoot, at most once per
@@ -848,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_pacing),
 		cmocka_unit_test(test_pacing_idle_pingpong),
 		cmocka_unit_test(test_resp_gap),
+		cmocka_unit_test(test_ecn_counts_no_wrap),
 		cmocka_unit_test(test_fixed_mode),
 	};
 
