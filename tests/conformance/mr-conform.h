@@ -231,6 +231,13 @@ void ack_fill(struct mr_pkt *a, const struct tqp *q, uint32_t cum, uint32_t msn,
 	      const struct rxpkt *trig);
 void tx_ack(const struct tqp *q, uint32_t cum, uint32_t msn, const struct rxpkt *trig);
 
+/* The tester's answer to the DUT's READ_REQ @r for a READ of @data
+ * (@len bytes): READ_RESPs for its whole range in PMTU pieces, FIRST at
+ * offset 0, LAST at the range's end, msg_len the range's end (MR-HDR-24);
+ * false, nothing sent, if the range is not within @len (mrc-cases-loss.c). */
+bool read_answer(const struct tqp *q, const struct rxpkt *r, const uint8_t *data,
+		 uint32_t len);
+
 /* A CQE the agent reported. */
 struct cqe {
 	uint64_t wrid;

@@ -350,6 +350,21 @@ static void read_piece(const struct tqp *q, const struct rxpkt *r, const uint8_t
 	tx_pkt(&a);
 }
 
+bool read_answer(const struct tqp *q, const struct rxpkt *r, const uint8_t *data,
+		 uint32_t len)
+{
+	uint32_t off = r->p.dxh.offset, end = off + r->p.dxh.msg_len;
+
+	if (end > len || end < off)
+		return false;
+	for (uint32_t n; off < end; off += n) {
+		n = end - off < PMTU ? end - off : PMTU;
+		read_piece(q, r, data, off, n, end,
+			   (off ? 0 : MR_F_FIRST) | (off + n == end ? MR_F_LAST : 0));
+	}
+	return true;
+}
+
 /*
  * A READ whose responses stall (MR-MP-34): its READ_REQ is answered by
  * the first piece alone, which acknowledges it (MR-REL-21), then

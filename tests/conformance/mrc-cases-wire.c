@@ -909,31 +909,49 @@ static unsigned int new_psns(struct tqp *q, bool *seen, uint32_t from, uint32_t 
 	return got;
 }
 
-/* A first WRITE ACKed after 60 ms, echoing its first copy (an RTT sample
- * of 60 ms or more: the RTO about three times that, and pacing spaces a
- * flight of 32 by 1.5 ms or more), then a WRITE of 48 packets; the first
- * flight's distinct PSNs, their timestamps in @ts. */
-static unsigned int first_flight(struct tctx *t, struct tqp *q, unsigned int wrid, bool *seen,
-				 uint32_t *ts, struct rxpkt *last)
+/* A first WRITE of @q (PSN 0) ACKed after 60 ms, echoing its first copy,
+ * with credit @credit: an RTT sample of 60 ms or more (the RTO about three
+ * times that, and pacing spaces a flight of 32 by 1.5 ms or more). */
+static bool rtt_sample_60ms(struct tctx *t, struct tqp *q, unsigned int wrid, uint32_t credit)
 {
 	struct rxpkt r[1];
+	struct mr_pkt a;
 
 	memset(r, 0, sizeof(r));
 	if (!agent("POST %d WRITE %u 1 0 64 0x%x 0x%llx 0 0 0 1", q->id, wrid, W_RKEY,
 		   (unsigned long long)W_VA) || req_take(q, MR_OP_WRITE, 0, 1, r, 2 * WAIT_RESP) != 1) {
 		fail_at(t, __LINE__, "no first WRITE (%s)", agent_err);
-		return 0;
+		return false;
 	}
 	while (now_s() < r[0].t + 0.06)
 		net_pump(0.005);
 	rx_flush();
-	tx_ack(q, q->dut_psn + 1, 1, &r[0]);
-	if (!agent("POST %d WRITE %u 1 0 %u 0x%x 0x%llx 0 0 0 1", q->id, wrid + 1, 48 * PMTU,
+	ack_fill(&a, q, q->dut_psn + 1, 1, &r[0]);
+	a.akh.credit = credit;
+	tx_pkt(&a);
+	return true;
+}
+
+/* A WRITE of 48 packets whose first PSN is q->dut_psn + @from, posted and
+ * not ACKed: the first flight's distinct PSNs, their timestamps in @ts. */
+static unsigned int flight48(struct tctx *t, struct tqp *q, unsigned int wrid, uint32_t from,
+			     bool *seen, uint32_t *ts, struct rxpkt *last)
+{
+	if (!agent("POST %d WRITE %u 1 0 %u 0x%x 0x%llx 0 0 0 1", q->id, wrid, 48 * PMTU,
 		   W_RKEY, (unsigned long long)W_VA)) {
 		fail_at(t, __LINE__, "agent: POST: %s", agent_err);
 		return 0;
 	}
-	return new_psns(q, seen, 1, 48, 0.12 * O.slow, 33, last, ts);
+	return new_psns(q, seen, from, 48, 0.12 * O.slow, 33, last, ts);
+}
+
+/* rtt_sample_60ms(), then flight48() from PSN 1. */
+static unsigned int first_flight(struct tctx *t, struct tqp *q, unsigned int wrid, bool *seen,
+				 uint32_t *ts, struct rxpkt *last)
+{
+	if (!rtt_sample_60ms(t, q, wrid, MR_CREDIT_UNLIMITED))
+		return 0;
+	return flight48(t, q, wrid + 1, 1, seen, ts, last);
 }
 
 /* The initial window: no more than init_cwnd = 32 in flight (MR-CC-2,
@@ -1011,6 +1029,204 @@ static void c_ecn_decrease(struct tctx *t)
 	       n, first - 24);
 	ack_fill(&a, &q, q.dut_psn + 49, 2, &last);
 	tx_pkt(&a);
+	tqp_close(&q);
+}
+
+/*
+ * CE on READ responses (MR-CC-1, MR-CC-15): the requester takes each
+ * READ_RESP as one packet an ACK reported, CE-marked or not, so CE-marked
+ * responses are an ECN signal (MR-CC-5) for the window of its next
+ * requests.  Two QPs side by side, each: a WRITE ACKed after 60 ms (an RTT
+ * sample), a 4-packet READ answered at once, its READ_RESPs CE-marked on
+ * the second QP only, then a 48-packet WRITE not ACKed.  The control's
+ * first flight is the initial window (32); alpha starts at 1 (MR-CC-4),
+ * so the CE-marked responses halve the window, once, as they arrive within
+ * one srtt (MR-CC-8): a flight of about 16.  Asserted with room: at most
+ * 3/4 of the control's flight, at least 1/4 of it.
+ */
+static unsigned int read_ce_then_flight(struct tctx *t, struct tqp *q, unsigned int wrid, bool ce)
+{
+	static uint8_t data[4 * PMTU];
+	struct rxpkt r[1], last;
+	struct mr_pkt a;
+	struct cqe c[2];
+	bool seen[64] = { false };
+	unsigned int n;
+	int got;
+
+	memset(r, 0, sizeof(r));
+	if (!rtt_sample_60ms(t, q, wrid, MR_CREDIT_UNLIMITED))
+		return 0;
+	mrc_pat_fill(data, wrid, 0, sizeof(data));
+	if (!agent("POST %d READ %u 1 0 %u 0x%x 0x%llx 0 0 0 1", q->id, wrid + 1,
+		   (unsigned int)sizeof(data), W_RKEY, (unsigned long long)W_VA) ||
+	    req_take(q, MR_OP_READ_REQ, 1, 1, r, 2 * WAIT_RESP) != 1) {
+		fail_at(t, __LINE__, "no READ_REQ for a 4-packet READ (%s)", agent_err);
+		return 0;
+	}
+	if (r[0].p.dxh.offset || r[0].p.dxh.msg_len != sizeof(data)) {
+		fail_at(t, __LINE__, "the 4-packet READ asked for as offset %u msg_len %u: the case needs it in one range",
+			r[0].p.dxh.offset, r[0].p.dxh.msg_len);
+		return 0;
+	}
+	tx_set_tos((uint8_t)(MR_DSCP_DEFAULT << 2 | (ce ? 3 : 2)));
+	read_answer(q, &r[0], data, sizeof(data));
+	tx_set_tos((uint8_t)(MR_DSCP_DEFAULT << 2 | 2));
+	got = cqe_wait(q, c, 2, WAIT_RESP);
+	if (got != 2 || c[1].wrid != wrid + 1 || c[1].status != IBV_WC_SUCCESS) {
+		fail_at(t, __LINE__, "the READ answered by 4 READ_RESPs%s did not complete (%d CQEs)",
+			ce ? " with CE" : "", got);
+		return 0;
+	}
+	n = flight48(t, q, wrid + 2, 2, seen, NULL, &last);
+	diag("%s READ_RESPs, then %u packets in the first flight", ce ? "CE-marked" : "unmarked", n);
+	if (n) {
+		ack_fill(&a, q, q->dut_psn + 50, 3, &last);
+		tx_pkt(&a);
+	}
+	return n;
+}
+
+static void c_read_resp_ce(struct tctx *t)
+{
+	struct tqp q;
+	unsigned int n0, n1;
+
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	n0 = read_ce_then_flight(t, &q, 871, false);
+	tqp_close(&q);
+	REQUIRE(t, n0 >= 24,
+		"%u packets in the first flight after unmarked READ_RESPs: want about the initial window 32, the control of this case (MR-CC-2)",
+		n0);
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	n1 = read_ce_then_flight(t, &q, 875, true);
+	tqp_close(&q);
+	if (!n1)
+		return;
+	EXPECT(t, 4 * n1 <= 3 * n0,
+	       "%u packets in the first flight after 4 CE-marked READ_RESPs, %u after unmarked ones: the CE marks of responses did not cut the window, want about half (MR-CC-1, MR-CC-5, MR-CC-15)",
+	       n1, n0);
+	EXPECT(t, 4 * n1 >= n0,
+	       "%u packets in the first flight after 4 CE-marked READ_RESPs, %u after unmarked ones: more than one decrease within one srtt (MR-CC-8)",
+	       n1, n0);
+}
+
+/* The first copies of the DUT's READ_REQs on @q arriving within @tmo s
+ * (times --slow), the tester silent: each new PSN (offset d from
+ * q->dut_psn) into @rq[d], @seen[d] set; once @stop_at are in, 30 ms more
+ * for one over.  Their number. */
+#define RQ_MAX	64
+static unsigned int new_read_reqs(struct tqp *q, bool *seen, struct rxpkt *rq, double tmo,
+				  unsigned int stop_at)
+{
+	struct rxpkt r;
+	unsigned int got = 0;
+	double end = now_s() + tmo * O.slow;
+
+	while (now_s() < end) {
+		uint32_t d;
+
+		if (got == stop_at && end > now_s() + 0.03 * O.slow)
+			end = now_s() + 0.03 * O.slow;
+		if (!rx_take(q->my_qpn, MR_OP_READ_REQ, 0.005, &r))
+			continue;
+		d = (r.p.psn - q->dut_psn) & MR_PSN_MASK;
+		if (d < RQ_MAX && !seen[d]) {
+			seen[d] = true;
+			rx_copy(&rq[d], &r);
+			got++;
+		}
+	}
+	return got;
+}
+
+/*
+ * A READ's later ranges under the window (MR-CC-2, MR-CC-3, MR-CC-14):
+ * after an ACK granting credit 2, a 64 KiB READ that the DUT asks for in
+ * ranges (with several paths, of rd_split = 8 packets each, MR-MP-28) has
+ * at most 2 READ_REQs in flight.  The tester silent for 0.25 s: at most 2
+ * distinct READ_REQ PSNs (an RTO resends a lost one under its PSN, and
+ * before any new one, MR-REL-22).  Then, round by round, the tester
+ * answers every range asked for (all delivered) and is silent again: at
+ * most 2 new READ_REQs a round, until every byte was asked for; the READ
+ * completes with the tester's bytes.  A DUT asking for the whole READ in
+ * 2 READ_REQs or fewer has no later range to hold back: not run.
+ */
+static void c_read_ranges_window(struct tctx *t)
+{
+	static uint8_t data[MR_LEN];
+	static struct rxpkt rq[RQ_MAX];
+	bool seen[RQ_MAX] = { false }, done[RQ_MAX] = { false }, piece[MR_LEN / PMTU] = { false };
+	unsigned int n, k, ranges = 0, covered = 0, idle = 0, over = 0;
+	struct tqp q;
+	struct cqe c[2];
+	uint64_t h;
+	int got;
+
+	if (!tqp_open(t, &q, ACC_ALL))
+		return;
+	mrc_pat_fill(data, 0x4EAD2, 0, sizeof(data));
+	if (!rtt_sample_60ms(t, &q, 861, 2))
+		goto out;
+	if (!agent("POST %d READ 862 1 0 %u 0x%x 0x%llx 0 0 0 1", q.id, MR_LEN, W_RKEY,
+		   (unsigned long long)W_VA)) {
+		fail_at(t, __LINE__, "agent: POST: %s", agent_err);
+		goto out;
+	}
+	n = new_read_reqs(&q, seen, rq, 0.25, RQ_MAX);
+	diag("%u READ_REQs with credit 2, none answered", n);
+	if (!n) {
+		fail_at(t, __LINE__, "no READ_REQ for a 64 KiB READ with credit 2: one may be in flight (MR-CC-2)");
+		goto out;
+	}
+	EXPECT(t, n <= 2,
+	       "%u READ_REQs of one READ in flight after an ACK granting credit 2: its later ranges went past the window W = min(cwnd, credit) (MR-CC-2, MR-CC-3, MR-CC-14)",
+	       n);
+	while (covered < MR_LEN / PMTU && idle < 4) {
+		for (uint32_t d = 0; d < RQ_MAX; d++) {
+			const struct mr_pkt *p = &rq[d].p;
+
+			if (!seen[d] || done[d])
+				continue;
+			done[d] = true;
+			ranges++;
+			if (!read_answer(&q, &rq[d], data, MR_LEN)) {
+				fail_at(t, __LINE__, "READ_REQ at PSN +%u asks for offset %u msg_len %u, outside the 64 KiB READ (MR-HDR-24)",
+					d, p->dxh.offset, p->dxh.msg_len);
+				goto out;
+			}
+			for (k = p->dxh.offset / PMTU; k * PMTU < p->dxh.offset + p->dxh.msg_len; k++)
+				if (!piece[k]) {
+					piece[k] = true;
+					covered++;
+				}
+		}
+		if (covered == MR_LEN / PMTU)
+			break;
+		n = new_read_reqs(&q, seen, rq, 0.15, 2);
+		idle = n ? 0 : idle + 1;
+		if (n > 2 && !over++)
+			fail_at(t, __LINE__, "%u new READ_REQs of one READ, none of its earlier ones in flight, with credit 2: past the window W = min(cwnd, credit) (MR-CC-2, MR-CC-3, MR-CC-14)",
+				n);
+	}
+	diag("the READ asked for in %u READ_REQs", ranges);
+	if (covered < MR_LEN / PMTU) {
+		fail_at(t, __LINE__, "%u of the READ's %u KiB asked for, then no READ_REQ for 4 rounds with credit 2 (MR-CC-2 lets one go)",
+			covered, MR_LEN / 1024);
+		goto out;
+	}
+	got = cqe_wait(&q, c, 2, WAIT_RESP);
+	EXPECT(t, got == 2 && c[1].wrid == 862 && c[1].status == IBV_WC_SUCCESS,
+	       "the READ answered whole did not complete (%d CQEs)", got);
+	if (mr_hash(1, 0, MR_LEN, &h))
+		EXPECT(t, h == mrc_hash(data, MR_LEN), "the READ's buffer does not hold the tester's bytes (MR-REL-24)");
+	else
+		fail_at(t, __LINE__, "agent: HASH: %s", agent_err);
+	if (ranges <= 2 && !t->nfail)
+		not_run(t, "the DUT asked for a 64 KiB READ in 2 READ_REQs or fewer: no later range to hold back");
+out:
 	tqp_close(&q);
 }
 
@@ -1129,6 +1345,8 @@ const struct tcase cases_wire[] = {
 	{ "CC", "initial_window_limit", "MR-CC-2", c_window_limit, NULL },
 	{ "CC", "ecn_decrease_paced", "MR-CC-4, MR-CC-5, MR-CC-12", c_ecn_decrease, NULL },
 	{ "CC", "read_resp_paced", "MR-CC-19", c_read_resp_paced, NULL },
+	{ "CC", "read_resp_ce_decrease", "MR-CC-1, MR-CC-5, MR-CC-8, MR-CC-15", c_read_resp_ce, NULL },
+	{ "CC", "read_ranges_in_window", "MR-CC-2, MR-CC-3, MR-CC-14", c_read_ranges_window, NULL },
 };
 const unsigned int n_cases_wire = MR_ARRAY_SIZE(cases_wire);
 
