@@ -77,7 +77,12 @@
 #     carries, so only the emulated link's own losses under host load
 #     remain (the fault scenarios' control case sees up to about 5 %); one
 #     unpaced whole-MR READ (262,144 packets of 1 KiB) overflows the egress
-#     queue by far.
+#     queue by far. The HOSTILE-WIRE line (and a failure) says where the
+#     packets went: how many this VM's egress qdisc dropped, its
+#     retransmissions, both VMs' longest host pause and the most mr0 sent
+#     between two samples of the 0.5 s sampler: an unpaced burst shows as
+#     qdisc drops and a large step, a host that did not run the receiver
+#     as a long pause on the peer.
 #  6. Memory: after the tools exited (every QP, MR and CQ of the attack
 #     destroyed) and reclaimable caches were dropped and every slab cache
 #     shrunk, SUnreclaim at most HOSTILE_SUNRECLAIM_KB (16 MiB) and the skb
@@ -212,6 +217,7 @@ hs_victim_ok=$(vt_xchg hostile-victim "$hs_victim_ok")
 	hs_fail victim "the server's victim did not come up ($hs_victim_ok)"
 
 fc_snap /tmp/fc.before
+hs_qdrops0=$(hs_egress_drops)
 mr-hostile --count "$MR_PEER_IP" -i eth0 --time $((HOSTILE_SECONDS + 900)) \
 	>/tmp/count.out 2>&1 &
 hs_count=$!
@@ -397,12 +403,13 @@ hs_got=$(sed -n 's/^HOSTILE-COUNT .* packets=\([0-9]*\).*/\1/p' /tmp/count.out)
 hs_peer_got=$(vt_xchg hostile-count "${hs_got:-none}")
 fc_measure hostile /tmp/fc.before
 hs_tx=$(fc_value my_tx_packets)
+hs_qdrops=$(($(hs_egress_drops) - ${hs_qdrops0:-0}))
 case "$hs_peer_got" in
 '' | *[!0-9]*) hs_fail burst "no count from the peer ($hs_peer_got)" ;;
 *)
-	echo "HOSTILE-WIRE $MR_ROLE: mr0 here sent ${hs_tx:-?} packets, ${hs_peer_got} reached the peer's NIC ($((${hs_tx:-0} - hs_peer_got)) lost); from the peer ${hs_got:-?} reached this NIC"
+	echo "HOSTILE-WIRE $MR_ROLE: mr0 here sent ${hs_tx:-?} packets, ${hs_peer_got} reached the peer's NIC ($((${hs_tx:-0} - hs_peer_got)) lost, $hs_qdrops of them by this VM's egress qdisc); from the peer ${hs_got:-?} reached this NIC; the longest host pause $hs_pause ms here, $hs_peer_pause ms on the peer; the most sent between two samples: $(hs_tx_burst /tmp/cpu.samples | awk '{ print $1 " packets from uptime " $2 " s in " $3 " s" }')"
 	if [ $((${hs_tx:-0} - hs_peer_got)) -gt $((${hs_tx:-0} / 20 + 2000)) ]; then
-		hs_fail burst "mr0 here sent ${hs_tx:-?} MetaRoCE packets, only $hs_peer_got reached the peer: more than the path carried (MR-CC-19)"
+		hs_fail burst "mr0 here sent ${hs_tx:-?} MetaRoCE packets, only $hs_peer_got reached the peer: more than the path carried (MR-CC-19); $hs_qdrops dropped by this VM's egress qdisc, retransmissions $(fc_value my_retransmissions), the longest host pause $hs_pause ms here, $hs_peer_pause ms on the peer; the most sent between two samples: $(hs_tx_burst /tmp/cpu.samples | awk '{ print $1 " packets from uptime " $2 " s in " $3 " s" }')"
 	fi
 	;;
 esac

@@ -26,6 +26,11 @@
 #   hs_classes_at EPOCH FILE...   the attack classes the tools' outputs say
 #                          were running at EPOCH (their HOSTILE-CLASS lines)
 #   hs_show FILE           a tool's output, indented
+#   hs_tx_burst FILE       the largest step of mr0's tx_packets between two
+#                          samples of hs_cpu_start's FILE
+#   hs_egress_drops        packets eth0's root qdisc dropped so far: what this
+#                          VM's senders offered beyond what its NIC took,
+#                          lost before the wire (tx_packets counts them)
 
 hs_failures=""
 hs_sampler=""
@@ -94,11 +99,13 @@ hs_sampler_stop() {
 hs_cpu_start() {
 	: >"$1"
 	hs_ncpu=$(grep -c '^cpu[0-9]' /proc/stat)
+	hs_txf=/sys/class/infiniband/mr0/ports/1/hw_counters/tx_packets
 	(
 		while :; do
 			read -r hs_u _ </proc/uptime
 			read -r _ hs_us hs_ni hs_sy hs_id hs_io hs_irq hs_sirq hs_st _ </proc/stat
-			echo "$hs_u $hs_irq $hs_sirq $(((hs_us + hs_ni + hs_sy + hs_id + hs_io + hs_irq + hs_sirq + hs_st) / hs_ncpu))" >>"$1"
+			read -r hs_stx <"$hs_txf" 2>/dev/null || hs_stx=0
+			echo "$hs_u $hs_irq $hs_sirq $(((hs_us + hs_ni + hs_sy + hs_id + hs_io + hs_irq + hs_sirq + hs_st) / hs_ncpu)) $hs_stx" >>"$1"
 			sleep 0.5
 		done
 	) &
@@ -114,7 +121,7 @@ hs_cpu_stop() {
 # longest-host-pause its-start", seconds.
 hs_cpu_scan() {
 	awk '
-		NF == 4 {
+		NF >= 4 {
 			if (n++) {
 				if ($1 - u > g) { g = $1 - u; k = ($2 + $3 - t) / 100; at = u }
 				p = ($1 - u) - ($4 - a) / 100
@@ -123,6 +130,17 @@ hs_cpu_scan() {
 			u = $1; t = $2 + $3; a = $4
 		}
 		END { printf "%d %.1f %.1f %.2f %.3f %.1f\n", n, g, at, k, m, pat }' "$1"
+}
+
+# hs_tx_burst FILE: "packets start-uptime seconds", the most MetaRoCE
+# packets this VM sent (mr0 tx_packets) between two samples of FILE.
+hs_tx_burst() {
+	awk '
+		NF >= 5 {
+			if (n++ && $5 - x > b) { b = $5 - x; at = u; d = $1 - u }
+			u = $1; x = $5
+		}
+		END { printf "%d %.1f %.1f\n", b, at, d }' "$1"
 }
 
 hs_cpu_gaps() {
@@ -191,4 +209,15 @@ hs_classes_at() {
 hs_show() {
 	[ -f "$1" ] && grep -v '^libibverbs: Warning' "$1" | grep -v '^HOSTILE-CLASS' | sed 's/^/  | /'
 	return 0
+}
+
+hs_egress_drops() {
+	tc -s qdisc show dev eth0 | awk '
+		/^ *Sent .*dropped/ {
+			sub(/^.*dropped /, "")
+			sub(/[^0-9].*$/, "")
+			n = $0
+			exit
+		}
+		END { print n + 0 }'
 }
