@@ -94,7 +94,7 @@ else
 	# The reference implementation gives every case what it needs (root,
 	# raw sockets, ECN): a case not run here is a check that did not run.
 	# One case needs a DUT that answers faster than the rate limit it
-	# checks (one trimmed NACK per 100 us, MR-TRIM-4); an emulated guest
+	# checks (one trimmed NACK per 100 us); an emulated guest
 	# under load may not, and the case says so.
 	! grep '^ok .* # SKIP' /tmp/conform.tap |
 		grep -v '^ok [0-9]* - TRIM/trimmed_nacks_rate_limited .* # SKIP the DUT answered one packet per 100 us or slower' ||
