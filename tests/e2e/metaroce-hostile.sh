@@ -404,12 +404,14 @@ hs_peer_got=$(vt_xchg hostile-count "${hs_got:-none}")
 fc_measure hostile /tmp/fc.before
 hs_tx=$(fc_value my_tx_packets)
 hs_qdrops=$(($(hs_egress_drops) - ${hs_qdrops0:-0}))
+# Where the lost packets went, for the line below and a failure.
+hs_where="dropped by this VM's egress qdisc $hs_qdrops, retransmissions $(fc_value my_retransmissions), the longest host pause $hs_pause ms here and $hs_peer_pause ms on the peer, the most sent between two samples $(hs_tx_burst /tmp/cpu.samples)"
 case "$hs_peer_got" in
 '' | *[!0-9]*) hs_fail burst "no count from the peer ($hs_peer_got)" ;;
 *)
-	echo "HOSTILE-WIRE $MR_ROLE: mr0 here sent ${hs_tx:-?} packets, ${hs_peer_got} reached the peer's NIC ($((${hs_tx:-0} - hs_peer_got)) lost, $hs_qdrops of them by this VM's egress qdisc); from the peer ${hs_got:-?} reached this NIC; the longest host pause $hs_pause ms here, $hs_peer_pause ms on the peer; the most sent between two samples: $(hs_tx_burst /tmp/cpu.samples | awk '{ print $1 " packets from uptime " $2 " s in " $3 " s" }')"
+	echo "HOSTILE-WIRE $MR_ROLE: mr0 here sent ${hs_tx:-?} packets, ${hs_peer_got} reached the peer's NIC ($((${hs_tx:-0} - hs_peer_got)) lost); from the peer ${hs_got:-?} reached this NIC; $hs_where"
 	if [ $((${hs_tx:-0} - hs_peer_got)) -gt $((${hs_tx:-0} / 20 + 2000)) ]; then
-		hs_fail burst "mr0 here sent ${hs_tx:-?} MetaRoCE packets, only $hs_peer_got reached the peer: more than the path carried (MR-CC-19); $hs_qdrops dropped by this VM's egress qdisc, retransmissions $(fc_value my_retransmissions), the longest host pause $hs_pause ms here, $hs_peer_pause ms on the peer; the most sent between two samples: $(hs_tx_burst /tmp/cpu.samples | awk '{ print $1 " packets from uptime " $2 " s in " $3 " s" }')"
+		hs_fail burst "mr0 here sent ${hs_tx:-?} MetaRoCE packets, only $hs_peer_got reached the peer: more than the path carried (MR-CC-19); $hs_where"
 	fi
 	;;
 esac

@@ -132,7 +132,7 @@ hs_cpu_scan() {
 		END { printf "%d %.1f %.1f %.2f %.3f %.1f\n", n, g, at, k, m, pat }' "$1"
 }
 
-# hs_tx_burst FILE: "packets start-uptime seconds", the most MetaRoCE
+# hs_tx_burst FILE: "N packets from uptime T s in D s", the most MetaRoCE
 # packets this VM sent (mr0 tx_packets) between two samples of FILE.
 hs_tx_burst() {
 	awk '
@@ -140,7 +140,7 @@ hs_tx_burst() {
 			if (n++ && $5 - x > b) { b = $5 - x; at = u; d = $1 - u }
 			u = $1; x = $5
 		}
-		END { printf "%d %.1f %.1f\n", b, at, d }' "$1"
+		END { printf "%d packets from uptime %.1f s in %.1f s\n", b, at, d }' "$1"
 }
 
 hs_cpu_gaps() {
