@@ -120,6 +120,8 @@ void net_open(void);
 bool net_ecn_visible(void);
 /* Every packet that arrived, each HELLO of the DUT answered (MR-VER-12). */
 void net_pump(double tmo);
+/* net_pump() until now_s() reaches @t (once if it has). */
+void net_pump_until(double t);
 /* Drop what is queued (a case starts clean). */
 void rx_flush(void);
 /* The next queued or arriving packet for tester QPN @qpn whose opcode is

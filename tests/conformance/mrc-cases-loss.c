@@ -132,10 +132,7 @@ static bool write4_acked(struct tctx *t, struct tqp *q, unsigned int wrid, struc
 	if (!write4(t, q, wrid, c, n))
 		return false;
 	if (late_ms) {
-		double until = now_s() + late_ms / 1000.0;
-
-		while (now_s() < until)
-			net_pump(0.005);
+		net_pump(late_ms / 1000.0);
 		rx_flush();
 	}
 	for (uint32_t d = 0; d < 4; d++) {
@@ -632,7 +629,6 @@ static bool slow_rtt(struct tctx *t, struct tqp *q, unsigned int wrid)
 {
 	struct copy c;
 	struct cqe e[2];
-	double end;
 
 	if (!post_write(t, q, wrid, 64))
 		return false;
@@ -640,9 +636,7 @@ static bool slow_rtt(struct tctx *t, struct tqp *q, unsigned int wrid)
 		fail_at(t, __LINE__, "no WRITE");
 		return false;
 	}
-	end = c.t + 0.1;
-	while (now_s() < end)
-		net_pump(0.005);
+	net_pump_until(c.t + 0.1);
 	rx_flush();
 	ack_copy(q, 1, 1, &c);
 	if (cqe_wait(q, e, 1, WAIT_RESP) != 1 || e[0].status != IBV_WC_SUCCESS) {

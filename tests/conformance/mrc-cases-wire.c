@@ -923,8 +923,7 @@ static bool rtt_sample_60ms(struct tctx *t, struct tqp *q, unsigned int wrid, ui
 		fail_at(t, __LINE__, "no first WRITE (%s)", agent_err);
 		return false;
 	}
-	while (now_s() < r[0].t + 0.06)
-		net_pump(0.005);
+	net_pump_until(r[0].t + 0.06);
 	rx_flush();
 	ack_fill(&a, q, q->dut_psn + 1, 1, &r[0]);
 	a.akh.credit = credit;
@@ -1302,8 +1301,7 @@ static void c_read_resp_paced(struct tctx *t)
 	REQUIRE(t, agent("POST %d WRITE 851 1 0 64 0x%x 0x%llx 0 0 0 1", q.id, W_RKEY,
 			 (unsigned long long)W_VA), "agent: POST: %s", agent_err);
 	REQUIRE(t, req_take(&q, MR_OP_WRITE, 0, 1, r, 2 * WAIT_RESP) == 1, "no WRITE");
-	while (now_s() < r[0].t + 0.1)
-		net_pump(0.005);
+	net_pump_until(r[0].t + 0.1);
 	rx_flush();
 	tx_ack(&q, q.dut_psn + 1, 1, &r[0]);
 	REQUIRE(t, cqe_wait(&q, c, 1, WAIT_RESP) == 1 && c[0].status == IBV_WC_SUCCESS,

@@ -450,6 +450,11 @@ void net_pump(double tmo)
 	}
 }
 
+void net_pump_until(double t)
+{
+	net_pump(t - now_s());
+}
+
 void rx_flush(void)
 {
 	net_pump(0);
