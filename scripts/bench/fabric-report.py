@@ -184,7 +184,8 @@ TABLES = (
     ("metaroce-fabric-compare", (
         ("case", None), ("verdict", "verdict"), ("paths/flows", None),
         ("B/s together", "total"), ("slowest QP", "slowest"),
-        ("bytes per spine", "spines"), ("slowest ratio", "slowest_ratio"),
+        ("two slowest", "slowest2"), ("bytes per spine", "spines"),
+        ("pair ratio", "pair_ratio"), ("slowest ratio", "slowest_ratio"),
         ("total ratio", "total_ratio"))),
 )
 

@@ -59,9 +59,9 @@ echo "commit=abc1234" >"$tmp/run/meta.env"
 } >"$tmp/run/e2e/metaroce-incast/single.console.log"
 
 {
-	echo "COMPARE-CASE spray ok paths=8 total=240000 slowest=47000 spines=1,2,3,4"
-	echo "COMPARE-CASE single ok paths=1 total=230000 slowest=24000 spines=9,0,5,5"
-	echo "COMPARE-CASE spray/single ok slowest_ratio=1.96 total_ratio=1.04"
+	echo "COMPARE-CASE spray ok paths=8 total=240000 slowest=47000 slowest2=95000 spines=1,2,3,4"
+	echo "COMPARE-CASE single ok paths=1 total=230000 slowest=24000 slowest2=48000 spines=9,0,5,5"
+	echo "COMPARE-CASE spray/single ok pair_ratio=1.98 slowest_ratio=1.96 total_ratio=1.04"
 } >"$tmp/run/e2e/metaroce-fabric-compare/single.console.log"
 
 "$py" "$report" "$tmp/run" >"$tmp/out" 2>&1
@@ -89,6 +89,8 @@ cmp=metaroce-fabric-compare
 check "compare spray slowest" "$(metric spray slowest $cmp)" 47000
 check "compare ratio verdict" "$(metric spray/single verdict $cmp)" ok
 check "compare slowest ratio" "$(metric spray/single slowest_ratio $cmp)" 1.96
+check "compare two slowest" "$(metric single slowest2 $cmp)" 48000
+check "compare pair ratio" "$(metric spray/single pair_ratio $cmp)" 1.98
 # fabric.rst: a table per scenario, a row per case
 check "rst tables" "$(grep -c '^\.\. list-table:: metaroce-' "$tmp/run/fabric.rst")" 3
 check "rst blackhole row" "$(grep -A11 '^   \* - blackhole$' "$tmp/run/fabric.rst" | sed -n 10,11p | tr -s ' \n' ' ')" " - 50 - 47 "
