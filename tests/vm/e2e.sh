@@ -9,6 +9,8 @@
 #   # default: no REASON        (run only when E2E_FILTER selects it)
 #   # needs: pyverbs            (the guest gets Python and rdma-core's
 #                                 provider test suite: tests/vm/mkpyverbs.sh)
+#   # smp: N                    (N vCPUs per guest, under TCG too; default
+#                                 run.sh's: 2 with KVM, 1 under TCG)
 # E2E_FILTER=REGEX runs only the scenarios whose name matches.
 # E2E_TIMEOUT_ADD=SECONDS lengthens every scenario's timeout (make soak adds
 # SOAK_SECONDS); MR_GUEST_ENV (tests/vm/run.sh) passes variables to guests.
@@ -185,6 +187,7 @@ for scen in "$top"/tests/e2e/*.sh; do
 	n=$((n + 1))
 	topo=$(sed -n 's/^# topology: *\([a-z]*\).*/\1/p' "$scen" | head -1)
 	tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$scen" | head -1)
+	cpus=$(sed -n 's/^# smp: *\([0-9]*\).*/\1/p' "$scen" | head -1)
 	extra=""
 	if grep -q '^# needs: pyverbs' "$scen"; then
 		if [ ! -f "$out/pyverbs.cpio.gz" ]; then
@@ -199,7 +202,8 @@ for scen in "$top"/tests/e2e/*.sh; do
 		$extra \
 		--topology "${topo:-pair}" \
 		--timeout "$(((${tmo:-300} + ${E2E_TIMEOUT_ADD:-0}) * slow))" \
-		${mem:+--mem "$mem"} --scenario "$scen" --results "$out/$name" 2>&1)
+		${mem:+--mem "$mem"} ${cpus:+--smp "$cpus"} \
+		--scenario "$scen" --results "$out/$name" 2>&1)
 	st=$?
 	secs=$(($(date +%s) - start))
 	keep_artefacts "$out/$name"

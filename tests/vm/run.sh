@@ -4,6 +4,7 @@
 #   run.sh --kernel BZIMAGE --initrd BASE.cpio.gz --scenario FILE
 #          --results DIR [--topology pair|single] [--timeout SECONDS]
 #          [--mem MiB] [--deadline SECONDS] [--initrd-extra LAYER.cpio.gz]
+#          [--smp N]
 #
 # MR_GUEST_ENV="NAME ..." copies those host variables into the guests' env.
 # MR_SLOWDOWN=N (default 1) reaches the guests as is: how much slower than
@@ -14,6 +15,8 @@
 #         -netdev dgram over 127.0.0.1 UDP ports chosen free at run time.
 # single: one VM ("single") with one NIC looped to nothing; scenarios build
 #         their fabric from network namespaces and veth pairs inside it.
+# --smp N gives each guest N vCPUs, under TCG too (multi-threaded TCG: one
+# host thread per vCPU); without it 2 with KVM, 1 under TCG.
 #
 # A run fails when a guest's scenario exits non-zero, when a guest does not
 # finish within the timeout (it is killed), or when a guest's kernel log has
@@ -28,7 +31,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
-kernel="" initrd="" initrd_extra="" scenario="" results="" topology=pair timeout=300 mem="" deadline=""
+kernel="" initrd="" initrd_extra="" scenario="" results="" topology=pair timeout=300 mem="" deadline="" smp=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--deadline) deadline=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
 	*) die "run.sh: unknown argument $1" ;;
 	esac
 done
@@ -59,9 +63,12 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 accel_args=$("$here/accel.sh")
-case "$accel_args" in
-*kvm*) smp=2 ;;
-*) smp=1 ;;
+case "$smp" in
+'') case "$accel_args" in
+	*kvm*) smp=2 ;;
+	*) smp=1 ;;
+	esac ;;
+*[!0-9]* | 0) die "run.sh: --smp $smp: a number of vCPUs, please" ;;
 esac
 [ -n "$mem" ] || mem=1024
 
