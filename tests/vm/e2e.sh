@@ -23,7 +23,8 @@
 # suites, which need the KUnit tier's fabric), the initramfs takes that
 # kernel's modules, the provider and tools are the usual ones. Without
 # E2E_FILTER it runs the scenarios of MR_E2E_DEBUG_SCENARIOS (default: the
-# hostile-input ones, '^metaroce-(verbfuzz|hostile|tamper)$'), each guest
+# hostile-input ones and the SMP races,
+# '^metaroce-(verbfuzz|hostile|tamper|races)$'), each guest
 # with MR_E2E_DEBUG_MEM MiB (default 2048: KASAN's shadow and quarantine)
 # and every timeout times MR_E2E_DEBUG_SLOWDOWN (default 3), which the
 # guests see as MR_SLOWDOWN (scenarios scale their own time bounds on the
@@ -62,7 +63,7 @@ test)
 	# stalls at the bounds (a 10.5 s destroy against 10 s).
 	slow=${MR_E2E_DEBUG_SLOWDOWN:-3}
 	[ -n "$filter" ] ||
-		filter=${MR_E2E_DEBUG_SCENARIOS:-'^metaroce-(verbfuzz|hostile|tamper)$'} ;;
+		filter=${MR_E2E_DEBUG_SCENARIOS:-'^metaroce-(verbfuzz|hostile|tamper|races)$'} ;;
 backports)
 	tier=e2e-bpo
 	[ -n "$filter" ] ||
