@@ -526,8 +526,6 @@ static int rq_round(struct rq_race *r)
 	    to_rts(e, r->b, r->a->qp_num, e->psn))
 		return 2;
 	memset(r->dst, 0, (size_t)NRECV * len);
-	for (i = 0; i < NRECV; i++)
-		memset(r->src + (size_t)i * len, 0, len);
 	for (i = 0; i < NRECV; i++) {
 		uint32_t off;
 		uint8_t *p = r->src + (size_t)i * len;
@@ -820,15 +818,19 @@ static void storm_post(struct poster *p, int q)
 
 	if (!n)
 		return;
-	memset(swr, 0, sizeof(swr));
-	memset(rwr, 0, sizeof(rwr));
+	/* Only the list of queue q is built: the other is not posted. */
 	for (i = 0; i < n; i++) {
-		swr[i].wr_id = WRID(p->id, 0, p->next[0] + (uint64_t)i);
-		swr[i].opcode = IBV_WR_SEND;
-		swr[i].send_flags = IBV_SEND_SIGNALED;
-		swr[i].next = i + 1 < n ? &swr[i + 1] : NULL;
-		rwr[i].wr_id = WRID(p->id, 1, p->next[1] + (uint64_t)i);
-		rwr[i].next = i + 1 < n ? &rwr[i + 1] : NULL;
+		if (q) {
+			memset(&rwr[i], 0, sizeof(rwr[i]));
+			rwr[i].wr_id = WRID(p->id, 1, p->next[1] + (uint64_t)i);
+			rwr[i].next = i + 1 < n ? &rwr[i + 1] : NULL;
+		} else {
+			memset(&swr[i], 0, sizeof(swr[i]));
+			swr[i].wr_id = WRID(p->id, 0, p->next[0] + (uint64_t)i);
+			swr[i].opcode = IBV_WR_SEND;
+			swr[i].send_flags = IBV_SEND_SIGNALED;
+			swr[i].next = i + 1 < n ? &swr[i + 1] : NULL;
+		}
 	}
 	t0 = now_ns();
 	if (q)
