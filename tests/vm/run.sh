@@ -4,7 +4,7 @@
 #   run.sh --kernel BZIMAGE --initrd BASE.cpio.gz --scenario FILE
 #          --results DIR [--topology pair|single] [--timeout SECONDS]
 #          [--mem MiB] [--deadline SECONDS] [--initrd-extra LAYER.cpio.gz]
-#          [--smp N]
+#          [--smp N] [--link dgram|tap]
 #
 # MR_GUEST_ENV="NAME ..." copies those host variables into the guests' env.
 # MR_SLOWDOWN=N (default 1) reaches the guests as is: how much slower than
@@ -17,6 +17,12 @@
 #         their fabric from network namespaces and veth pairs inside it.
 # --smp N gives each guest N vCPUs, under TCG too (multi-threaded TCG: one
 # host thread per vCPU); without it 2 with KVM, 1 under TCG.
+# --link tap (pair only, root): the two NICs are multiqueue virtio-net, one
+#         queue pair per vCPU, over two multiqueue taps on the host whose
+#         ingress tc redirects to each other (u32 + mirred: no bridge, so
+#         no host firewall on the path). The tap spreads the flows it
+#         delivers over the queues by their hash, as RSS would; -netdev
+#         dgram has one queue. Made by tap_link, removed by cleanup.
 #
 # A run fails when a guest's scenario exits non-zero, when a guest does not
 # finish within the timeout (it is killed), or when a guest's kernel log has
@@ -32,6 +38,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 kernel="" initrd="" initrd_extra="" scenario="" results="" topology=pair timeout=300 mem="" deadline="" smp=""
+link=dgram
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -44,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--deadline) deadline=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
+	--link) link=$2; shift 2 ;;
 	*) die "run.sh: unknown argument $1" ;;
 	esac
 done
@@ -54,9 +62,13 @@ mkdir -p "$results"
 results=$(cd "$results" && pwd)
 work=$(mktemp -d)
 pids=""
+taps=""
 cleanup() {
 	for p in $pids; do
 		kill -9 "$p" 2>/dev/null || true
+	done
+	for t in $taps; do
+		ip link del "$t" 2>/dev/null || true
 	done
 	rm -rf "$work"
 }
@@ -78,6 +90,38 @@ single) roles="single" ;;
 *) die "run.sh: unknown topology $topology" ;;
 esac
 
+# tap_link: the two taps of --link tap, named after this process (a
+# name is at most 15 bytes), each one's ingress sent out of the other.
+tap_server=mr$$s
+tap_client=mr$$c
+tap_link() {
+	[ -c /dev/net/tun ] || die "run.sh: --link tap: no /dev/net/tun"
+	for t in $tap_server $tap_client; do
+		ip tuntap add "$t" mode tap multi_queue ||
+			die "run.sh: --link tap: cannot create tap $t (root?)"
+		taps="$taps $t"
+		# The host's own IPv6 chatter stays off the link.
+		echo 1 >"/proc/sys/net/ipv6/conf/$t/disable_ipv6" 2>/dev/null || true
+		ip link set "$t" up || die "run.sh: --link tap: $t does not come up"
+	done
+	for p in "$tap_server $tap_client" "$tap_client $tap_server"; do
+		# shellcheck disable=SC2086
+		set -- $p
+		tc qdisc add dev "$1" ingress &&
+			tc filter add dev "$1" ingress protocol all u32 match u32 0 0 \
+				action mirred egress redirect dev "$2" ||
+			die "run.sh: --link tap: tc cannot redirect $1 to $2 (u32, mirred)"
+	done
+}
+case "$link" in
+dgram) ;;
+tap)
+	[ "$topology" = pair ] || die "run.sh: --link tap needs --topology pair"
+	tap_link
+	;;
+*) die "run.sh: --link $link: dgram or tap" ;;
+esac
+
 # Two free UDP ports on loopback for the dgram link.
 ports=$(python3 -c '
 import socket
@@ -93,10 +137,17 @@ port_client=$2
 boot_vm() {
 	role=$1
 	case "$role" in
-	server) me=1 peer=2 lport=$port_server rport=$port_client ;;
-	client) me=2 peer=1 lport=$port_client rport=$port_server ;;
-	single) me=1 peer=2 lport=$port_server rport=$port_client ;;
+	server) me=1 peer=2 lport=$port_server rport=$port_client tap=$tap_server ;;
+	client) me=2 peer=1 lport=$port_client rport=$port_server tap=$tap_client ;;
+	single) me=1 peer=2 lport=$port_server rport=$port_client tap="" ;;
 	esac
+	netdev="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport"
+	nic=""
+	if [ "$link" = tap ]; then
+		# One queue pair per vCPU; vectors: one per queue, config, control.
+		netdev="tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,queues=$smp"
+		nic=",mq=on,vectors=$((2 * smp + 2))"
+	fi
 	ov="$work/$role"
 	mkdir -p "$ov/mr"
 	cat >"$ov/mr/env" <<ENV
@@ -141,8 +192,8 @@ ENV
 		-append "console=ttyS0 panic=-1 oops=panic hung_task_timeout_secs=60 rdinit=/init" \
 		-serial "file:$results/$role.console.log" \
 		-device virtio-rng-pci \
-		-netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
-		-device "virtio-net-pci,netdev=n0,mac=52:54:00:4d:52:0$me,event_idx=off" \
+		-netdev "$netdev" \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:4d:52:0$me,event_idx=off$nic" \
 		>"$results/$role.qemu.log" 2>&1 &
 	pids="$pids $!"
 }
