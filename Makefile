@@ -17,7 +17,9 @@
 #   make check           quality gates: W=1, sparse, checkpatch on kernel/
 #   make fuzz            libFuzzer harnesses for FUZZ_SECONDS each
 #   make demo            two VMs, ib_write_bw over the link, result shown
-#   make bench           MetaRoCE vs rxe vs TCP under loss (BENCH_QUICK=1)
+#   make bench           MetaRoCE vs rxe vs TCP under loss (BENCH_QUICK=1),
+#                        the fabric's long variants, the scaling run
+#   make bench-scaling   QPs and vCPUs over a multiqueue link (root)
 #   make traceability    regenerate Documentation/metaroce/traceability.rst
 
 # The kernel to build against: the running kernel's build tree (or its
@@ -49,7 +51,7 @@ export KDIR KSRC RESULTS PREFIX DESTDIR
 
 .PHONY: all modules userspace conformance install uninstall clean check \
 	test test-host \
-	test-kunit test-e2e fuzz demo bench bench-fabric soak traceability
+	test-kunit test-e2e fuzz demo bench bench-fabric bench-scaling soak traceability
 
 all: modules userspace conformance
 
@@ -122,9 +124,18 @@ traceability:
 	@python3 tests/conformance/traceability.py
 
 # MetaRoCE vs rxe vs TCP in two VMs; BENCH_QUICK=1 for a few minutes, other
-# BENCH_* variables in scripts/bench/bench.sh. Results: results/bench/<date>/.
+# BENCH_* variables in scripts/bench/bench.sh. Results: results/bench/<date>/;
+# then the fabric's long variants and the scaling run (below).
 bench:
-	@scripts/bench/bench.sh; b=$$?; scripts/bench/fabric.sh; f=$$?; [ $$b -eq 0 ] && [ $$f -eq 0 ]
+	@scripts/bench/bench.sh; b=$$?; scripts/bench/fabric.sh; f=$$?; \
+		BENCH_SCALING=1 scripts/bench/bench.sh; s=$$?; \
+		[ $$b -eq 0 ] && [ $$f -eq 0 ] && [ $$s -eq 0 ]
+
+# Only the scaling run (root): two vCPUs per VM over a multiqueue link, one
+# QP on one vCPU against eight on two. Results:
+# results/bench/<date>-scaling/.
+bench-scaling:
+	@BENCH_SCALING=1 scripts/bench/bench.sh
 
 # Only the multipath fabric's long variants (scripts/bench/fabric.sh):
 # spraying, black holes, a slow spine, incast. Results:

@@ -23,8 +23,9 @@ RDMA_PKGS="rdma-core libibverbs-dev librdmacm-dev ibverbs-utils
 # Host tests: unit tests under sanitizers, fuzzing, the Wireshark dissector
 # (tshark, and editcap from its dependency wireshark-common).
 HOST_PKGS="gcc clang libclang-rt-14-dev libcmocka-dev pkg-config cmake tshark"
-# Benchmarks (linux-perf: the guests' profiles, BENCH_PERF=1).
-BENCH_PKGS="iperf3 python3-matplotlib linux-perf"
+# Benchmarks (linux-perf: the guests' profiles, BENCH_PERF=1; ethtool: the
+# scaling run's receive-queue counters, BENCH_SCALING=1).
+BENCH_PKGS="iperf3 python3-matplotlib linux-perf ethtool"
 # Debian packages (debian/, scripts/check-packages.sh): dpkg-buildpackage
 # (dpkg-dev, from build-essential) with debhelper and the dkms addon; dkms
 # to build the module from the package's source into a private tree;

@@ -35,6 +35,14 @@
 #   BENCH_CRC=cpu|table  the CRCs' drivers: the CPU's instructions, or the
 #                        kernel's tables for both transports (guest.sh)
 #   MR_ACCEL=tcg|kvm     force the accelerator (tests/vm/accel.sh)
+#   BENCH_SCALING=1      the scaling run instead (make bench-scaling; root):
+#                        two vCPUs per VM, a multiqueue link (run.sh --link
+#                        tap), and by default 64 KiB ib_write_bw at 0% on
+#                        rxe and MetaRoCE: one QP on one vCPU with one NIC
+#                        queue (the baseline), with two queues, one QP on
+#                        two vCPUs, eight QPs on two vCPUs with two queues
+#                        and with one (test names: guest.sh). Results in
+#                        <date>-scaling/.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,6 +68,21 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	: "${BENCH_LAT_ITERS:=200}"
 else
 	mode=full
+fi
+: "${BENCH_SCALING:=0}"
+case "$BENCH_SCALING" in 0 | 1) ;; *) broke "BENCH_SCALING must be 0 or 1" ;; esac
+run_args=""
+if [ "$BENCH_SCALING" = 1 ]; then
+	mode="$mode scaling"
+	: "${BENCH_TRANSPORTS:=rxe metaroce}"
+	: "${BENCH_BW_TESTS=write_q1_1cpu_1rxq write_q1_1cpu_2rxq write_q1_2cpu write_q8_2cpu write_q8_2cpu_1rxq}"
+	: "${BENCH_LAT_TESTS=}"
+	: "${BENCH_SIZES:=65536}"
+	: "${BENCH_LOSS:=0}"
+	# Two vCPUs per VM, one NIC queue pair each: the taps need root.
+	[ "$(id -u)" = 0 ] || broke "BENCH_SCALING=1: the multiqueue link (taps) needs root"
+	command -v ethtool >/dev/null || broke "BENCH_SCALING=1: no ethtool (run scripts/install-deps.sh)"
+	run_args="--smp 2 --link tap"
 fi
 : "${BENCH_TRANSPORTS:=tcp rxe metaroce}"
 : "${BENCH_BW_TESTS=write read send}"
@@ -107,9 +130,12 @@ case "$BENCH_SECONDS" in '' | *[!0-9]*) broke "BENCH_SECONDS must be a whole num
 case "$BENCH_LAT_ITERS$BENCH_LAT_TIMEOUT" in *[!0-9]*) broke "BENCH_LAT_ITERS/BENCH_LAT_TIMEOUT: whole numbers" ;; esac
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
+[ "$BENCH_SCALING" = 1 ] && stamp=$stamp-scaling
 out=$RESULTS/bench/$stamp
 mkdir -p "$out" || broke "cannot create $out"
-ln -sfn "$stamp" "$RESULTS/bench/latest" 2>/dev/null
+latest=latest
+[ "$BENCH_SCALING" = 1 ] && latest=latest-scaling
+ln -sfn "$stamp" "$RESULTS/bench/$latest" 2>/dev/null
 say "$mode run, results in $out"
 
 # --- The stock Debian kernel the guests boot, and its headers. ----------
@@ -160,7 +186,9 @@ t_build=$(($(date +%s) - t0))
 # file when it did not build, so no stale provider is used). ---------------
 t0=$(date +%s)
 # shellcheck disable=SC2086
-MR_GUEST_EXTRA_BINS=$perf_bin \
+extra_bins=$perf_bin
+[ "$BENCH_SCALING" = 1 ] && extra_bins="$extra_bins $(command -v ethtool)"
+MR_GUEST_EXTRA_BINS=$extra_bins \
 	"$vm/mkinitramfs.sh" "$out/initrd-base.gz" "$kver" / $kos >"$out/initramfs.log" 2>&1 ||
 	{ cat "$out/initramfs.log"; broke "initramfs not built"; }
 ov=$out/overlay
@@ -216,6 +244,7 @@ scen=$out/scenario.sh
 	echo "BENCH_PERF='$BENCH_PERF'"
 	echo "BENCH_QP='$BENCH_QP'"
 	echo "BENCH_CRC='$BENCH_CRC'"
+	echo "BENCH_SCALING='$BENCH_SCALING'"
 	cat "$here/guest.sh"
 } >"$scen"
 
@@ -227,7 +256,7 @@ case "$accel_args" in *kvm*) accel=KVM ;; *) accel=TCG ;; esac
 	echo "mode=$mode"
 	for v in BENCH_TRANSPORTS BENCH_BW_TESTS BENCH_LAT_TESTS BENCH_SIZES \
 		BENCH_LAT_SIZE BENCH_LOSS BENCH_SECONDS BENCH_LAT_ITERS BENCH_MR_PARAMS BENCH_MR_ATTRS \
-		BENCH_FTRACE BENCH_PERF BENCH_QP BENCH_CRC; do
+		BENCH_FTRACE BENCH_PERF BENCH_QP BENCH_CRC BENCH_SCALING; do
 		eval "echo \"$v=\$$v\""
 	done
 	echo "host_cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
@@ -255,7 +284,8 @@ say "$((runs_bw + runs_lat + runs_tcp)) measurements ($runs_bw bandwidth, $runs_
 # --- Boot once, run, and show results as they arrive. -------------------
 t0=$(date +%s)
 vmdir=$out/vm
-"$vm/run.sh" --kernel "$bzimage" --initrd "$out/initrd.gz" --topology pair \
+# shellcheck disable=SC2086
+"$vm/run.sh" --kernel "$bzimage" --initrd "$out/initrd.gz" --topology pair $run_args \
 	--timeout "$limit" --deadline $((limit + 300)) \
 	--scenario "$scen" --results "$vmdir" >"$out/run.log" 2>&1 &
 rpid=$!

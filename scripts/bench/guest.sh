@@ -30,6 +30,13 @@
 # srtt, the congestion control's cuts by kind; restrack.c) after every
 # run (sampled each second: it disturbs the measurement a little).
 # BENCH_CRC: the CRCs' drivers, cpu (as a real host) or table (crc_drivers).
+# BENCH_SCALING=1: the scaling run (bench.sh boots two vCPUs per VM and a
+# multiqueue link). Its tests are named <op>_q<QPs>_<CPUs>cpu[_<N>rxq],
+# e.g. write_q8_2cpu: ib_<op>_bw with -q <QPs> while <CPUs> vCPUs of each
+# VM are online and the NIC uses <N> queue pairs (default: one per online
+# vCPU; scaling_cpus); the counters then include each receive queue's
+# packets (nic_rxq<N>_packets) and the window each CPU's share
+# (cpu_busy_<N>).
 # Every tool runs under timeout. The client prints one machine-readable line
 # per result on its console:
 #   BENCH,<transport>,<test>,<size>,<loss %>,<metric>,<value>,<status>,<note>
@@ -63,6 +70,7 @@ set +e
 : "${BENCH_PERF:=0}"
 : "${BENCH_QP:=0}"
 : "${BENCH_CRC:=cpu}"
+: "${BENCH_SCALING:=0}"
 
 perftest_port=18515
 iperf_port=5201
@@ -171,6 +179,11 @@ counters() {
 	case "$1" in rxe | metaroce) ;; *) return 0 ;; esac
 	rdma statistic show link "$dev/1" 2>/dev/null |
 		awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }' >"$2"
+	# The scaling run: how the link spread the packets over the NIC's
+	# receive queues (virtio-net's rx_queue_<N>_packets).
+	[ "$BENCH_SCALING" = 1 ] &&
+		ethtool -S eth0 2>/dev/null |
+		sed -n 's/^ *rx_queue_\([0-9]*\)_packets: *\([0-9]*\)$/nic_rxq\1_packets \2/p' >>"$2"
 	return 0
 }
 
@@ -304,6 +317,12 @@ cpu_jiffies() {
 		print t - $5 - $6, t; exit }' /proc/stat
 }
 
+# cpu_each: "N busy total" per online CPU, as cpu_jiffies.
+cpu_each() {
+	awk '$1 ~ /^cpu[0-9]+$/ { t = 0; for (i = 2; i <= 9; i++) t += $i
+		print substr($1, 4), t - $5 - $6, t }' /proc/stat
+}
+
 win_start() {
 	win_pid=""
 	rm -f /tmp/win.out /tmp/perf.data
@@ -319,6 +338,7 @@ win_start() {
 	[ $w_len -ge 1 ] || w_len=1
 	(
 		sleep $w_delay
+		cpu_each >/tmp/win.each.a
 		a=$(cpu_jiffies)
 		if [ "$BENCH_PERF" = 1 ]; then
 			# -B: no build-id pass over the samples at the end,
@@ -329,15 +349,18 @@ win_start() {
 			sleep $w_len
 		fi
 		b=$(cpu_jiffies)
+		cpu_each >/tmp/win.each.b
 		echo "$a $b" >/tmp/win.out
 	) &
 	win_pid=$!
 }
 
-# win_end: the window's CPUs busy; empty when the run ended before the
-# window did (no figure rather than one of an idle VM).
+# win_end: the window's CPUs busy (w_cpus), and each online CPU's share
+# as "N busy" pairs (w_each); empty when the run ended before the window
+# did (no figure rather than one of an idle VM).
 win_end() {
 	w_cpus=""
+	w_each=""
 	[ -n "$win_pid" ] || return 0
 	# perf writes its file after the window: give it time.
 	i=0
@@ -359,6 +382,10 @@ win_end() {
 	[ $# -eq 4 ] && [ "$4" -gt "$2" ] || return 0
 	w_cpus=$(awk -v b=$(($3 - $1)) -v t=$(($4 - $2)) -v n="$(nproc)" \
 		'BEGIN { printf "%.2f", b / t * n }')
+	# A CPU online at both ends of the window.
+	w_each=$(awk 'NR == FNR { b[$1] = $2; t[$1] = $3; next }
+		($1 in t) && $3 > t[$1] { printf "%s %.2f ", $1, ($2 - b[$1]) / ($3 - t[$1]) }' \
+		/tmp/win.each.a /tmp/win.each.b 2>/dev/null)
 }
 
 # prof_show TRANSPORT TEST SIZE LOSS: the window's profile (BENCH_PERF=1)
@@ -545,6 +572,12 @@ measure() {
 			echo "BENCH-PEER,$m_tr,$m_test,$m_size,$m_loss,$c_name,$c_delta"
 		done </tmp/ctr.delta
 		[ -n "$w_cpus" ] && echo "BENCH-PEER,$m_tr,$m_test,$m_size,$m_loss,cpu_busy,$w_cpus"
+		# shellcheck disable=SC2086
+		[ "$BENCH_SCALING" = 1 ] && [ -n "$w_each" ] && set -- $w_each &&
+			while [ $# -ge 2 ]; do
+				echo "BENCH-PEER,$m_tr,$m_test,$m_size,$m_loss,cpu_busy_$1,$2"
+				shift 2
+			done
 		prof_show "$m_tr" "$m_test" "$m_size" "$m_loss"
 		return 0
 	fi
@@ -671,6 +704,12 @@ measure() {
 	[ -n "$w_cpus" ] && [ $rc -eq 0 ] &&
 		result "$m_tr" "$m_test" "$m_size" "$m_loss" cpu_busy "$w_cpus" ok \
 			"CPUs busy from $w_delay s into the run for $w_len s"
+	# shellcheck disable=SC2086
+	[ "$BENCH_SCALING" = 1 ] && [ -n "$w_each" ] && [ $rc -eq 0 ] && set -- $w_each &&
+		while [ $# -ge 2 ]; do
+			result "$m_tr" "$m_test" "$m_size" "$m_loss" "cpu_busy_$1" "$2" ok ""
+			shift 2
+		done
 	prof_show "$m_tr" "$m_test" "$m_size" "$m_loss"
 	# The client's device counters that moved during the run.
 	counters_delta /tmp/ctr.before /tmp/ctr.after | while read -r c_name c_delta; do
@@ -789,15 +828,58 @@ rdma_point() {
 		result "$p_tr" "${p_test}_$p_kind" "$p_size" "$p_loss" $m "" n/a "setup failed: $p_use"
 		return 0
 	fi
+	# The scaling run's <op>_q<QPs>_<CPUs>cpu: those QPs on those vCPUs.
+	p_op=$p_test
+	p_qps=""
+	case "$p_test" in
+	*_q[0-9]*_[0-9]*cpu | *_q[0-9]*_[0-9]*cpu_[0-9]*rxq)
+		p_op=${p_test%%_q*}
+		p_qps=${p_test#"$p_op"_q}
+		p_cpus=${p_qps#*_}
+		p_qps=${p_qps%%_*}
+		p_rxq=""
+		case "$p_cpus" in *_*rxq) p_rxq=${p_cpus#*_}; p_rxq=${p_rxq%rxq} ;; esac
+		p_cpus=${p_cpus%%cpu*}
+		if ! why=$(scaling_cpus "$p_cpus" "${p_rxq:-$p_cpus}"); then
+			result "$p_tr" "${p_test}_bw" "$p_size" "$p_loss" bw_mbps "" fail "$why"
+			return 0
+		fi
+		;;
+	esac
 	if [ "$p_kind" = bw ]; then
 		measure "$p_tr" "${p_test}_bw" "$p_size" "$p_loss" bw $perftest_port \
 			$((BENCH_SECONDS + BENCH_SLACK)) \
-			"ib_${p_test}_bw" -d "$dev" -x "$gid" -F -s "$p_size" -D "$BENCH_SECONDS"
+			"ib_${p_op}_bw" -d "$dev" -x "$gid" -F -s "$p_size" -D "$BENCH_SECONDS" \
+			${p_qps:+-q "$p_qps"}
 	else
 		measure "$p_tr" "${p_test}_lat" "$p_size" "$p_loss" lat $perftest_port \
 			"$BENCH_LAT_TIMEOUT" \
 			"ib_${p_test}_lat" -d "$dev" -x "$gid" -F -s "$p_size" -n "$BENCH_LAT_ITERS" -U
 	fi
+}
+
+# scaling_cpus N Q: exactly the first N CPUs of this VM online (CPU 0
+# cannot go offline) and Q NIC queue pairs in use; prints why not. Each VM
+# sets its own before the run's rendezvous. An offline vCPU's host thread
+# sleeps under TCG, so one vCPU and one queue is the one-vCPU VM of the
+# main run, on this link.
+scaling_cpus() {
+	for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		[ -f "$f" ] || continue
+		c=${f%/online}
+		c=${c##*/cpu}
+		want=0
+		[ "$c" -lt "$1" ] && want=1
+		[ "$(cat "$f")" = $want ] && continue
+		echo $want >"$f" 2>/tmp/cpu.err ||
+			{ echo "cpu$c online=$want: $(cat /tmp/cpu.err)"; return 1; }
+	done
+	[ "$(nproc)" -eq "$1" ] || { echo "$(nproc) CPUs online, not $1"; return 1; }
+	ethtool -l eth0 2>/dev/null | awk '/^Current/ { c = 1 } c && /^Combined:/ { print $2 }' >/tmp/rxq.now
+	[ "$(cat /tmp/rxq.now)" = "$2" ] ||
+		ethtool -L eth0 combined "$2" >/tmp/cpu.err 2>&1 ||
+		{ echo "ethtool -L eth0 combined $2: $(cat /tmp/cpu.err)"; return 1; }
+	return 0
 }
 
 # crc_drivers: which code computes the two transports' CRCs (BENCH_CRC).
@@ -836,6 +918,7 @@ env_line mem_kib "$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)"
 env_line perftest "$(ib_write_bw --version 2>&1 | sed -n 's/^Version: //p' | head -1)"
 env_line iperf3 "$(iperf3 --version 2>&1 | head -1)"
 env_line mtu "$(cat /sys/class/net/eth0/mtu)"
+env_line nic_queues "$(find /sys/class/net/eth0/queues -maxdepth 1 -name "rx-*" 2>/dev/null | wc -l)"
 
 mr_wait_peer
 bench_start=$(date +%s)

@@ -4,7 +4,8 @@
 # both VMs' "CPUs busy" (BENCH cpu_busy on the client, BENCH-PEER
 # cpu_busy on the server), the CPU target, the profile tables of
 # BENCH-PROF lines, every target row, a run without CPU figures (n/a, no
-# table rows) and one whose MetaRoCE measurement failed.
+# table rows), one whose MetaRoCE measurement failed, and a scaling run
+# (BENCH_SCALING=1: the scaling target, per-CPU and per-queue figures).
 # Prints "bench-report: N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -104,7 +105,8 @@ has "profile server" "$r/bench.md" "| 9.00% | \`mroce_rcv\` |"
 # for say n/a.
 has "TCP target" "$r/bench.md" "| 64 KiB ib_write_bw ≥ 90% of iperf3 TCP goodput (0% loss) | 25% | missed |"
 has "size target without figures" "$r/bench.md" "| lossless 4 KiB ib_write_bw ≥ 1.5× rxe | n/a | n/a |"
-has "scaling target" "$r/bench.md" "| -q 8 on 2 vCPUs ≥ 1.6× one QP on one vCPU | not run | n/a |"
+has "scaling target" "$r/bench.md" "| -q 8 on 2 vCPUs ≥ 1.6× one QP on one vCPU | not run (make bench-scaling) | n/a |"
+check "no scaling table" "$(grep -c 'Scaling' "$r/bench.md")" 0
 has "completion target" "$r/bench.md" "| every MetaRoCE measurement completes | 0 of 1 failed | met |"
 
 r=$tmp/nocpu
@@ -121,5 +123,45 @@ mkrun "$r" fail
 check "exit status with a failed measurement" "$?" 0
 has "completion target missed" "$r/bench.md" "| every MetaRoCE measurement completes | 1 of 1 failed | missed |"
 check "bandwidth target without the figure" "$(target "$r" 'lossless 64 KiB ib_write_bw ≥ 2× rxe')" "n/a n/a"
+
+# A scaling run: one QP on one vCPU and one queue, eight on two vCPUs.
+r=$tmp/scaling
+mkdir -p "$r/vm"
+{
+	echo "mode=full scaling"
+	echo "vm_rc=0"
+	echo "BENCH_SCALING=1"
+	echo "BENCH_TRANSPORTS=rxe metaroce"
+	echo "BENCH_BW_TESTS=write_q1_1cpu_1rxq write_q8_2cpu"
+	echo "BENCH_LAT_TESTS="
+	echo "BENCH_SIZES=65536"
+	echo "BENCH_LOSS=0"
+} >"$r/meta.env"
+{
+	echo "BENCH,rxe,write_q1_1cpu_1rxq_bw,65536,0,bw_mbps,40,ok,"
+	echo "BENCH,rxe,write_q8_2cpu_bw,65536,0,bw_mbps,100,ok,"
+	echo "BENCH,metaroce,write_q1_1cpu_1rxq_bw,65536,0,bw_mbps,30,ok,"
+	echo "BENCH,metaroce,write_q8_2cpu_bw,65536,0,bw_mbps,12,ok,"
+	echo "BENCH,metaroce,write_q8_2cpu_bw,65536,0,cpu_busy_0,0.97,ok,"
+	echo "BENCH,metaroce,write_q8_2cpu_bw,65536,0,cpu_busy_1,0.88,ok,"
+	echo "BENCH,metaroce,write_q8_2cpu_bw,65536,0,ctr_nic_rxq0_packets,700,ok,"
+	echo "BENCH,metaroce,write_q8_2cpu_bw,65536,0,ctr_nic_rxq1_packets,600,ok,"
+	echo "BENCH-END,client"
+} >"$r/vm/client.console.log"
+{
+	echo "BENCH-PEER,metaroce,write_q8_2cpu_bw,65536,0,cpu_busy_0,0.50"
+	echo "BENCH-PEER,metaroce,write_q8_2cpu_bw,65536,0,cpu_busy_1,0.45"
+	echo "BENCH-PEER,metaroce,write_q8_2cpu_bw,65536,0,nic_rxq0_packets,9558"
+	echo "BENCH-PEER,metaroce,write_q8_2cpu_bw,65536,0,nic_rxq1_packets,10588"
+	echo "BENCH-END,server"
+} >"$r/vm/server.console.log"
+: >"$r/run.log"
+"$py" "$report" "$r" --quiet >"$tmp/out" 2>&1
+check "exit status of a scaling run" "$?" 0
+check "scaling target" "$(target "$r" '-q 8 on 2 vCPUs')" "0.40× missed"
+has "scaling row" "$r/bench.md" "| MetaRoCE | ib_write_bw -q 8, 2 vCPU, 2 queues | 12.0 | 0.40× | 0.97 / 0.88 | 0.50 / 0.45 | 9558 / 10588 | 700 / 600 |"
+has "scaling baseline row" "$r/bench.md" "| rxe | ib_write_bw -q 1, 1 vCPU, 1 queue | 40.0 | 1.00× | n/a | n/a | n/a | n/a |"
+has "scaling rst" "$r/bench.rst" "Scaling (two vCPUs per VM"
+check "no CPU per GiB target without write_bw" "$(grep -c 'CPU per GiB' "$r/bench.md")" 0
 
 finish
