@@ -4,7 +4,7 @@
 #   run.sh --kernel BZIMAGE --initrd BASE.cpio.gz --scenario FILE
 #          --results DIR [--topology pair|single] [--timeout SECONDS]
 #          [--mem MiB] [--deadline SECONDS] [--initrd-extra LAYER.cpio.gz]
-#          [--smp N] [--link dgram|tap]
+#          [--smp N] [--link dgram|tap] [--append KERNEL-ARGS]
 #
 # MR_GUEST_ENV="NAME ..." copies those host variables into the guests' env.
 # MR_SLOWDOWN=N (default 1) reaches the guests as is: how much slower than
@@ -17,6 +17,7 @@
 #         their fabric from network namespaces and veth pairs inside it.
 # --smp N gives each guest N vCPUs, under TCG too (multi-threaded TCG: one
 # host thread per vCPU); without it 2 with KVM, 1 under TCG.
+# --append adds words to the guests' kernel command line.
 # --link tap (pair only, root): the two NICs are multiqueue virtio-net, one
 #         queue pair per vCPU, over two multiqueue taps on the host whose
 #         ingress tc redirects to each other (u32 + mirred: no bridge, so
@@ -38,7 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 kernel="" initrd="" initrd_extra="" scenario="" results="" topology=pair timeout=300 mem="" deadline="" smp=""
-link=dgram
+link=dgram append=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -52,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--deadline) deadline=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--link) link=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
 	*) die "run.sh: unknown argument $1" ;;
 	esac
 done
@@ -113,6 +115,7 @@ tap_link() {
 			die "run.sh: --link tap: tc cannot redirect $1 to $2 (u32, mirred)"
 	done
 }
+case "$append" in *[!A-Za-z0-9_.,=\ -]*) die "run.sh: --append '$append': words of name=value only" ;; esac
 case "$link" in
 dgram) ;;
 tap)
@@ -189,7 +192,7 @@ ENV
 	qemu-system-x86_64 $accel_args -machine q35 -m "$mem" -smp "$smp" \
 		-nodefaults -display none -no-reboot -monitor none \
 		-kernel "$kernel" -initrd "$work/$role.initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic hung_task_timeout_secs=60 rdinit=/init" \
+		-append "console=ttyS0 panic=-1 oops=panic hung_task_timeout_secs=60 rdinit=/init${append:+ $append}" \
 		-serial "file:$results/$role.console.log" \
 		-device virtio-rng-pci \
 		-netdev "$netdev" \
