@@ -34,9 +34,9 @@
 # multiqueue link). Its tests are named <op>_q<QPs>_<CPUs>cpu[_<N>rxq],
 # e.g. write_q8_2cpu: ib_<op>_bw with -q <QPs> while <CPUs> vCPUs of each
 # VM are online and the NIC uses <N> queue pairs (default: one per online
-# vCPU; scaling_cpus); the counters then include each receive queue's
-# packets (nic_rxq<N>_packets) and the window each CPU's share
-# (cpu_busy_<N>).
+# vCPU; scaling_cpus); the counters then include each receive and transmit
+# queue's packets (nic_rxq<N>_packets, nic_txq<N>_packets) and the window
+# each CPU's share (cpu_busy_<N>).
 # Every tool runs under timeout. The client prints one machine-readable line
 # per result on its console:
 #   BENCH,<transport>,<test>,<size>,<loss %>,<metric>,<value>,<status>,<note>
@@ -180,10 +180,11 @@ counters() {
 	rdma statistic show link "$dev/1" 2>/dev/null |
 		awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }' >"$2"
 	# The scaling run: how the link spread the packets over the NIC's
-	# receive queues (virtio-net's rx_queue_<N>_packets).
+	# receive queues and this VM's over its transmit queues (virtio-net's
+	# rx_queue_<N>_packets, tx_queue_<N>_packets).
 	[ "$BENCH_SCALING" = 1 ] &&
 		ethtool -S eth0 2>/dev/null |
-		sed -n 's/^ *rx_queue_\([0-9]*\)_packets: *\([0-9]*\)$/nic_rxq\1_packets \2/p' >>"$2"
+		sed -n 's/^ *\([rt]\)x_queue_\([0-9]*\)_packets: *\([0-9]*\)$/nic_\1xq\2_packets \3/p' >>"$2"
 	return 0
 }
 
