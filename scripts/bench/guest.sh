@@ -326,7 +326,7 @@ cpu_each() {
 
 win_start() {
 	win_pid=""
-	rm -f /tmp/win.out /tmp/perf.data
+	rm -f /tmp/win.out /tmp/win.each.a /tmp/win.each.b /tmp/perf.data
 	# Latency runs are profiled on request only: their CPU figure is
 	# no cost per byte, and their length is set by BENCH_LAT_ITERS.
 	case "$1" in
@@ -339,7 +339,7 @@ win_start() {
 	[ $w_len -ge 1 ] || w_len=1
 	(
 		sleep $w_delay
-		cpu_each >/tmp/win.each.a
+		[ "$BENCH_SCALING" = 1 ] && cpu_each >/tmp/win.each.a
 		a=$(cpu_jiffies)
 		if [ "$BENCH_PERF" = 1 ]; then
 			# -B: no build-id pass over the samples at the end,
@@ -350,7 +350,7 @@ win_start() {
 			sleep $w_len
 		fi
 		b=$(cpu_jiffies)
-		cpu_each >/tmp/win.each.b
+		[ "$BENCH_SCALING" = 1 ] && cpu_each >/tmp/win.each.b
 		echo "$a $b" >/tmp/win.out
 	) &
 	win_pid=$!
@@ -383,7 +383,8 @@ win_end() {
 	[ $# -eq 4 ] && [ "$4" -gt "$2" ] || return 0
 	w_cpus=$(awk -v b=$(($3 - $1)) -v t=$(($4 - $2)) -v n="$(nproc)" \
 		'BEGIN { printf "%.2f", b / t * n }')
-	# A CPU online at both ends of the window.
+	# The scaling run: each CPU online at both ends of the window.
+	[ "$BENCH_SCALING" = 1 ] || return 0
 	w_each=$(awk 'NR == FNR { b[$1] = $2; t[$1] = $3; next }
 		($1 in t) && $3 > t[$1] { printf "%s %.2f ", $1, ($2 - b[$1]) / ($3 - t[$1]) }' \
 		/tmp/win.each.a /tmp/win.each.b 2>/dev/null)
@@ -876,8 +877,8 @@ scaling_cpus() {
 			{ echo "cpu$c online=$want: $(cat /tmp/cpu.err)"; return 1; }
 	done
 	[ "$(nproc)" -eq "$1" ] || { echo "$(nproc) CPUs online, not $1"; return 1; }
-	ethtool -l eth0 2>/dev/null | awk '/^Current/ { c = 1 } c && /^Combined:/ { print $2 }' >/tmp/rxq.now
-	[ "$(cat /tmp/rxq.now)" = "$2" ] ||
+	[ "$(ethtool -l eth0 2>/dev/null |
+		awk '/^Current/ { c = 1 } c && /^Combined:/ { print $2 }')" = "$2" ] ||
 		ethtool -L eth0 combined "$2" >/tmp/cpu.err 2>&1 ||
 		{ echo "ethtool -L eth0 combined $2: $(cat /tmp/cpu.err)"; return 1; }
 	return 0

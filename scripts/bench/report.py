@@ -405,9 +405,14 @@ def cpu_table(res):
 
 
 SCALING = re.compile(r"^([a-z]+)_q([0-9]+)_([0-9]+)cpu(?:_([0-9]+)rxq)?$")
-# The scaling target's baseline: one QP on one vCPU with one NIC queue, the
-# VM of the main run.
-SCALING_BASE = "write_q1_1cpu_1rxq"
+
+
+def scaling_base(op):
+    """The test a scaling point of <op> is compared with: one QP on one
+    vCPU with one NIC queue, the VM of the main run (also the scaling
+    target's baseline)."""
+    return "%s_q1_1cpu_1rxq" % op
+
 
 
 def scaling_tests(meta):
@@ -451,7 +456,7 @@ def scaling_table(res):
         if tr not in RDMA:
             continue
         for test, op, qps, cpus, queues in scaling_tests(meta):
-            base = res.value(tr, "%s_q1_1cpu_1rxq_bw" % op, s, loss, "bw_mbps")
+            base = res.value(tr, scaling_base(op) + "_bw", s, loss, "bw_mbps")
             mine = res.value(tr, test + "_bw", s, loss, "bw_mbps")
             body.append([
                 NAMES.get(tr, tr), "ib_%s_bw -q %d, %d vCPU, %d queue%s"
@@ -537,9 +542,9 @@ def targets(res):
                     ratio(a, b), verdict(have and a <= b, have)))
     # The scaling target needs two vCPUs per VM and a multiqueue link:
     # the scaling run (BENCH_SCALING=1, make bench-scaling) has them.
-    if "write_q8_2cpu" in bws and SCALING_BASE in bws:
+    if "write_q8_2cpu" in bws and scaling_base("write") in bws:
         a = bw("metaroce", "write_q8_2cpu", K64, "0")
-        b = bw("metaroce", SCALING_BASE, K64, "0")
+        b = bw("metaroce", scaling_base("write"), K64, "0")
         have = a is not None and b is not None
         out.append(("-q 8 on 2 vCPUs ≥ 1.6× one QP on one vCPU",
                     ratio(a, b), verdict(have and a >= 1.6 * b, have)))
