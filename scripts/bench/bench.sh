@@ -81,7 +81,6 @@ if [ "$BENCH_SCALING" = 1 ]; then
 	: "${BENCH_LOSS:=0}"
 	# Two vCPUs per VM, one NIC queue pair each: the taps need root.
 	[ "$(id -u)" = 0 ] || broke "BENCH_SCALING=1: the multiqueue link (taps) needs root"
-	command -v ethtool >/dev/null || broke "BENCH_SCALING=1: no ethtool (run scripts/install-deps.sh)"
 	# tsc=reliable: a TCG guest of two vCPUs fails the kernel's TSC
 	# synchronisation check and falls back to the HPET, which QEMU
 	# emulates under its global lock: every clock read of either vCPU
@@ -192,9 +191,7 @@ t_build=$(($(date +%s) - t0))
 # file when it did not build, so no stale provider is used). ---------------
 t0=$(date +%s)
 # shellcheck disable=SC2086
-extra_bins=$perf_bin
-[ "$BENCH_SCALING" = 1 ] && extra_bins="$extra_bins $(command -v ethtool)"
-MR_GUEST_EXTRA_BINS=$extra_bins \
+MR_GUEST_EXTRA_BINS=$perf_bin \
 	"$vm/mkinitramfs.sh" "$out/initrd-base.gz" "$kver" / $kos >"$out/initramfs.log" 2>&1 ||
 	{ cat "$out/initramfs.log"; broke "initramfs not built"; }
 ov=$out/overlay

@@ -11,6 +11,9 @@
 #                                 provider test suite: tests/vm/mkpyverbs.sh)
 #   # smp: N                    (N vCPUs per guest, under TCG too; default
 #                                 run.sh's: 2 with KVM, 1 under TCG)
+#   # link: tap                 (pair only: run.sh --link tap, multiqueue
+#                                 virtio-net over two host taps, one queue
+#                                 pair per vCPU; needs root. Default dgram)
 # E2E_FILTER=REGEX runs only the scenarios whose name matches.
 # E2E_TIMEOUT_ADD=SECONDS lengthens every scenario's timeout (make soak adds
 # SOAK_SECONDS); MR_GUEST_ENV (tests/vm/run.sh) passes variables to guests.
@@ -189,6 +192,7 @@ for scen in "$top"/tests/e2e/*.sh; do
 	topo=$(sed -n 's/^# topology: *\([a-z]*\).*/\1/p' "$scen" | head -1)
 	tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$scen" | head -1)
 	cpus=$(sed -n 's/^# smp: *\([0-9]*\).*/\1/p' "$scen" | head -1)
+	link=$(sed -n 's/^# link: *\([a-z]*\).*/\1/p' "$scen" | head -1)
 	extra=""
 	if grep -q '^# needs: pyverbs' "$scen"; then
 		if [ ! -f "$out/pyverbs.cpio.gz" ]; then
@@ -203,7 +207,7 @@ for scen in "$top"/tests/e2e/*.sh; do
 		$extra \
 		--topology "${topo:-pair}" \
 		--timeout "$(((${tmo:-300} + ${E2E_TIMEOUT_ADD:-0}) * slow))" \
-		${mem:+--mem "$mem"} ${cpus:+--smp "$cpus"} \
+		${mem:+--mem "$mem"} ${cpus:+--smp "$cpus"} ${link:+--link "$link"} \
 		--scenario "$scen" --results "$out/$name" 2>&1)
 	st=$?
 	secs=$(($(date +%s) - start))

@@ -43,7 +43,7 @@ cp /bin/busybox "$stage/bin/busybox"
 # scenarios because busybox-static prefers its own applets. util-linux's
 # setpriv runs a test as an unprivileged user (busybox's setpriv cannot
 # change the uid).
-bins="/usr/sbin/ip /usr/sbin/tc /usr/bin/rdma /bin/kmod
+bins="/usr/sbin/ip /usr/sbin/tc /usr/sbin/ethtool /usr/bin/rdma /bin/kmod
 	/usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong
 	/usr/bin/ibv_srq_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_uc_pingpong
 	/usr/bin/ib_write_bw /usr/bin/ib_read_bw /usr/bin/ib_send_bw
