@@ -260,7 +260,7 @@ void mroce_net_detach(struct mroce_dev *dev);
 struct sk_buff *mroce_skb_alloc(struct mroce_dev *dev,
 				const struct mroce_av *av, unsigned int len,
 				gfp_t gfp);
-int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
+int mroce_xmit(struct mroce_dev *dev, u32 qpn, const struct mroce_av *av,
 	       struct dst_cache *dc, struct sk_buff *skb, u16 entropy,
 	       bool ect);
 

@@ -388,12 +388,34 @@ static int mroce_xmit6(struct mroce_dev *dev, struct socket *sock,
 #endif
 
 /*
- * Transmit one MetaRoCE packet (skb->data = base header, ICRC included)
- * to @av. @entropy picks the path (UDP source port 0xC000 | entropy,
- * MR-ENC-2); @ect marks data packets ECN-capable. Consumes @skb.
- * Safe from process and softirq context, not with interrupts off.
+ * One QP, one transmit queue. A QP's packets are sent from whichever CPU
+ * made work for it (the poster, the softirq that took an ACK, a timer),
+ * and an skb without a socket gets its queue from that CPU (XPS) or from
+ * a hash of its headers, whose UDP source port is the path's entropy:
+ * one QP would leave by several queues, and the NIC would reorder its
+ * packets before any fabric does: its peer reports holes at once
+ * (MR-REL-3 c, h) and the QP takes them for loss (MR-LOSS-2). Name a
+ * CPU and a flow hash that are the QP's own instead: XPS maps that CPU
+ * to one queue, and a NIC without XPS maps the hash to one. The QPN
+ * spreads the QPs over the CPUs' queues. A CPU with no XPS map
+ * (offline, say) falls back to the hash, still one queue per QP.
  */
-int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
+static void mroce_xmit_steer(struct sk_buff *skb, u32 qpn)
+{
+#if IS_ENABLED(CONFIG_XPS)
+	skb->sender_cpu = qpn % nr_cpu_ids + 1;
+#endif
+	skb_set_hash(skb, qpn * 0x9e3779b1U, PKT_HASH_TYPE_L4);
+}
+
+/*
+ * Transmit one MetaRoCE packet (skb->data = base header, ICRC included)
+ * of QP @qpn to @av. @entropy picks the path (UDP source port
+ * 0xC000 | entropy, MR-ENC-2); @ect marks data packets ECN-capable.
+ * Consumes @skb. Safe from process and softirq context, not with
+ * interrupts off.
+ */
+int mroce_xmit(struct mroce_dev *dev, u32 qpn, const struct mroce_av *av,
 	       struct dst_cache *dc, struct sk_buff *skb, u16 entropy,
 	       bool ect)
 {
@@ -407,6 +429,7 @@ int mroce_xmit(struct mroce_dev *dev, const struct mroce_av *av,
 	skb->protocol = av->net_type == RDMA_NETWORK_IPV6 ? htons(ETH_P_IPV6) :
 							    htons(ETH_P_IP);
 	skb->ignore_df = 0;
+	mroce_xmit_steer(skb, qpn);
 
 	/*
 	 * BH off, as in a tunnel's ndo_start_xmit: @dc's per-CPU slot is

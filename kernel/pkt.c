@@ -101,8 +101,9 @@ void mroce_pkt_flush(struct mroce_qp *qp, struct sk_buff_head *q)
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(q)))
-		mroce_xmit(qp->dev, &qp->attr.av, &qp->dst_cache, skb,
-			   mroce_cb(skb)->entropy, mroce_cb(skb)->ect);
+		mroce_xmit(qp->dev, qp->ibqp.qp_num, &qp->attr.av,
+			   &qp->dst_cache, skb, mroce_cb(skb)->entropy,
+			   mroce_cb(skb)->ect);
 }
 
 /* Send one packet now, unqueued (the PROBE_REPLY, recv.c). */
@@ -110,8 +111,8 @@ void mroce_pkt_send(struct mroce_qp *qp, struct sk_buff *skb, u16 entropy,
 		    bool ect)
 {
 	mroce_pkt_finish(skb, entropy, ect);
-	mroce_xmit(qp->dev, &qp->attr.av, &qp->dst_cache, skb,
-		   mroce_cb(skb)->entropy, ect);
+	mroce_xmit(qp->dev, qp->ibqp.qp_num, &qp->attr.av, &qp->dst_cache,
+		   skb, mroce_cb(skb)->entropy, ect);
 }
 
 /*

@@ -62,7 +62,7 @@ u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 	}
 	mroce_pkt_finish(skb, (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK,
 			 false);
-	mroce_xmit(dev, av, NULL, skb,
+	mroce_xmit(dev, qp->ibqp.qp_num, av, NULL, skb,
 		   (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK, false);
 	return IB_WC_SUCCESS;
 }
