@@ -35,7 +35,7 @@
 #   BENCH_CRC=cpu|table  the CRCs' drivers: the CPU's instructions, or the
 #                        kernel's tables for both transports (guest.sh)
 #   MR_ACCEL=tcg|kvm     force the accelerator (tests/vm/accel.sh)
-#   BENCH_SCALING=1      the scaling run instead (make bench-scaling; root):
+#   BENCH_SCALING=1      the scaling run instead (make bench-scaling):
 #                        two vCPUs per VM, a multiqueue link (run.sh --link
 #                        tap), and by default 64 KiB ib_write_bw at 0% on
 #                        rxe and MetaRoCE: one QP on one vCPU with one NIC
@@ -79,8 +79,8 @@ if [ "$BENCH_SCALING" = 1 ]; then
 	: "${BENCH_LAT_TESTS=}"
 	: "${BENCH_SIZES:=65536}"
 	: "${BENCH_LOSS:=0}"
-	# Two vCPUs per VM, one NIC queue pair each: the taps need root.
-	[ "$(id -u)" = 0 ] || broke "BENCH_SCALING=1: the multiqueue link (taps) needs root"
+	# Two vCPUs per VM, one NIC queue pair each (run.sh makes the taps
+	# in a network namespace of its own).
 	# tsc=reliable: a TCG guest of two vCPUs fails the kernel's TSC
 	# synchronisation check and falls back to the HPET, which QEMU
 	# emulates under its global lock: every clock read of either vCPU

@@ -18,12 +18,16 @@
 # --smp N gives each guest N vCPUs, under TCG too (multi-threaded TCG: one
 # host thread per vCPU); without it 2 with KVM, 1 under TCG.
 # --append adds words to the guests' kernel command line.
-# --link tap (pair only, root): the two NICs are multiqueue virtio-net, one
-#         queue pair per vCPU, over two multiqueue taps on the host whose
-#         ingress tc redirects to each other (u32 + mirred: no bridge, so
-#         no host firewall on the path). The tap spreads the flows it
-#         delivers over the queues by their hash, as RSS would; -netdev
-#         dgram has one queue. Made by tap_link, removed by cleanup.
+# --link tap (pair only): the two NICs are multiqueue virtio-net, one
+#         queue pair per vCPU, over two multiqueue taps whose ingress tc
+#         redirects to each other (u32 + mirred: no bridge, so no
+#         firewall on the path). The tap spreads the flows it delivers
+#         over the queues by their hash, as RSS would; -netdev dgram has
+#         one queue. The run re-executes itself in a network namespace
+#         of its own (unshare; for a user who is not root, in a user
+#         namespace too, where that user may make taps): the taps exist
+#         only there, vanish with it, and meet no host interface or
+#         firewall. Made by tap_link.
 #
 # A run fails when a guest's scenario exits non-zero, when a guest does not
 # finish within the timeout (it is killed), or when a guest's kernel log has
@@ -34,6 +38,22 @@
 # seconds (default 60) before it is stopped.
 # Logs go to DIR/<role>.console.log and DIR/<role>.dmesg.log.
 set -eu
+
+# --link tap: into a network namespace of its own first (above).
+if [ -z "${MR_RUN_NETNS:-}" ]; then
+	prev=""
+	for a in "$@"; do
+		if [ "$prev" = --link ] && [ "$a" = tap ]; then
+			MR_RUN_NETNS=1
+			export MR_RUN_NETNS
+			userns=""
+			[ "$(id -u)" = 0 ] || userns="--user --map-root-user"
+			# shellcheck disable=SC2086
+			exec unshare $userns --net -- sh "$0" "$@"
+		fi
+		prev=$a
+	done
+fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
@@ -64,13 +84,9 @@ mkdir -p "$results"
 results=$(cd "$results" && pwd)
 work=$(mktemp -d)
 pids=""
-taps=""
 cleanup() {
 	for p in $pids; do
 		kill -9 "$p" 2>/dev/null || true
-	done
-	for t in $taps; do
-		ip link del "$t" 2>/dev/null || true
 	done
 	rm -rf "$work"
 }
@@ -92,17 +108,19 @@ single) roles="single" ;;
 *) die "run.sh: unknown topology $topology" ;;
 esac
 
-# tap_link: the two taps of --link tap, named after this process (a
-# name is at most 15 bytes), each one's ingress sent out of the other.
-tap_server=mr$$s
-tap_client=mr$$c
+# tap_link: the two taps of --link tap, in this run's own network
+# namespace, each one's ingress sent out of the other. Its loopback up
+# as well (the dgram link's port probe below binds to it).
+tap_server=mrtaps
+tap_client=mrtapc
 tap_link() {
+	[ -n "${MR_RUN_NETNS:-}" ] || die "run.sh: --link tap: not in a network namespace of its own"
 	[ -c /dev/net/tun ] || die "run.sh: --link tap: no /dev/net/tun"
+	ip link set lo up || die "run.sh: --link tap: no loopback in the namespace"
 	for t in $tap_server $tap_client; do
 		ip tuntap add "$t" mode tap multi_queue ||
-			die "run.sh: --link tap: cannot create tap $t (root?)"
-		taps="$taps $t"
-		# The host's own IPv6 chatter stays off the link.
+			die "run.sh: --link tap: cannot create tap $t"
+		# The taps' own IPv6 chatter stays off the link.
 		echo 1 >"/proc/sys/net/ipv6/conf/$t/disable_ipv6" 2>/dev/null || true
 		ip link set "$t" up || die "run.sh: --link tap: $t does not come up"
 	done
