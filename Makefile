@@ -131,7 +131,7 @@ bench:
 		BENCH_SCALING=1 scripts/bench/bench.sh; s=$$?; \
 		[ $$b -eq 0 ] && [ $$f -eq 0 ] && [ $$s -eq 0 ]
 
-# Only the scaling run (root): two vCPUs per VM over a multiqueue link, one
+# Only the scaling run: two vCPUs per VM over a multiqueue link, one
 # QP on one vCPU against eight on two. Results:
 # results/bench/<date>-scaling/.
 bench-scaling:
