@@ -395,17 +395,24 @@ static int mroce_xmit6(struct mroce_dev *dev, struct socket *sock,
  * one QP would leave by several queues, and the NIC would reorder its
  * packets before any fabric does: its peer reports holes at once
  * (MR-REL-3 c, h) and the QP takes them for loss (MR-LOSS-2). Name a
- * CPU and a flow hash that are the QP's own instead: XPS maps that CPU
- * to one queue, and a NIC without XPS maps the hash to one. The QPN
- * spreads the QPs over the CPUs' queues. A CPU with no XPS map
- * (offline, say) falls back to the hash, still one queue per QP.
+ * CPU that is the QP's own instead, which XPS maps to one queue; for a
+ * NIC without XPS, or a CPU without a map (offline, say), record a
+ * queue of the QP's own as the one the packet came in by, which the
+ * stack's transmit hash then takes as it does for a forwarded packet
+ * (reduced modulo the device's queues; 0-63 keeps that reduction
+ * short). The QPN spreads the QPs over the queues.
+ *
+ * Not a flow hash of the QP's: the skb keeps its hash through veth
+ * and namespaces, and a Linux router on the same host (containers,
+ * VRFs) takes an L4 hash for its ECMP choice, so that every path of
+ * the QP would take one route (MR-MP-1).
  */
 static void mroce_xmit_steer(struct sk_buff *skb, u32 qpn)
 {
 #if IS_ENABLED(CONFIG_XPS)
 	skb->sender_cpu = qpn % nr_cpu_ids + 1;
 #endif
-	skb_set_hash(skb, qpn * 0x9e3779b1U, PKT_HASH_TYPE_L4);
+	skb_record_rx_queue(skb, qpn & 63);
 }
 
 /*
