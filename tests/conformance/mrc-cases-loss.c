@@ -739,15 +739,16 @@ static void c_nack_resource(struct tctx *t)
 		return;
 	if (!slow_rtt(t, &q, 916) || !post_write(t, &q, 906, 64))
 		goto out;
-	REQUIRE(t, copy_take(t, &q, MR_OP_WRITE, 2 * WAIT_RESP, &c[0]), "no WRITE");
+	/* A late RTO copy of slow_rtt()'s WRITE is not this one's. */
+	REQUIRE(t, copy_take_psn(t, &q, MR_OP_WRITE, 1, 2 * WAIT_RESP, &c[0]), "no WRITE");
 	tx_nack(&q, 1, MR_NACK_RESOURCE, 1, 26, &c[0]);
-	REQUIRE(t, copy_take(t, &q, MR_OP_WRITE, 2 * WAIT_RESP, &c[1]),
+	REQUIRE(t, copy_take_psn(t, &q, MR_OP_WRITE, 1, 2 * WAIT_RESP, &c[1]),
 		"no resend after a NACK RESOURCE with rnr_retry 0 (MR-RETRY-10)");
 	EXPECT(t, ts_diff(c[1].ts, c[0].ts) >= delay,
 	       "resent %d us after the copy a NACK RESOURCE of 81.92 ms answered (MR-RETRY-10, MR-RETRY-8)",
 	       ts_diff(c[1].ts, c[0].ts));
 	tx_nack(&q, 1, MR_NACK_RESOURCE, 1, 14, &c[1]);
-	REQUIRE(t, copy_take(t, &q, MR_OP_WRITE, 2 * WAIT_RESP, &c[2]),
+	REQUIRE(t, copy_take_psn(t, &q, MR_OP_WRITE, 1, 2 * WAIT_RESP, &c[2]),
 		"no resend after a second NACK RESOURCE (MR-RETRY-10: not the RNR budget)");
 	ack_copy(&q, 2, 2, &c[2]);
 	EXPECT(t, cqe_wait(&q, e, 1, WAIT_RESP) == 1 && e[0].wrid == 906 &&
