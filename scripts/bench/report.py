@@ -414,7 +414,6 @@ def scaling_base(op):
     return "%s_q1_1cpu_1rxq" % op
 
 
-
 def scaling_tests(meta):
     """The scaling run's tests (<op>_q<QPs>_<CPUs>cpu[_<N>rxq], guest.sh)
     as (test, op, qps, cpus, queues), in the run's order."""
