@@ -10,7 +10,11 @@ void mr_rxwin_init(struct mr_rxwin *w, u32 init_psn)
 {
 	memset(w, 0, sizeof(*w));
 	w->cum_psn = init_psn & MR_PSN_MASK;
+	w->high_end = w->cum_psn;
+	w->rep_psn = w->cum_psn;
+	w->ovd_end = w->cum_psn;
 	w->ack_every = MR_RXWIN_ACK_EVERY;
+	w->ack_reorder = MR_RXWIN_ACK_REORDER;
 	w->delack_ns = MR_RXWIN_DELACK_NS;
 	w->stale_age_us = MR_RXWIN_STALE_AGE_US;
 	w->future_age_us = MR_RXWIN_FUTURE_AGE_US;
@@ -110,22 +114,42 @@ bool mr_rxwin_received(const struct mr_rxwin *w, u32 psn)
 	return mr_psn_valid(psn) && mr_rxwin_classify(w, psn) == MR_RX_DUP;
 }
 
+/*
+ * MR-REL-3 c: a PSN missing ack_reorder or more PSNs before the highest
+ * one received is overdue (every one before ovd_end); a shorter gap is
+ * taken for reordering, which spraying and a multiqueue NIC cause without
+ * any loss. Is an overdue PSN missing that no ACK has reported (at or
+ * after rep_psn)?
+ */
+static bool mr_rxwin_overdue(struct mr_rxwin *w)
+{
+	u32 high = mr_psn_dist(w->high_end, w->cum_psn);
+	u32 from = mr_psn_dist(w->rep_psn, w->cum_psn);
+	u32 ovd = mr_psn_dist(w->ovd_end, w->cum_psn);
+
+	if (high > w->ack_reorder && high - w->ack_reorder > ovd) {
+		ovd = high - w->ack_reorder;
+		w->ovd_end = mr_psn_add(w->cum_psn, ovd);
+	}
+	if (from >= ovd)
+		return false;
+	return mr_map_find(w->map, from, false) < ovd;
+}
+
 int mr_rxwin_mark(struct mr_rxwin *w, u32 psn)
 {
 	enum mr_rx_class cls = mr_rxwin_classify(w, psn);
+	bool overdue;
 	u32 d, run;
 
 	if (cls != MR_RX_NEW && cls != MR_RX_NEW_OOO)
 		return MR_ERR_PSN;
 	d = mr_psn_dist(psn, w->cum_psn);
-	/*
-	 * A new hole (MR-REL-3 c): beyond the PSN after the highest one
-	 * received - the missing PSNs before it were never reported. Bit 0
-	 * (cum_psn) is never set, so the first out-of-order PSN is one.
-	 */
-	w->last_hole = d && !mr_map_test(w->map, d - 1) &&
-		       mr_map_find(w->map, d + 1, true) == MR_SACK_BITS;
+	/* @psn was overdue (and so reported): it lies before ovd_end. */
+	overdue = mr_psn_before(psn, w->ovd_end);
 	mr_map_set(w->map, d);
+	if (!mr_psn_before(psn, w->high_end))
+		w->high_end = mr_psn_add(psn, 1);
 	run = 0;
 	if (d == 0) {
 		/* Filled the head: slide over every contiguous receipt. */
@@ -135,8 +159,15 @@ int mr_rxwin_mark(struct mr_rxwin *w, u32 psn)
 		else
 			mr_map_shr(w->map, run);
 		w->cum_psn = mr_psn_add(w->cum_psn, run);
+		if (mr_psn_before(w->rep_psn, w->cum_psn))
+			w->rep_psn = w->cum_psn;
+		if (mr_psn_before(w->ovd_end, w->cum_psn))
+			w->ovd_end = w->cum_psn;
 	}
 	w->last_adv = run;
+	/* The overdue lowest hole, filled past SACKed PSNs (MR-REL-3 d). */
+	w->last_fill = overdue && run > 1;
+	w->last_overdue = mr_rxwin_overdue(w);
 	return (int)run;
 }
 
@@ -177,29 +208,27 @@ bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
 		w->unacked = mr_sat_inc16(w->unacked);
 		/*
 		 * Out of order, only what the requester must learn at once:
-		 * a new hole (MR-REL-3 c) for its loss detection, a fill of
-		 * the lowest hole that moves cum_psn past SACKed PSNs
-		 * (advance > 1, MR-REL-3 d). A packet inside the region
-		 * already reported is coalesced like an in-order one.
+		 * a hole that stayed open while ack_reorder later PSNs came
+		 * (MR-REL-3 c) for its loss detection, a fill of such a hole
+		 * at cum_psn that moves cum_psn past SACKed PSNs (MR-REL-3
+		 * d). Shorter reordering, and packets inside the region
+		 * already reported, are coalesced like in-order ones.
 		 */
-		if (cls == MR_RX_NEW_OOO) {
+		if (cls == MR_RX_NEW_OOO)
 			w->ooo_pkts++;
-			if (w->last_hole)
-				w->ack_now = true;
-		} else if (w->last_adv > 1) {
+		if (w->last_overdue || w->last_fill)
 			w->ack_now = true;
-		}
 		/* Every ack_every accepted packets (MR-REL-3 a). */
 		if (w->unacked >= w->ack_every)
 			w->ack_now = true;
 		/*
-		 * While a hole is open (a PSN after cum_psn was received),
-		 * every MR_RXWIN_ACK_EVERY_HOLE: the requester judges a loss
-		 * only by later packets of its own path (MR-LOSS-2), which
-		 * coalescing would hold back (MR-REL-3 h).
+		 * While an overdue hole is open (cum_psn is missing, and an
+		 * ACK said so), every MR_RXWIN_ACK_EVERY_HOLE: the requester
+		 * judges a loss only by later packets of its own path
+		 * (MR-LOSS-2), which coalescing would hold back (MR-REL-3 h).
 		 */
 		if (w->unacked >= MR_RXWIN_ACK_EVERY_HOLE &&
-		    !mr_map_empty(w->map))
+		    mr_psn_before(w->cum_psn, w->ovd_end))
 			w->ack_now = true;
 	}
 	/* Delayed-ACK timer for an accepted packet not acked now (MR-REL-13). */
@@ -226,6 +255,8 @@ u16 mr_rxwin_ack_fill(struct mr_rxwin *w, struct mr_akh *akh)
 	akh->ts_echo = w->ts_echo;
 	akh->ce_count = w->ce_count;
 	akh->pkt_count = w->pkt_count;
+	/* Every hole up to the highest PSN received is now reported. */
+	w->rep_psn = w->high_end;
 
 	w->ce_count = 0;
 	w->pkt_count = 0;

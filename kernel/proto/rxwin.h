@@ -8,9 +8,10 @@
  * of order), duplicate (before cum_psn or already received) or beyond the
  * window (>= cum_psn + 256), MR-REL-1. The ACK policy (MR-REL-3) counts
  * packets and CE marks since the last ACK and decides when to acknowledge:
- * every ack_every accepted packets (every second while a hole is open)
- * or after delack_ns, at once only for what the requester must learn
- * promptly (a new hole, a filled lowest hole, a duplicate, CE, ACKREQ).
+ * every ack_every accepted packets (every second while an overdue hole is
+ * open) or after delack_ns, at once only for what the requester must
+ * learn promptly (an overdue hole: ack_reorder or more PSNs before the
+ * highest received; the fill of one; a duplicate, CE, ACKREQ).
  *
  * Usage per arriving request packet (after decode and ICRC, MR-REL-6):
  *	cls = mr_rxwin_classify(w, psn);
@@ -41,6 +42,12 @@
 #define MR_RXWIN_ACK_EVERY	4	/* ACK every 4th accepted packet */
 #define MR_RXWIN_ACK_EVERY_MAX	8
 #define MR_RXWIN_ACK_EVERY_HOLE	2	/* ... while a hole is open */
+/*
+ * ack_reorder (MR-REL-3 c): a missing PSN is overdue, and reported at
+ * once, only when a PSN this far after it was received.
+ */
+#define MR_RXWIN_ACK_REORDER	3
+#define MR_RXWIN_ACK_REORDER_MAX 8
 #define MR_RXWIN_DELACK_NS	500000ULL /* delayed-ACK timer (MR-REL-13) */
 #define MR_RXWIN_STALE_AGE_US	100000U	/* stale_age (MR-WIN-6) */
 #define MR_RXWIN_FUTURE_AGE_US	1000000U /* future_age (MR-WIN-6) */
@@ -64,7 +71,19 @@ struct mr_rxwin {
 	u16	pkt_count;		/* packets seen (saturating) */
 	u16	unacked;		/* new packets not yet acknowledged */
 	u16	last_adv;		/* cum_psn advance of the last mark */
-	bool	last_hole;		/* the last mark opened a new hole */
+	/*
+	 * Reordering (MR-REL-3 c, d, h): high_end is the PSN after the
+	 * highest one received (cum_psn while nothing is SACKed); a PSN
+	 * missing before ovd_end is overdue (ack_reorder or more before
+	 * the highest); rep_psn is the first PSN the last ACK did not
+	 * cover, so that a missing PSN before it was reported.
+	 * cum_psn <= ovd_end, rep_psn <= high_end.
+	 */
+	u32	high_end;
+	u32	ovd_end;
+	u32	rep_psn;
+	bool	last_overdue;		/* an unreported hole is overdue */
+	bool	last_fill;		/* the last mark filled an overdue hole */
 	bool	ack_now;		/* an immediate ACK is owed */
 	bool	last_ce;		/* the latest counted packet had CE */
 
@@ -86,6 +105,7 @@ struct mr_rxwin {
 
 	/* Configuration, defaults set by init; callers may change them. */
 	u16	ack_every;		/* 1..MR_RXWIN_ACK_EVERY_MAX */
+	u16	ack_reorder;		/* 1..MR_RXWIN_ACK_REORDER_MAX */
 	u64	delack_ns;		/* ack_delay */
 	u32	stale_age_us;
 	u32	future_age_us;
@@ -154,9 +174,11 @@ bool mr_rxwin_received(const struct mr_rxwin *w, u32 psn);
 /*
  * Record @psn (which must classify NEW or NEW_OOO) as received and advance
  * cum_psn over the contiguous run. Returns the advance (0..256) or
- * MR_ERR_PSN without any change. Notes for mr_rxwin_note() whether @psn
- * opened a new hole (MR-REL-3): it lies beyond the highest PSN received
- * plus one, so PSNs below it are missing that no ACK has reported yet.
+ * MR_ERR_PSN without any change. Notes for mr_rxwin_note() whether an
+ * overdue PSN (ack_reorder or more PSNs before the highest received) is
+ * now missing that no ACK has reported (MR-REL-3 c; with ack_reorder 1:
+ * @psn opened a new hole), and whether @psn filled an overdue hole at
+ * cum_psn and moved it past SACKed PSNs (MR-REL-3 d).
  */
 int mr_rxwin_mark(struct mr_rxwin *w, u32 psn);
 
@@ -165,11 +187,12 @@ int mr_rxwin_mark(struct mr_rxwin *w, u32 psn);
  * class @cls that was accepted (after mark) or found duplicate: @flags
  * its MBH flags, @ce whether its IP header carried CE, @ts its MBH.ts.
  * Returns true if an ACK should be sent now: the ack_every-th accepted
- * packet since the last ACK, a new hole, a fill of the lowest hole that
+ * packet since the last ACK (the second while an overdue hole is open),
+ * an overdue unreported hole, a fill of an overdue lowest hole that
  * moves cum_psn past SACKed PSNs, a duplicate, CE or ACKREQ. Otherwise
- * (in order, or inside the out-of-order region already reported) the
- * packet is coalesced: the delayed-ACK timer runs from the first
- * unacknowledged one. MR_RX_BEYOND packets are only counted (returns
+ * (in order, reordered by less than ack_reorder, or inside the region
+ * already reported) the packet is coalesced: the delayed-ACK timer runs
+ * from the first unacknowledged one. MR_RX_BEYOND packets are only counted (returns
  * false: the caller's NACK SEQ_ERR replaces the ACK).
  */
 bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
@@ -180,7 +203,8 @@ bool mr_rxwin_ack_due(const struct mr_rxwin *w, u64 now_ns);
 
 /*
  * Fill cum_psn, sack, ts_echo, ce_count, pkt_count of @akh (msn and credit
- * are the caller's) and reset the per-ACK state (MR-REL-11). Returns the
+ * are the caller's) and reset the per-ACK state (MR-REL-11); every hole
+ * it reports counts as reported from then on. Returns the
  * MBH flags the ACK or NACK must carry: MR_F_ECE iff the triggering packet
  * carried CE (MR-REL-12).
  */

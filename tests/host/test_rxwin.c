@@ -2,7 +2,8 @@
 /*
  * Host tests: receiver window (MR-WIN-2, MR-REL-1) and ACK policy
  * (MR-REL-3, MR-REL-13): coalescing every ack_every packets or ack_delay,
- * immediate only for new holes, hole fills, duplicates, CE and ACKREQ.
+ * immediate only for holes left open past ack_reorder PSNs, fills of
+ * reported holes, duplicates, CE and ACKREQ.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -216,6 +217,7 @@ static void test_ack_timer(void **state)
 	mr_rxwin_init(&w, 100);
 	w.delack_ns = 25000;		/* a NIC's ack_delay */
 	w.ack_every = 4;		/* two packets stay coalesced */
+	w.ack_reorder = 1;		/* a new hole is reported at once */
 	assert_false(t_accept(&w, 100, 1000));
 	assert_false(t_accept(&w, 101, 20000));
 	assert_false(mr_rxwin_ack_due(&w, 25999));
@@ -239,8 +241,9 @@ static void test_ack_timer(void **state)
 }
 
 /*
- * MR-REL-3 c: only a packet that opens a new hole (beyond the highest
- * PSN received + 1) is acknowledged at once; one that lands inside the
+ * MR-REL-3 c with ack_reorder 1 (every reordering reported at once): only
+ * a packet that opens a new hole (beyond the highest PSN received + 1) is
+ * acknowledged at once; one that lands inside the
  * region already reported, or extends its highest run, is coalesced like
  * an in-order packet - up to the second one, which MR-REL-3 h
  * acknowledges while a hole is open.
@@ -253,6 +256,7 @@ static void test_ack_new_hole(void **state)
 	(void)state;
 	mr_rxwin_init(&w, 0xFFFFFD);	/* the holes straddle the wrap */
 	w.ack_every = 4;		/* coalescing visible between holes */
+	w.ack_reorder = 1;
 	assert_false(t_accept(&w, 0xFFFFFD, 0));
 	mr_rxwin_ack_fill(&w, &akh);
 	/* 0xFFFFFE missing: FFFFFF opens the first hole. */
@@ -292,7 +296,8 @@ static void test_ack_new_hole(void **state)
  * open (a PSN after cum_psn was received) every second accepted packet
  * is acknowledged, whatever ack_every: the requester's loss detection
  * waits for later packets of the lost packet's own path (MR-LOSS-2).
- * Once the holes are filled, ack_every counts again.
+ * Once the holes are filled, ack_every counts again. ack_reorder 1 here:
+ * each hole is reported when it opens.
  */
 static void test_ack_every_hole(void **state)
 {
@@ -303,6 +308,7 @@ static void test_ack_every_hole(void **state)
 	(void)state;
 	mr_rxwin_init(&w, 10);
 	w.ack_every = MR_RXWIN_ACK_EVERY_MAX;
+	w.ack_reorder = 1;
 	for (i = 10; i < 10 + MR_RXWIN_ACK_EVERY_MAX - 1; i++)
 		assert_false(t_accept(&w, i, 0));
 	assert_true(t_accept(&w, i++, 0));
@@ -329,7 +335,8 @@ static void test_ack_every_hole(void **state)
 /*
  * MR-REL-3 d: the packet at cum_psn is acknowledged at once when cum_psn
  * then moves past SACKed PSNs (it filled the lowest hole); one that
- * leaves a hole right after it is coalesced.
+ * leaves a hole right after it is coalesced. ack_reorder 1: the hole is
+ * reported when it opens.
  */
 static void test_ack_hole_fill(void **state)
 {
@@ -338,6 +345,7 @@ static void test_ack_hole_fill(void **state)
 
 	(void)state;
 	mr_rxwin_init(&w, 10);
+	w.ack_reorder = 1;
 	assert_true(t_accept(&w, 12, 0));	/* new hole: 10, 11 */
 	mr_rxwin_ack_fill(&w, &akh);
 	/* 10 fills part of the lowest hole, 11 is still missing. */
@@ -351,6 +359,111 @@ static void test_ack_hole_fill(void **state)
 	assert_true(mr_map_empty(akh.sack));
 	/* In order again: coalesced. */
 	assert_false(t_accept(&w, 13, 0));
+}
+
+/*
+ * MR-REL-3 c, d, h with ack_reorder above 1: a hole is overdue once a
+ * PSN ack_reorder or more after it was received, and only then
+ * acknowledged at once; a shorter reordering is coalesced, and so is the
+ * packet that ends it, even when a coalesced ACK reported the hole. While
+ * an overdue hole is open h acknowledges every second packet, and its
+ * fill is acknowledged at once.
+ */
+static void test_ack_reorder(void **state)
+{
+	struct mr_rxwin w;
+	struct mr_akh akh;
+	u32 i;
+
+	(void)state;
+	assert_true(MR_RXWIN_ACK_REORDER > 1);
+	assert_true(MR_RXWIN_ACK_REORDER <= MR_RXWIN_ACK_REORDER_MAX);
+	mr_rxwin_init(&w, 0xFFFFFE);	/* across the PSN wrap */
+	assert_int_equal(w.ack_reorder, MR_RXWIN_ACK_REORDER);
+	w.ack_reorder = 3;
+	w.ack_every = MR_RXWIN_ACK_EVERY_MAX;	/* a stays out of the way */
+
+	/* FFFFFE is late: FFFFFF and 0 are reordering, not a loss yet. */
+	assert_false(t_accept(&w, 0xFFFFFF, 0));
+	assert_false(t_accept(&w, 0, 0));
+	/* It arrives: nobody was told of the hole, nothing to hurry. */
+	assert_false(t_accept(&w, 0xFFFFFE, 0));
+	assert_int_equal(w.cum_psn, 1);
+	assert_int_equal(w.ooo_pkts, 2);
+	/* In order on: the 8th accepted packet is a's. */
+	for (i = 1; i < 5; i++)
+		assert_false(t_accept(&w, i, 0));
+	assert_true(t_accept(&w, 5, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, 6);
+	assert_int_equal(akh.pkt_count, 8);
+
+	/* 6 missing: 7, 8 coalesced, 9 lies 3 after it (c). */
+	assert_false(t_accept(&w, 7, 0));
+	assert_false(t_accept(&w, 8, 0));
+	assert_true(t_accept(&w, 9, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, 6);
+	assert_true(mr_sack_test(akh.sack, 3));
+	/* The overdue hole is open: every second packet (h). */
+	assert_false(t_accept(&w, 10, 0));
+	assert_true(t_accept(&w, 11, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	/* Its fill moves cum_psn past SACKed PSNs: at once (d). */
+	assert_true(t_accept(&w, 6, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, 12);
+	assert_true(mr_map_empty(akh.sack));
+
+	/*
+	 * Two holes: 12 and 15 missing. 16 lies 4 after 12 (c), and its ACK
+	 * reports both; then h acknowledges every second packet.
+	 */
+	assert_false(t_accept(&w, 13, 0));
+	assert_false(t_accept(&w, 14, 0));
+	assert_true(t_accept(&w, 16, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_false(t_accept(&w, 17, 0));
+	assert_true(t_accept(&w, 18, 0));	/* h */
+	mr_rxwin_ack_fill(&w, &akh);
+	/* 12 fills the reported lowest hole up to 15: d. */
+	assert_true(t_accept(&w, 12, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, 15);
+	/* 15 was reported too: its fill is d's. */
+	assert_true(t_accept(&w, 15, 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, 19);
+
+	/* A PSN at the window's last slot: its hole is overdue at once. */
+	assert_true(t_accept(&w, mr_psn_add(19, MR_WINDOW - 1), 0));
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_true(mr_sack_test(akh.sack, MR_WINDOW - 1));
+
+	/*
+	 * ack_reorder 8: 7 PSNs of reordering are absorbed. The coalesced
+	 * ACK (a) after 4 packets reports the hole, which is not overdue:
+	 * no ACK every second packet (h), and its fill is coalesced (d).
+	 */
+	mr_rxwin_init(&w, 100);
+	w.ack_reorder = 8;
+	w.ack_every = 4;
+	for (i = 101; i < 104; i++)
+		assert_false(t_accept(&w, i, 0));
+	assert_true(t_accept(&w, 104, 0));	/* a */
+	mr_rxwin_ack_fill(&w, &akh);
+	assert_int_equal(akh.cum_psn, 100);
+	assert_false(t_accept(&w, 105, 0));
+	assert_false(t_accept(&w, 106, 0));
+	assert_false(t_accept(&w, 100, 0));
+	assert_int_equal(w.cum_psn, 107);
+	/* ... where 7 makes it overdue at the seventh (c). */
+	mr_rxwin_init(&w, 100);
+	w.ack_reorder = 7;
+	w.ack_every = MR_RXWIN_ACK_EVERY_MAX;
+	for (i = 101; i < 107; i++)
+		assert_false(t_accept(&w, i, 0));
+	assert_true(t_accept(&w, 107, 0));
 }
 
 /* MR-REL-3 b, e, f, MR-REL-11, MR-REL-12: ACKREQ, duplicate, CE. */
@@ -445,10 +558,14 @@ static void test_random_vs_reference(void **state)
 		static bool got[4096];
 		u32 base = mr_psn_sub(0, t_rand_below(&seed, 3000));
 		u32 cum_ref = 0, i, n = 4096;
+		/* PSN after the highest received; first PSN not yet ACKed. */
+		u32 high_ref = 0, rep_ref = 0;
 		struct mr_rxwin w;
+		struct mr_akh akh;
 
 		memset(got, 0, sizeof(got));
 		mr_rxwin_init(&w, base);
+		w.ack_reorder = 1 + t_rand_below(&seed, MR_RXWIN_ACK_REORDER_MAX);
 		for (i = 0; i < 40000 && cum_ref < n; i++) {
 			/* Mostly near cum, sometimes far out or old. */
 			s32 off = (s32)t_rand_below(&seed, 300) - 20;
@@ -471,11 +588,29 @@ static void test_random_vs_reference(void **state)
 			if (cls == MR_RX_NEW || cls == MR_RX_NEW_OOO) {
 				u32 old = cum_ref;
 
+				bool overdue = false;
+				u32 p;
+
 				got[rel] = true;
 				while (cum_ref < n && got[cum_ref])
 					cum_ref++;
 				assert_int_equal(mr_rxwin_mark(&w, psn),
 						 cum_ref - old);
+				/*
+				 * MR-REL-3 c: a missing PSN no ACK reported,
+				 * ack_reorder or more before the highest.
+				 */
+				if (rel >= high_ref)
+					high_ref = rel + 1;
+				for (p = rep_ref > cum_ref ? rep_ref : cum_ref;
+				     p + w.ack_reorder < high_ref; p++)
+					overdue |= !got[p];
+				assert_int_equal(w.last_overdue, overdue);
+				/* ACK the overdue ones and a random few. */
+				if (overdue || !t_rand_below(&seed, 8)) {
+					mr_rxwin_ack_fill(&w, &akh);
+					rep_ref = high_ref;
+				}
 			} else {
 				assert_int_equal(mr_rxwin_mark(&w, psn),
 						 MR_ERR_PSN);
@@ -644,6 +779,7 @@ int main(void)
 		cmocka_unit_test(test_ack_new_hole),
 		cmocka_unit_test(test_ack_every_hole),
 		cmocka_unit_test(test_ack_hole_fill),
+		cmocka_unit_test(test_ack_reorder),
 		cmocka_unit_test(test_ack_immediate_triggers),
 		cmocka_unit_test(test_counters_saturate),
 		cmocka_unit_test(test_random_vs_reference),
