@@ -62,16 +62,18 @@ u16 mroce_resp_entropy(struct mroce_qp *qp, u8 path)
 void mroce_resp_start(struct mroce_qp *qp)
 {
 	struct mroce_resp *resp = qp->resp;
+	u16 ack_every, ack_reorder;
 	u64 delack_ns;
-	u16 ack_every;
 
 	if (!resp)
 		return;
-	mroce_params_resp(&qp->dev->params, &ack_every, &delack_ns);
+	mroce_params_resp(&qp->dev->params, &ack_every, &ack_reorder,
+			  &delack_ns);
 	spin_lock_bh(&qp->resp_lock);
 	mr_receiver_init(&resp->rcv, qp->attr.rq_psn, mroce_now());
 	resp->rcv.ops = &mroce_rcv_ops;
 	resp->rcv.w.ack_every = ack_every;
+	resp->rcv.w.ack_reorder = ack_reorder;
 	resp->rcv.w.delack_ns = delack_ns;
 	resp->ssn_fetched = 0;
 	memset(resp->slot_placed, 0, sizeof(resp->slot_placed));

@@ -71,6 +71,7 @@ static void mrt_p_defaults(struct kunit *test)
 		/* MR-REL-3, MR-REL-13: the software device profile. */
 		{ MROCE_P_ACK_EVERY, 4 },
 		{ MROCE_P_ACK_DELAY_US, 500 },
+		{ MROCE_P_ACK_REORDER, 3 },
 	};
 	struct mroce_params *p = mrt_p_new(test);
 	int i;
@@ -155,6 +156,11 @@ static void mrt_p_refused(struct kunit *test)
 	mrt_p_try(test, p, MROCE_P_ACK_EVERY, 9, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_ACK_EVERY, 8, 0);
 	mrt_p_try(test, p, MROCE_P_ACK_EVERY, 1, 0);
+	/* MR-REL-3 c: 1 to 8 PSNs of reordering. */
+	mrt_p_try(test, p, MROCE_P_ACK_REORDER, 0, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_ACK_REORDER, 9, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_ACK_REORDER, 8, 0);
+	mrt_p_try(test, p, MROCE_P_ACK_REORDER, 1, 0);
 	/* MR-REL-13: ack_delay <= min_rto / 4 (5000 us), whichever moves. */
 	mrt_p_try(test, p, MROCE_P_ACK_DELAY_US, 0, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_ACK_DELAY_US, 1251, -EINVAL);
@@ -223,16 +229,19 @@ static void mrt_p_req(struct kunit *test)
 static void mrt_p_resp(struct kunit *test)
 {
 	struct mroce_params *p = mrt_p_new(test);
+	u16 every, reorder;
 	u64 delack_ns;
-	u16 every;
 
-	mroce_params_resp(p, &every, &delack_ns);
+	mroce_params_resp(p, &every, &reorder, &delack_ns);
 	KUNIT_EXPECT_EQ(test, every, (u16)MR_RXWIN_ACK_EVERY);
+	KUNIT_EXPECT_EQ(test, reorder, (u16)MR_RXWIN_ACK_REORDER);
 	KUNIT_EXPECT_EQ(test, delack_ns, MR_RXWIN_DELACK_NS);
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_EVERY, 3), 0);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_REORDER, 1), 0);
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_DELAY_US, 25), 0);
-	mroce_params_resp(p, &every, &delack_ns);
+	mroce_params_resp(p, &every, &reorder, &delack_ns);
 	KUNIT_EXPECT_EQ(test, every, 3);
+	KUNIT_EXPECT_EQ(test, reorder, 1);
 	KUNIT_EXPECT_EQ(test, delack_ns, 25000ULL);
 	mroce_params_destroy(p);
 }

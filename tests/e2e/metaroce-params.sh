@@ -16,9 +16,9 @@
 #     (MR-ENC-4), from 2 source ports, or up to one more per path re-roll the
 #     client counted (paths, MR-MP-1, MR-MP-7).
 #  3. Writes out of range or inconsistent with the rest of the set fail
-#     with EINVAL and leave the value unchanged (among them ack_every 0
-#     and 9, ack_delay_us above min_rto_us / 4, and min_rto_us below four
-#     times ack_delay_us).
+#     with EINVAL and leave the value unchanged (among them ack_every and
+#     ack_reorder 0 and 9, ack_delay_us above min_rto_us / 4, and
+#     min_rto_us below four times ack_delay_us).
 #  4. The client's device only: paths=1, dscp=46.  The next ib_write_bw's
 #     packets come from exactly one source port (MR-MP-13) with DSCP 46,
 #     while the server's device keeps its own values.
@@ -35,8 +35,8 @@
 #     RTTs), and the RTO is never below 40 ms (about 10-25 ms with the
 #     default 5 ms floor under emulation).  The server's
 #     seq_err_interval_us is 5000 meanwhile, and its ACK coalescing the
-#     most the spec allows (ack_every 8, ack_delay_us 1250 = min_rto / 4,
-#     MR-REL-3, MR-REL-13): the transfers pass under it.
+#     most the spec allows (ack_every 8, ack_reorder 8, ack_delay_us 1250
+#     = min_rto / 4, MR-REL-3, MR-REL-13): the transfers pass under it.
 #  6. Client: cc_fixed=0 and a delay target of the base RTT alone
 #     (cc_target_fixed_us, cc_target_per_hop_us, cc_fs_range_us,
 #     cc_target_base 0).  A timed ib_write_bw with cc_delay=0 makes no
@@ -209,6 +209,7 @@ pa_expect path_ecn_rel 8192
 pa_expect path_explore_ms 50
 pa_expect ack_every 4
 pa_expect ack_delay_us 500
+pa_expect ack_reorder 3
 for pa_c in path_deaths path_revivals path_probes path_probe_replies path_explores; do
 	pa_v=$(vt_counter $pa_c) || exit 1
 	mr_log "counter $pa_c = $pa_v"
@@ -233,6 +234,8 @@ pa_refused cc_max_cwnd $((8 << 16))
 pa_refused min_rto_us 2000000
 pa_refused ack_every 0
 pa_refused ack_every 9
+pa_refused ack_reorder 0
+pa_refused ack_reorder 9
 pa_refused ack_delay_us 1251
 pa_refused min_rto_us 1999
 pa_refused path_explore_ms 9
@@ -255,6 +258,7 @@ if [ "$MR_ROLE" = client ]; then
 else
 	pa_set seq_err_interval_us 5000
 	pa_set ack_every 8
+	pa_set ack_reorder 8
 	pa_set ack_delay_us 1250
 fi
 pa_timed fixed
@@ -296,6 +300,7 @@ if [ "$MR_ROLE" = client ]; then
 	pa_set min_rto_us 5000
 else
 	pa_set ack_every 4
+	pa_set ack_reorder 3
 	pa_set ack_delay_us 500
 fi
 
