@@ -95,15 +95,20 @@ void mroce_pkt_queue(struct sk_buff_head *q, struct sk_buff *skb,
 	__skb_queue_tail(q, skb);
 }
 
+/* Send a finished packet of @qp to its peer, as its cb says. */
+static void mroce_pkt_xmit(struct mroce_qp *qp, struct sk_buff *skb)
+{
+	mroce_xmit(qp->dev, qp->ibqp.qp_num, &qp->attr.av, &qp->dst_cache,
+		   skb, mroce_cb(skb)->entropy, mroce_cb(skb)->ect);
+}
+
 /* Send every queued packet of @qp; no QP lock held. */
 void mroce_pkt_flush(struct mroce_qp *qp, struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(q)))
-		mroce_xmit(qp->dev, qp->ibqp.qp_num, &qp->attr.av,
-			   &qp->dst_cache, skb, mroce_cb(skb)->entropy,
-			   mroce_cb(skb)->ect);
+		mroce_pkt_xmit(qp, skb);
 }
 
 /* Send one packet now, unqueued (the PROBE_REPLY, recv.c). */
@@ -111,8 +116,7 @@ void mroce_pkt_send(struct mroce_qp *qp, struct sk_buff *skb, u16 entropy,
 		    bool ect)
 {
 	mroce_pkt_finish(skb, entropy, ect);
-	mroce_xmit(qp->dev, qp->ibqp.qp_num, &qp->attr.av, &qp->dst_cache,
-		   skb, mroce_cb(skb)->entropy, ect);
+	mroce_pkt_xmit(qp, skb);
 }
 
 /*

@@ -25,6 +25,7 @@ u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 {
 	struct mroce_dev *dev = qp->dev;
 	const struct mroce_av *av = &wqe->wr.ud.av;
+	u16 entropy = (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK;
 	u32 qkey = wqe->wr.ud.remote_qkey;
 	struct mr_pkt p = {};
 	struct sk_buff *skb;
@@ -60,10 +61,8 @@ u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe)
 		return err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
 					  IB_WC_LOC_PROT_ERR;
 	}
-	mroce_pkt_finish(skb, (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK,
-			 false);
-	mroce_xmit(dev, qp->ibqp.qp_num, av, NULL, skb,
-		   (qp->ibqp.qp_num * 0x9e37) & MR_ENTROPY_MASK, false);
+	mroce_pkt_finish(skb, entropy, false);
+	mroce_xmit(dev, qp->ibqp.qp_num, av, NULL, skb, entropy, false);
 	return IB_WC_SUCCESS;
 }
 
