@@ -164,7 +164,6 @@ int mr_rxwin_mark(struct mr_rxwin *w, u32 psn)
 		if (mr_psn_before(w->ovd_end, w->cum_psn))
 			w->ovd_end = w->cum_psn;
 	}
-	w->last_adv = run;
 	/* The overdue lowest hole, filled past SACKed PSNs (MR-REL-3 d). */
 	w->last_fill = overdue && run > 1;
 	w->last_overdue = mr_rxwin_overdue(w);

@@ -70,7 +70,6 @@ struct mr_rxwin {
 	u16	ce_count;		/* CE-marked packets (saturating) */
 	u16	pkt_count;		/* packets seen (saturating) */
 	u16	unacked;		/* new packets not yet acknowledged */
-	u16	last_adv;		/* cum_psn advance of the last mark */
 	/*
 	 * Reordering (MR-REL-3 c, d, h): high_end is the PSN after the
 	 * highest one received (cum_psn while nothing is SACKed); a PSN
@@ -192,8 +191,8 @@ int mr_rxwin_mark(struct mr_rxwin *w, u32 psn);
  * moves cum_psn past SACKed PSNs, a duplicate, CE or ACKREQ. Otherwise
  * (in order, reordered by less than ack_reorder, or inside the region
  * already reported) the packet is coalesced: the delayed-ACK timer runs
- * from the first unacknowledged one. MR_RX_BEYOND packets are only counted (returns
- * false: the caller's NACK SEQ_ERR replaces the ACK).
+ * from the first unacknowledged one. MR_RX_BEYOND packets are only
+ * counted (returns false: the caller's NACK SEQ_ERR replaces the ACK).
  */
 bool mr_rxwin_note(struct mr_rxwin *w, enum mr_rx_class cls, u16 flags,
 		   bool ce, u32 ts, u64 now_ns);
@@ -204,9 +203,9 @@ bool mr_rxwin_ack_due(const struct mr_rxwin *w, u64 now_ns);
 /*
  * Fill cum_psn, sack, ts_echo, ce_count, pkt_count of @akh (msn and credit
  * are the caller's) and reset the per-ACK state (MR-REL-11); every hole
- * it reports counts as reported from then on. Returns the
- * MBH flags the ACK or NACK must carry: MR_F_ECE iff the triggering packet
- * carried CE (MR-REL-12).
+ * it reports counts as reported from then on. Returns the MBH flags the
+ * ACK or NACK must carry: MR_F_ECE iff the triggering packet carried CE
+ * (MR-REL-12).
  */
 u16 mr_rxwin_ack_fill(struct mr_rxwin *w, struct mr_akh *akh);
 

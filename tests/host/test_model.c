@@ -147,12 +147,6 @@ struct model_cfg {
 	/* the responder's ack_every (MR-REL-3), 0: the profile's */
 	u16 ack_every;
 	/*
-	 * the responder's ack_reorder (MR-REL-3 c), 0: the profile's, or
-	 * MODEL_ACK_REORDER's (a diagnosis knob: the whole suite under
-	 * another threshold)
-	 */
-	u16 ack_reorder;
-	/*
 	 * stall: whatever would arrive (either way) in [stall_from,
 	 * stall_until) arrives at stall_until, in order: a peer VM that the
 	 * host did not run, or a path that stopped forwarding.
@@ -1467,9 +1461,11 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	m->rp.rcv.ops = &rp_ops;
 	if (cfg->ack_every)
 		m->rp.rcv.w.ack_every = cfg->ack_every;
-	if (cfg->ack_reorder)
-		m->rp.rcv.w.ack_reorder = cfg->ack_reorder;
-	else if (getenv("MODEL_ACK_REORDER"))
+	/*
+	 * MODEL_ACK_REORDER=<n>: the whole suite under another ack_reorder
+	 * (MR-REL-3 c), for diagnosis; unset, the profile's.
+	 */
+	if (getenv("MODEL_ACK_REORDER"))
 		m->rp.rcv.w.ack_reorder = (u16)atoi(getenv("MODEL_ACK_REORDER"));
 	m->rp.rcv.seq_err_interval_ns = 100 * US;	/* the kernel's default */
 	/* matched to the requester's max_rd_atomic (MR-VERBS-15) */
