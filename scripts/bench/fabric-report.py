@@ -219,6 +219,10 @@ def write_rst(path, meta, rows):
                 "(commit %s, scale %s).\n" % (meta.get("date", "?"),
                                              meta.get("commit", "?"),
                                              meta.get("scale", "?")))
+        if meta.get("mr_attrs") or meta.get("cases", "all") != "all":
+            f.write(".. Device attributes: %s; metaroce-fabric's cases: %s.\n"
+                    % (meta.get("mr_attrs") or "defaults",
+                       meta.get("cases", "all")))
         for scen, cols in TABLES:
             body = table_rows(scen, cols, rows)
             if not body:

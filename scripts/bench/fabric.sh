@@ -16,6 +16,10 @@
 #   BENCH_FABRIC_SCALE   3 (each case three times as long as in make
 #                        test; 1 with BENCH_QUICK=1)
 #   BENCH_FABRIC_FILTER  '^metaroce-(fabric|incast|fabric-compare)$'
+#   BENCH_FABRIC_CASES   metaroce-fabric's cases (its FX_CASES; default
+#                        all: spray blackhole reverse slow)
+#   BENCH_MR_ATTRS       device attributes written on every host's device
+#                        once it exists (ack_reorder=1), as in bench.sh
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,6 +33,23 @@ case "$scale" in '' | *[!0-9]* | 0)
 	echo "bench-fabric: BENCH_FABRIC_SCALE=$scale: a whole number >= 1"
 	exit 1 ;;
 esac
+FAB_MR_ATTRS=${BENCH_MR_ATTRS:-}
+for a in $FAB_MR_ATTRS; do
+	case "$a" in
+	[a-z]*=*[!=]*) case "${a%%=*}${a#*=}" in *[!a-z0-9_]*)
+		echo "bench-fabric: BENCH_MR_ATTRS: bad word '$a'"
+		exit 1 ;;
+	esac ;;
+	*) echo "bench-fabric: BENCH_MR_ATTRS: '$a' is not name=value"
+		exit 1 ;;
+	esac
+done
+FX_CASES=${BENCH_FABRIC_CASES:-}
+case "$FX_CASES" in *[!a-z0-9\ ]*)
+	echo "bench-fabric: BENCH_FABRIC_CASES: case names only"
+	exit 1 ;;
+esac
+export FAB_MR_ATTRS FX_CASES
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out=$RESULTS/bench/fabric-$stamp
@@ -39,6 +60,8 @@ echo "bench-fabric: scale $scale, results in $out"
 	echo "commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	echo "dirty=$(git -C "$top" status --porcelain 2>/dev/null | grep -c .)"
 	echo "scale=$scale"
+	echo "mr_attrs=$FAB_MR_ATTRS"
+	echo "cases=${FX_CASES:-all}"
 	echo "date=$stamp"
 	echo "host_cpus=$(nproc)"
 } >"$out/meta.env"
@@ -46,7 +69,7 @@ echo "bench-fabric: scale $scale, results in $out"
 # A case of metaroce-fabric takes up to ~50 s at scale 1; incast less.
 add=$((300 * scale))
 FX_SCALE=$scale INCAST_SCALE=$scale E2E_TIMEOUT_ADD=$add \
-	MR_GUEST_ENV="FX_SCALE INCAST_SCALE ${MR_GUEST_ENV:-}" \
+	MR_GUEST_ENV="FX_SCALE INCAST_SCALE FAB_MR_ATTRS FX_CASES ${MR_GUEST_ENV:-}" \
 	E2E_FILTER=$filter RESULTS=$out sh "$top/tests/vm/e2e.sh" | tee "$out/e2e.log"
 
 py=python3

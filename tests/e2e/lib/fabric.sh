@@ -56,7 +56,10 @@
 #                        there; with the rdma subsystem in shared netns
 #                        mode the device is visible everywhere); waits for
 #                        ACTIVE; prints nothing. FAB_GID_HOST: its RoCE v2
-#                        IPv4 GID index (fab_gid HOST)
+#                        IPv4 GID index (fab_gid HOST). FAB_MR_ATTRS
+#                        ("ack_reorder=1 ..."): device attributes written
+#                        once the device is ACTIVE (make bench-fabric's
+#                        BENCH_MR_ATTRS)
 #   fab_in HOST CMD...   run CMD in HOST's namespace
 #   fab_ip HOST          HOST's fabric address; fab_mgmt HOST its mgmt one
 #   fab_path_bytes DIR   "b1 b2 b3 b4": bytes sent to each spine, from la's
@@ -292,6 +295,11 @@ fab_dev() {
 		mr_fail "rdma link add mr_$1 (netdev fab0 of $1)"
 	mr_retry 50 0.2 sh -c "rdma link show mr_$1/1 | grep -q 'state ACTIVE'" ||
 		mr_fail "mr_$1/1 not ACTIVE"
+	for fab_a in ${FAB_MR_ATTRS:-}; do
+		echo "${fab_a#*=}" >"/sys/class/infiniband/mr_$1/${fab_a%%=*}" ||
+			mr_fail "mr_$1: cannot set $fab_a"
+		mr_log "mr_$1: ${fab_a%%=*} = $(cat "/sys/class/infiniband/mr_$1/${fab_a%%=*}")"
+	done
 }
 
 # fab_gid HOST: the GID index of mr_HOST's RoCE v2 GID for HOST's IPv4
