@@ -106,6 +106,15 @@ static enum hrtimer_restart mroce_req_timer_fn(struct hrtimer *t)
 {
 	struct mroce_qp *qp = container_of(t, struct mroce_qp, req_timer);
 
+	/*
+	 * Set under the lock the run takes: whichever thread runs next sees
+	 * it, and a packet received meanwhile cannot slip between the two.
+	 */
+	if (qp->req) {
+		spin_lock_bh(&qp->sq.lock);
+		qp->req->timer_fired = true;
+		spin_unlock_bh(&qp->sq.lock);
+	}
 	mroce_req_run(qp);
 	return HRTIMER_NORESTART;
 }
@@ -923,6 +932,14 @@ void mroce_req_run(struct mroce_qp *qp)
 			continue;
 		now = mroce_now();
 		mroce_hello_tick(qp, now, &q);
+		/*
+		 * A run after received packets leaves an expired RTO to the
+		 * timer, which comes after the receive batch (MR-LOSS-7).
+		 */
+		if (req->timer_fired) {
+			req->timer_fired = false;
+			mr_requester_on_timer(&req->rq);
+		}
 		if (mr_requester_run(&req->rq, sq->head, sq->tail,
 				     qp->state == IB_QPS_RTS, now,
 				     MROCE_TX_BATCH, &io))

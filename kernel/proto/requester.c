@@ -804,6 +804,11 @@ static bool mr_send_new(struct mr_requester *r, u32 head, u32 tail,
 	return done;
 }
 
+void mr_requester_on_timer(struct mr_requester *r)
+{
+	r->snd.sb.rto_held = false;
+}
+
 bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
 		      bool new_work, u64 now, int budget, void *ctx)
 {
@@ -1121,6 +1126,14 @@ static void mr_rcv(struct mr_requester *r, u32 head, u32 tail,
 {
 	u64 rtt;
 
+	/*
+	 * A host stalled past the RTO finds its timer and the feedback that
+	 * would have restarted it pending at once, and the first packet
+	 * handled need not be the one that delivers. The RTO is judged
+	 * when the timer fires, after what arrived with this packet
+	 * (MR-LOSS-7).
+	 */
+	r->snd.sb.rto_held = true;
 	switch (p->opcode) {
 	case MR_OP_ACK:
 	case MR_OP_NACK:

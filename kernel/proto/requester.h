@@ -297,6 +297,14 @@ void mr_requester_retired(struct mr_requester *r, const struct mr_swqe *w,
 bool mr_requester_idle(const struct mr_requester *r, u32 head);
 
 /*
+ * The caller's timer fired (armed at mr_requester_deadline()): the next
+ * mr_requester_run() may act on an expired RTO. Packets received since
+ * the last call hold it (MR-LOSS-7): a run that follows them leaves the
+ * expiry to the timer, which the still-due deadline brings at once.
+ */
+void mr_requester_on_timer(struct mr_requester *r);
+
+/*
  * Time passed and there may be work: run the deadlines (a spent retry
  * budget fails the WR it is charged to), path health, then send at most
  * @budget packets: retransmissions, READ/ATOMIC follow-ups, then new

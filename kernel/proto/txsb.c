@@ -892,7 +892,7 @@ int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
 	 * The RTO only matters while something is presumed in the network;
 	 * packets already declared lost wait for the sender, not the peer.
 	 */
-	if (sb->una == sb->nxt || !mr_txsb_inflight(sb))
+	if (sb->una == sb->nxt || !mr_txsb_inflight(sb) || sb->rto_held)
 		return MR_TXSB_OK;
 	d = sb->rto_start_ns + mr_txsb_rto(sb);
 	if (d < sb->rto_start_ns || now_ns < d)

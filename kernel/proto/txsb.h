@@ -183,6 +183,13 @@ struct mr_txsb {
 	u32 rto_expiries;	/* counted expiries E, reset on progress */
 	u64 retry_ref_ns;	/* L: last counted expiry or progress */
 	bool failed;		/* a budget is exhausted: send nothing */
+	/*
+	 * Feedback arrived since the owner's timer last fired: an expired
+	 * RTO waits for that timer (MR-LOSS-7), so that the feedback queued
+	 * behind it is handled first. Set and cleared by the owner
+	 * (requester.h); mr_txsb_next_deadline() still reports it due.
+	 */
+	bool rto_held;
 	/* spurious RTO detection (MR-LOSS-15) */
 	bool rto_pending;	/* expired, no delivering ACK since */
 	u32 rto_ts;		/* MBH.ts clock at the episode's 1st expiry */
@@ -247,8 +254,8 @@ int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *akh,
 		    const struct mr_nkh *nkh, u64 now_ns,
 		    struct mr_txsb_result *res);
 /*
- * Run expired timers (RACK reordering timer, end of an RNR pause, RTO).
- * Returns MR_TXSB_OK or MR_TXSB_RETRY_EXCEEDED (then, and after
+ * Run expired timers (RACK reordering timer, end of an RNR pause, RTO;
+ * not the RTO while rto_held). Returns MR_TXSB_OK or MR_TXSB_RETRY_EXCEEDED (then, and after
  * MR_TXSB_RNR_RETRY_EXCEEDED, the scoreboard refuses to send: MR-RETRY-9).
  */
 int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,

@@ -1068,9 +1068,13 @@ static void rq_timers(struct model *m)
 {
 	if (rq_stalled(m))
 		return;
-	if (m->rq.armed <= m->now ||
-	    (rq_idle_ends(m) && m->rq.idle_until <= m->now))
+	if (m->rq.armed <= m->now) {
+		/* as kernel/req.c mroce_req_timer_fn */
+		mr_requester_on_timer(&m->rq.e);
 		rq_run(m);
+	} else if (rq_idle_ends(m) && m->rq.idle_until <= m->now) {
+		rq_run(m);
+	}
 }
 
 static u64 rq_wake(const struct model *m)

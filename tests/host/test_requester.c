@@ -405,6 +405,72 @@ static void test_retransmit_as_sent(void **state)
 }
 
 /*
+ * MR-LOSS-7: a host stalled past the RTO finds its timer and the ACKs
+ * that would have restarted it pending at once. A run that follows a
+ * received packet leaves the expired RTO to the timer, whose deadline is
+ * still due: a delivering ACK handled meanwhile restarts it, and without
+ * one the timer's own run fires it.
+ *
+ * rto_held_by_ack: three packets out, then 1 us past their RTO an ACK
+ * that delivers nothing and its run. Returns that time.
+ */
+static u64 rto_held_by_ack(void)
+{
+	struct mr_pkt a;
+	u64 t;
+
+	post(MR_OP_WRITE, 3 * MTU, false);
+	run(0);
+	assert_int_equal(T.n_out, 3);
+	t = mr_requester_deadline(&T.r, T.head, T.tail, 0);
+	assert_true(t > 0 && t != MR_TIME_NEVER);
+	t += US;
+	ack_fill_path(&a, 0, PSN0, 0);
+	mr_requester_rcv(&T.r, T.head, T.tail, &a, false, t, NULL);
+	run(t);
+	assert_int_equal(T.r.snd.sb.st.rto, 0);
+	assert_int_equal(T.n_out, 3);
+	assert_true(mr_requester_deadline(&T.r, T.head, T.tail, t) <= t);
+	return t;
+}
+
+static void test_rto_waits_for_feedback(void **state)
+{
+	u64 t;
+
+	(void)state;
+	t = rto_held_by_ack();
+	/* the timer's run, with nothing more received: the RTO fires */
+	mr_requester_on_timer(&T.r);
+	run(t + US);
+	assert_int_equal(T.r.snd.sb.st.rto, 1);
+	assert_true(T.n_out >= 4);
+	assert_int_equal(T.out[3].psn, PSN0);
+	assert_true(T.out[3].flags & MR_F_RETX);
+}
+
+/* ... and when the ACK behind it delivers, no RTO fires at all. */
+static void test_rto_restarted_by_queued_ack(void **state)
+{
+	struct mr_pkt a;
+	u64 t;
+
+	(void)state;
+	t = rto_held_by_ack();
+	ack_fill_path(&a, 1, PSN0 + 1, 0);
+	mr_requester_rcv(&T.r, T.head, T.tail, &a, false, t + US, NULL);
+	run(t + US);
+	mr_requester_on_timer(&T.r);
+	run(t + 2 * US);
+	assert_int_equal(T.r.snd.sb.st.rto, 0);
+	assert_int_equal(T.n_out, 3);
+	assert_int_equal(T.r.snd.sb.una, PSN0 + 1);
+	/* restarted by the delivery: due an RTO after it */
+	assert_true(mr_requester_deadline(&T.r, T.head, T.tail, t + 2 * US) >
+		    t + 2 * US);
+}
+
+/*
  * A retransmission whose source buffer went bad fails its WR, and the run
  * says so (MR-VERBS-23, MR-VERBS-25): here the WR is the head and still
  * being packetized, so no deadline is left to bring the caller back to
@@ -1615,6 +1681,8 @@ int main(void)
 		cmocka_unit_test_setup(test_rd_atomic_limit_and_fence, setup),
 		cmocka_unit_test_setup(test_local_and_failed_source, setup),
 		cmocka_unit_test_setup(test_retransmit_as_sent, setup),
+		cmocka_unit_test_setup(test_rto_waits_for_feedback, setup),
+		cmocka_unit_test_setup(test_rto_restarted_by_queued_ack, setup),
 		cmocka_unit_test_setup(test_failed_retransmit_reported, setup),
 		cmocka_unit_test_setup(test_read_budget_halts, setup),
 		cmocka_unit_test_setup(test_retry_budget, setup),
