@@ -877,11 +877,7 @@ scaling_cpus() {
 			{ echo "cpu$c online=$want: $(cat /tmp/cpu.err)"; return 1; }
 	done
 	[ "$(nproc)" -eq "$1" ] || { echo "$(nproc) CPUs online, not $1"; return 1; }
-	[ "$(ethtool -l eth0 2>/dev/null |
-		awk '/^Current/ { c = 1 } c && /^Combined:/ { print $2 }')" = "$2" ] ||
-		ethtool -L eth0 combined "$2" >/tmp/cpu.err 2>&1 ||
-		{ echo "ethtool -L eth0 combined $2: $(cat /tmp/cpu.err)"; return 1; }
-	return 0
+	mr_nic_queues eth0 "$2"
 }
 
 # crc_drivers: which code computes the two transports' CRCs (BENCH_CRC).

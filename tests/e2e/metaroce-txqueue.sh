@@ -38,10 +38,7 @@ txq_snap() {
 }
 
 [ "$(nproc)" -eq 2 ] || mr_fail "$(nproc) CPUs online, not 2"
-combined=$(ethtool -l eth0 | awk '/^Current/ { c = 1 } c && /^Combined:/ { print $2 }')
-if [ "$combined" != 2 ]; then
-	ethtool -L eth0 combined 2 || mr_fail "ethtool -L eth0 combined 2 (now: $combined)"
-fi
+why=$(mr_nic_queues eth0 2) || mr_fail "$why"
 
 vt_setup metaroce mr0
 rm -f /tmp/vt-perf-failures

@@ -101,6 +101,17 @@ mr_gid_index() {
 		awk -F. '{ printf "%02x%02x:%02x%02x", $1, $2, $3, $4 }')"
 }
 
+# mr_nic_queues IF N: IF uses N combined queue pairs (ethtool -L when it
+# does not yet); on failure prints why and returns 1.
+mr_nic_queues() {
+	mnq_cur=$(ethtool -l "$1" 2>/dev/null |
+		awk '/^Current/ { c = 1 } c && /^Combined:/ { print $2 }')
+	[ "$mnq_cur" = "$2" ] && return 0
+	ethtool -L "$1" combined "$2" >/tmp/mnq.err 2>&1 && return 0
+	echo "ethtool -L $1 combined $2 (now: ${mnq_cur:-unknown}): $(cat /tmp/mnq.err)"
+	return 1
+}
+
 # mr_wait_active DEV: wait up to 10 s for port 1 of DEV to be ACTIVE.
 mr_wait_active() {
 	mr_retry 50 0.2 mr_port_active "$1" || mr_fail "$1/1 not ACTIVE"
