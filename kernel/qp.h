@@ -89,11 +89,6 @@ struct mroce_send_wqe {
 struct mroce_req {
 	struct mr_requester rq;	/* the core's requester engine */
 	bool inited;		/* started at RTS: packets may be handled */
-	/*
-	 * req_timer fired since the last run: that run may act on an expired
-	 * RTO (mr_requester_on_timer(), MR-LOSS-7). sq.lock.
-	 */
-	bool timer_fired;
 	/* Connection setup with the peer (MR-VER-12), from RTR. */
 	struct mr_hello hello;
 	/* What metaroce_cwnd and metaroce_path last reported (trace.h). */

@@ -102,20 +102,13 @@ static u32 mroce_rand32(void *ctx)
 	return get_random_u32();
 }
 
+static void mroce_req_loop(struct mroce_qp *qp, bool timer);
+
 static enum hrtimer_restart mroce_req_timer_fn(struct hrtimer *t)
 {
 	struct mroce_qp *qp = container_of(t, struct mroce_qp, req_timer);
 
-	/*
-	 * Set under the lock the run takes: whichever thread runs next sees
-	 * it, and a packet received meanwhile cannot slip between the two.
-	 */
-	if (qp->req) {
-		spin_lock_bh(&qp->sq.lock);
-		qp->req->timer_fired = true;
-		spin_unlock_bh(&qp->sq.lock);
-	}
-	mroce_req_run(qp);
+	mroce_req_loop(qp, true);
 	return HRTIMER_NORESTART;
 }
 
@@ -835,7 +828,16 @@ static void mroce_req_trace(struct mroce_qp *qp)
 	}
 }
 
-void mroce_req_run(struct mroce_qp *qp)
+/*
+ * The requester's run, from a doorbell, a received packet, a work or
+ * (@timer) req_timer. Only the timer's own run acts on an expired RTO
+ * (mr_requester_on_timer(), MR-LOSS-7); the others re-arm the timer,
+ * whose soft hrtimer runs after the receive softirq has handled its
+ * batch. A run that finds another one going leaves its work to it, the
+ * timer's too: the expiry, still due, then re-arms the timer on that
+ * run's CPU, behind the batch it may be handling.
+ */
+static void mroce_req_loop(struct mroce_qp *qp, bool timer)
 {
 	struct mroce_sq *sq = &qp->sq;
 	struct mroce_req *req = qp->req;
@@ -932,12 +934,8 @@ void mroce_req_run(struct mroce_qp *qp)
 			continue;
 		now = mroce_now();
 		mroce_hello_tick(qp, now, &q);
-		/*
-		 * A run after received packets leaves an expired RTO to the
-		 * timer, which comes after the receive batch (MR-LOSS-7).
-		 */
-		if (req->timer_fired) {
-			req->timer_fired = false;
+		if (timer) {
+			timer = false;
 			mr_requester_on_timer(&req->rq);
 		}
 		if (mr_requester_run(&req->rq, sq->head, sq->tail,
@@ -967,4 +965,9 @@ void mroce_req_run(struct mroce_qp *qp)
 	 */
 	if (more)
 		queue_work(system_wq, &qp->req_work);
+}
+
+void mroce_req_run(struct mroce_qp *qp)
+{
+	mroce_req_loop(qp, false);
 }

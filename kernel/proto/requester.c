@@ -816,6 +816,12 @@ bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
 	bool done;
 
 	done = mr_run_timers(r, head, tail, now, ctx);
+	/*
+	 * Only a run right after mr_requester_on_timer() acts on an RTO: a
+	 * run from a doorbell or a work that sends for long holds off the
+	 * receive path on its CPU, and the ACKs waiting there come first.
+	 */
+	r->snd.sb.rto_held = true;
 	/* A QP whose retries are spent sends nothing, probes neither. */
 	if (r->snd.sb.failed)
 		return done;
@@ -1129,9 +1135,8 @@ static void mr_rcv(struct mr_requester *r, u32 head, u32 tail,
 	/*
 	 * A host stalled past the RTO finds its timer and the feedback that
 	 * would have restarted it pending at once, and the first packet
-	 * handled need not be the one that delivers. The RTO is judged
-	 * when the timer fires, after what arrived with this packet
-	 * (MR-LOSS-7).
+	 * handled need not be the one that delivers: the RTO is judged by
+	 * the timer's run, after this packet and those behind it (MR-LOSS-7).
 	 */
 	r->snd.sb.rto_held = true;
 	switch (p->opcode) {

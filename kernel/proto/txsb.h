@@ -184,10 +184,9 @@ struct mr_txsb {
 	u64 retry_ref_ns;	/* L: last counted expiry or progress */
 	bool failed;		/* a budget is exhausted: send nothing */
 	/*
-	 * Feedback arrived since the owner's timer last fired: an expired
-	 * RTO waits for that timer (MR-LOSS-7), so that the feedback queued
-	 * behind it is handled first. Set and cleared by the owner
-	 * (requester.h); mr_txsb_next_deadline() still reports it due.
+	 * An expired RTO waits for the owner's timer (MR-LOSS-7), so that
+	 * feedback queued behind it is handled first. Set and cleared by the
+	 * owner (requester.h); mr_txsb_next_deadline() still reports it due.
 	 */
 	bool rto_held;
 	/* spurious RTO detection (MR-LOSS-15) */
