@@ -254,8 +254,9 @@ int mr_txsb_on_nack(struct mr_txsb *sb, const struct mr_akh *akh,
 		    struct mr_txsb_result *res);
 /*
  * Run expired timers (RACK reordering timer, end of an RNR pause, RTO;
- * not the RTO while rto_held). Returns MR_TXSB_OK or MR_TXSB_RETRY_EXCEEDED (then, and after
- * MR_TXSB_RNR_RETRY_EXCEEDED, the scoreboard refuses to send: MR-RETRY-9).
+ * not the RTO while rto_held). Returns MR_TXSB_OK or
+ * MR_TXSB_RETRY_EXCEEDED (then, and after MR_TXSB_RNR_RETRY_EXCEEDED, the
+ * scoreboard refuses to send: MR-RETRY-9).
  */
 int mr_txsb_on_timer(struct mr_txsb *sb, u64 now_ns,
 		     struct mr_txsb_result *res);
