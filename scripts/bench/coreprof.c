@@ -445,8 +445,13 @@ static void pump(void)
 			budget = TX_BATCH;
 		S.n_tx_run++;
 	} while (stage_tx_run(budget) && budget);
-	/* the kernel arms its timer here (mroce_req_arm) */
+	/*
+	 * The kernel arms its timer here (mroce_req_arm): 1 us on when an
+	 * expired RTO waits for the timer's run (MR-LOSS-7).
+	 */
 	S.armed = mr_requester_deadline(&S.rq, S.head, S.tail, S.now);
+	if (S.armed <= S.now)
+		S.armed = S.now + 1000;
 }
 
 static u64 next_event(void)
@@ -512,6 +517,9 @@ static void run(void)
 			S.n_rx_ack++;
 			stage_rx_ack(k->buf, k->len);
 		}
+		/* the timer, when due, runs after the packets (MR-LOSS-7) */
+		if (S.armed <= S.now)
+			mr_requester_on_timer(&S.rq);
 		pump();
 	}
 	cwnd_account();

@@ -41,8 +41,10 @@
  * (kernel/req.c mroce_req_rcv, including its PMTU check). After each
  * packet and each timer the engine runs as mroce_req_run() runs it:
  * complete from the head with mr_requester_complete() and
- * mr_requester_retired(), mr_requester_run(), again while it sent or
- * finished something, then the timer is armed at mr_requester_deadline().
+ * mr_requester_retired(), mr_requester_run() (after
+ * mr_requester_on_timer() when the timer brought it), again while it sent
+ * or finished something, then the timer is armed at
+ * mr_requester_deadline().
  * A WR that completes with an error puts the QP in Error: everything left
  * is flushed (MR-VERBS-25), and the consumer then posts to a restarted
  * requester (a new connection, PSNs elsewhere). At the end the peer falls
@@ -834,19 +836,27 @@ static bool complete(void)
 	return any;
 }
 
-static void arm(void)
+/* @timer: the run was the timer's (kernel/req.c mroce_req_arm). */
+static void arm(bool timer)
 {
 	F.armed = mr_requester_deadline(&F.r, F.head, F.tail, F.now);
-	/* due later, and due at all while work remains */
-	CHECK(F.armed > F.now);
+	/*
+	 * Due later, and due at all while work remains. Due now only as an
+	 * expired RTO that a run other than the timer's left to it
+	 * (MR-LOSS-7): the kernel arms 1 us on.
+	 */
+	if (F.armed <= F.now) {
+		CHECK(!timer && F.r.snd.sb.rto_held);
+		F.armed = F.now + 1000;
+	}
 	if (F.head != F.tail)
 		CHECK(F.armed != MR_TIME_NEVER);
 }
 
-/* kernel/req.c mroce_req_run(), the QP in RTS. */
-static void req_run(void)
+/* kernel/req.c mroce_req_loop(), the QP in RTS; @timer: req_timer's. */
+static void req_run_as(bool timer)
 {
-	bool kick;
+	bool kick, on_timer = timer;
 	u64 before;
 	int turns = 0;
 
@@ -857,6 +867,10 @@ static void req_run(void)
 		kick = complete();
 		check_state();
 		before = F.emitted;
+		if (on_timer) {
+			on_timer = false;
+			mr_requester_on_timer(&F.r);
+		}
 		if (mr_requester_run(&F.r, F.head, F.tail, true, F.now, BATCH,
 				     NULL))
 			kick = true;
@@ -868,7 +882,13 @@ static void req_run(void)
 	} while (kick && !F.was_reset);
 	/* restarted: the next post runs it (LLVMFuzzerTestOneInput) */
 	F.was_reset = false;
-	arm();
+	arm(timer);
+}
+
+/* kernel/req.c mroce_req_run(): a post, a packet, a free buffer. */
+static void req_run(void)
+{
+	req_run_as(false);
 }
 
 /* ---- setup -------------------------------------------------------- */
@@ -1391,7 +1411,7 @@ static void rec_raw(struct in *in)
 static void timer(void)
 {
 	if (F.armed != MR_TIME_NEVER && F.now >= F.armed)
-		req_run();
+		req_run_as(true);
 }
 
 /* The peer is silent: every WR completes, by the budgets or a failure. */
@@ -1406,7 +1426,7 @@ static void drain(void)
 	for (i = 0; i < DRAIN_MAX && F.head != F.tail; i++) {
 		CHECK(F.armed != MR_TIME_NEVER);
 		F.now = F.armed;
-		req_run();
+		req_run_as(true);
 	}
 	/* MR-RETRY-1, MR-VERBS-22: nothing waits forever */
 	CHECK(F.head == F.tail);

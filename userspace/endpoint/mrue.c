@@ -722,8 +722,11 @@ static void mrue_service(struct mrue *ue)
 		mrue_resp_timer(ue);
 		mrue_hello_timer(ue);
 	}
-	if (ue->state == MRUE_QPS_RTS && ue->req_armed <= ue->now)
+	if (ue->state == MRUE_QPS_RTS && ue->req_armed <= ue->now) {
+		/* only the timer's run acts on an RTO (MR-LOSS-7) */
+		mr_requester_on_timer(&ue->req);
 		mrue_req_run(ue);
+	}
 	mrue_resp_rd_pass(ue);
 }
 
