@@ -27,7 +27,9 @@
 #   BENCH_LAT_TIMEOUT    90  (seconds per latency run)
 #   BENCH_MR_PARAMS      metaroce module parameters, e.g. cc_fixed=1
 #   BENCH_MR_ATTRS       mr0 device attributes, e.g. ack_every=4
-#   BENCH_FTRACE=1       ftrace the RDMA runs in the guests (diagnosis only)
+#   BENCH_FTRACE=1       ftrace the RDMA runs in the guests (diagnosis only);
+#                        =events: MetaRoCE's tracepoints, and the trace
+#                        around each RTO
 #   BENCH_PERF=1         perf profile of both guests in each bandwidth run
 #                        (diagnosis only; needs perf: linux-perf)
 #   BENCH_QP=1           MetaRoCE's QP transport state (cwnd, srtt, cuts)
@@ -110,7 +112,7 @@ done
 : "${BENCH_MR_PARAMS:=}"
 : "${BENCH_MR_ATTRS:=}"
 : "${BENCH_FTRACE:=0}"
-case "$BENCH_FTRACE" in 0 | 1) ;; *) broke "BENCH_FTRACE must be 0 or 1" ;; esac
+case "$BENCH_FTRACE" in 0 | 1 | events) ;; *) broke "BENCH_FTRACE must be 0, 1 or events" ;; esac
 : "${BENCH_PERF:=0}"
 case "$BENCH_PERF" in 0 | 1) ;; *) broke "BENCH_PERF must be 0 or 1" ;; esac
 : "${BENCH_QP:=0}"

@@ -20,7 +20,9 @@
 # tracer on the device's datapath entry points (trace_funcs below); a
 # summary of the intervals (BENCH-TRACE lines) and an excerpt of the trace
 # go to the console. It slows the datapath a little: for diagnosis, not for
-# the published numbers.
+# the published numbers. BENCH_FTRACE=events: MetaRoCE's runs only, with
+# its tracepoints instead (trace_events below): counts, the gaps between
+# received and between sent packets, and the trace around each RTO.
 # BENCH_PERF=1: a perf profile of both VMs in each bandwidth run's window
 # (win_start), and in each latency run's (make BENCH_LAT_ITERS last
 # longer than BENCH_SECONDS), printed as BENCH-PROF lines (the initramfs
@@ -208,9 +210,19 @@ trace_funcs() {
 	esac
 }
 tdir=""
+# BENCH_FTRACE=events: MetaRoCE's tracepoints (kernel/trace.h) traced.
+trace_events="metaroce_pkt_tx metaroce_pkt_rx metaroce_req_event metaroce_cwnd"
+
+# trace_mode TRANSPORT: "funcs", "events" or nothing (not traced).
+trace_mode() {
+	case "$BENCH_FTRACE:$1" in
+	events:metaroce) echo events ;;
+	1:*) [ -n "$(trace_funcs "$1")" ] && echo funcs ;;
+	esac
+}
 
 trace_on() {
-	[ "$BENCH_FTRACE" = 1 ] && [ -n "$(trace_funcs "$1")" ] || return 0
+	[ -n "$(trace_mode "$1")" ] || return 0
 	if [ -z "$tdir" ]; then
 		mount -t tracefs nodev /sys/kernel/tracing >/dev/null 2>&1
 		for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
@@ -222,6 +234,15 @@ trace_on() {
 	echo nop >"$tdir/current_tracer"
 	echo 8192 >"$tdir/buffer_size_kb" 2>/dev/null
 	: >"$tdir/set_ftrace_filter"
+	if [ "$(trace_mode "$1")" = events ]; then
+		for e in $trace_events; do
+			echo 1 >"$tdir/events/metaroce/$e/enable" 2>/dev/null ||
+				say "ftrace: no event $e"
+		done
+		: >"$tdir/trace"
+		echo 1 >"$tdir/tracing_on"
+		return 0
+	fi
 	for f in $(trace_funcs "$1"); do
 		echo "$f" >>"$tdir/set_ftrace_filter" 2>/dev/null || say "ftrace: cannot trace $f"
 	done
@@ -248,9 +269,16 @@ trace_on() {
 #   rcv>xmit    a request packet at the responder to the next packet out
 #               (the ACK or response it answers with; on the responder)
 trace_off() {
-	[ "$BENCH_FTRACE" = 1 ] && [ -n "$tdir" ] && [ -n "$(trace_funcs "$1")" ] || return 0
+	[ -n "$tdir" ] && [ -n "$(trace_mode "$1")" ] || return 0
 	echo 0 >"$tdir/tracing_on"
 	cat "$tdir/trace" >/tmp/trace.txt 2>/dev/null
+	if [ "$(trace_mode "$1")" = events ]; then
+		for e in $trace_events; do
+			echo 0 >"$tdir/events/metaroce/$e/enable" 2>/dev/null
+		done
+		trace_events_show "$1" "$2"
+		return 0
+	fi
 	echo nop >"$tdir/current_tracer"
 	: >"$tdir/set_ftrace_filter"
 	# shellcheck disable=SC2046
@@ -302,6 +330,37 @@ trace_off() {
 	n=$(wc -l </tmp/trace.txt)
 	say "ftrace excerpt ($1 $2, lines $((n / 2)).. of $n):"
 	sed -n "$((n / 2)),$((n / 2 + 40))p" /tmp/trace.txt | sed 's/^/  ~ /'
+	return 0
+}
+
+# trace_events_show TRANSPORT TEST (BENCH_FTRACE=events): how many of
+# each event; the silences over 3 ms between received packets (rx_gaps)
+# and between sent ones (tx_gaps): how many, their sum, the longest; the
+# RTOs fired. Then the trace around each of the first four RTOs (40
+# events before, 12 after) on the console, for reading by hand: which
+# packets came just before and just after each one.
+trace_events_show() {
+	awk -v tr="$1" -v te="$2" -v r="$MR_ROLE" '
+		/^#/ { next }
+		{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+			t = substr($i, 1, length($i) - 1) * 1e6
+			e = $(i + 1); sub(/:$/, "", e); n[e]++
+			if (e == "metaroce_pkt_rx") { if (lr && t - lr > 3000) { rg++; rs += t - lr; if (t - lr > rm) rm = t - lr }; lr = t }
+			if (e == "metaroce_pkt_tx") { if (lt && t - lt > 3000) { tg++; ts += t - lt; if (t - lt > tm) tm = t - lt }; lt = t }
+			if (e == "metaroce_req_event" && / rto n=/) rto++
+			break
+		} }
+		END {
+			for (e in n) printf "BENCH-TRACE,%s,%s,%s,events,%s %d\n", r, tr, te, e, n[e]
+			printf "BENCH-TRACE,%s,%s,%s,rx_gaps,over3ms=%d (%.0f ms) max=%.0fus\n", r, tr, te, rg, rs / 1000, rm
+			printf "BENCH-TRACE,%s,%s,%s,tx_gaps,over3ms=%d (%.0f ms) max=%.0fus\n", r, tr, te, tg, ts / 1000, tm
+			printf "BENCH-TRACE,%s,%s,%s,rto_fired,%d\n", r, tr, te, rto
+		}' /tmp/trace.txt
+	say "ftrace events around the first RTOs ($1 $2):"
+	grep -v '^#' /tmp/trace.txt | awk '
+		/ rto n=/ { k++; if (k <= 4) { for (j = NR - 40; j < NR; j++) if (j > 0) print "B" k " " L[j % 64]; print "R" k " " $0; c = 12 } next }
+		c > 0 { print "A" k " " $0; c-- }
+		{ L[NR % 64] = $0 }' | sed 's/^/  ~ /'
 	return 0
 }
 

@@ -722,9 +722,10 @@ def write_md(path, res, env, notes, times, malformed, ended, run_log,
                 "and in it with what it calls (total), down to 0.5%.", ""]
         out += prof_lines(profs)
     if traces:
-        out += ["## ftrace (BENCH_FTRACE=1)", "",
-                "role, transport, test, interval or calls: see "
-                "scripts/bench/guest.sh, trace_off().", "", "```"]
+        out += ["## ftrace (BENCH_FTRACE)", "",
+                "role, transport, test, interval, calls or events: see "
+                "scripts/bench/guest.sh, trace_off() and "
+                "trace_events_show().", "", "```"]
         out += list(traces) + ["```", ""]
     if res.reasons:
         out += ["## Why values are n/a", ""]
