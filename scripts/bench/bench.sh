@@ -139,6 +139,9 @@ case "$BENCH_LAT_ITERS$BENCH_LAT_TIMEOUT" in *[!0-9]*) broke "BENCH_LAT_ITERS/BE
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 [ "$BENCH_SCALING" = 1 ] && stamp=$stamp-scaling
 out=$RESULTS/bench/$stamp
+# The module is built under $out with kbuild's M=, which takes neither
+# '=', ':' nor white space in the path (it fails at link time).
+case "$out" in *[=:\ \	]*) broke "RESULTS=$RESULTS: no '=', ':' or spaces in the path (kbuild's M=)" ;; esac
 mkdir -p "$out" || broke "cannot create $out"
 latest=latest
 [ "$BENCH_SCALING" = 1 ] && latest=latest-scaling
