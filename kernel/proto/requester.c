@@ -817,9 +817,11 @@ bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
 
 	done = mr_run_timers(r, head, tail, now, ctx);
 	/*
-	 * Only a run right after mr_requester_on_timer() acts on an RTO: a
-	 * run from a doorbell or a work that sends for long holds off the
-	 * receive path on its CPU, and the ACKs waiting there come first.
+	 * Only a run right after mr_requester_on_timer() acts on an RTO
+	 * (MR-LOSS-7). A host stalled past the RTO finds its timer and the
+	 * ACKs that would have restarted it pending at once, and a run from
+	 * a packet, a doorbell or a work that sends for long holds off the
+	 * receive path on its CPU: the ACKs waiting there come first.
 	 */
 	r->snd.sb.rto_held = true;
 	/* A QP whose retries are spent sends nothing, probes neither. */
@@ -1132,13 +1134,6 @@ static void mr_rcv(struct mr_requester *r, u32 head, u32 tail,
 {
 	u64 rtt;
 
-	/*
-	 * A host stalled past the RTO finds its timer and the feedback that
-	 * would have restarted it pending at once, and the first packet
-	 * handled need not be the one that delivers: the RTO is judged by
-	 * the timer's run, after this packet and those behind it (MR-LOSS-7).
-	 */
-	r->snd.sb.rto_held = true;
 	switch (p->opcode) {
 	case MR_OP_ACK:
 	case MR_OP_NACK:
