@@ -815,12 +815,7 @@ setup_dev() {
 	rdma link add "$dev" type "$1" netdev eth0 >/tmp/setup.err 2>&1 ||
 		{ echo "rdma link add $dev: $(cat /tmp/setup.err)"; return 1; }
 	if [ "$1" = metaroce ]; then
-		for a in $BENCH_MR_ATTRS; do
-			f=/sys/class/infiniband/$dev/${a%%=*}
-			echo "${a#*=}" >"$f" 2>/tmp/setup.err &&
-				[ "$(cat "$f")" = "${a#*=}" ] ||
-				{ echo "$dev ${a%%=*} = ${a#*=}: $(cat /tmp/setup.err)"; return 1; }
-		done
+		mr_dev_attrs "$dev" "$BENCH_MR_ATTRS" || return 1
 	fi
 	wait_active "$dev" || { echo "$dev/1 not ACTIVE"; return 1; }
 	mr_gid_index "$dev" "$MR_MY_IP" >/dev/null || { echo "no RoCE v2 GID for $MR_MY_IP on $dev"; return 1; }

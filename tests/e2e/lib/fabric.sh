@@ -295,11 +295,10 @@ fab_dev() {
 		mr_fail "rdma link add mr_$1 (netdev fab0 of $1)"
 	mr_retry 50 0.2 sh -c "rdma link show mr_$1/1 | grep -q 'state ACTIVE'" ||
 		mr_fail "mr_$1/1 not ACTIVE"
-	for fab_a in ${FAB_MR_ATTRS:-}; do
-		echo "${fab_a#*=}" >"/sys/class/infiniband/mr_$1/${fab_a%%=*}" ||
-			mr_fail "mr_$1: cannot set $fab_a"
-		mr_log "mr_$1: ${fab_a%%=*} = $(cat "/sys/class/infiniband/mr_$1/${fab_a%%=*}")"
-	done
+	if [ -n "${FAB_MR_ATTRS:-}" ]; then
+		fab_why=$(mr_dev_attrs "mr_$1" "$FAB_MR_ATTRS") || mr_fail "$fab_why"
+		mr_log "mr_$1: $FAB_MR_ATTRS"
+	fi
 }
 
 # fab_gid HOST: the GID index of mr_HOST's RoCE v2 GID for HOST's IPv4

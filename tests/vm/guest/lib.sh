@@ -112,6 +112,19 @@ mr_nic_queues() {
 	return 1
 }
 
+# mr_dev_attrs DEV "NAME=VALUE ...": write each device attribute of RDMA
+# device DEV (/sys/class/infiniband/DEV/NAME) and read it back; on a
+# refusal or another value read back, prints why and returns 1.
+mr_dev_attrs() {
+	for mda_a in $2; do
+		mda_f=/sys/class/infiniband/$1/${mda_a%%=*}
+		echo "${mda_a#*=}" >"$mda_f" 2>/tmp/mda.err &&
+			[ "$(cat "$mda_f")" = "${mda_a#*=}" ] ||
+			{ echo "$1 ${mda_a%%=*} = ${mda_a#*=}: $(cat /tmp/mda.err)"; return 1; }
+	done
+	return 0
+}
+
 # mr_wait_active DEV: wait up to 10 s for port 1 of DEV to be ACTIVE.
 mr_wait_active() {
 	mr_retry 50 0.2 mr_port_active "$1" || mr_fail "$1/1 not ACTIVE"
