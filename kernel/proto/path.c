@@ -583,22 +583,55 @@ static void explore(struct mr_path_table *pt, u64 now)
 	reroll(pt, hot, now);
 }
 
-u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
-		 u64 now_ns)
+/* dead_rtos x @rto_ns, the time a pending path has (MR-MP-8). */
+static u64 dead_limit(const struct mr_path_table *pt, u64 rto_ns)
 {
-	u64 dead = 0, limit = rto_ns * pt->p.dead_rtos;
+	u64 limit = rto_ns * pt->p.dead_rtos;
+
+	return limit < rto_ns ? ~0ULL : limit;	/* overflow: never */
+}
+
+/* Whether path @i counts towards MR-MP-8 at all, whatever the time. */
+static bool dead_candidate(const struct mr_path_table *pt, int i,
+			   u64 inflight_mask)
+{
+	const struct mr_path *p = &pt->path[i];
+
+	return !pt->p.single && p->state != MR_PATH_DEAD && p->pending &&
+	       (inflight_mask & (1ULL << i)) &&
+	       p->sent_since >= pt->p.dead_min_pkts;
+}
+
+u64 mr_path_dead_deadline(const struct mr_path_table *pt, u64 inflight_mask,
+			  u64 rto_ns)
+{
+	u64 limit = dead_limit(pt, rto_ns), t = ~0ULL, d;
 	int i;
 
-	if (limit < rto_ns)
-		limit = ~0ULL;	/* overflow: effectively never */
+	if (limit == ~0ULL)
+		return t;
+	for (i = 0; i < pt->n; i++) {
+		if (!dead_candidate(pt, i, inflight_mask))
+			continue;
+		d = pt->path[i].pending_since_ns + limit + 1;
+		if (d > pt->path[i].pending_since_ns)
+			t = MR_MIN(t, d);
+	}
+	return t;
+}
+
+u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
+		 u64 now_ns, bool judge)
+{
+	u64 dead = 0, limit = dead_limit(pt, rto_ns);
+	int i;
+
 	for (i = 0; i < pt->n; i++) {
 		struct mr_path *p = &pt->path[i];
 
 		round_check(pt, p, now_ns);
 		quiet_check(p, inflight_mask & (1ULL << i), rto_ns, now_ns);
-		if (pt->p.single || p->state == MR_PATH_DEAD || !p->pending ||
-		    !(inflight_mask & (1ULL << i)) ||
-		    p->sent_since < pt->p.dead_min_pkts ||
+		if (!judge || !dead_candidate(pt, i, inflight_mask) ||
 		    now_ns - p->pending_since_ns <= limit)
 			continue;
 		/*

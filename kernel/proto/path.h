@@ -207,10 +207,20 @@ u64 mr_path_on_rto(struct mr_path_table *pt, u64 mask, u64 rtt_ns,
  * call it before the run's sends.  Also closes rounds that are due, so
  * call it at least about once per RTT.  At most once per explore_ns, if
  * every path is marked, it re-rolls the hottest ACTIVE path (MR-MP-32;
- * counted in explores and rerolls).
+ * counted in explores and rerolls).  Deaths only if @judge: a caller
+ * leaves them, as the RTO, to the run of its timer, which it arms at
+ * mr_path_dead_deadline() (MR-LOSS-7).
  */
 u64 mr_path_tick(struct mr_path_table *pt, u64 inflight_mask, u64 rto_ns,
-		 u64 now_ns);
+		 u64 now_ns, bool judge);
+
+/*
+ * When mr_path_tick() with the same @inflight_mask and @rto_ns would
+ * first declare a path DEAD (MR-MP-8), as things stand; ~0: no path
+ * could.
+ */
+u64 mr_path_dead_deadline(const struct mr_path_table *pt, u64 inflight_mask,
+			  u64 rto_ns);
 
 /* probe_reply_rate's default: one PROBE_REPLY per QP per 50 us (MR-MP-10). */
 #define MR_PROBE_REPLY_GAP_NS		(50ULL * 1000)

@@ -331,7 +331,8 @@ static void mr_report_new(struct mr_requester *r, enum mr_req_event ev,
  * packets go out again on other paths), probe dead paths, and report
  * every entropy re-roll the table made.
  */
-static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
+static void mr_run_paths(struct mr_requester *r, u64 now, bool timer,
+			 void *ctx)
 {
 	struct mr_txsb_result res = {};
 	struct mr_pkt p;
@@ -344,7 +345,7 @@ static void mr_run_paths(struct mr_requester *r, u64 now, void *ctx)
 	if (r->p.path_health) {
 		dead = mr_path_tick(&r->snd.pt,
 				    mr_txsb_paths_in_flight(&r->snd.sb),
-				    rto, now);
+				    rto, now, timer);
 		for (i = 0; dead; dead >>= 1, i++) {
 			if (!(dead & 1))
 				continue;
@@ -812,22 +813,25 @@ void mr_requester_on_timer(struct mr_requester *r)
 bool mr_requester_run(struct mr_requester *r, u32 head, u32 tail,
 		      bool new_work, u64 now, int budget, void *ctx)
 {
+	bool timer = !r->snd.sb.rto_held;
 	u32 cur = r->cur;
 	bool done;
 
 	done = mr_run_timers(r, head, tail, now, ctx);
 	/*
 	 * Only a run right after mr_requester_on_timer() acts on an RTO
-	 * (MR-LOSS-7). A host stalled past the RTO finds its timer and the
-	 * ACKs that would have restarted it pending at once, and a run from
-	 * a packet, a doorbell or a work that sends for long holds off the
-	 * receive path on its CPU: the ACKs waiting there come first.
+	 * or declares a path DEAD (MR-LOSS-7). A host stalled past the RTO
+	 * finds its timer and the ACKs that would have restarted it pending
+	 * at once, and a run from a packet, a doorbell or a work that sends
+	 * for long holds off the receive path on its CPU: the ACKs waiting
+	 * there come first. A silence of the whole QP is the RTO's to judge
+	 * (MR-MP-30), not a path's, and the ACKs after it credit the paths.
 	 */
 	r->snd.sb.rto_held = true;
 	/* A QP whose retries are spent sends nothing, probes neither. */
 	if (r->snd.sb.failed)
 		return done;
-	mr_run_paths(r, now, ctx);
+	mr_run_paths(r, now, timer, ctx);
 	r->tx_nomem = false;
 	budget = mr_send_retx(r, head, now, budget, &done, ctx);
 	budget = mr_send_rd_more(r, head, now, budget, &done, ctx);
@@ -843,7 +847,7 @@ u64 mr_requester_deadline(const struct mr_requester *r, u32 head, u32 tail,
 			  u64 now)
 {
 	u64 when = mr_txsb_next_deadline(&r->snd.sb);
-	u64 pace, hole;
+	u64 pace, hole, dead;
 
 	/*
 	 * Held by the pacer: new work, lost packets to resend, or READ and
@@ -859,6 +863,17 @@ u64 mr_requester_deadline(const struct mr_requester *r, u32 head, u32 tail,
 		hole = r->rd_hole_ns + mr_txsb_reo_wnd(&r->snd.sb);
 		if (hole > now && hole < when)
 			when = hole;
+	}
+	/*
+	 * The first path MR-MP-8 would declare DEAD, for the timer's run
+	 * (none once the retries are spent: the run judges no path then).
+	 */
+	if (r->p.path_health && !r->snd.sb.failed) {
+		dead = mr_path_dead_deadline(&r->snd.pt,
+					     mr_txsb_paths_in_flight(&r->snd.sb),
+					     mr_txsb_base_rto(&r->snd.sb));
+		if (dead < when)
+			when = dead;
 	}
 	/*
 	 * Stalled READ/ATOMIC responses and dead-path probes are checked

@@ -298,10 +298,10 @@ bool mr_requester_idle(const struct mr_requester *r, u32 head);
 
 /*
  * The caller's timer fired (armed at mr_requester_deadline()): the next
- * mr_requester_run() may act on an expired RTO, and only that run; call
- * it right before that run, with no packet handled in between
- * (MR-LOSS-7). Any other run leaves an expiry to the timer, which the
- * still-due deadline brings at once.
+ * mr_requester_run() may act on an expired RTO or declare a path DEAD
+ * (MR-MP-8), and only that run; call it right before that run, with no
+ * packet handled in between (MR-LOSS-7). Any other run leaves both to
+ * the timer, which the still-due deadline brings at once.
  */
 void mr_requester_on_timer(struct mr_requester *r);
 

@@ -842,11 +842,16 @@ static void arm(bool timer)
 	F.armed = mr_requester_deadline(&F.r, F.head, F.tail, F.now);
 	/*
 	 * Due later, and due at all while work remains. Due now only as an
-	 * expired RTO that a run other than the timer's left to it
-	 * (MR-LOSS-7): the kernel arms 1 us on.
+	 * expired RTO or a path's death that a run other than the timer's
+	 * left to it (MR-LOSS-7, MR-MP-8), or a death that the sends after
+	 * the timer's own run made due (a pending path's dead_min_pkts-th
+	 * packet): the kernel arms 1 us on, and that timer's run judges it.
 	 */
 	if (F.armed <= F.now) {
-		CHECK(!timer && F.r.snd.sb.rto_held);
+		CHECK(F.r.snd.sb.rto_held);
+		CHECK(!timer || mr_path_dead_deadline(&F.r.snd.pt,
+				mr_txsb_paths_in_flight(&F.r.snd.sb),
+				mr_txsb_base_rto(&F.r.snd.sb)) <= F.now);
 		F.armed = F.now + 1000;
 	}
 	if (F.head != F.tail)

@@ -190,7 +190,7 @@ static void round_on(u8 idx, u32 n, u32 ce, u32 lost, u64 *t)
 static void flush(u64 *t)
 {
 	*t += 25 * US;
-	mr_path_tick(&pt, 0, 100 * US, *t);
+	mr_path_tick(&pt, 0, 100 * US, *t, true);
 }
 
 static void test_reroll_on_ecn(void **state)
@@ -246,9 +246,9 @@ static void test_reroll_on_ecn(void **state)
 	t = 0;
 	mr_path_on_ack(&pt, 4, 10, 10, 0, t);
 	mr_path_on_delivery(&pt, 4, 10, t);
-	mr_path_tick(&pt, 0, 100 * US, t + 19 * US);
+	mr_path_tick(&pt, 0, 100 * US, t + 19 * US, true);
 	assert_int_equal(pt.path[4].state, MR_PATH_ACTIVE);
-	mr_path_tick(&pt, 0, 100 * US, t + 20 * US);
+	mr_path_tick(&pt, 0, 100 * US, t + 20 * US, true);
 	assert_int_equal(pt.path[4].state, MR_PATH_SUSPECT);
 }
 
@@ -485,7 +485,7 @@ static void test_dead_path_and_revival(void **state)
 	/* a path that got fewer than dead_min_pkts is never declared dead */
 	for (i = 0; i < 5; i++)
 		mr_path_on_send(&pt, 2, t + i * US);
-	assert_true(mr_path_tick(&pt, 0xf, rto, t + 10 * rto) == 0);
+	assert_true(mr_path_tick(&pt, 0xf, rto, t + 10 * rto, true) == 0);
 	for (i = 0; i < 4; i++) {
 		mr_path_on_send(&pt, i, t + 3 * US);
 		mr_path_on_send(&pt, i, t + 4 * US);
@@ -496,10 +496,10 @@ static void test_dead_path_and_revival(void **state)
 		if (i != 2)
 			mr_path_on_delivery(&pt, i, 1, t + 10 * US);
 	/* not yet: exactly k RTOs after the first undelivered send */
-	assert_true(mr_path_tick(&pt, 0xf, rto, t + 3 * rto) == 0);
+	assert_true(mr_path_tick(&pt, 0xf, rto, t + 3 * rto, true) == 0);
 	/* without packets in flight on it a path is not declared dead */
-	assert_true(mr_path_tick(&pt, 0xb, rto, t + 3 * rto + 1) == 0);
-	dead = mr_path_tick(&pt, 0xf, rto, t + 3 * rto + 1);
+	assert_true(mr_path_tick(&pt, 0xb, rto, t + 3 * rto + 1, true) == 0);
+	dead = mr_path_tick(&pt, 0xf, rto, t + 3 * rto + 1, true);
 	assert_true(dead == 1ULL << 2);
 	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
 	assert_int_equal(pt.deaths, 1);
@@ -512,7 +512,7 @@ static void test_dead_path_and_revival(void **state)
 	assert_int_equal(cnt[2], 0);
 	assert_int_equal(cnt[0], 100);
 	/* a dead path is not declared dead again */
-	assert_true(mr_path_tick(&pt, 0xf, rto, t + 100 * rto) == 0);
+	assert_true(mr_path_tick(&pt, 0xf, rto, t + 100 * rto, true) == 0);
 
 	/* probing */
 	t += 4 * rto;
@@ -578,15 +578,15 @@ static void test_quiet_path_not_pending(void **state)
 	 */
 	for (i = 0; i < 8; i++)
 		mr_path_on_send(&pt, 1, t + i * US);
-	assert_true(mr_path_tick(&pt, 0, rto, t + rto) == 0);
+	assert_true(mr_path_tick(&pt, 0, rto, t + rto, true) == 0);
 	assert_true(pt.path[1].pending);
-	assert_true(mr_path_tick(&pt, 0, rto, t + 2 * rto) == 0);
+	assert_true(mr_path_tick(&pt, 0, rto, t + 2 * rto, true) == 0);
 	assert_true(pt.path[1].pending);	/* exactly RTO_base: not yet */
-	assert_true(mr_path_tick(&pt, 0, rto, t + 2 * rto + 1) == 0);
+	assert_true(mr_path_tick(&pt, 0, rto, t + 2 * rto + 1, true) == 0);
 	assert_false(pt.path[1].pending);
 	/* after the idle, its first packet in flight is not a black hole */
 	mr_path_on_send(&pt, 1, t + 10 * rto);
-	assert_true(mr_path_tick(&pt, 0x2, rto, t + 10 * rto + 1) == 0);
+	assert_true(mr_path_tick(&pt, 0x2, rto, t + 10 * rto + 1, true) == 0);
 	assert_int_equal(pt.path[1].state, MR_PATH_ACTIVE);
 	assert_int_equal(pt.path[1].pending_since_ns, t + 10 * rto);
 
@@ -598,10 +598,10 @@ static void test_quiet_path_not_pending(void **state)
 	t += 20 * rto;
 	for (i = 0; i < 6; i++)
 		mr_path_on_send(&pt, 2, t + i * US);
-	assert_true(mr_path_tick(&pt, 0, rto, t + rto) == 0);
+	assert_true(mr_path_tick(&pt, 0, rto, t + rto, true) == 0);
 	mr_path_on_send(&pt, 2, t + rto + rto / 2);
-	assert_true(mr_path_tick(&pt, 0x4, rto, t + 2 * rto + 1) == 0);
-	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1) == 0x4);
+	assert_true(mr_path_tick(&pt, 0x4, rto, t + 2 * rto + 1, true) == 0);
+	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1, true) == 0x4);
 	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
 }
 
@@ -631,7 +631,7 @@ static void test_rto_silence_not_pending(void **state)
 		assert_false(pt.path[i].pending);
 	/* the expiry's copies go out: a new pending_since, no death */
 	mr_path_on_send(&pt, 1, t + 3 * rto + 1);
-	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 2) == 0);
+	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 2, true) == 0);
 	assert_int_equal(pt.path[1].pending_since_ns, t + 3 * rto + 1);
 
 	/* path 2 pending while paths 0, 1, 3 deliver: it stays pending */
@@ -647,7 +647,7 @@ static void test_rto_silence_not_pending(void **state)
 	assert_true(pt.path[2].pending);
 	assert_int_equal(pt.path[2].pending_since_ns, t);
 	mr_path_on_send(&pt, 2, t + rto + 1);
-	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1) == 0x4);
+	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1, true) == 0x4);
 
 	/*
 	 * The others' deliveries came within the QP's minimum RTT (50 us)
@@ -703,7 +703,7 @@ static void test_echo_not_pending(void **state)
 		if (now >= t + 5 * rto / 2)
 			mr_path_on_ack(&pt, 1, 0, 2, 5 * rto / 2, now);
 		if (k % 10 == 0)
-			assert_true(mr_path_tick(&pt, 0x3, rto, now) == 0);
+			assert_true(mr_path_tick(&pt, 0x3, rto, now, true) == 0);
 	}
 	assert_int_equal(pt.path[1].state, MR_PATH_ACTIVE);
 	assert_int_equal(pt.path[1].deaths, 0);
@@ -718,7 +718,7 @@ static void test_echo_not_pending(void **state)
 		mr_path_on_delivery(&pt, 0, 1, now);
 		mr_path_on_ack(&pt, 2, 0, 0, 0, now);
 	}
-	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1) == 0x4);
+	assert_true(mr_path_tick(&pt, 0x4, rto, t + 3 * rto + 1, true) == 0x4);
 	assert_int_equal(pt.path[2].state, MR_PATH_DEAD);
 }
 
@@ -737,7 +737,7 @@ static int probe_until_revived(u64 rto, u64 rtt, u64 step, u64 *t,
 
 	for (i = 0; i < 6; i++)
 		mr_path_on_send(&pt, 1, *t);
-	assert_true(mr_path_tick(&pt, 0x2, rto, *t + 3 * rto + 1) == 0x2);
+	assert_true(mr_path_tick(&pt, 0x2, rto, *t + 3 * rto + 1, true) == 0x2);
 	*t += 3 * rto + 1;
 	for (k = 0; k < 20000 && !revived; k++, *t += step) {
 		for (i = 0; i < n; i++)
@@ -783,7 +783,7 @@ static void test_probe_backoff_slow_rtt(void **state)
 	/* the backoff is capped, and starts over at the next death */
 	for (i = 0; i < 6; i++)
 		mr_path_on_send(&pt, 1, t);
-	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 1) == 0x2);
+	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 1, true) == 0x2);
 	t += 3 * rto + 1;
 	assert_true(mr_path_probe_due(&pt, t, &idx));
 	mr_path_on_probe_sent(&pt, 1, 1, 1, rto, t);
@@ -823,7 +823,7 @@ static void test_probe_backoff_long_rtt(void **state)
 	/* the doubling stops once the spacing reaches RTO_base */
 	for (i = 0; i < 6; i++)
 		mr_path_on_send(&pt, 1, t);
-	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 1) == 0x2);
+	assert_true(mr_path_tick(&pt, 0x2, rto, t + 3 * rto + 1, true) == 0x2);
 	t += 3 * rto + 1;
 	for (i = 0; i < 20; i++) {
 		assert_true(mr_path_probe_due(&pt, t, &idx));
@@ -850,7 +850,7 @@ static void test_all_dead_fallback(void **state)
 		for (int k = 0; k < 6; k++)
 			mr_path_on_send(&pt, i, 100 * US);
 	}
-	assert_true(mr_path_tick(&pt, 0x7, rto, 1000 * US) == 0x7);
+	assert_true(mr_path_tick(&pt, 0x7, rto, 1000 * US, true) == 0x7);
 	assert_int_equal(mr_path_usable(&pt), 0);
 	/* keep sending on the path that delivered last */
 	for (i = 0; i < 5; i++)
@@ -896,7 +896,7 @@ static void test_single_path_mode(void **state)
 	assert_false(mr_path_reroll(&pt, 0, t));
 	for (i = 0; i < 10; i++)
 		mr_path_on_send(&pt, 0, t);
-	assert_true(mr_path_tick(&pt, 1, 100 * US, t + 10000 * US) == 0);
+	assert_true(mr_path_tick(&pt, 1, 100 * US, t + 10000 * US, true) == 0);
 	assert_int_equal(mr_path_entropy(&pt, 0), e);
 	assert_int_equal(pt.rerolls, 0);
 	assert_int_not_equal(pt.path[0].state, MR_PATH_DEAD);

@@ -121,7 +121,7 @@ static void round_of(u8 idx, u32 n, u32 ce)
 	mr_path_on_ack(&pt, idx, ce, n, 0, now);
 	mr_path_on_delivery(&pt, idx, n, now);
 	now += 30 * US;
-	mr_path_tick(&pt, 0, RTO, now);
+	mr_path_tick(&pt, 0, RTO, now, true);
 }
 
 /* Send dead_min_pkts on @idx and let dead_rtos RTO_base pass. */
@@ -132,7 +132,7 @@ static u64 kill(u8 idx)
 	for (i = 0; i < pt.p.dead_min_pkts; i++)
 		mr_path_on_send(&pt, idx, now);
 	now += (u64)pt.p.dead_rtos * RTO + 1;
-	return mr_path_tick(&pt, 1ULL << idx, RTO, now);
+	return mr_path_tick(&pt, 1ULL << idx, RTO, now, true);
 }
 
 static void enter(enum st s)

@@ -478,6 +478,52 @@ static void test_rto_restarted_by_queued_ack(void **state)
 		    t + 2 * US);
 }
 
+/* A 40-packet WRITE sent at 0, over every path: the packets sent. */
+static u32 write_40(void)
+{
+	post(MR_OP_WRITE, 40 * MTU, false);
+	run(0);
+	assert_true(T.n_out >= 32);
+	return T.n_out;
+}
+
+/*
+ * MR-LOSS-7 and MR-MP-30: a silence of the whole QP past dead_rtos x
+ * RTO_base (a host that did not run) kills no path. The run after the
+ * first packet received, an ACK that delivers nothing, leaves both the
+ * RTO and MR-MP-8 to the timer; the ACK behind it credits every path,
+ * and the timer's run then finds none to declare DEAD and no RTO due.
+ */
+static void test_silence_kills_no_path(void **state)
+{
+	struct mr_pkt a;
+	u64 t;
+	u32 n;
+
+	(void)state;
+	n = write_40();
+	t = (T.r.snd.pt.p.dead_rtos + 1) * mr_txsb_base_rto(&T.r.snd.sb);
+	assert_true(mr_path_dead_deadline(&T.r.snd.pt,
+					  mr_txsb_paths_in_flight(&T.r.snd.sb),
+					  mr_txsb_base_rto(&T.r.snd.sb)) < t);
+	ack_fill_path(&a, 0, PSN0, 0);
+	mr_requester_rcv(&T.r, T.head, T.tail, &a, false, t, NULL);
+	run(t);
+	assert_int_equal(T.r.snd.pt.deaths, 0);
+	assert_int_equal(T.ev[MR_REQ_EV_PATH_DEAD], 0);
+	assert_int_equal(T.r.snd.sb.st.rto, 0);
+	assert_true(mr_requester_deadline(&T.r, T.head, T.tail, t) <= t);
+	ack_fill_path(&a, 1, PSN0 + n, 0);
+	mr_requester_rcv(&T.r, T.head, T.tail, &a, false, t + US, NULL);
+	run(t + US);
+	run_timer(t + 2 * US);
+	assert_int_equal(T.r.snd.sb.una, PSN0 + n);
+	assert_int_equal(T.r.snd.pt.deaths, 0);
+	assert_int_equal(T.ev[MR_REQ_EV_PATH_DEAD], 0);
+	assert_int_equal(T.r.snd.sb.st.rto, 0);
+	assert_int_equal(T.n_out, n);
+}
+
 /*
  * A retransmission whose source buffer went bad fails its WR, and the run
  * says so (MR-VERBS-23, MR-VERBS-25): here the WR is the head and still
@@ -1375,10 +1421,7 @@ static void test_path_death_probe_revival(void **state)
 	u8 x;
 
 	(void)state;
-	post(MR_OP_WRITE, 40 * MTU, false);
-	run(0);
-	n_first = T.n_out;
-	assert_true(n_first >= 32);
+	n_first = write_40();
 	x = T.out[0].path;	/* una's path: nothing is acknowledged */
 	for (i = 0; i < n_first; i++)
 		x_inflight += T.out[i].path == x;
@@ -1393,13 +1436,20 @@ static void test_path_death_probe_revival(void **state)
 		rto = mr_txsb_base_rto(&T.r.snd.sb);
 		limit = T.r.snd.pt.p.dead_rtos * rto;
 		run(t);
+		/* The run of a packet leaves the death to the timer's. */
+		assert_int_equal(T.ev[MR_REQ_EV_PATH_DEAD], 0);
+		if (mr_requester_deadline(&T.r, T.head, T.tail, t) <= t)
+			run_timer(t);
 		if (t <= limit) {
 			/* MR-MP-8: not before dead_rtos * RTO_base */
 			assert_int_equal(T.ev[MR_REQ_EV_PATH_DEAD], 0);
 			assert_int_equal(T.r.snd.pt.path[x].state,
 					 MR_PATH_ACTIVE);
+			/* ... whose deadline the timer is armed at */
+			assert_true(mr_requester_deadline(&T.r, T.head, T.tail,
+							  t) <= limit + 1);
 		} else {
-			/* ... and at the first run after it */
+			/* ... and at the timer's run the deadline brings */
 			assert_int_equal(T.ev[MR_REQ_EV_PATH_DEAD], 1);
 		}
 	}
@@ -1691,6 +1741,7 @@ int main(void)
 		cmocka_unit_test_setup(test_retransmit_as_sent, setup),
 		cmocka_unit_test_setup(test_rto_waits_for_feedback, setup),
 		cmocka_unit_test_setup(test_rto_restarted_by_queued_ack, setup),
+		cmocka_unit_test_setup(test_silence_kills_no_path, setup_health),
 		cmocka_unit_test_setup(test_failed_retransmit_reported, setup),
 		cmocka_unit_test_setup(test_read_budget_halts, setup),
 		cmocka_unit_test_setup(test_retry_budget, setup),
