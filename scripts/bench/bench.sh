@@ -61,6 +61,8 @@ broke() {
 	say "harness failure: $*"
 	exit 1
 }
+# shellcheck source=attrs.sh
+. "$here/attrs.sh"
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	mode=quick
@@ -123,15 +125,10 @@ perf_bin=""
 if [ "$BENCH_PERF" = 1 ]; then
 	perf_bin=$(command -v perf) || broke "BENCH_PERF=1: no perf (run scripts/install-deps.sh)"
 fi
-case "$BENCH_MR_PARAMS$BENCH_MR_ATTRS" in
-*[!A-Za-z0-9._=,\ -]*) broke "BENCH_MR_PARAMS, BENCH_MR_ATTRS: name=value words only" ;;
+case "$BENCH_MR_PARAMS" in
+*[!A-Za-z0-9._=,\ -]*) broke "BENCH_MR_PARAMS: name=value words only" ;;
 esac
-for a in $BENCH_MR_ATTRS; do
-	case "$a" in
-	[a-z]*=*) case "${a%%=*}" in *[!a-z0-9_]*) broke "BENCH_MR_ATTRS: bad name in '$a'" ;; esac ;;
-	*) broke "BENCH_MR_ATTRS: '$a' is not name=value" ;;
-	esac
-done
+why=$(bench_attrs_check "$BENCH_MR_ATTRS") || broke "$why"
 case "$BENCH_SECONDS" in '' | *[!0-9]*) broke "BENCH_SECONDS must be a whole number" ;; esac
 [ "$BENCH_SECONDS" -ge 2 ] || broke "BENCH_SECONDS must be at least 2"
 case "$BENCH_LAT_ITERS$BENCH_LAT_TIMEOUT" in *[!0-9]*) broke "BENCH_LAT_ITERS/BENCH_LAT_TIMEOUT: whole numbers" ;; esac

@@ -34,16 +34,12 @@ case "$scale" in '' | *[!0-9]* | 0)
 	exit 1 ;;
 esac
 FAB_MR_ATTRS=${BENCH_MR_ATTRS:-}
-for a in $FAB_MR_ATTRS; do
-	case "$a" in
-	[a-z]*=*[!=]*) case "${a%%=*}${a#*=}" in *[!a-z0-9_]*)
-		echo "bench-fabric: BENCH_MR_ATTRS: bad word '$a'"
-		exit 1 ;;
-	esac ;;
-	*) echo "bench-fabric: BENCH_MR_ATTRS: '$a' is not name=value"
-		exit 1 ;;
-	esac
-done
+# shellcheck source=attrs.sh
+. "$here/attrs.sh"
+why=$(bench_attrs_check "$FAB_MR_ATTRS") || {
+	echo "bench-fabric: $why"
+	exit 1
+}
 FX_CASES=${BENCH_FABRIC_CASES:-}
 case "$FX_CASES" in *[!a-z0-9\ ]*)
 	echo "bench-fabric: BENCH_FABRIC_CASES: case names only"
