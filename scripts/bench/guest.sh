@@ -253,6 +253,19 @@ trace_on() {
 	echo 1 >"$tdir/tracing_on"
 }
 
+# trace_times: /tmp/trace.txt without its comment lines, one line per
+# traced function or event: "MICROSECONDS NAME LINE", the trace clock in
+# microseconds, the function or event (without its colon) and the line
+# as ftrace wrote it. What trace_off and trace_events_show read.
+trace_times() {
+	awk '/^#/ { next }
+		{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+			e = $(i + 1); sub(/:$/, "", e)
+			printf "%.0f %s %s\n", substr($i, 1, length($i) - 1) * 1e6, e, $0
+			break
+		} }' /tmp/trace.txt
+}
+
 # trace_off TRANSPORT TEST: stop, summarise, show an excerpt. Intervals
 # (microseconds: median, 90th and 99th percentile and maximum over the
 # run; how many took over 1 ms and their sum, for finding where a latency
@@ -283,9 +296,8 @@ trace_off() {
 	: >"$tdir/set_ftrace_filter"
 	# shellcheck disable=SC2046
 	set -- "$1" "$2" $(trace_funcs "$1")
-	awk -v P="$3" -v T="$5" -v X="$7" -v R="$9" -v C="${10}" -v N="${12}" '
-		{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
-			t = substr($i, 1, length($i) - 1) * 1e6; f = $(i + 1)
+	trace_times | awk -v P="$3" -v T="$5" -v X="$7" -v R="$9" -v C="${10}" -v N="${12}" '
+		{	t = $1; f = $2
 			n[f]++
 			if (f == P) {
 				if (lp) print "post>post", t - lp
@@ -310,10 +322,8 @@ trace_off() {
 			if (f == P && rpend) {
 				print "rcv>post", t - lr; rpend = 0
 			}
-			break
 		}
-		}
-		END { for (f in n) print "count", f, n[f] }' /tmp/trace.txt >/tmp/trace.iv
+		END { for (f in n) print "count", f, n[f] }' >/tmp/trace.iv
 	grep '^count' /tmp/trace.iv | sort -k2 | awk -v tr="$1" -v te="$2" -v r="$MR_ROLE" \
 		'{ printf "BENCH-TRACE,%s,%s,%s,calls,%s,%s\n", r, tr, te, $2, $3 }'
 	for k in post\>xmit post\>timer\>xmit rcv\>post xmit\>comp post\>post \
@@ -340,22 +350,18 @@ trace_off() {
 # events before, 12 after) on the console, for reading by hand: which
 # packets came just before and just after each one.
 trace_events_show() {
-	awk -v tr="$1" -v te="$2" -v r="$MR_ROLE" '
-		/^#/ { next }
-		{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
-			t = substr($i, 1, length($i) - 1) * 1e6
-			e = $(i + 1); sub(/:$/, "", e); n[e]++
+	trace_times | awk -v tr="$1" -v te="$2" -v r="$MR_ROLE" '
+		{	t = $1; e = $2; n[e]++
 			if (e == "metaroce_pkt_rx") { if (lr && t - lr > 3000) { rg++; rs += t - lr; if (t - lr > rm) rm = t - lr }; lr = t }
 			if (e == "metaroce_pkt_tx") { if (lt && t - lt > 3000) { tg++; ts += t - lt; if (t - lt > tm) tm = t - lt }; lt = t }
 			if (e == "metaroce_req_event" && / rto n=/) rto++
-			break
-		} }
+		}
 		END {
 			for (e in n) printf "BENCH-TRACE,%s,%s,%s,events,%s %d\n", r, tr, te, e, n[e]
 			printf "BENCH-TRACE,%s,%s,%s,rx_gaps,over3ms=%d (%.0f ms) max=%.0fus\n", r, tr, te, rg, rs / 1000, rm
 			printf "BENCH-TRACE,%s,%s,%s,tx_gaps,over3ms=%d (%.0f ms) max=%.0fus\n", r, tr, te, tg, ts / 1000, tm
 			printf "BENCH-TRACE,%s,%s,%s,rto_fired,%d\n", r, tr, te, rto
-		}' /tmp/trace.txt
+		}'
 	say "ftrace events around the first RTOs ($1 $2):"
 	grep -v '^#' /tmp/trace.txt | awk '
 		/ rto n=/ { k++; if (k <= 4) { for (j = NR - 40; j < NR; j++) if (j > 0) print "B" k " " L[j % 64]; print "R" k " " $0; c = 12 } next }
