@@ -847,7 +847,7 @@ u64 mr_requester_deadline(const struct mr_requester *r, u32 head, u32 tail,
 			  u64 now)
 {
 	u64 when = mr_txsb_next_deadline(&r->snd.sb);
-	u64 pace, hole, dead;
+	u64 pace, hole, dead, rto;
 
 	/*
 	 * Held by the pacer: new work, lost packets to resend, or READ and
@@ -867,11 +867,17 @@ u64 mr_requester_deadline(const struct mr_requester *r, u32 head, u32 tail,
 	/*
 	 * The first path MR-MP-8 would declare DEAD, for the timer's run
 	 * (none once the retries are spent: the run judges no path then).
+	 * Counting every path as in flight gives a deadline no later; only
+	 * when that one comes first is the scoreboard walked for the paths
+	 * really in flight. While paths deliver it does not: a pending
+	 * path's dead_rtos RTOs end after the QP's next RTO.
 	 */
 	if (r->p.path_health && !r->snd.sb.failed) {
-		dead = mr_path_dead_deadline(&r->snd.pt,
-					     mr_txsb_paths_in_flight(&r->snd.sb),
-					     mr_txsb_base_rto(&r->snd.sb));
+		rto = mr_txsb_base_rto(&r->snd.sb);
+		dead = mr_path_dead_deadline(&r->snd.pt, ~0ULL, rto);
+		if (dead < when)
+			dead = mr_path_dead_deadline(&r->snd.pt,
+					mr_txsb_paths_in_flight(&r->snd.sb), rto);
 		if (dead < when)
 			when = dead;
 	}
