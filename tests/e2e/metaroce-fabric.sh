@@ -95,39 +95,21 @@ done
 # carry their own path index) time a death against the packets the path
 # sent into the black hole.
 
-fx_tr=/sys/kernel/tracing
-[ -f $fx_tr/trace ] || mount -t tracefs nodev $fx_tr ||
-	mr_fail "cannot mount tracefs on $fx_tr"
-[ -d $fx_tr/events/metaroce/metaroce_path ] ||
-	mr_fail "tracepoint metaroce_path missing"
+mr_trace_mount path
 
-# fx_trace_on [KB]: trace buffer KB per CPU (8192)
+# fx_trace_on [KB] [rx]: trace buffer KB per CPU (8192); with rx the data
+# packets received too. mr_trace_off /tmp/fx.trace ends it.
 fx_trace_on() {
-	echo 0 >$fx_tr/tracing_on
-	echo "${1:-8192}" >$fx_tr/buffer_size_kb
-	echo >$fx_tr/trace
-	echo 'opcode >= 1 && opcode <= 6' >$fx_tr/events/metaroce/metaroce_pkt_tx/filter
-	echo 1 >$fx_tr/events/metaroce/metaroce_pkt_tx/enable
-	if [ "${2:-}" = rx ]; then
-		echo 'opcode >= 1 && opcode <= 6' >$fx_tr/events/metaroce/metaroce_pkt_rx/filter
-		echo 1 >$fx_tr/events/metaroce/metaroce_pkt_rx/enable
-	fi
-	echo 1 >$fx_tr/events/metaroce/metaroce_path/enable
-	echo 1 >$fx_tr/tracing_on
+	fx_tr_ev=pkt_tx
+	[ "${2:-}" != rx ] || fx_tr_ev="pkt_tx pkt_rx"
+	# shellcheck disable=SC2086 # $fx_tr_ev: a word list
+	mr_trace_on -b "${1:-8192}" path -f 'opcode >= 1 && opcode <= 6' $fx_tr_ev
 }
 
 # fx_mark WORD: "WORD UPTIME" in the trace (trace clock and uptime side
 # by side).
 fx_mark() {
-	echo "$1 $(fx_now)" >$fx_tr/trace_marker
-}
-
-fx_trace_off() {
-	echo 0 >$fx_tr/tracing_on
-	echo 0 >$fx_tr/events/metaroce/metaroce_path/enable
-	echo 0 >$fx_tr/events/metaroce/metaroce_pkt_tx/enable
-	echo 0 >$fx_tr/events/metaroce/metaroce_pkt_rx/enable
-	cat $fx_tr/trace >/tmp/fx.trace
+	mr_trace_mark "$1 $(fx_now)"
 }
 
 # fx_deaths: from /tmp/fx.trace and /tmp/fx.rto ("uptime dev qpn
@@ -537,7 +519,7 @@ fx_spray() {
 	fx_verify_wait
 	kill "$fx_rl" 2>/dev/null || true
 	wait "$fx_rl" 2>/dev/null || true
-	fx_trace_off
+	mr_trace_off /tmp/fx.trace
 	fx_sampler_stop "$fx_st"
 	[ "$fx_ok" = 1 ] || fx_fail "$fx_st" "mr-verify did not verify"
 	# A full spine queue drops every packet that comes while it is full:
@@ -670,7 +652,7 @@ fx_hole() {
 	fx_t0=$(head -1 /tmp/fx.samples | cut -d' ' -f1)
 	echo "$fx_on $fx_off $fx_t0" | awk -v tag="$fx_tag" -v d="$fx_dir" \
 		'{ printf "FX-EVENT %s %.1f hole-on %s\nFX-EVENT %s %.1f hole-off %s\n", tag, $1 - $3, d, tag, $2 - $3, d }'
-	fx_trace_off
+	mr_trace_off /tmp/fx.trace
 	[ "$fx_ok" = 1 ] || fx_fail "$fx_tag" "mr-verify did not verify (an error completion or a mismatch)"
 
 	# goodput: bytes the leaves delivered to the hosts, both directions,

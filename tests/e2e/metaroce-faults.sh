@@ -72,31 +72,9 @@ command -v mr-verify >/dev/null ||
 fault_device_up "$FAULT_RDMA_TYPE"
 mr_wait_peer
 
-tr_dir=/sys/kernel/tracing
 if [ "$FAULT_RDMA_TYPE" = metaroce ]; then
-	[ -f $tr_dir/trace ] || mount -t tracefs nodev $tr_dir ||
-		mr_fail "cannot mount tracefs on $tr_dir"
-	for tr_ev in qp_state pkt_tx pkt_rx retx req_event cwnd path; do
-		[ -d $tr_dir/events/metaroce/metaroce_$tr_ev ] ||
-			mr_fail "tracepoint metaroce_$tr_ev missing from $tr_dir/events/metaroce"
-	done
+	mr_trace_mount qp_state pkt_tx pkt_rx retx req_event cwnd path
 fi
-
-# trace_on EVENT...: an empty trace buffer, these metaroce events on.
-trace_on() {
-	echo 0 >$tr_dir/tracing_on
-	echo >$tr_dir/trace
-	for tr_ev in "$@"; do
-		echo 1 >"$tr_dir/events/metaroce/metaroce_$tr_ev/enable"
-	done
-	echo 1 >$tr_dir/tracing_on
-}
-
-# trace_off: every metaroce event off, the buffer kept in /tmp/trace.out.
-trace_off() {
-	echo 0 >$tr_dir/events/metaroce/enable
-	cat $tr_dir/trace >/tmp/trace.out
-}
 
 # The plan of every case: all opcodes, sizes across the MTU, 4 KiB and 64 KiB,
 # at most 256 KiB per op and size, repeated with new data until the case's
@@ -187,13 +165,13 @@ run_case loss0.1 12 link "loss random 0.1%"
 retx_bounded loss0.1
 end_case loss0.1
 
-[ $is_mr -eq 1 ] && trace_on retx qp_state
+[ $is_mr -eq 1 ] && mr_trace_on retx qp_state
 run_case loss1 12 link "loss random 1%"
 mr_check loss1 "retransmissions > 0"
 mr_check loss1 "sacks_sent > 0 && sacks_received > 0 && acks_received > 0"
 retx_bounded loss1
 if [ $is_mr -eq 1 ]; then
-	trace_off
+	mr_trace_off /tmp/trace.out
 	tr_retx=$(grep -cE ' metaroce_retx: .* cause=(lost|rto|read|atomic)$' /tmp/trace.out || true)
 	tr_rts=$(grep -c ' metaroce_qp_state: .* RTR -> RTS$' /tmp/trace.out || true)
 	tr_cnt=$(fc_value my_retransmissions)

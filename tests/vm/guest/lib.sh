@@ -182,3 +182,60 @@ mr_pair() {
 		mr_retry 40 0.5 "$@" "$MR_PEER_IP"
 	fi
 }
+
+# Tracepoints of the metaroce subsystem (kernel/trace.h) in tracefs; an
+# EVENT is a name without its "metaroce_" prefix (retx, pkt_tx, path).
+mr_tracefs=/sys/kernel/tracing
+
+# mr_trace_mount EVENT...: tracefs mounted and each EVENT's tracepoint in
+# it, checked before a case so that a missing one fails there, not midway.
+mr_trace_mount() {
+	[ -f $mr_tracefs/trace ] || mount -t tracefs nodev $mr_tracefs ||
+		mr_fail "cannot mount tracefs on $mr_tracefs"
+	for mtr_ev in "$@"; do
+		[ -d "$mr_tracefs/events/metaroce/metaroce_$mtr_ev" ] ||
+			mr_fail "tracepoint metaroce_$mtr_ev missing from $mr_tracefs/events/metaroce"
+	done
+}
+
+# mr_trace_on [-b KB] EVENT... [-f FILTER EVENT...]: an empty trace buffer
+# (KB per CPU with -b, else as it was) recording these EVENTs from now on;
+# the EVENTs after -f only when FILTER (an event filter expression) holds.
+# Tracing is off while the events are set up: all of them start at once.
+mr_trace_on() {
+	echo 0 >$mr_tracefs/tracing_on
+	if [ "${1:-}" = -b ]; then
+		echo "$2" >$mr_tracefs/buffer_size_kb
+		shift 2
+	fi
+	echo >$mr_tracefs/trace
+	mtr_filter=""
+	while [ $# -gt 0 ]; do
+		if [ "$1" = -f ]; then
+			mtr_filter=$2
+			shift 2
+			continue
+		fi
+		if [ -n "$mtr_filter" ]; then
+			echo "$mtr_filter" >"$mr_tracefs/events/metaroce/metaroce_$1/filter"
+		fi
+		echo 1 >"$mr_tracefs/events/metaroce/metaroce_$1/enable"
+		shift
+	done
+	echo 1 >$mr_tracefs/tracing_on
+}
+
+# mr_trace_mark TEXT...: a tracing_mark_write line TEXT in the trace.
+mr_trace_mark() {
+	echo "$*" >$mr_tracefs/trace_marker
+}
+
+# mr_trace_off FILE: tracing off, every metaroce event off and its filter
+# cleared (a "0" in the subsystem's filter file), so that the next
+# mr_trace_on inherits none; the buffer kept in FILE.
+mr_trace_off() {
+	echo 0 >$mr_tracefs/tracing_on
+	echo 0 >$mr_tracefs/events/metaroce/enable
+	echo 0 >$mr_tracefs/events/metaroce/filter
+	cat $mr_tracefs/trace >"$1"
+}
