@@ -5,9 +5,9 @@
  * transport parameter (MR-CC-18: every parameter configurable per device,
  * the spec's defaults).  A store is checked against the parameter's range
  * and against the rest of the set (-EINVAL); a QP copies the set when it
- * enters RTS (mroce_params_req) or, for ack_every, ack_reorder and
- * ack_delay_us, RTR (mroce_params_resp), except dscp, trim_dscp and seq_err_interval_us,
- * which apply to the next packet.
+ * enters RTS (mroce_params_req) or, for ack_every, ack_reorder,
+ * ack_delay_us and ack_batch, RTR (mroce_params_resp), except dscp,
+ * trim_dscp and seq_err_interval_us, which apply to the next packet.
  *
  * The module parameters paths, dscp, cc_delay and cc_fixed (0444) are the
  * initial values of devices created after the module was loaded.
@@ -87,6 +87,8 @@ static const struct mroce_param_range mroce_param_range[MROCE_P_NUM] = {
 	[MROCE_P_ACK_DELAY_US] = { 1, MROCE_US_MAX },
 	/* MR-REL-3 c: 1 reports every reordering at once. */
 	[MROCE_P_ACK_REORDER] = { 1, MR_RXWIN_ACK_REORDER_MAX },
+	/* MR-REL-3's batch rule: 0 acknowledges packet by packet. */
+	[MROCE_P_ACK_BATCH] = { 0, 1 },
 };
 
 /* ---- module parameters: initial values of new devices ------------------ */
@@ -251,6 +253,7 @@ void mroce_params_init(struct mroce_params *p)
 	v[MROCE_P_ACK_EVERY] = MR_RXWIN_ACK_EVERY;
 	v[MROCE_P_ACK_DELAY_US] = div_u64(MR_RXWIN_DELACK_NS, NSEC_PER_USEC);
 	v[MROCE_P_ACK_REORDER] = MR_RXWIN_ACK_REORDER;
+	v[MROCE_P_ACK_BATCH] = 1;
 	WARN_ON(mroce_params_check(v));
 }
 MR_KUNIT_EXPORT(mroce_params_init);
@@ -339,13 +342,14 @@ void mroce_params_req(struct mroce_params *p, struct mr_txsb_params *tp,
 MR_KUNIT_EXPORT(mroce_params_req);
 
 void mroce_params_resp(struct mroce_params *p, u16 *ack_every,
-		       u16 *ack_reorder, u64 *delack_ns)
+		       u16 *ack_reorder, u64 *delack_ns, bool *ack_batch)
 {
 	/* One consistent set (mroce_params_check() held for it). */
 	mutex_lock(&p->lock);
 	*ack_every = p->v[MROCE_P_ACK_EVERY];
 	*ack_reorder = p->v[MROCE_P_ACK_REORDER];
 	*delack_ns = (u64)p->v[MROCE_P_ACK_DELAY_US] * NSEC_PER_USEC;
+	*ack_batch = p->v[MROCE_P_ACK_BATCH];
 	mutex_unlock(&p->lock);
 }
 MR_KUNIT_EXPORT(mroce_params_resp);
@@ -454,6 +458,7 @@ MROCE_PARAM_ATTR(path_explore_ms, MROCE_P_PATH_EXPLORE_MS);
 MROCE_PARAM_ATTR(ack_every, MROCE_P_ACK_EVERY);
 MROCE_PARAM_ATTR(ack_delay_us, MROCE_P_ACK_DELAY_US);
 MROCE_PARAM_ATTR(ack_reorder, MROCE_P_ACK_REORDER);
+MROCE_PARAM_ATTR(ack_batch, MROCE_P_ACK_BATCH);
 
 static struct attribute *mroce_dev_attrs[] = {
 	&dev_attr_metaroce_abi_version.attr,
@@ -500,6 +505,7 @@ static struct attribute *mroce_dev_attrs[] = {
 	&mroce_pa_ack_every.attr.attr,
 	&mroce_pa_ack_delay_us.attr.attr,
 	&mroce_pa_ack_reorder.attr.attr,
+	&mroce_pa_ack_batch.attr.attr,
 	NULL,
 };
 /* metaroce_abi_version, one file per parameter, NULL */

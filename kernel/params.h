@@ -67,6 +67,7 @@ enum mroce_param {
 	MROCE_P_ACK_EVERY,
 	MROCE_P_ACK_DELAY_US,
 	MROCE_P_ACK_REORDER,
+	MROCE_P_ACK_BATCH,
 	MROCE_P_NUM
 };
 
@@ -102,10 +103,11 @@ void mroce_params_req(struct mroce_params *p, struct mr_txsb_params *tp,
 /*
  * The responder's ACK coalescing (MR-REL-3, MR-REL-13) for a QP entering
  * RTR: packets per ACK, the reordering a hole may see before it is
- * acknowledged at once, and the delayed-ACK time. May sleep.
+ * acknowledged at once, the delayed-ACK time, and whether the ACKs wait
+ * for the end of the receive batch. May sleep.
  */
 void mroce_params_resp(struct mroce_params *p, u16 *ack_every,
-		       u16 *ack_reorder, u64 *delack_ns);
+		       u16 *ack_reorder, u64 *delack_ns, bool *ack_batch);
 
 static inline u32 mroce_param(const struct mroce_params *p,
 			      enum mroce_param id)

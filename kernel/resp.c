@@ -63,18 +63,20 @@ void mroce_resp_start(struct mroce_qp *qp)
 {
 	struct mroce_resp *resp = qp->resp;
 	u16 ack_every, ack_reorder;
+	bool ack_batch;
 	u64 delack_ns;
 
 	if (!resp)
 		return;
 	mroce_params_resp(&qp->dev->params, &ack_every, &ack_reorder,
-			  &delack_ns);
+			  &delack_ns, &ack_batch);
 	spin_lock_bh(&qp->resp_lock);
 	mr_receiver_init(&resp->rcv, qp->attr.rq_psn, mroce_now());
 	resp->rcv.ops = &mroce_rcv_ops;
 	resp->rcv.w.ack_every = ack_every;
 	resp->rcv.w.ack_reorder = ack_reorder;
 	resp->rcv.w.delack_ns = delack_ns;
+	resp->rcv.ack_batch = ack_batch;
 	resp->ssn_fetched = 0;
 	memset(resp->slot_placed, 0, sizeof(resp->slot_placed));
 	resp->rwqe_err = 0;
@@ -592,6 +594,13 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 		goto out;
 	}
 	c.error = mr_receiver_on_pkt(&resp->rcv, p, ce, now, &c);
+	/*
+	 * An ACK held for the end of the receive batch (ack_batch) is due
+	 * at once: the soft timer's softirq runs after the NET_RX pass
+	 * that is handling this packet, so the ACK answers every packet of
+	 * the QP that pass handled, or ack_delay's worth of a longer pass
+	 * (MR-REL-3).
+	 */
 	deadline = mr_receiver_ack_deadline(&resp->rcv);
 	if (!c.error && deadline != MR_TIME_NEVER && !READ_ONCE(qp->stopping))
 		hrtimer_start(&qp->ack_timer, ns_to_ktime(deadline),

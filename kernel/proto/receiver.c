@@ -21,6 +21,7 @@ struct rcv_call {
 	void *ctx;
 	u64 now;
 	u32 ts;			/* MBH.ts echoed by a NACK (MR-REL-11) */
+	bool ts_ack;		/* ... and by an ACK (a held one) */
 	u8 path;		/* path echoed (MR-HDR-6) */
 	bool error;		/* a fatal NACK went out */
 };
@@ -32,6 +33,10 @@ void mr_receiver_init(struct mr_receiver *r, u32 init_psn, u64 now_ns)
 	mr_rdresp_init(&r->rd);
 	r->ssn_base = 0;
 	r->ack_path = 0;
+	r->ack_held = false;
+	r->ack_held_path = 0;
+	r->ack_held_ts = 0;
+	r->ack_held_ns = 0;
 	r->err_valid = false;
 	r->err_due = false;
 	r->err_sent = false;
@@ -126,6 +131,9 @@ static void send_ack(struct mr_receiver *r, struct rcv_call *c, u8 reason,
 	a.opcode = reason ? MR_OP_NACK : MR_OP_ACK;
 	a.path = c->path;
 	a.flags = mr_rxwin_ack_fill(&r->w, &a.akh);
+	if (c->ts_ack)
+		a.akh.ts_echo = c->ts;
+	r->ack_held = false;
 	a.akh.msn = mr_rxmsg_completed_msn(&r->m);
 	a.akh.credit = MR_CREDIT_UNLIMITED;
 	if (reason) {
@@ -138,6 +146,39 @@ static void send_ack(struct mr_receiver *r, struct rcv_call *c, u8 reason,
 			a.nkh.rnr_timer = MR_RCV_RESOURCE_TIMER;
 	}
 	r->ops->emit(c->ctx, &a);
+}
+
+/* The held ACK's triggering packet, the first that called for it. */
+static void held_trigger(const struct mr_receiver *r, struct rcv_call *c)
+{
+	c->path = r->ack_held_path;
+	c->ts = r->ack_held_ts;
+	c->ts_ack = true;
+}
+
+/*
+ * The ACK packet @c calls for, held for the end of the receive batch
+ * (ack_batch): the packets handled after it in the same batch add their
+ * triggers to it, and one ACK answers them all (MR-REL-3). @c's packet,
+ * the first to call for it, is its triggering packet (MR-REL-11). One
+ * held for ack_delay already goes now (MR-REL-13's bound): a long batch
+ * of many QPs' packets must not hold it into the requester's RTO.
+ */
+static void hold_ack(struct mr_receiver *r, const struct rcv_call *c)
+{
+	struct rcv_call h = *c;
+
+	if (!r->ack_held) {
+		r->ack_held = true;
+		r->ack_held_path = c->path;
+		r->ack_held_ts = c->ts;
+		r->ack_held_ns = c->now;
+		return;
+	}
+	if (c->now - r->ack_held_ns < r->w.delack_ns)
+		return;
+	held_trigger(r, &h);
+	send_ack(r, &h, 0, 0);
 }
 
 /* ---- the error point (MR-VERBS-24, MR-REL-18) --------------------------- */
@@ -467,8 +508,16 @@ bool mr_receiver_on_pkt(struct mr_receiver *r, const struct mr_pkt *p,
 	}
 
 	error_check(r, &c);
-	if (!c.error && ack)
-		send_ack(r, &c, 0, 0);
+	/*
+	 * A CE mark is echoed at once, with its own packet's path, so that
+	 * the mark is attributed to that path (MR-REL-12).
+	 */
+	if (!c.error && ack) {
+		if (r->ack_batch && !ce)
+			hold_ack(r, &c);
+		else
+			send_ack(r, &c, 0, 0);
+	}
 	return c.error;
 }
 
@@ -489,6 +538,8 @@ void mr_receiver_on_pkt_in_error(struct mr_receiver *r,
 
 u64 mr_receiver_ack_deadline(const struct mr_receiver *r)
 {
+	if (r->ack_held)
+		return r->ack_held_ns;
 	return r->w.delack_armed ? r->w.ack_deadline_ns : MR_TIME_NEVER;
 }
 
@@ -496,6 +547,8 @@ void mr_receiver_on_timer(struct mr_receiver *r, u64 now_ns, void *ctx)
 {
 	struct rcv_call c = { .ctx = ctx, .now = now_ns, .path = r->ack_path };
 
+	if (r->ack_held)
+		held_trigger(r, &c);
 	if (mr_rxwin_ack_due(&r->w, now_ns))
 		send_ack(r, &c, 0, 0);
 }

@@ -138,9 +138,28 @@ struct mr_receiver {
 	u32 max_dest_rd_atomic;		/* MR-VERBS-15 */
 	u32 pmtu;			/* the QP's path MTU, bytes (MR-ENC-12) */
 	u8 rnr_timer;			/* NACK RNR's timer code */
+	/*
+	 * Hold the ACKs MR-REL-3 calls for until the caller's timer runs,
+	 * at the end of its receive batch (MR-REL-3's batch rule), so that
+	 * one ACK answers every trigger of the packets handled together.
+	 * Held at most w.delack_ns; a CE-marked packet's ACK is not held
+	 * (MR-REL-12).
+	 */
+	bool ack_batch;
 
 	u32 ssn_base;		/* ssn of the next receive WQE to complete */
 	u8 ack_path;		/* path of the latest packet, echoed */
+	/*
+	 * With ack_batch: an ACK is owed since ack_held_ns, for the
+	 * timer's run. Its triggering packet is the first that called for
+	 * it: the ACK echoes that packet's path and timestamp (MR-REL-11,
+	 * MR-REL-12), so the RTT sample includes the wait. Cleared by
+	 * every ACK or NACK sent.
+	 */
+	bool ack_held;
+	u8 ack_held_path;
+	u32 ack_held_ts;
+	u64 ack_held_ns;
 
 	/*
 	 * Error point (MR-VERBS-24): the lowest PSN found with a fatal
@@ -196,10 +215,14 @@ void mr_receiver_on_pkt_in_error(struct mr_receiver *r,
 				 const struct mr_pkt *p, u64 now_ns,
 				 void *ctx);
 
-/* When the delayed ACK is due; MR_TIME_NEVER if none is owed. */
+/*
+ * When the caller's timer must run for an ACK: the time an ACK was held
+ * (ack_batch; due at once, at the end of the receive batch), else the
+ * delayed ACK's; MR_TIME_NEVER if none is owed.
+ */
 u64 mr_receiver_ack_deadline(const struct mr_receiver *r);
 
-/* Time passed: send the delayed ACK if it is due. */
+/* Time passed: send the held or delayed ACK if it is due. */
 void mr_receiver_on_timer(struct mr_receiver *r, u64 now_ns, void *ctx);
 
 /*

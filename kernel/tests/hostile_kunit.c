@@ -778,7 +778,7 @@ static u64 mrt_h_flood(struct mroce_dev *dev, struct sk_buff **flood)
 static void mrt_h_rate_limits(struct kunit *test)
 {
 	struct sk_buff **flood;
-	struct mrt_ep b = {};
+	struct mrt_ep b = {}, c = {};
 	u32 ts = 0x40000000;
 	struct mr_pkt p;
 	u64 nack, ack, us;
@@ -820,6 +820,33 @@ static void mrt_h_rate_limits(struct kunit *test)
 					 PACKET_HOST);
 	ack = mrt_h_cnt(mrt_db, MROCE_CNT_ACK_TX);
 	us = mrt_h_flood(mrt_db, flood);
+	/*
+	 * One receive batch (ack_batch, the default): its ACKs held, one
+	 * per ack_delay (500 us) of it at most and the last from the timer
+	 * after it (MR-REL-3), within the answer rate (MR-SEC-8).
+	 */
+	ack = mrt_wait_counter(mrt_db, MROCE_CNT_ACK_TX, ack + 1) - ack;
+	KUNIT_EXPECT_GE(test, ack, 1ULL);
+	KUNIT_EXPECT_LE_MSG(test, ack, 1 + us / 500, "in %llu us", us);
+	KUNIT_EXPECT_LE_MSG(test, ack, 16 + us / 10000, "in %llu us", us);
+	/*
+	 * Packet by packet (a QP that entered RTR with ack_batch 0): at
+	 * most the burst and the rate (MR-SEC-8).
+	 */
+	KUNIT_ASSERT_EQ(test, mroce_param_set(&mrt_db->params,
+					      MROCE_P_ACK_BATCH, 0), 0);
+	mrt_h_vpeer(test, &c, mrt_db, mrt_gb, MRT_IP_A);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(&mrt_db->params,
+					      MROCE_P_ACK_BATCH, 1), 0);
+	mrt_h_req(&p, MR_OP_WRITE, c.qp, MRT_VPEER, MRT_PSN, 0, ts);
+	p.rxh.va = (uintptr_t)buf;
+	p.rxh.rkey = c.pd->unsafe_global_rkey;
+	mrt_h_to_b(test, &p);
+	for (i = 0; i < MRT_FLOOD; i++)
+		flood[i] = mrt_craft_skb(test, &p, MRT_IP_A, MRT_IP_B, NULL,
+					 PACKET_HOST);
+	ack = mrt_h_cnt(mrt_db, MROCE_CNT_ACK_TX);
+	us = mrt_h_flood(mrt_db, flood);
 	ack = mrt_h_cnt(mrt_db, MROCE_CNT_ACK_TX) - ack;
 	KUNIT_EXPECT_GE(test, ack, 1ULL);
 	KUNIT_EXPECT_LE_MSG(test, ack, 16 + us / 10000, "in %llu us", us);
@@ -827,6 +854,7 @@ static void mrt_h_rate_limits(struct kunit *test)
 					      MROCE_P_SEQ_ERR_US, 100), 0);
 	KUNIT_EXPECT_EQ(test, mrt_qp_state(b.qp), IB_QPS_RTS);
 	mrt_ep_free(&b);
+	mrt_ep_free(&c);
 }
 
 /*

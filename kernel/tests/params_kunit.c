@@ -72,6 +72,7 @@ static void mrt_p_defaults(struct kunit *test)
 		{ MROCE_P_ACK_EVERY, 4 },
 		{ MROCE_P_ACK_DELAY_US, 500 },
 		{ MROCE_P_ACK_REORDER, 3 },
+		{ MROCE_P_ACK_BATCH, 1 },
 	};
 	struct mroce_params *p = mrt_p_new(test);
 	int i;
@@ -161,6 +162,10 @@ static void mrt_p_refused(struct kunit *test)
 	mrt_p_try(test, p, MROCE_P_ACK_REORDER, 9, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_ACK_REORDER, 8, 0);
 	mrt_p_try(test, p, MROCE_P_ACK_REORDER, 1, 0);
+	/* MR-REL-3's batch rule: on or off. */
+	mrt_p_try(test, p, MROCE_P_ACK_BATCH, 2, -EINVAL);
+	mrt_p_try(test, p, MROCE_P_ACK_BATCH, 1, 0);
+	mrt_p_try(test, p, MROCE_P_ACK_BATCH, 0, 0);
 	/* MR-REL-13: ack_delay <= min_rto / 4 (5000 us), whichever moves. */
 	mrt_p_try(test, p, MROCE_P_ACK_DELAY_US, 0, -EINVAL);
 	mrt_p_try(test, p, MROCE_P_ACK_DELAY_US, 1251, -EINVAL);
@@ -230,16 +235,20 @@ static void mrt_p_resp(struct kunit *test)
 {
 	struct mroce_params *p = mrt_p_new(test);
 	u16 every, reorder;
+	bool batch;
 	u64 delack_ns;
 
-	mroce_params_resp(p, &every, &reorder, &delack_ns);
+	mroce_params_resp(p, &every, &reorder, &delack_ns, &batch);
+	KUNIT_EXPECT_TRUE(test, batch);
 	KUNIT_EXPECT_EQ(test, every, (u16)MR_RXWIN_ACK_EVERY);
 	KUNIT_EXPECT_EQ(test, reorder, (u16)MR_RXWIN_ACK_REORDER);
 	KUNIT_EXPECT_EQ(test, delack_ns, MR_RXWIN_DELACK_NS);
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_EVERY, 3), 0);
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_REORDER, 1), 0);
 	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_DELAY_US, 25), 0);
-	mroce_params_resp(p, &every, &reorder, &delack_ns);
+	KUNIT_ASSERT_EQ(test, mroce_param_set(p, MROCE_P_ACK_BATCH, 0), 0);
+	mroce_params_resp(p, &every, &reorder, &delack_ns, &batch);
+	KUNIT_EXPECT_FALSE(test, batch);
 	KUNIT_EXPECT_EQ(test, every, 3);
 	KUNIT_EXPECT_EQ(test, reorder, 1);
 	KUNIT_EXPECT_EQ(test, delack_ns, 25000ULL);

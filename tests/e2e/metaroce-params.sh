@@ -21,7 +21,11 @@
 #     min_rto_us below four times ack_delay_us).
 #  4. The client's device only: paths=1, dscp=46.  The next ib_write_bw's
 #     packets come from exactly one source port (MR-MP-13) with DSCP 46,
-#     while the server's device keeps its own values.
+#     while the server's device keeps its own values, but for ack_batch 0:
+#     acknowledged packet by packet, it sends more ACKs per request packet
+#     (acks_sent over rx_packets) than in step 2's transfer, where its
+#     ACKs waited for the end of each receive batch (MR-REL-3), and at
+#     least one every ack_every (4) packets.
 #  5. Client: cc_fixed=1 with cc_fixed_cwnd 16 packets: during a timed
 #     ib_write_bw, "rdma -dd res show qp" shows its RC QP at drv_cwnd_pkts
 #     16 (the fixed window, MR-CC-17), and its path table: drv_paths 1,
@@ -98,6 +102,8 @@ pa_sample_stop() {
 # ports and DSCP; the client tells it how many path re-rolls it made.
 pa_wire() {
 	pw_rr0=$(vt_counter path_rerolls)
+	pw_a0=$(vt_counter acks_sent)
+	pw_p0=$(vt_counter rx_packets)
 	if [ "$MR_ROLE" = server ]; then
 		mr-hostile --count "$MR_PEER_IP" -i eth0 --udp-port $PA_PORT \
 			--time 600 >/tmp/count.out 2>&1 &
@@ -114,6 +120,10 @@ pa_wire() {
 		mr_fail "$1: ib_write_bw exit status $pw_rc"
 	}
 	pw_rr=$(($(vt_counter path_rerolls) - pw_rr0))
+	# ACKs sent per 1000 packets received, for step 4.
+	pw_p=$(($(vt_counter rx_packets) - pw_p0))
+	pw_ackpm=$((($(vt_counter acks_sent) - pw_a0) * 1000 / (pw_p + 1)))
+	mr_log "$1: $pw_ackpm ACKs sent per 1000 of $pw_p packets received"
 	pw_verdict=ok
 	if [ "$MR_ROLE" = server ]; then
 		sleep 1
@@ -210,6 +220,7 @@ pa_expect path_explore_ms 50
 pa_expect ack_every 4
 pa_expect ack_delay_us 500
 pa_expect ack_reorder 3
+pa_expect ack_batch 1
 for pa_c in path_deaths path_revivals path_probes path_probe_replies path_explores; do
 	pa_v=$(vt_counter $pa_c) || exit 1
 	mr_log "counter $pa_c = $pa_v"
@@ -220,6 +231,7 @@ done
 pa_set cc_fixed 0
 pa_set cc_delay 0
 pa_wire loaded 2 10
+pa_ackpm_batch=$pw_ackpm
 
 # 3. Refused writes.
 pa_refused paths 0
@@ -236,6 +248,7 @@ pa_refused ack_every 0
 pa_refused ack_every 9
 pa_refused ack_reorder 0
 pa_refused ack_reorder 9
+pa_refused ack_batch 2
 pa_refused ack_delay_us 1251
 pa_refused min_rto_us 1999
 pa_refused path_explore_ms 9
@@ -248,8 +261,16 @@ if [ "$MR_ROLE" = client ]; then
 else
 	pa_expect paths 2
 	pa_expect dscp 10
+	pa_set ack_batch 0
 fi
 pa_wire single 1 46
+if [ "$MR_ROLE" = server ]; then
+	# Packet by packet, rule a alone gives one ACK per 4 packets.
+	[ "$pw_ackpm" -gt "$pa_ackpm_batch" ] && [ "$pw_ackpm" -ge 240 ] ||
+		mr_fail "ack_batch 0: $pw_ackpm ACKs per 1000 packets, ack_batch 1: $pa_ackpm_batch; expected more without the batch, and at least 240"
+	mr_log "ack_batch 0: $pw_ackpm ACKs per 1000 packets, ack_batch 1: $pa_ackpm_batch"
+	pa_set ack_batch 1
+fi
 
 # 5. Congestion control parameters reach the QPs at RTS.
 if [ "$MR_ROLE" = client ]; then

@@ -14,6 +14,9 @@
  * RNR, a remote access error or inconsistent; some messages fail at
  * delivery), so the error point and RNR paths are reached too.
  *
+ * An odd initial PSN holds the ACKs to the end of each receive batch
+ * (ack_batch), which ends after a packet whose MBH.ts has bit 1 set.
+ *
  * Invariants, enforced with abort():
  *  - cum_psn only moves forward, by at most 256 per packet, and agrees
  *    with the message tracker's; SACK bit 0 is always clear, in the
@@ -157,6 +160,9 @@ static void handle(struct rx_state *s, const struct mr_pkt *p)
 	if (!(d->attrs & MR_OPA_REQ))
 		return;
 	s->now += 1000;
+	/* Held ACKs: packets up to 1 ms apart reach ack_delay's bound. */
+	if (s->r.ack_batch)
+		s->now += (u64)(p->ts >> 2 & 0x3ff) * 1000;
 	if (s->in_error) {
 		mr_receiver_on_pkt_in_error(&s->r, p, s->now, s);
 		if (s->r.w.cum_psn != old_cum)
@@ -181,7 +187,12 @@ static void handle(struct rx_state *s, const struct mr_pkt *p)
 	/* Every PSN the window marked was counted by rxmsg first. */
 	if (mr_rxmsg_cum_psn(&s->r.m) != s->r.w.cum_psn)
 		abort();
-	mr_receiver_on_timer(&s->r, s->now, s);
+	/* A held ACK is due at once, for the end of the batch (MR-REL-3). */
+	if (s->r.ack_held && mr_receiver_ack_deadline(&s->r) > s->now)
+		abort();
+	/* The batch ends (the timer's run) after a packet with MBH.ts bit 1. */
+	if (!s->r.ack_batch || (p->ts & 2))
+		mr_receiver_on_timer(&s->r, s->now, s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -206,6 +217,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s->r.max_dest_rd_atomic = 16;
 	/* Any PMTU, so that every size of payload gets past MR-PLACE-9. */
 	s->r.pmtu = 256U << (data[6] % 5);
+	/* ACKs held to the end of each receive batch (MR-REL-3), or not. */
+	s->r.ack_batch = data[2] & 1;
 
 	while (off + 2 <= size) {
 		size_t len = (size_t)data[off] << 8 | data[off + 1];

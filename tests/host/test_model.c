@@ -1471,6 +1471,13 @@ static void model_init(struct model *m, const struct model_cfg *cfg)
 	 */
 	if (getenv("MODEL_ACK_REORDER"))
 		m->rp.rcv.w.ack_reorder = (u16)atoi(getenv("MODEL_ACK_REORDER"));
+	/*
+	 * MODEL_ACK_BATCH=1: ACKs held for the timer's run (MR-REL-3,
+	 * receive batches), due at once: packets that arrive at the same
+	 * instant share one ACK. For diagnosis; unset, packet by packet.
+	 */
+	if (getenv("MODEL_ACK_BATCH"))
+		m->rp.rcv.ack_batch = atoi(getenv("MODEL_ACK_BATCH")) != 0;
 	m->rp.rcv.seq_err_interval_ns = 100 * US;	/* the kernel's default */
 	/* matched to the requester's max_rd_atomic (MR-VERBS-15) */
 	m->rp.rcv.max_dest_rd_atomic = 16;

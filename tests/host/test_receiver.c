@@ -705,6 +705,134 @@ static void test_delayed_ack(void **state)
 }
 
 /*
+ * MR-REL-3's batch rule (ack_batch): the ACKs a batch of reordered
+ * packets calls for (an overdue hole, its fill, ACKREQ) are held, due at
+ * once from the first of them, and the timer's run sends one ACK that
+ * answers them all: the final cum_psn, no SACK, the path and timestamp
+ * of the first packet that called for it (MR-REL-11). A CE mark is
+ * answered at once with its own path (MR-REL-12), and that ACK answers
+ * the one held. Packet by packet, the overdue hole is ACKed at once.
+ */
+static void test_ack_batch(void **state)
+{
+	struct mr_pkt p[6];
+	u64 first;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		p[i] = pkt(MR_OP_WRITE, PSN0, i, 6, 0, 0);
+		p[i].path = i;
+		p[i].ts = 100 + i;
+	}
+	p[5].flags |= MR_F_ACKREQ;
+
+	/* Packet by packet: PSN0 is overdue once PSN0 + 3 is in. */
+	for (i = 1; i <= 3; i++)
+		assert_false(rx(&p[i]));
+	assert_int_equal(t.n_out, 1);
+	assert_int_equal(last_out()->akh.cum_psn, PSN0);
+	assert_true(last_out()->akh.sack[0] != 0);
+
+	/* The same batch again, held. */
+	setup(NULL);
+	r.ack_batch = true;
+	for (i = 1; i <= 3; i++)
+		assert_false(rx(&p[i]));
+	assert_int_equal(t.n_out, 0);
+	assert_int_equal(mr_receiver_ack_deadline(&r), now);
+	/* CE: at once, on its own path, answering the held ACK too. */
+	now += US;
+	assert_false(mr_receiver_on_pkt(&r, &p[4], true, now, NULL));
+	assert_int_equal(t.n_out, 1);
+	assert_int_equal(last_out()->path, 4);
+	assert_true(last_out()->flags & MR_F_ECE);
+	assert_int_equal(last_out()->akh.ts_echo, 104);
+	assert_int_equal(last_out()->akh.cum_psn, PSN0);
+	assert_int_equal(mr_receiver_ack_deadline(&r), MR_TIME_NEVER);
+
+	assert_false(rx(&p[0]));	/* fills the hole (MR-REL-3 d) */
+	first = now;
+	assert_false(rx(&p[5]));	/* ACKREQ (MR-REL-3 b) */
+	assert_int_equal(t.n_out, 1);
+	assert_int_equal(mr_receiver_ack_deadline(&r), first);
+	mr_receiver_on_timer(&r, now, NULL);
+	assert_int_equal(t.n_out, 2);
+	assert_int_equal(last_out()->opcode, MR_OP_ACK);
+	assert_int_equal(last_out()->akh.cum_psn, PSN0 + 6);
+	assert_int_equal(last_out()->akh.sack[0], 0);
+	assert_int_equal(last_out()->path, 0);
+	assert_int_equal(last_out()->akh.ts_echo, 100);
+	assert_false(last_out()->flags & MR_F_ECE);
+	assert_int_equal(last_out()->akh.pkt_count, 2);
+	assert_int_equal(mr_receiver_ack_deadline(&r), MR_TIME_NEVER);
+
+	/* Coalesced packets hold nothing: the delayed ACK (MR-REL-13). */
+	p[0] = pkt(MR_OP_WRITE, PSN0 + 6, 0, 2, 1, 0);
+	assert_false(rx(&p[0]));
+	assert_false(r.ack_held);
+	assert_true(mr_receiver_ack_deadline(&r) > now);
+}
+
+/*
+ * A held ACK waits at most ack_delay (MR-REL-13): in a long batch the
+ * first packet that calls for an ACK after that sends the held one, with
+ * its first trigger's path and timestamp.
+ */
+static void test_ack_batch_bound(void **state)
+{
+	struct mr_pkt p;
+	u32 i;
+
+	(void)state;
+	r.ack_batch = true;
+	for (i = 0; i < 4; i++) {
+		p = pkt(MR_OP_WRITE, PSN0, i, 64, 0, 0);
+		p.path = (u8)i;
+		p.ts = 200 + i;
+		p.flags |= MR_F_ACKREQ;
+		assert_false(mr_receiver_on_pkt(&r, &p, false, now, NULL));
+		now += r.w.delack_ns / 2;
+	}
+	/* Held at 0, due at delack_ns: the packet at 2 x delack_ns / 2 sent it. */
+	assert_int_equal(t.n_out, 1);
+	assert_int_equal(t.out[0].path, 0);
+	assert_int_equal(t.out[0].akh.ts_echo, 200);
+	assert_int_equal(t.out[0].akh.cum_psn, PSN0 + 3);
+	/* The next packet (3) started a new hold. */
+	assert_true(r.ack_held);
+	assert_int_equal(r.ack_held_path, 3);
+}
+
+/*
+ * A duplicate past the answer rate (MR-SEC-8) arms no timer: ack_batch
+ * holds only the ACKs that would have been sent.
+ */
+static void test_ack_batch_dup_rate(void **state)
+{
+	struct mr_pkt p = pkt(MR_OP_WRITE, PSN0, 0, 1, 0, 0);
+	u32 out;
+	int i;
+
+	(void)state;
+	r.ack_batch = true;
+	p.flags |= MR_F_ACKREQ;
+	assert_false(rx(&p));
+	mr_receiver_on_timer(&r, now, NULL);
+	for (i = 0; i < MR_RCV_DUP_BURST; i++) {
+		assert_false(rx(&p));
+		mr_receiver_on_timer(&r, now, NULL);
+	}
+	out = t.n_out;
+	assert_int_equal(out, 1 + MR_RCV_DUP_BURST);
+	assert_false(rx(&p));
+	assert_false(r.ack_held);
+	assert_int_equal(mr_receiver_ack_deadline(&r), MR_TIME_NEVER);
+	assert_int_equal(t.n_out, out);
+	assert_int_equal(t.ev[MR_RCV_EV_RATE_LIMITED], 1);
+}
+
+/*
  * What each request is checked for (MR-VERBS-21): a WRITE's own bytes
  * at RXH.va + offset (MR-PLACE-3), a READ's range to the message end, an
  * atomic's word, the receive WQE of every receive-consuming opcode.
@@ -784,6 +912,9 @@ int main(void)
 		cmocka_unit_test_setup(test_deferred_answer_path, setup),
 		cmocka_unit_test_setup(test_dup_read_replay_or_silence, setup),
 		cmocka_unit_test_setup(test_delayed_ack, setup),
+		cmocka_unit_test_setup(test_ack_batch, setup),
+		cmocka_unit_test_setup(test_ack_batch_bound, setup),
+		cmocka_unit_test_setup(test_ack_batch_dup_rate, setup),
 		cmocka_unit_test(test_rcv_need),
 	};
 
