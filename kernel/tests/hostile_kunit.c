@@ -822,12 +822,15 @@ static void mrt_h_rate_limits(struct kunit *test)
 	us = mrt_h_flood(mrt_db, flood);
 	/*
 	 * One receive batch (ack_batch, the default): its ACKs held, one
-	 * per ack_delay (500 us) of it at most and the last from the timer
-	 * after it (MR-REL-3), within the answer rate (MR-SEC-8).
+	 * per ack_delay (the default, MR_RXWIN_DELACK_NS) of it at most and
+	 * the last from the timer after it (MR-REL-3), within the answer
+	 * rate (MR-SEC-8).
 	 */
 	ack = mrt_wait_counter(mrt_db, MROCE_CNT_ACK_TX, ack + 1) - ack;
 	KUNIT_EXPECT_GE(test, ack, 1ULL);
-	KUNIT_EXPECT_LE_MSG(test, ack, 1 + us / 500, "in %llu us", us);
+	KUNIT_EXPECT_LE_MSG(test, ack,
+			    1 + div64_u64(us * NSEC_PER_USEC, MR_RXWIN_DELACK_NS),
+			    "in %llu us", us);
 	KUNIT_EXPECT_LE_MSG(test, ack, 16 + us / 10000, "in %llu us", us);
 	/*
 	 * Packet by packet (a QP that entered RTR with ack_batch 0): at
