@@ -10,6 +10,7 @@
 #define MROCE_QP_H
 
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 
 #include "proto/wire.h"
 #include "proto/txsb.h"
@@ -253,6 +254,12 @@ struct mroce_qp {
 	struct hrtimer req_timer;
 	/* Responder delayed-ACK timer: softirq hrtimer. */
 	struct hrtimer ack_timer;
+	/*
+	 * An ACK due now (held for the receive batch, MR-REL-3): sent by
+	 * this tasklet, which runs when the softirq pass in progress ends,
+	 * without the timer interrupt an expired hrtimer would need.
+	 */
+	struct tasklet_struct ack_tasklet;
 	/* READ responses: paced restart of resp_work (softirq hrtimer). */
 	struct hrtimer rd_timer;
 	/*
@@ -359,8 +366,9 @@ void mroce_req_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce);
 /* UD and GSI datapath (ud.c) */
 u8 mroce_ud_send(struct mroce_qp *qp, struct mroce_send_wqe *wqe);
 void mroce_ud_rcv(struct mroce_qp *qp, struct mr_pkt *p, struct sk_buff *skb);
-/* The responder's delayed-ACK timer (resp.c). */
+/* The responder's delayed-ACK timer and held-ACK tasklet (resp.c). */
 enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t);
+void mroce_ack_tasklet_fn(struct tasklet_struct *t);
 int mroce_sge_copy(struct mroce_qp *qp, const struct ib_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len, bool to_sge);
 

@@ -118,6 +118,7 @@ int mroce_proto_alloc(struct mroce_qp *qp)
 		      HRTIMER_MODE_REL_SOFT);
 	hrtimer_setup(&qp->ack_timer, mroce_ack_timer_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_SOFT);
+	tasklet_setup(&qp->ack_tasklet, mroce_ack_tasklet_fn);
 	spin_lock_init(&qp->resp_lock);
 	mroce_resp_rd_init(qp);
 	/* The QP's own clock: off-path forgers must guess it (MR-SEC-6). */
@@ -169,14 +170,14 @@ void mroce_proto_free(struct mroce_qp *qp)
 
 /*
  * Stop the QP's timers and works for good (destroy) or until the next
- * start (reset). Every site that arms a timer or queues a work checks
- * stopping under sq.lock or resp_lock; stopping is set under sq.lock and
- * then resp_lock is passed through, so once both are done nothing arms
- * or queues any more. The one exception is mroce_qp_kick() deferring a
+ * start (reset). Every site that arms a timer, schedules ack_tasklet or
+ * queues a work checks stopping under sq.lock or resp_lock; stopping is
+ * set under sq.lock and then resp_lock is passed through, so once both
+ * are done nothing arms or queues any more. The one exception is mroce_qp_kick() deferring a
  * post made with interrupts off (the MAD layer) to req_work: posts never
  * race destroy (the verbs contract), and a run after a reset finds no
- * work. The timers are cancelled first (their callbacks may queue the
- * works), then the works. Sleeps.
+ * work. The timers and the tasklet are cancelled first (their callbacks
+ * may queue the works), then the works. Sleeps.
  */
 void mroce_qp_stop_timers(struct mroce_qp *qp)
 {
@@ -188,6 +189,7 @@ void mroce_qp_stop_timers(struct mroce_qp *qp)
 	spin_unlock_bh(&qp->resp_lock);
 	hrtimer_cancel(&qp->req_timer);
 	hrtimer_cancel(&qp->ack_timer);
+	tasklet_kill(&qp->ack_tasklet);
 	hrtimer_cancel(&qp->rd_timer);
 	cancel_work_sync(&qp->req_work);
 	cancel_work_sync(&qp->resp_work);

@@ -596,15 +596,20 @@ void mroce_resp_rcv(struct mroce_qp *qp, struct mr_pkt *p, bool ce)
 	c.error = mr_receiver_on_pkt(&resp->rcv, p, ce, now, &c);
 	/*
 	 * An ACK held for the end of the receive batch (ack_batch) is due
-	 * at once: the soft timer's softirq runs after the NET_RX pass
-	 * that is handling this packet, so the ACK answers every packet of
-	 * the QP that pass handled, or ack_delay's worth of a longer pass
-	 * (MR-REL-3).
+	 * at once. The tasklet runs when the softirq pass handling this
+	 * packet ends, so the ACK answers every packet of the QP that pass
+	 * handled, or ack_delay's worth of a longer pass (MR-REL-3). An
+	 * expired soft hrtimer would do the same only after a timer
+	 * interrupt, which a ping-pong waits for on every message.
 	 */
 	deadline = mr_receiver_ack_deadline(&resp->rcv);
-	if (!c.error && deadline != MR_TIME_NEVER && !READ_ONCE(qp->stopping))
-		hrtimer_start(&qp->ack_timer, ns_to_ktime(deadline),
-			      HRTIMER_MODE_ABS_SOFT);
+	if (!c.error && deadline != MR_TIME_NEVER && !READ_ONCE(qp->stopping)) {
+		if (deadline <= now)
+			tasklet_schedule(&qp->ack_tasklet);
+		else
+			hrtimer_start(&qp->ack_timer, ns_to_ktime(deadline),
+				      HRTIMER_MODE_ABS_SOFT);
+	}
 out:
 	if (mr_rdresp_busy(&resp->rcv.rd))
 		c.rd_kick = true;
@@ -612,14 +617,13 @@ out:
 	mroce_resp_finish(qp, &c);
 }
 
-/* Delayed-ACK timer (softirq). */
-enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t)
+/* The held or delayed ACK is due (softirq). */
+static void mroce_resp_ack_due(struct mroce_qp *qp)
 {
-	struct mroce_qp *qp = container_of(t, struct mroce_qp, ack_timer);
 	struct mroce_rx_ctx c;
 
 	if (!qp->resp)
-		return HRTIMER_NORESTART;
+		return;
 	spin_lock_bh(&qp->resp_lock);
 	mroce_rx_ctx_init(&c, qp);
 	/*
@@ -630,5 +634,17 @@ enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t)
 		mr_receiver_on_timer(&qp->resp->rcv, mroce_now(), &c);
 	mroce_resp_unlock(qp, &c);
 	mroce_resp_xmit(qp);
+}
+
+enum hrtimer_restart mroce_ack_timer_fn(struct hrtimer *t)
+{
+	mroce_resp_ack_due(container_of(t, struct mroce_qp, ack_timer));
 	return HRTIMER_NORESTART;
+}
+
+void mroce_ack_tasklet_fn(struct tasklet_struct *t)
+{
+	struct mroce_qp *qp = from_tasklet(qp, t, ack_tasklet);
+
+	mroce_resp_ack_due(qp);
 }

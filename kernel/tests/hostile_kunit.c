@@ -823,8 +823,8 @@ static void mrt_h_rate_limits(struct kunit *test)
 	/*
 	 * One receive batch (ack_batch, the default): its ACKs held, one
 	 * per ack_delay (the default, MR_RXWIN_DELACK_NS) of it at most and
-	 * the last from the timer after it (MR-REL-3), within the answer
-	 * rate (MR-SEC-8).
+	 * the last from ack_tasklet when the pass ends (MR-REL-3), within
+	 * the answer rate (MR-SEC-8).
 	 */
 	ack = mrt_wait_counter(mrt_db, MROCE_CNT_ACK_TX, ack + 1) - ack;
 	KUNIT_EXPECT_GE(test, ack, 1ULL);
