@@ -173,11 +173,12 @@ void mroce_proto_free(struct mroce_qp *qp)
  * start (reset). Every site that arms a timer, schedules ack_tasklet or
  * queues a work checks stopping under sq.lock or resp_lock; stopping is
  * set under sq.lock and then resp_lock is passed through, so once both
- * are done nothing arms or queues any more. The one exception is mroce_qp_kick() deferring a
- * post made with interrupts off (the MAD layer) to req_work: posts never
- * race destroy (the verbs contract), and a run after a reset finds no
- * work. The timers and the tasklet are cancelled first (their callbacks
- * may queue the works), then the works. Sleeps.
+ * are done nothing arms or queues any more. The one exception is
+ * mroce_qp_kick() deferring a post made with interrupts off (the MAD
+ * layer) to req_work: posts never race destroy (the verbs contract), and
+ * a run after a reset finds no work. The timers and the tasklet are
+ * cancelled first (their callbacks may queue the works), then the works.
+ * Sleeps.
  */
 void mroce_qp_stop_timers(struct mroce_qp *qp)
 {
